@@ -1,0 +1,69 @@
+"""Self-play benchmark for the rule-based bots: every seat runs the same bot, no LLM layer.
+
+Usage: PYTHONPATH=. python bench/bot_selfplay.py --bot smart --seeds 200 --players 2 3 4 5
+
+Decks come from harness.engine.deck_for_seed(seed) for seeds 0..N-1. Prints, per player count: games, mean
+fireworks score with its standard error, the share of games lost to three strikes, the mean engine score (0 after
+three strikes) and games per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from dataclasses import dataclass
+
+from harness.bots import DEFAULT_BOT, Bot, bot_names, get_bot
+from harness.engine import EndReason, Game, deck_for_seed
+from harness.view import build_view
+
+
+@dataclass(frozen=True)
+class GameResult:
+    fireworks: int
+    score: int
+    struck_out: bool
+
+
+def play_game(bot: Bot, players: int, deck: list[str]) -> GameResult:
+    """Play one self-play game to the end and return its result."""
+    game = Game(players, deck)
+    while not game.is_over:
+        view = build_view(game.observe(game.current_player))
+        decision = bot.decide(view)
+        game.apply(view.legal_moves[decision.move_index].move)
+    return GameResult(game.fireworks_sum, game.score, game.end_reason is EndReason.LIVES_LOST)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bot", default=DEFAULT_BOT, choices=bot_names())
+    parser.add_argument("--seeds", type=int, default=200, help="play seeds 0..N-1 (default 200)")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5])
+    args = parser.parse_args(argv)
+
+    bot = get_bot(args.bot)
+    decks = [deck_for_seed(seed) for seed in range(args.seeds)]
+    print(f"bot {args.bot}, seeds 0..{args.seeds - 1}")
+    header = f"{'players':>7} {'games':>6} {'mean':>6} {'stderr':>6} {'strikeout':>9} {'engine':>6} {'games/s':>8}"
+    print(header)
+    print("-" * len(header))
+    started = time.perf_counter()
+    for players in args.players:
+        begin = time.perf_counter()
+        results = [play_game(bot, players, deck) for deck in decks]
+        elapsed = time.perf_counter() - begin
+        scores = [r.fireworks for r in results]
+        stderr = statistics.stdev(scores) / len(scores) ** 0.5 if len(scores) > 1 else 0.0
+        strikeouts = sum(r.struck_out for r in results) / len(results)
+        engine = statistics.fmean(r.score for r in results)
+        print(
+            f"{players:>7} {len(results):>6} {statistics.fmean(scores):>6.2f} {stderr:>6.2f} "
+            f"{strikeouts:>9.1%} {engine:>6.2f} {len(results) / elapsed:>8.1f}"
+        )
+    print(f"total {time.perf_counter() - started:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

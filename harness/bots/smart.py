@@ -1,0 +1,279 @@
+"""The "smart" bot: a convention player in the spirit of Walton-Rivers' Piers, SmartBot and the H-group basics.
+
+Every seat replays the public history under the clue convention in harness.bots.conventions, so a hint's meaning
+("play this", "play or keep this") is shared knowledge. On its turn the bot rates every legal move:
+certain plays first, then saving a teammate's critical chop card, then play clues that let a teammate know a card
+is playable (good touch, no duplicates), then discarding known-useless cards and the chop, and in the final round
+some reasonable risks. It never plays an uncertain card with one life left.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from harness.bots.base import Bot, BotDecision, decide_by_ratings
+from harness.bots.conventions import Slot, apply_clue, card_sets, chop_index, replay_slots
+from harness.cards import COLORS, card, full_deck_counts, parse_card
+from harness.engine import MoveKind
+from harness.view import LegalMove, OtherHand, SeatView
+
+_DIGIT = {r: str(r) for r in range(1, 6)}
+
+
+@dataclass(frozen=True, slots=True)
+class OwnInfo:
+    """One of the bot's own cards: its candidates narrowed by the convention, and derived probabilities."""
+
+    candidates: dict[str, int]
+    slot: Slot
+    p_play: float
+    p_dead: float
+    p_critical: float
+
+
+@dataclass(frozen=True, slots=True)
+class MateInfo:
+    """What the bot believes a teammate knows about their own hand, from public facts."""
+
+    known_play: tuple[bool, ...]
+    known_useless: tuple[bool, ...]
+    chop: int | None
+    remaining: Counter[str]  # copies of each card the teammate cannot rule out by looking around
+
+
+def _describe_candidates(cands: list[str], fireworks: dict[str, int]) -> str:
+    if len(cands) == 1:
+        name = cands[0]
+        height = fireworks[name[0]]
+        return f"{name} on {name[0]}{height}" if height else f"{name} on an empty {name[0]} firework"
+    return "it can only be " + ", ".join(sorted(cands)) + ", all playable now"
+
+
+def _public_candidates(
+    colors: tuple[str, ...], ranks: tuple[int, ...], allowed: frozenset[str] | None, remaining: Counter[str]
+) -> list[str]:
+    cands = [name for c in colors for r in ranks if remaining[name := c + _DIGIT[r]] > 0]
+    if allowed is not None:
+        narrowed = [name for name in cands if name in allowed]
+        if narrowed:
+            return narrowed
+    return cands
+
+
+class SmartBot(Bot):
+    name = "smart"
+    description = (
+        "Convention player (recommended default): plays cards known to be playable, saves critical chop cards, "
+        "gives good-touch play clues read by a shared focus convention, discards useless cards then the chop."
+    )
+
+    def decide(self, view: SeatView) -> BotDecision:
+        return _Turn(view).decide()
+
+
+class _Turn:
+    """The facts one decision needs, computed once from the view."""
+
+    def __init__(self, view: SeatView) -> None:
+        self.view = view
+        self.fireworks = view.fireworks
+        self.discards: Counter[str] = Counter(view.discard_counts)
+        self.table = card_sets(self.fireworks, self.discards)
+        self.dead = self.table.dead
+        self.playable = self.table.playable
+        self.critical = self.table.critical
+        self.slots = replay_slots(view)
+        self.own = [self._own_info(i) for i in range(len(view.own_hand))]
+        self.own_chop = chop_index(self.slots[view.seat])
+        self.visible: Counter[str] = Counter(c.card for hand in view.others for c in hand.cards)
+        self.touched_visible: Counter[str] = Counter(
+            c.card for hand in view.others for c in hand.cards if self.slots[hand.player][c.index].touched
+        )
+        base = full_deck_counts()
+        base.subtract(self.discards)
+        for color in COLORS:
+            for rank in range(1, self.fireworks[color] + 1):
+                base[card(color, rank)] -= 1
+        base.subtract(self.visible)
+        self.mates = {hand.player: self._mate_info(hand, base) for hand in view.others}
+        # In the final round a teammate can still act on a hint only if their turn comes before the game ends.
+        self.turns_after_me = None if view.turns_left is None else view.turns_left - 1
+
+    # ---- facts -------------------------------------------------------------------------------------------------
+
+    def _own_info(self, index: int) -> OwnInfo:
+        own = self.view.own_hand[index]
+        slot = self.slots[self.view.seat][index]
+        cands = dict(own.candidates)
+        if slot.allowed is not None:
+            narrowed = {name: n for name, n in cands.items() if name in slot.allowed}
+            if narrowed:
+                cands = narrowed
+        total = sum(cands.values()) or 1
+        p_play = sum(n for name, n in cands.items() if name in self.playable) / total
+        p_dead = sum(n for name, n in cands.items() if name in self.dead) / total
+        p_critical = sum(n for name, n in cands.items() if name in self.critical) / total
+        return OwnInfo(cands, slot, p_play, p_dead, p_critical)
+
+    def _mate_info(self, hand: OtherHand, base: Counter[str]) -> MateInfo:
+        remaining = base.copy()
+        remaining.update(c.card for c in hand.cards)
+        slots = self.slots[hand.player]
+        known_play, known_useless = [], []
+        for c in hand.cards:
+            k = c.knowledge
+            cands = _public_candidates(k.could_be_colors, k.could_be_ranks, slots[c.index].allowed, remaining)
+            known_play.append(bool(cands) and all(x in self.playable for x in cands))
+            known_useless.append(bool(cands) and all(x in self.dead for x in cands))
+        return MateInfo(tuple(known_play), tuple(known_useless), chop_index(slots), remaining)
+
+    def _needs_save(self, hand: OtherHand, index: int) -> bool:
+        c = hand.cards[index]
+        if c.useless or self.slots[hand.player][index].touched:
+            return False
+        if c.critical:
+            return True
+        return c.card[1] == "2" and self.visible[c.card] == 1
+
+    def _unlocks(self, name: str) -> bool:
+        """Whether some teammate holds a touched copy of the card right after `name`."""
+        color, rank = parse_card(name)
+        return rank < 5 and self.touched_visible[card(color, rank + 1)] > 0
+
+    # ---- rating moves ------------------------------------------------------------------------------------------
+
+    def decide(self) -> BotDecision:
+        ratings, reasons = [], []
+        for legal in self.view.legal_moves:
+            move = legal.move
+            if move.kind is MoveKind.PLAY and move.card_index is not None:
+                rating, reason = self._rate_play(move.card_index)
+            elif move.kind is MoveKind.DISCARD and move.card_index is not None:
+                rating, reason = self._rate_discard(move.card_index)
+            else:
+                rating, reason = self._rate_hint(legal)
+            ratings.append(rating)
+            reasons.append(reason)
+        return decide_by_ratings(ratings, reasons)
+
+    def _rate_play(self, index: int) -> tuple[float, str]:
+        info = self.own[index]
+        view = self.view
+        if info.p_play == 1.0:
+            cands = sorted(info.candidates)
+            rating = 0.9
+            if any(self._unlocks(name) for name in cands):
+                rating += 0.05
+            if all(name[1] == "5" for name in cands) and view.info_tokens < view.max_info_tokens:
+                rating += 0.03
+            rating -= 0.01 * min(int(name[1]) for name in cands) / 5
+            return (
+                rating,
+                f"Card {index} is known to be playable ({_describe_candidates(cands, self.fireworks)}).",
+            )
+        chance = f"card {index} is playable with probability {info.p_play:.2f}"
+        if view.life_tokens <= 1:
+            return -0.95 + 0.04 * info.p_play, f"With one life left, {chance}, which is not certain enough."
+        if view.turns_left is not None and info.p_play > 0:
+            rating = -0.2 + 0.9 * info.p_play
+            return rating, (
+                f"The game is in its final round and {chance}; with {view.life_tokens} lives left the risk "
+                "costs nothing."
+            )
+        rating = -0.35 - 0.5 * (1 - info.p_play) - 0.1 * info.p_critical
+        return rating, f"Playing is a gamble: {chance}, and a miss costs a life."
+
+    def _rate_discard(self, index: int) -> tuple[float, str]:
+        info = self.own[index]
+        view = self.view
+        token_need = 0.1 * (1 - view.info_tokens / view.max_info_tokens)
+        if info.p_dead == 1.0:
+            return 0.4 + token_need, f"Card {index} can no longer score, so discarding it costs nothing."
+        if info.slot.touched:
+            rating = -0.45 - 0.4 * info.p_critical - 0.1 * info.p_play + token_need
+            return rating, f"Card {index} was hinted as useful; discarding it would waste that hint."
+        if index == self.own_chop:
+            # Teammates watch the chop and save what must not go, so it is the safest unknown card to discard.
+            risk = 0.1 * info.p_critical + 0.1 * info.p_play
+            return 0.25 - risk + token_need, (
+                f"Nothing is certainly playable and no hint is worth giving, so I discard my chop, card {index} "
+                "(my oldest unhinted card)."
+            )
+        risk = 0.5 * info.p_critical + 0.2 * info.p_play
+        return -0.1 - risk + token_need, f"Card {index} is unhinted but not my chop; the chop goes first."
+
+    def _rate_hint(self, legal: LegalMove) -> tuple[float, str]:
+        move = legal.move
+        assert legal.target_player is not None and move.target_offset is not None
+        player, offset = legal.target_player, move.target_offset
+        hand = self.view.hand_of(player)
+        mate = self.mates[player]
+        slots = self.slots[player]
+        touches = set(legal.touches)
+        after = apply_clue(slots, legal.touches, self.table)
+        what = f"{move.color}" if move.color else f"{move.rank}s"
+        in_time = self.turns_after_me is None or offset <= self.turns_after_me
+
+        new_plays: list[str] = []
+        good_new = bad_new = misread = 0
+        saved = None
+        seen_in_hint: Counter[str] = Counter()
+        for c in hand.cards:
+            j = c.index
+            k = c.knowledge
+            if j in touches:
+                colors = (move.color,) if move.color else k.could_be_colors
+                ranks = (move.rank,) if move.rank else k.could_be_ranks
+            else:
+                colors = tuple(x for x in k.could_be_colors if x != move.color)
+                ranks = tuple(x for x in k.could_be_ranks if x != move.rank)
+            cands = _public_candidates(colors, ranks, after[j].allowed, mate.remaining)
+            knows_play = bool(cands) and all(x in self.playable for x in cands)
+            if knows_play and not c.playable:
+                return -0.8, (
+                    f"Hinting {what} to player {player} would make them think card {j} ({c.card}) is playable."
+                )
+            if knows_play and not mate.known_play[j]:
+                if self.touched_visible[c.card] - (1 if slots[j].touched else 0) > 0:
+                    bad_new += 1  # another touched copy will be played first: this one would be wasted
+                else:
+                    new_plays.append(c.card)
+            if j in touches and not slots[j].touched:
+                seen_in_hint[c.card] += 1
+                allowed = after[j].allowed
+                if c.useless:
+                    bad_new += 1
+                elif allowed is not None and c.card not in allowed:
+                    misread += 1
+                elif self.touched_visible[c.card] > 0 or seen_in_hint[c.card] > 1:
+                    bad_new += 1
+                else:
+                    good_new += 1
+                if j == mate.chop and self._needs_save(hand, j):
+                    saved = c.card
+
+        penalty = 0.12 * bad_new + 0.2 * misread
+        if saved is not None and in_time:
+            will_discard = not any(mate.known_play) and not any(mate.known_useless)
+            urgency = 0.17 if will_discard and offset == 1 else 0.05 if will_discard else 0.0
+            rating = 0.8 + urgency + 0.02 * len(new_plays) - penalty
+            return (
+                rating,
+                f"Player {player}'s chop card {saved} must not be discarded; hinting {what} saves it.",
+            )
+        if new_plays and in_time:
+            rating = 0.5 + 0.1 * min(len(new_plays), 3) + 0.02 * good_new - penalty
+            if not any(mate.known_play):
+                rating += 0.05
+            if offset == 1:
+                rating += 0.01
+            shown = ", ".join(new_plays)
+            return rating, f"Hinting {what} to player {player} shows them they can play {shown}."
+        rating = -0.1 + 0.03 * good_new - penalty
+        if not in_time:
+            return rating - 0.1, f"Player {player} gets no further turn, so hinting them {what} is wasted."
+        return (
+            rating,
+            f"Hinting {what} to player {player} gives information but makes no card playable or safe.",
+        )

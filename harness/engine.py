@@ -1,0 +1,408 @@
+"""The Hanabi rules engine: a thin, safe wrapper around the Hanabi Learning Environment (pyhanabi).
+
+This is the only module that imports pyhanabi. It deals games from a stored 50-card deck (never from the engine's
+own random generator, whose deck order can differ between C++ standard libraries), lists legal moves in HLE's
+order with HLE's descriptions, applies only moves it has checked to be legal (an illegal move would abort the
+whole interpreter), extracts plain per-seat observations, and rebuilds a game from its deck and move list.
+It must never expose a seat's own hidden cards through `observe`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from enum import StrEnum
+from functools import cache
+
+from hanabi_learning_environment import pyhanabi as ph
+from pydantic import BaseModel, ConfigDict
+
+from harness.cards import COLORS, DECK_SIZE, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, RANKS, validate_deck
+
+MAX_LIFE_TOKENS = 3
+MAX_INFO_TOKENS = 8
+
+
+class IllegalMoveError(ValueError):
+    """A move that is not legal in the current state was about to reach the C++ core."""
+
+
+class MoveKind(StrEnum):
+    PLAY = "play"
+    DISCARD = "discard"
+    REVEAL_COLOR = "reveal_color"
+    REVEAL_RANK = "reveal_rank"
+
+
+class EndReason(StrEnum):
+    LIVES_LOST = "lives_lost"
+    DECK_EXHAUSTED = "deck_exhausted"
+    ALL_FIREWORKS = "all_fireworks_complete"
+
+
+class Move(BaseModel):
+    """A player's move. Hint targets are offsets relative to the mover (1 = next player), as in HLE."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: MoveKind
+    card_index: int | None = None
+    target_offset: int | None = None
+    color: str | None = None
+    rank: int | None = None  # 1-based
+
+    @property
+    def description(self) -> str:
+        """HLE's own text for the move, e.g. '(Play 2)' or '(Reveal player +1 color R)'."""
+        if self.kind is MoveKind.PLAY:
+            return f"(Play {self.card_index})"
+        if self.kind is MoveKind.DISCARD:
+            return f"(Discard {self.card_index})"
+        if self.kind is MoveKind.REVEAL_COLOR:
+            return f"(Reveal player +{self.target_offset} color {self.color})"
+        return f"(Reveal player +{self.target_offset} rank {self.rank})"
+
+    @property
+    def is_hint(self) -> bool:
+        return self.kind in (MoveKind.REVEAL_COLOR, MoveKind.REVEAL_RANK)
+
+
+class Knowledge(BaseModel):
+    """What a card's holder knows about it from hints: directly hinted values and HLE's could-be sets."""
+
+    model_config = ConfigDict(frozen=True)
+
+    color: str | None
+    rank: int | None
+    could_be_colors: tuple[str, ...]
+    could_be_ranks: tuple[int, ...]
+
+
+class HistoryEntry(BaseModel):
+    """One move already made, with its public outcome. Players are absolute seat numbers."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turn: int  # 1-based
+    player: int
+    move: Move
+    card: str | None = None  # the card played or discarded
+    scored: bool = False
+    target_player: int | None = None
+    revealed: tuple[int, ...] = ()  # hand indices the hint touched
+
+
+class Observation(BaseModel):
+    """Everything one seat may know, extracted from HLE's observation for that seat. Players are absolute."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seat: int
+    num_players: int
+    hand_size: int
+    current_player: int
+    turn: int  # 1-based number of the next move
+    life_tokens: int
+    info_tokens: int
+    fireworks: dict[str, int]
+    discards: tuple[str, ...]
+    deck_size: int
+    # hands[p][i]: the card, or None for the observing seat's own cards.
+    hands: tuple[tuple[str | None, ...], ...]
+    knowledge: tuple[tuple[Knowledge, ...], ...]
+    legal_moves: tuple[Move, ...]  # empty unless it is this seat's turn
+    history: tuple[HistoryEntry, ...]
+    last_player: int | None  # once the deck is empty: the player who makes the game's last move
+    is_over: bool
+
+
+def _card_text(color_index: int, rank_index: int) -> str:
+    return f"{COLORS[color_index]}{rank_index + 1}"
+
+
+def _move_from_hle(move: ph.HanabiMove) -> Move:
+    kind = move.type()
+    if kind == ph.HanabiMoveType.PLAY:
+        return Move(kind=MoveKind.PLAY, card_index=move.card_index())
+    if kind == ph.HanabiMoveType.DISCARD:
+        return Move(kind=MoveKind.DISCARD, card_index=move.card_index())
+    if kind == ph.HanabiMoveType.REVEAL_COLOR:
+        return Move(
+            kind=MoveKind.REVEAL_COLOR, target_offset=move.target_offset(), color=COLORS[move.color()]
+        )
+    if kind == ph.HanabiMoveType.REVEAL_RANK:
+        return Move(kind=MoveKind.REVEAL_RANK, target_offset=move.target_offset(), rank=move.rank() + 1)
+    raise ValueError(f"not a player move: {move}")
+
+
+@cache
+def _deal_moves() -> dict[str, ph.HanabiMove]:
+    """One DEAL move per card identity, harvested from a throwaway game's history (HLE has no constructor)."""
+    found: dict[str, ph.HanabiMove] = {}
+    seed = 0
+    while len(found) < len(COLORS) * len(RANKS):
+        game = ph.HanabiGame({"players": 2, "seed": seed, "random_start_player": False})
+        for drawn, move in _draw_whole_deck(game):
+            found.setdefault(drawn, move)
+        seed += 1
+    return found
+
+
+def _draw_whole_deck(game: ph.HanabiGame) -> list[tuple[str, ph.HanabiMove]]:
+    """Deal a game from its own generator until the deck is empty; return the deals in order.
+
+    Alternates a hint and a discard so that the game cannot end before every card is drawn. HLE's draw order for a
+    seed does not depend on the moves played.
+    """
+    state = game.new_initial_state()
+    while (not state.is_terminal() and state.deck_size() > 0) or state.cur_player() == ph.CHANCE_PLAYER_ID:
+        if state.cur_player() == ph.CHANCE_PLAYER_ID:
+            state.deal_random_card()
+            continue
+        legal = state.legal_moves()
+        discards = [m for m in legal if m.type() == ph.HanabiMoveType.DISCARD]
+        hints = [
+            m for m in legal if m.type() in (ph.HanabiMoveType.REVEAL_COLOR, ph.HanabiMoveType.REVEAL_RANK)
+        ]
+        state.apply_move(discards[0] if discards else hints[0])
+    deals = []
+    for item in state.move_history():
+        move = item.move()
+        if move.type() == ph.HanabiMoveType.DEAL:
+            deals.append((_card_text(move.color(), move.rank()), move))
+    return deals
+
+
+def deck_for_seed(seed: int) -> list[str]:
+    """The 50-card deck HLE deals for `seed` on this platform. Store it: other platforms may deal differently."""
+    game = ph.HanabiGame({"players": 2, "seed": seed, "random_start_player": False})
+    deck = [drawn for drawn, _ in _draw_whole_deck(game)]
+    validate_deck(deck)
+    return deck
+
+
+class Game:
+    """One game of Hanabi dealt from a stored deck. Player 0 moves first."""
+
+    def __init__(self, players: int, deck: list[str]) -> None:
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ValueError(f"Hanabi is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}")
+        validate_deck(deck)
+        self.players = players
+        self.deck: tuple[str, ...] = tuple(deck)
+        # The state keeps a raw pointer into the game object: both live exactly as long as this Game.
+        self._game = ph.HanabiGame({"players": players, "seed": 0, "random_start_player": False})
+        self._state = self._game.new_initial_state()
+        self._dealt = 0
+        self._history: list[HistoryEntry] = []
+        self._last_player: int | None = None
+        self._legal_cache: list[Move] | None = None
+        self._deal_pending()
+
+    # ---- construction ------------------------------------------------------------------------------------------
+
+    @classmethod
+    def replay(cls, players: int, deck: list[str], moves: list[Move]) -> Game:
+        """Rebuild a game from its deck and the moves played, checking each move's legality on the way."""
+        game = cls(players, deck)
+        for move in moves:
+            game.apply(move)
+        return game
+
+    def _deal_pending(self) -> None:
+        deals = _deal_moves()
+        while self._state.cur_player() == ph.CHANCE_PLAYER_ID:
+            if self._dealt >= DECK_SIZE:
+                raise RuntimeError("the engine asked for a card after the whole deck was dealt")
+            self._state.apply_move(deals[self.deck[self._dealt]])
+            self._dealt += 1
+
+    # ---- reading the state -------------------------------------------------------------------------------------
+
+    @property
+    def hand_size(self) -> int:
+        return HAND_SIZE[self.players]
+
+    @property
+    def turn(self) -> int:
+        """1-based number of the next move."""
+        return len(self._history) + 1
+
+    @property
+    def moves_played(self) -> int:
+        return len(self._history)
+
+    @property
+    def history(self) -> tuple[HistoryEntry, ...]:
+        return tuple(self._history)
+
+    @property
+    def current_player(self) -> int:
+        return self._state.cur_player()
+
+    @property
+    def is_over(self) -> bool:
+        return self._state.is_terminal()
+
+    @property
+    def life_tokens(self) -> int:
+        return self._state.life_tokens()
+
+    @property
+    def info_tokens(self) -> int:
+        return self._state.information_tokens()
+
+    @property
+    def deck_size(self) -> int:
+        return self._state.deck_size()
+
+    @property
+    def fireworks(self) -> dict[str, int]:
+        return dict(zip(COLORS, self._state.fireworks(), strict=True))
+
+    @property
+    def fireworks_sum(self) -> int:
+        """Cards played onto the fireworks: the paper's score, which stays counted after a third strike."""
+        return sum(self._state.fireworks())
+
+    @property
+    def score(self) -> int:
+        """HLE's score: the fireworks sum, or 0 once all lives are lost (the AH2AC2 / SPIN-Bench convention)."""
+        return 0 if self.life_tokens == 0 else self.fireworks_sum
+
+    @property
+    def end_reason(self) -> EndReason | None:
+        status = self._state.end_of_game_status()
+        return {
+            ph.HanabiEndOfGameType.OUT_OF_LIFE_TOKENS: EndReason.LIVES_LOST,
+            ph.HanabiEndOfGameType.OUT_OF_CARDS: EndReason.DECK_EXHAUSTED,
+            ph.HanabiEndOfGameType.COMPLETED_FIREWORKS: EndReason.ALL_FIREWORKS,
+        }.get(status)
+
+    @property
+    def last_player(self) -> int | None:
+        """Once the deck is empty, the player who moves last (the one who drew the last card)."""
+        return self._last_player
+
+    def hands(self) -> list[list[str]]:
+        """Every player's true hand, oldest card first. Ground truth: never put this in a seat's prompt."""
+        return [[str(c) for c in hand] for hand in self._state.player_hands()]
+
+    def knowledge(self, player: int) -> list[Knowledge]:
+        """What `player` knows about each of their own cards from hints (HLE's could-be sets)."""
+        observation = self._state.observation(player)
+        return [_knowledge(k) for k in observation.card_knowledge()[0]]
+
+    def legal_moves(self) -> list[Move]:
+        """Legal moves of the current player, in HLE's order: the index in this list is the move number."""
+        if self._legal_cache is None:
+            self._legal_cache = [] if self.is_over else [_move_from_hle(m) for m in self._state.legal_moves()]
+        return list(self._legal_cache)
+
+    def discards(self) -> list[str]:
+        return [str(c) for c in self._state.discard_pile()]
+
+    def digest(self) -> str:
+        """A short fingerprint of the whole state, to check that a rebuilt game matches its log."""
+        payload = {
+            "turn": self.turn,
+            "current": self.current_player,
+            "life": self.life_tokens,
+            "info": self.info_tokens,
+            "fireworks": self.fireworks,
+            "deck": self.deck_size,
+            "discards": self.discards(),
+            "hands": self.hands(),
+            "knowledge": [
+                [k.model_dump(mode="json") for k in self.knowledge(p)] for p in range(self.players)
+            ],
+        }
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+    def observe(self, seat: int) -> Observation:
+        """The observation of one seat, built from HLE's observation for that seat only."""
+        if not 0 <= seat < self.players:
+            raise ValueError(f"no seat {seat} in a {self.players}-player game")
+        obs = self._state.observation(seat)
+        n = self.players
+        hands: list[tuple[str | None, ...]] = [()] * n
+        knowledge: list[tuple[Knowledge, ...]] = [()] * n
+        for relative, (hand, known) in enumerate(
+            zip(obs.observed_hands(), obs.card_knowledge(), strict=True)
+        ):
+            absolute = (seat + relative) % n
+            hands[absolute] = tuple(None if relative == 0 else _card_text(c.color(), c.rank()) for c in hand)
+            knowledge[absolute] = tuple(_knowledge(k) for k in known)
+        is_turn = self.current_player == seat and not self.is_over
+        return Observation(
+            seat=seat,
+            num_players=n,
+            hand_size=self.hand_size,
+            current_player=self.current_player,
+            turn=self.turn,
+            life_tokens=obs.life_tokens(),
+            info_tokens=obs.information_tokens(),
+            fireworks=dict(zip(COLORS, obs.fireworks(), strict=True)),
+            discards=tuple(_card_text(c.color(), c.rank()) for c in obs.discard_pile()),
+            deck_size=obs.deck_size(),
+            hands=tuple(hands),
+            knowledge=tuple(knowledge),
+            legal_moves=tuple(self.legal_moves()) if is_turn else (),
+            history=tuple(self._history),
+            last_player=self._last_player,
+            is_over=self.is_over,
+        )
+
+    # ---- changing the state ------------------------------------------------------------------------------------
+
+    def apply(self, move: Move) -> HistoryEntry:
+        """Apply a legal move of the current player; raise IllegalMoveError (before the C++ core sees it) if not."""
+        if self.is_over:
+            raise IllegalMoveError(f"the game is over; {move.description} cannot be played")
+        legal = self._state.legal_moves()
+        chosen = next((m for m in legal if _move_from_hle(m) == move), None)
+        if chosen is None:
+            raise IllegalMoveError(f"{move.description} is not a legal move for player {self.current_player}")
+        player = self.current_player
+        history_index = _history_length(self._state)
+        self._state.apply_move(chosen)
+        item = _history_item(self._state, history_index)
+        card = None
+        if move.kind in (MoveKind.PLAY, MoveKind.DISCARD):
+            card = _card_text(item.color(), item.rank())
+        entry = HistoryEntry(
+            turn=len(self._history) + 1,
+            player=player,
+            move=move,
+            card=card,
+            scored=item.scored(),
+            target_player=(player + move.target_offset) % self.players if move.is_hint else None,
+            revealed=tuple(item.card_info_revealed()) if move.is_hint else (),
+        )
+        self._history.append(entry)
+        self._legal_cache = None
+        self._deal_pending()
+        if self._last_player is None and self.deck_size == 0 and card is not None:
+            self._last_player = player
+        return entry
+
+
+def _knowledge(known: ph.HanabiCardKnowledge) -> Knowledge:
+    color = known.color()
+    rank = known.rank()
+    return Knowledge(
+        color=None if color is None else COLORS[color],
+        rank=None if rank is None else rank + 1,
+        could_be_colors=tuple(c for i, c in enumerate(COLORS) if known.color_plausible(i)),
+        could_be_ranks=tuple(r for r in RANKS if known.rank_plausible(r - 1)),
+    )
+
+
+def _history_length(state: ph.HanabiState) -> int:
+    return ph.lib.StateLenMoveHistory(state._state)
+
+
+def _history_item(state: ph.HanabiState, index: int) -> ph.HanabiHistoryItem:
+    item = ph.ffi.new("pyhanabi_history_item_t*")
+    ph.lib.StateGetMoveHistory(state._state, index, item)
+    return ph.HanabiHistoryItem(item)

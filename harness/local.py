@@ -1,0 +1,98 @@
+"""The built-in offline model: a LiteLLM custom provider, `local/<bot>`, backed by a rule-based Hanabi player.
+
+It goes through the same path as any hosted model (render -> LiteLLM -> parse -> apply -> log). The harness sends
+the seat's SeatView in the request metadata (only to this provider); the bot decides from that view alone and the
+provider answers in the scaffold's output contract, as text or JSON. Usage is counted with LiteLLM's bundled
+tokenizer (cl100k), so token figures for offline runs are real counts of the prompts and replies.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import litellm
+from litellm import CustomLLM
+
+from harness.bots import get_bot
+from harness.view import SeatView
+
+TOKENIZER_MODEL = "gpt-4"
+
+
+class LocalBotProvider(CustomLLM):
+    """Serves `local/<bot-name>`: reads the seat view from metadata, answers with the bot's decision."""
+
+    async def acompletion(self, model: str, messages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
+        return self.completion(model, messages, *args, **kwargs)
+
+    def completion(self, model: str, messages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
+        litellm_params = kwargs.get("litellm_params") or {}
+        metadata = litellm_params.get("metadata") or {}
+        if "view" not in metadata:
+            raise litellm.BadRequestError(
+                message="local models need the seat view in the request metadata; call them through hanabi-eval",
+                model=model,
+                llm_provider="local",
+            )
+        bot_name = model.split("/", 1)[-1]
+        view = SeatView.model_validate(metadata["view"])
+        decision = get_bot(bot_name).decide(view)
+        text = format_reply(
+            view,
+            decision.move_index,
+            decision.ratings,
+            decision.reason,
+            output=metadata.get("output", "text"),
+            contract=metadata.get("contract", "move"),
+        )
+        prompt_tokens = litellm.token_counter(model=TOKENIZER_MODEL, messages=messages)
+        completion_tokens = litellm.token_counter(model=TOKENIZER_MODEL, text=text)
+        return litellm.ModelResponse(
+            model=f"local/{bot_name}",
+            choices=[
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+            ],
+            usage={
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        )
+
+
+def deductions_of(view: SeatView) -> dict[str, Any]:
+    """A complete deduction block in the Mycroft contract, taken from the could-be sets in the view."""
+
+    def cards(knowledge_list: list[Any]) -> list[dict[str, Any]]:
+        return [
+            {"card": i, "colors": list(k.could_be_colors), "ranks": list(k.could_be_ranks)}
+            for i, k in enumerate(knowledge_list)
+        ]
+
+    block = {f"player_{view.seat}": cards([c.knowledge for c in view.own_hand])}
+    for hand in view.others:
+        block[f"player_{hand.player}"] = cards([c.knowledge for c in hand.cards])
+    return block
+
+
+def format_reply(
+    view: SeatView,
+    action: int,
+    ratings: list[float],
+    reason: str,
+    output: str,
+    contract: str,
+) -> str:
+    """The reply text a well-behaved model would send in this output contract."""
+    if output == "json":
+        payload: dict[str, Any] = {
+            "move_ratings": [{"action": i, "rating": round(r, 3)} for i, r in enumerate(ratings)],
+            "reason": reason,
+            "action": action,
+        }
+        if contract == "memory":
+            payload["deductions"] = deductions_of(view)
+        return json.dumps(payload, indent=1)
+    listed = ", ".join(f"Move {i}: {r:.2f}" for i, r in enumerate(ratings))
+    return f"Reasoning: {reason}\nMove Ratings: {listed}\nChosen Move Number: {action}"

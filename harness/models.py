@@ -1,0 +1,330 @@
+"""The only module that calls LiteLLM: model-string checks, one request, and provider-error retries.
+
+LiteLLM is imported lazily (commands that call no model stay fast) with its bundled price list (no network at
+import). There is exactly one retry layer: tenacity here. LiteLLM's own retries and the SDKs' are switched off, so
+waits never multiply. Provider errors (429, 5xx, timeouts, dropped connections) are retried with exponential backoff
+and jitter, honouring Retry-After; authentication, unknown-model and context-window errors are not retried.
+Every attempt, failed or not, is returned as an Attempt record. API keys never enter a record.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+
+from harness.records import Attempt, ErrorKind, Message, SeatConfig, Usage
+
+if TYPE_CHECKING:
+    import litellm as litellm_module
+
+LOCAL_PROVIDER = "local"
+NO_KEY_PLACEHOLDER = (
+    "no-key-needed"  # sent to OpenAI-compatible servers given by --api-base when no key is set
+)
+
+
+class ModelSpecError(ValueError):
+    """A model string or its settings cannot be used; the message names the problem and the fix."""
+
+
+class FatalModelError(RuntimeError):
+    """An error that retrying cannot fix (bad key, unknown model, context window exceeded)."""
+
+    def __init__(self, message: str, attempt: Attempt) -> None:
+        super().__init__(message)
+        self.attempt = attempt
+
+
+class ProviderGaveUp(RuntimeError):
+    """Provider errors went on past the retry limit."""
+
+    def __init__(self, message: str, attempts: list[Attempt]) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+
+
+class RetryPolicy(BaseModel):
+    """How long to keep trying when the provider fails (not when the reply is bad: see scaffold)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    provider_retries: int = 6
+    wait_base_s: float = 2.0
+    wait_max_s: float = 120.0
+
+
+class _Retryable(Exception):
+    def __init__(self, attempt: Attempt, retry_after: float | None) -> None:
+        super().__init__(attempt.error)
+        self.attempt = attempt
+        self.retry_after = retry_after
+
+
+_litellm: Any = None
+
+
+def litellm() -> litellm_module:
+    """Import LiteLLM once, offline-safe and quiet, with the local provider registered."""
+    global _litellm
+    if _litellm is None:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        os.environ.setdefault("LITELLM_LOG", "ERROR")
+        import litellm as module
+
+        module.suppress_debug_info = True
+        module.set_verbose = False
+        module.num_retries = 0
+        from harness.local import LocalBotProvider
+
+        module.custom_provider_map = [{"provider": LOCAL_PROVIDER, "custom_handler": LocalBotProvider()}]
+        _litellm = module
+    return _litellm
+
+
+def provider_of(model: str) -> str:
+    return model.split("/", 1)[0]
+
+
+def check_model(seat: SeatConfig) -> None:
+    """Reject a malformed model string or a hosted provider without its key, before any call is made."""
+    model = seat.model
+    if "/" not in model or not all(model.split("/", 1)) or any(c.isspace() for c in model):
+        raise ModelSpecError(
+            f"model {model!r} is not a LiteLLM model string; write provider/name, e.g. openai/gpt-4.1 or local/smart"
+        )
+    provider = provider_of(model)
+    if provider == LOCAL_PROVIDER:
+        from harness.bots import bot_names
+
+        name = model.split("/", 1)[1]
+        if name not in bot_names():
+            raise ModelSpecError(
+                f"no built-in player {name!r}; use one of: local/{', local/'.join(bot_names())}"
+            )
+        return
+    lib = litellm()
+    if provider not in lib.provider_list:
+        raise ModelSpecError(
+            f"unknown provider {provider!r} in {model!r}; use a LiteLLM provider such as openai, anthropic, gemini, "
+            "xai, deepseek, hosted_vllm or ollama"
+        )
+    if seat.api_base:
+        return  # a server of the user's own: keys are optional
+    missing = lib.validate_environment(model).get("missing_keys") or []
+    if missing:
+        raise ModelSpecError(
+            f"{model} needs {' and '.join(missing)} in the environment; export it, or pass --api-base for a "
+            "local OpenAI-compatible server"
+        )
+
+
+class ModelClient:
+    """Calls one seat's model. Stateless between calls; safe to share across concurrent games."""
+
+    def __init__(self, seat: SeatConfig, policy: RetryPolicy) -> None:
+        self.seat = seat
+        self.policy = policy
+
+    async def call(
+        self, messages: list[Message], metadata: dict[str, Any], first_number: int
+    ) -> list[Attempt]:
+        """Send `messages` until the provider answers; return every attempt, the last one with a reply.
+
+        Raises ProviderGaveUp when provider errors outlast the policy, FatalModelError on errors that retrying
+        cannot fix.
+        """
+        attempts: list[Attempt] = []
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.policy.provider_retries + 1),
+            wait=self._wait,
+            retry=retry_if_exception_type(_Retryable),
+            reraise=True,
+        )
+        try:
+            async for state in retrying:
+                with state:
+                    attempt, retry_after = await self._once(messages, metadata, first_number + len(attempts))
+                    attempts.append(attempt)
+                    if attempt.error_kind is not None:
+                        raise _Retryable(attempt, retry_after)
+        except _Retryable as exc:
+            raise ProviderGaveUp(
+                f"{self.seat.model}: provider kept failing after {len(attempts)} attempts ({exc.attempt.error})",
+                attempts,
+            ) from None
+        return attempts
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, _Retryable) and exc.retry_after is not None:
+            return min(exc.retry_after, self.policy.wait_max_s)
+        ceiling = min(self.policy.wait_max_s, self.policy.wait_base_s * 2 ** (state.attempt_number - 1))
+        return random.uniform(0, ceiling)  # full jitter
+
+    async def _once(
+        self, messages: list[Message], metadata: dict[str, Any], number: int
+    ) -> tuple[Attempt, float | None]:
+        """One request. Returns the attempt and, for a retryable provider error, the wait the provider asked for."""
+        lib = litellm()
+        kwargs: dict[str, Any] = {
+            "model": self.seat.model,
+            "messages": [m.model_dump() for m in messages],
+            "timeout": self.seat.params.timeout_s,
+            "num_retries": 0,
+            "max_retries": 0,
+            "drop_params": True,
+        }
+        params = self.seat.params
+        if params.temperature is not None:
+            kwargs["temperature"] = params.temperature
+        if params.max_tokens is not None:
+            kwargs["max_tokens"] = params.max_tokens
+        if params.reasoning_effort is not None:
+            kwargs["reasoning_effort"] = params.reasoning_effort
+        if self.seat.api_base:
+            kwargs["api_base"] = self.seat.api_base
+            if provider_of(self.seat.model) in ("openai", "hosted_vllm") and not os.environ.get(
+                "OPENAI_API_KEY"
+            ):
+                kwargs["api_key"] = NO_KEY_PLACEHOLDER
+        if provider_of(self.seat.model) == LOCAL_PROVIDER:
+            kwargs["metadata"] = metadata
+        started = time.perf_counter()
+        base = Attempt(number=number, messages=list(messages))
+        try:
+            response = await lib.acompletion(**kwargs)
+        except Exception as exc:
+            latency = time.perf_counter() - started
+            kind = _classify(lib, exc)
+            failed = base.model_copy(
+                update={"error_kind": kind, "error": _safe_error(exc), "latency_s": latency}
+            )
+            if kind is None:
+                raise FatalModelError(f"{self.seat.model}: {_safe_error(exc)}", failed) from None
+            return failed, _retry_after_of(_headers_of(exc))
+        latency = time.perf_counter() - started
+        message = response.choices[0].message
+        answered = base.model_copy(
+            update={
+                "reply": message.content or "",
+                "reasoning": _reasoning_of(message),
+                "usage": _usage_of(response),
+                "cost_usd": _cost_of(lib, response),
+                "latency_s": latency,
+                "resolved_model": getattr(response, "model", None),
+            }
+        )
+        return answered, None
+
+
+def _classify(lib: Any, exc: Exception) -> ErrorKind | None:
+    """The retryable kind of a provider error, or None when retrying cannot help."""
+    fatal = (
+        lib.AuthenticationError,
+        lib.NotFoundError,
+        lib.ContextWindowExceededError,
+        lib.PermissionDeniedError,
+        lib.BadRequestError,
+        lib.UnprocessableEntityError,
+    )
+    if isinstance(exc, lib.RateLimitError):
+        return "rate_limited"
+    if isinstance(exc, fatal):
+        return None
+    if isinstance(exc, lib.Timeout):
+        return "timeout"
+    if isinstance(exc, lib.APIConnectionError):
+        return "connection"
+    if isinstance(exc, lib.InternalServerError | lib.ServiceUnavailableError | lib.BadGatewayError):
+        return "server_error"
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int) and status >= 500:
+        return "server_error"
+    return None
+
+
+def _safe_error(exc: Exception) -> str:
+    """The first line of an error, without anything that looks like a key."""
+    from harness.secrets import redact
+
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return redact(f"{type(exc).__name__}: {text}")[:500]
+
+
+def _headers_of(exc: Exception) -> dict[str, str]:
+    headers = getattr(exc, "litellm_response_headers", None)
+    if headers is None:
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None)
+    try:
+        return {k.lower(): v for k, v in dict(headers or {}).items()}
+    except (TypeError, ValueError):
+        return {}
+
+
+def _retry_after_of(headers: dict[str, str]) -> float | None:
+    if "retry-after-ms" in headers:
+        try:
+            return float(headers["retry-after-ms"]) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        try:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
+
+
+def _reasoning_of(message: Any) -> str | None:
+    text = getattr(message, "reasoning_content", None)
+    if text:
+        return str(text)
+    blocks = getattr(message, "thinking_blocks", None)
+    if blocks:
+        return "\n".join(str(b.get("thinking", "")) for b in blocks if isinstance(b, dict)) or None
+    return None
+
+
+def _usage_of(response: Any) -> Usage:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return Usage()
+    prompt_details = getattr(usage, "prompt_tokens_details", None)
+    completion_details = getattr(usage, "completion_tokens_details", None)
+    return Usage(
+        prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+        completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        cached_tokens=getattr(prompt_details, "cached_tokens", 0) or 0,
+        reasoning_tokens=getattr(completion_details, "reasoning_tokens", 0) or 0,
+    )
+
+
+def _cost_of(lib: Any, response: Any) -> float | None:
+    hidden = getattr(response, "_hidden_params", {}) or {}
+    cost = hidden.get("response_cost")
+    if cost is None:
+        try:
+            cost = lib.completion_cost(completion_response=response)
+        except Exception:
+            return None
+    return float(cost) if cost is not None else None
+
+
+async def close_clients() -> None:
+    """Close LiteLLM's pooled async HTTP clients before the event loop ends."""
+    if _litellm is None:
+        return
+    closer = getattr(_litellm, "close_litellm_async_clients", None)
+    if closer is not None:
+        await closer()

@@ -1,0 +1,164 @@
+"""The game loop: seats take turns, each move becomes a durable MoveRecord, the game ends with a GameResult.
+
+A game whose log already holds moves continues exactly where the log stops: the engine is rebuilt from the stored
+deck and the logged moves, each logged state digest is checked against the rebuilt state, and each seat's working
+memory is restored from its last move record. A log that does not match its deck is refused, never extended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from harness import __version__
+from harness.agent import MoveInterrupted, SeatAgent
+from harness.engine import Game, IllegalMoveError, MoveKind
+from harness.records import Call, GameHeader, GameResult, MoveRecord, Usage
+from harness.store import GameLog, GameLogContents, GamePlan, now_iso, read_game_log
+from harness.view import build_view
+
+PROVIDER_ERRORS = {"rate_limited", "server_error", "timeout", "connection"}
+
+
+class ResumeMismatch(RuntimeError):
+    """A game log does not replay to the state it recorded."""
+
+
+MoveListener = Callable[[MoveRecord], None]
+
+
+def rebuild(plan: GamePlan, deck: list[str], contents: GameLogContents) -> tuple[Game, dict[int, Any]]:
+    """The engine state and seat memories at the end of a log, checked move by move."""
+    game = Game(plan.players, deck)
+    memories: dict[int, Any] = {}
+    for record in contents.moves:
+        where = f"game {plan.game_id} turn {record.turn}"
+        legal = game.legal_moves()
+        if record.turn != game.turn or record.seat != game.current_player:
+            raise ResumeMismatch(
+                f"{where}: the log says seat {record.seat} moved, the engine expects "
+                f"seat {game.current_player} at turn {game.turn}"
+            )
+        if not 0 <= record.move_index < len(legal) or legal[record.move_index] != record.move:
+            raise ResumeMismatch(
+                f"{where}: logged move {record.move.description} is not legal move "
+                f"{record.move_index} of the rebuilt state"
+            )
+        try:
+            game.apply(record.move)
+        except IllegalMoveError as exc:
+            raise ResumeMismatch(f"{where}: {exc}") from exc
+        if game.digest() != record.digest_after:
+            raise ResumeMismatch(f"{where}: the rebuilt state does not match the logged state digest")
+        if record.memory is not None:
+            memories[record.seat] = record.memory
+    return game, memories
+
+
+async def play_game(
+    plan: GamePlan,
+    deck: list[str],
+    log_path: Any,
+    agents: dict[int, SeatAgent],
+    run_id: str,
+    git_commit: str | None,
+    on_move: MoveListener | None = None,
+) -> GameResult:
+    """Play (or continue) one game to its end or to an interruption; return its result."""
+    contents = read_game_log(log_path)
+    if contents.complete:
+        assert contents.result is not None
+        return contents.result
+    game, memories = rebuild(plan, deck, contents)
+    moves = list(contents.moves)
+    with GameLog(log_path, valid_bytes=contents.valid_bytes) as log:
+        if contents.header is None:
+            log.write(
+                GameHeader(
+                    run_id=run_id,
+                    game_id=plan.game_id,
+                    seed=plan.seed,
+                    seed_set=plan.seed_set,
+                    deck=list(deck),
+                    players=plan.players,
+                    seats=list(plan.seats),
+                    harness_version=__version__,
+                    git_commit=git_commit,
+                    started_at=now_iso(),
+                )
+            )
+        while not game.is_over:
+            seat = game.current_player
+            view = build_view(game.observe(seat))
+            agent = agents[seat]
+            try:
+                decision = await agent.decide(view, memories.get(seat))
+            except MoveInterrupted as stop:
+                result = _result(game, moves, contents.failed_calls + stop.calls, stop.reason, seat)
+                log.write(result)
+                return result
+            reply = decision.reply
+            move = view.legal_moves[reply.action].move
+            game.apply(move)
+            memory = reply.extras or None if agent.scaffold.context.working_memory else None
+            if memory is not None:
+                memories[seat] = memory
+            record = MoveRecord(
+                turn=view.turn,
+                seat=seat,
+                player=agent.config.label,
+                scaffold=agent.scaffold.name,
+                legal_moves=[m.description for m in view.legal_moves],
+                move_index=reply.action,
+                move=move,
+                ratings=reply.ratings,
+                invalid_ratings=reply.invalid_ratings,
+                reason=reply.reason,
+                calls=decision.calls,
+                memory=memory,
+                digest_after=game.digest(),
+                fireworks_after=game.fireworks_sum,
+                life_tokens_after=game.life_tokens,
+                info_tokens_after=game.info_tokens,
+            )
+            log.write(record)
+            moves.append(record)
+            if on_move is not None:
+                on_move(record)
+        result = _result(game, moves, contents.failed_calls, None, None)
+        log.write(result)
+        return result
+
+
+def _result(
+    game: Game,
+    moves: list[MoveRecord],
+    failed_calls: list[Call],
+    interrupted: str | None,
+    seat: int | None,
+) -> GameResult:
+    calls = [c for m in moves for c in m.calls] + failed_calls
+    attempts = [a for c in calls for a in c.attempts]
+    usage = Usage()
+    for attempt in attempts:
+        usage = usage + attempt.usage
+    costs = [a.cost_usd for a in attempts if a.cost_usd is not None]
+    return GameResult(
+        status="interrupted" if interrupted else "complete",
+        interrupted_reason=interrupted,
+        interrupted_seat=seat,
+        end_reason=game.end_reason,
+        fireworks_score=game.fireworks_sum,
+        engine_score=game.score,
+        turns=len(moves),
+        lives_lost=3 - game.life_tokens,
+        hints_given=sum(1 for m in moves if m.move.kind in (MoveKind.REVEAL_COLOR, MoveKind.REVEAL_RANK)),
+        calls=len(calls),
+        retries=sum(len(c.attempts) - 1 for c in calls),
+        invalid_replies=sum(1 for a in attempts if a.error_kind and a.error_kind not in PROVIDER_ERRORS),
+        provider_errors=sum(1 for a in attempts if a.error_kind in PROVIDER_ERRORS),
+        usage=usage,
+        cost_usd=sum(costs) if costs else None,
+        failed_calls=failed_calls if interrupted else [],
+        finished_at=now_iso(),
+    )

@@ -1,0 +1,200 @@
+"""The records a run writes and every reader (resume, export, report) reads: one schema, versioned.
+
+A game log is JSONL: a GameHeader line, one MoveRecord line per move, and a GameResult line when the game stops
+(complete or interrupted). Records never hold API keys or authorised URLs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from harness.engine import EndReason, Move
+
+SCHEMA_VERSION = 1
+
+
+class GenerationParams(BaseModel):
+    """Sampling parameters sent with every call of a seat. None means the provider's default."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    reasoning_effort: str | None = None
+    timeout_s: float = 600.0
+
+
+class SeatConfig(BaseModel):
+    """Who plays a seat: a LiteLLM model string with its scaffold and parameters."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str
+    scaffold: str
+    api_base: str | None = None
+    params: GenerationParams = GenerationParams()
+
+    @property
+    def label(self) -> str:
+        return f"{self.model}:{self.scaffold}"
+
+
+class Usage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+        )
+
+
+ErrorKind = Literal[
+    "rate_limited",  # 429
+    "server_error",  # 5xx
+    "timeout",
+    "connection",
+    "empty_reply",
+    "unparseable",
+    "missing_field",
+    "illegal_move",
+]
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class Attempt(BaseModel):
+    """One request to a model and what came back, good or bad."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    number: int  # 1-based within the call
+    messages: list[Message]  # exactly what was sent
+    reply: str | None = None  # the raw reply text
+    reasoning: str | None = None  # the provider's reasoning trace, when it returns one
+    error_kind: ErrorKind | None = None
+    error: str | None = None  # the problem, as told to the model or read from the provider
+    usage: Usage = Usage()
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+    resolved_model: str | None = None  # the model id the provider reports
+
+
+class Call(BaseModel):
+    """All attempts of one logical model call (one role of one move), ending in a valid reply or giving up."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: str  # "player" for single-call scaffolds
+    model: str
+    attempts: list[Attempt]
+
+    @property
+    def final(self) -> Attempt:
+        return self.attempts[-1]
+
+
+class MoveRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["move"] = "move"
+    turn: int
+    seat: int
+    player: str  # the seat's player label, e.g. "openai/gpt-4.1:watson"
+    scaffold: str
+    legal_moves: list[str]  # descriptions, in the order the model saw them
+    move_index: int
+    move: Move
+    ratings: list[float | None]  # one per legal move; None where the reply gave none or an invalid one
+    invalid_ratings: dict[str, str] = {}  # legal move index -> the out-of-range or unreadable value given
+    reason: str = ""
+    calls: list[Call]
+    memory: dict[str, Any] | None = None  # working memory the seat carries to its next turn (Mycroft)
+    tracking: dict[str, Any] | None = None  # measured state-tracking scores for this move (Mycroft)
+    digest_after: str  # engine state fingerprint after the move, for resume checks
+    fireworks_after: int
+    life_tokens_after: int
+    info_tokens_after: int
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for call in self.calls:
+            for attempt in call.attempts:
+                total = total + attempt.usage
+        return total
+
+    @property
+    def cost_usd(self) -> float | None:
+        costs = [a.cost_usd for c in self.calls for a in c.attempts if a.cost_usd is not None]
+        return sum(costs) if costs else None
+
+    @property
+    def latency_s(self) -> float:
+        return sum(a.latency_s for c in self.calls for a in c.attempts)
+
+    @property
+    def retries(self) -> int:
+        return sum(len(c.attempts) - 1 for c in self.calls)
+
+
+class GameHeader(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["header"] = "header"
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    game_id: str
+    seed: int
+    seed_set: str
+    deck: list[str]
+    players: int
+    seats: list[SeatConfig]
+    harness_version: str
+    git_commit: str | None
+    started_at: str
+
+
+class GameResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["result"] = "result"
+    status: Literal["complete", "interrupted"]
+    interrupted_reason: str | None = None
+    interrupted_seat: int | None = None
+    end_reason: EndReason | None = None
+    fireworks_score: int  # fireworks at the end (the paper's convention; kept after a third strike)
+    engine_score: int  # 0 after three strikes (AH2AC2 / SPIN-Bench convention)
+    turns: int
+    lives_lost: int
+    hints_given: int
+    calls: int
+    retries: int
+    invalid_replies: int
+    provider_errors: int
+    usage: Usage
+    cost_usd: float | None
+    failed_calls: list[Call] = []  # for an interrupted game: every attempt of the move that could not be made
+    finished_at: str
+
+
+LogLine = Annotated[GameHeader | MoveRecord | GameResult, Field(discriminator="type")]
+LOG_LINE: TypeAdapter[GameHeader | MoveRecord | GameResult] = TypeAdapter(LogLine)

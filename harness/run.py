@@ -1,0 +1,229 @@
+"""Runs an evaluation: plans the games of a configuration, writes the manifest, plays games concurrently.
+
+The run directory's name is derived from the configuration, so running the same command again continues the same
+run (finished games are never replayed), while a different configuration gets a directory of its own; a run
+directory named explicitly for a different configuration is refused. Every run records what is needed to reproduce
+it: command, configuration, versions, git commit, seeds with their decks, and the seats.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import platform
+import re
+import subprocess
+import sys
+import uuid
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from harness import __version__
+from harness.agent import SeatAgent
+from harness.models import ModelClient, RetryPolicy, close_clients
+from harness.play import play_game
+from harness.progress import RunProgress
+from harness.records import GameResult, MoveRecord, SeatConfig
+from harness.scaffold import load_scaffold
+from harness.secrets import safe_url
+from harness.seeds import SeedDeck
+from harness.store import GamePlan, RunDir, RunStatus, now_iso, seed_entry
+
+
+class RunConfigError(ValueError):
+    """A run directory that belongs to a different configuration."""
+
+
+class RunConfig(BaseModel):
+    """Everything that decides what a run plays. Two runs with equal configs play identical game plans."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seats: tuple[SeatConfig, ...]  # one entry: self-play; otherwise one per seat
+    players: tuple[int, ...]
+    seeds: tuple[SeedDeck, ...]
+    reply_retries: int = 3
+    retry: RetryPolicy = RetryPolicy()
+
+    def digest(self) -> str:
+        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:10]
+
+    def plans(self) -> list[GamePlan]:
+        plans = []
+        for players in self.players:
+            seats = self.seats * players if len(self.seats) == 1 else self.seats
+            for seed in self.seeds:
+                plans.append(
+                    GamePlan(
+                        game_id=f"{players}p-{seed.seed_set}-seed{seed.seed}",
+                        players=players,
+                        seed=seed.seed,
+                        seed_set=seed.seed_set,
+                        seats=tuple(seats),
+                    )
+                )
+        return plans
+
+    def default_name(self) -> str:
+        first = self.seats[0]
+        model = re.sub(r"[^A-Za-z0-9._-]+", "-", first.model).strip("-")
+        seed_sets = "+".join(sorted({s.seed_set for s in self.seeds}))
+        players = "".join(str(p) for p in self.players)
+        mixed = "-mixed" if len(self.seats) > 1 else ""
+        return f"{model}-{first.scaffold}{mixed}-{players}p-{seed_sets}-{self.digest()}"
+
+
+def git_state() -> dict[str, Any]:
+    root = Path(__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+        dirty = bool(
+            subprocess.run(
+                ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                capture_output=True,
+                text=True,
+                timeout=5,
+                check=True,
+            ).stdout.strip()
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
+    return {"commit": commit, "dirty": dirty}
+
+
+def versions() -> dict[str, str]:
+    found = {"hanabi-eval": __version__, "python": sys.version.split()[0], "platform": platform.platform()}
+    for package in ("litellm", "hanabi-learning-environment", "pydantic", "jinja2", "openai", "anthropic"):
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = "not installed"
+    return found
+
+
+def manifest_for(config: RunConfig, run_id: str, command: list[str]) -> dict[str, Any]:
+    config_json = json.loads(config.model_dump_json())
+    for seat in config_json["seats"]:
+        seat["api_base"] = safe_url(seat["api_base"])
+    return {
+        "run_id": run_id,
+        "created_at": now_iso(),
+        "command": command,
+        "config_digest": config.digest(),
+        "config": config_json,
+        "versions": versions(),
+        "git": git_state(),
+        "seeds": [seed_entry(s) for s in config.seeds],
+        "games": [p.model_dump(mode="json") for p in config.plans()],
+    }
+
+
+def open_run(
+    config: RunConfig, out: Path, name: str | None, command: list[str]
+) -> tuple[RunDir, dict[str, Any]]:
+    """Create the run directory, or reopen it if it holds this very configuration."""
+    run = RunDir(out / (name or config.default_name()))
+    existing = run.read_manifest()
+    if existing is not None:
+        if existing.get("config_digest") != config.digest():
+            raise RunConfigError(
+                f"{run.path} holds a run of a different configuration; choose another --out or --run-name "
+                "(or resume that run with its own command)"
+            )
+        return run, existing
+    manifest = manifest_for(config, f"{run.path.name}-{uuid.uuid4().hex[:6]}", command)
+    run.write_manifest(manifest)
+    return run, manifest
+
+
+def build_agents(config: RunConfig) -> dict[SeatConfig, SeatAgent]:
+    agents: dict[SeatConfig, SeatAgent] = {}
+    for seat in config.seats:
+        if seat not in agents:
+            client = ModelClient(seat, config.retry)
+            agents[seat] = SeatAgent(seat, load_scaffold(seat.scaffold), client, config.reply_retries)
+    return agents
+
+
+async def execute(
+    config: RunConfig,
+    run: RunDir,
+    manifest: dict[str, Any],
+    concurrency: int,
+    show_progress: bool,
+) -> list[tuple[GamePlan, GameResult]]:
+    """Play every unfinished game of the run, at most `concurrency` at once."""
+    plans = config.plans()
+    decks = {s.seed: list(s.deck) for s in config.seeds}
+    agents = build_agents(config)
+    gate = asyncio.Semaphore(concurrency)
+    progress = RunProgress(total_games=len(plans), enabled=show_progress)
+    commit = manifest.get("git", {}).get("commit")
+    run.write_status(
+        RunStatus(
+            status="running",
+            games_total=len(plans),
+            games_complete=0,
+            games_interrupted=0,
+            updated_at=now_iso(),
+        )
+    )
+
+    async def one(plan: GamePlan) -> tuple[GamePlan, GameResult]:
+        async with gate:
+            seat_agents = {i: agents[seat] for i, seat in enumerate(plan.seats)}
+            result = await play_game(
+                plan,
+                decks[plan.seed],
+                run.game_path(plan.game_id),
+                seat_agents,
+                manifest["run_id"],
+                commit,
+                on_move=lambda record: progress.move(_move_usage(record)),
+            )
+            progress.game_done(result)
+            return plan, result
+
+    try:
+        with progress:
+            results = await asyncio.gather(*(one(p) for p in plans))
+    except BaseException as exc:
+        run.write_status(
+            RunStatus(
+                status="interrupted",
+                games_total=len(plans),
+                games_complete=progress.games_complete,
+                games_interrupted=len(plans) - progress.games_complete,
+                reason=f"{type(exc).__name__}: {exc}"[:500],
+                updated_at=now_iso(),
+            )
+        )
+        raise
+    finally:
+        await close_clients()
+    interrupted = [r for _, r in results if r.status == "interrupted"]
+    run.write_status(
+        RunStatus(
+            status="interrupted" if interrupted else "complete",
+            games_total=len(plans),
+            games_complete=len(plans) - len(interrupted),
+            games_interrupted=len(interrupted),
+            reason=interrupted[0].interrupted_reason if interrupted else None,
+            updated_at=now_iso(),
+        )
+    )
+    return list(results)
+
+
+def _move_usage(record: MoveRecord) -> tuple[int, float]:
+    return record.usage.total_tokens, record.cost_usd or 0.0

@@ -1,0 +1,177 @@
+"""A run directory on disk: manifest.json, status.json and one append-only JSONL log per game.
+
+A log line is durable once written: each line is flushed and fsynced. A torn last line (a crash mid-write) is
+detected on reading and ignored, never parsed as data; the next write first cuts it off, so a log never holds a
+record twice or half a record. Files that are replaced whole (manifest, status) are written to a temporary file and
+renamed over the old one. Nothing already written is ever modified in place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from harness.records import LOG_LINE, Call, GameHeader, GameResult, MoveRecord, SeatConfig
+from harness.seeds import SeedDeck
+
+MANIFEST = "manifest.json"
+STATUS = "status.json"
+GAMES = "games"
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class LogCorrupt(ValueError):
+    """A game log line other than the last one is not a valid record."""
+
+
+class GamePlan(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    game_id: str
+    players: int
+    seed: int
+    seed_set: str
+    seats: tuple[SeatConfig, ...]
+
+
+class RunStatus(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal["running", "interrupted", "complete"]
+    games_total: int
+    games_complete: int
+    games_interrupted: int
+    reason: str | None = None
+    updated_at: str
+
+
+class GameLogContents(BaseModel):
+    """What a game log holds, read back. `torn` says a partial last line was found (and ignored)."""
+
+    header: GameHeader | None = None
+    moves: list[MoveRecord] = []
+    results: list[GameResult] = []
+    torn: bool = False
+    ended: bool = False  # the last record is a result line (no move was played after it)
+    valid_bytes: int = 0
+
+    @property
+    def result(self) -> GameResult | None:
+        """The game's current result: the last result line, if no move came after it."""
+        return self.results[-1] if self.results and self.ended else None
+
+    @property
+    def complete(self) -> bool:
+        return self.result is not None and self.result.status == "complete"
+
+    @property
+    def failed_calls(self) -> list[Call]:
+        return [call for r in self.results for call in r.failed_calls]
+
+
+def read_game_log(path: Path) -> GameLogContents:
+    """Read a game log. A last line without its newline is a torn write: reported, never parsed."""
+    contents = GameLogContents()
+    if not path.exists():
+        return contents
+    data = path.read_bytes()
+    *complete_lines, tail = data.split(b"\n")
+    contents.torn = bool(tail.strip())
+    for number, raw in enumerate(complete_lines, start=1):
+        try:
+            record = LOG_LINE.validate_json(raw)
+        except ValidationError as exc:
+            raise LogCorrupt(f"{path}:{number}: not a valid log record ({exc.errors()[0]['msg']})") from exc
+        if isinstance(record, GameHeader):
+            contents.header = record
+        elif isinstance(record, MoveRecord):
+            contents.moves.append(record)
+        else:
+            contents.results.append(record)
+        contents.ended = isinstance(record, GameResult)
+    contents.valid_bytes = len(data) - len(tail)
+    return contents
+
+
+class GameLog:
+    """Appends records to one game's log, durably, after cutting off any torn tail."""
+
+    def __init__(self, path: Path, valid_bytes: int | None = None) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if valid_bytes is not None and path.exists() and path.stat().st_size > valid_bytes:
+            with path.open("r+b") as handle:
+                handle.truncate(valid_bytes)
+                handle.flush()
+                os.fsync(handle.fileno())
+        self._handle = path.open("ab")
+
+    def write(self, record: GameHeader | MoveRecord | GameResult) -> None:
+        self._handle.write(record.model_dump_json().encode() + b"\n")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> GameLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def write_json_atomic(path: Path, payload: Any) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        json.dump(payload, handle, indent=2, sort_keys=False)
+        handle.write("\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+class RunDir:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / MANIFEST
+
+    def game_path(self, game_id: str) -> Path:
+        return self.path / GAMES / f"{game_id}.jsonl"
+
+    def game_paths(self) -> list[Path]:
+        return sorted((self.path / GAMES).glob("*.jsonl"))
+
+    def read_manifest(self) -> dict[str, Any] | None:
+        if not self.manifest_path.exists():
+            return None
+        return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        (self.path / GAMES).mkdir(exist_ok=True)
+        write_json_atomic(self.manifest_path, manifest)
+
+    def write_status(self, status: RunStatus) -> None:
+        write_json_atomic(self.path / STATUS, status.model_dump(mode="json"))
+
+    def read_status(self) -> RunStatus | None:
+        path = self.path / STATUS
+        if not path.exists():
+            return None
+        return RunStatus.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def seed_entry(seed: SeedDeck) -> dict[str, Any]:
+    return {"seed": seed.seed, "seed_set": seed.seed_set, "deck": list(seed.deck)}

@@ -1,0 +1,58 @@
+"""The score table printed at the end of a run: one row per player count, from the games' results."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from rich.table import Table
+
+from harness.engine import EndReason
+from harness.records import GameResult
+from harness.store import GamePlan
+
+
+def score_table(results: list[tuple[GamePlan, GameResult]]) -> Table:
+    by_players: dict[int, list[GameResult]] = defaultdict(list)
+    for plan, result in results:
+        by_players[plan.players].append(result)
+    table = Table(title="Scores (fireworks at the end; engine score is 0 after three strikes)")
+    for column in (
+        "players",
+        "games",
+        "complete",
+        "mean score",
+        "± s.e.",
+        "engine score",
+        "perfect",
+        "3 strikes",
+    ):
+        table.add_column(column, justify="right")
+    table.add_column("interrupted", justify="right", style="red")
+    for players in sorted(by_players):
+        games = by_players[players]
+        done = [r for r in games if r.status == "complete"]
+        scores = [r.fireworks_score for r in done]
+        mean = sum(scores) / len(scores) if scores else math.nan
+        spread = _standard_error(scores)
+        engine = sum(r.engine_score for r in done) / len(done) if done else math.nan
+        table.add_row(
+            str(players),
+            str(len(games)),
+            str(len(done)),
+            f"{mean:.2f}",
+            f"{spread:.2f}",
+            f"{engine:.2f}",
+            str(sum(1 for s in scores if s == 25)),
+            str(sum(1 for r in done if r.end_reason == EndReason.LIVES_LOST)),
+            str(len(games) - len(done)),
+        )
+    return table
+
+
+def _standard_error(values: list[int]) -> float:
+    if len(values) < 2:
+        return math.nan
+    mean = sum(values) / len(values)
+    variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    return math.sqrt(variance / len(values))

@@ -1,0 +1,233 @@
+"""SeatView: everything ONE seat may know at one moment, plus facts derived from it in Python.
+
+A SeatView can only be built from an engine Observation of that seat, which never contains the seat's own cards.
+Templates and rule-based players read a SeatView and nothing else, so the information boundary is structural.
+Derived facts (unseen-card counts, playability, criticality, the final-round notice) are computed here so that
+templates never count cards.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.cards import COLORS, COPIES, MAX_SCORE, RANKS, card, full_deck_counts, parse_card
+from harness.engine import MAX_INFO_TOKENS, MAX_LIFE_TOKENS, HistoryEntry, Knowledge, Move, Observation
+
+_FROZEN = ConfigDict(frozen=True)
+
+
+class OwnCard(BaseModel):
+    """A card in the seat's own hand: only what hints and visible cards imply."""
+
+    model_config = _FROZEN
+
+    index: int
+    knowledge: Knowledge
+    candidates: dict[str, int]  # identities allowed by the could-be sets, with unseen copies of each
+    playable_probability: float
+    useless_probability: float
+
+
+class VisibleCard(BaseModel):
+    """A card in another player's hand, which the seat can see, with what its holder knows about it."""
+
+    model_config = _FROZEN
+
+    index: int
+    card: str
+    knowledge: Knowledge
+    playable: bool
+    useless: bool
+    critical: bool  # the last copy of a card still needed
+
+
+class OtherHand(BaseModel):
+    model_config = _FROZEN
+
+    player: int
+    offset: int  # seats ahead of the viewing seat (hint targets use this)
+    cards: tuple[VisibleCard, ...]
+
+
+class LegalMove(BaseModel):
+    model_config = _FROZEN
+
+    index: int
+    move: Move
+    description: str
+    target_player: int | None = None
+    touches: tuple[int, ...] = ()  # for hints: the target's hand indices the hint would point at
+
+
+class SeatView(BaseModel):
+    model_config = _FROZEN
+
+    seat: int
+    num_players: int
+    hand_size: int
+    turn: int
+    life_tokens: int
+    max_life_tokens: int
+    info_tokens: int
+    max_info_tokens: int
+    fireworks: dict[str, int]
+    score: int
+    max_score: int
+    discards: tuple[str, ...]
+    discard_counts: dict[str, int]  # card -> copies discarded, in colour then rank order
+    deck_size: int
+    own_hand: tuple[OwnCard, ...]
+    others: tuple[OtherHand, ...]  # in turn order, starting with the next player
+    unseen: dict[str, int]  # copies this seat cannot see anywhere: in the deck or in its own hand
+    history: tuple[HistoryEntry, ...]  # every move so far (all public)
+    recent: tuple[HistoryEntry, ...]  # the other players' moves since this seat last moved
+    final_round: bool
+    last_player: int | None
+    turns_left: int | None  # once the deck is empty: moves left in the game, this one included
+    legal_moves: tuple[LegalMove, ...]
+
+    def hand_of(self, player: int) -> OtherHand:
+        for hand in self.others:
+            if hand.player == player:
+                return hand
+        raise KeyError(f"player {player} is not another player of seat {self.seat}")
+
+
+def is_playable(text: str, fireworks: dict[str, int]) -> bool:
+    color, rank = parse_card(text)
+    return fireworks[color] + 1 == rank
+
+
+def dead_cards(fireworks: dict[str, int], discards: Counter[str]) -> set[str]:
+    """Cards that can never score: already played, or a lower rank of their colour is gone for good."""
+    dead: set[str] = set()
+    for color in COLORS:
+        blocked = False
+        for rank in RANKS:
+            name = card(color, rank)
+            if rank <= fireworks[color] or blocked:
+                dead.add(name)
+            elif discards[name] >= COPIES[rank]:
+                blocked = True
+    return dead
+
+
+def build_view(obs: Observation) -> SeatView:
+    """Build the seat's view from its observation alone."""
+    seat, n = obs.seat, obs.num_players
+    discard_counter = Counter(obs.discards)
+    dead = dead_cards(obs.fireworks, discard_counter)
+
+    seen: Counter[str] = Counter(obs.discards)
+    for color in COLORS:
+        for rank in range(1, obs.fireworks[color] + 1):
+            seen[card(color, rank)] += 1
+    for player, hand in enumerate(obs.hands):
+        if player != seat:
+            seen.update(c for c in hand if c is not None)
+    unseen = {name: count - seen[name] for name, count in full_deck_counts().items()}
+
+    own = tuple(_own_card(i, k, unseen, obs.fireworks, dead) for i, k in enumerate(obs.knowledge[seat]))
+    others = []
+    for offset in range(1, n):
+        player = (seat + offset) % n
+        cards = tuple(
+            _visible_card(i, c, k, obs.fireworks, dead, discard_counter)
+            for i, (c, k) in enumerate(zip(obs.hands[player], obs.knowledge[player], strict=True))
+            if c is not None
+        )
+        others.append(OtherHand(player=player, offset=offset, cards=cards))
+
+    last_own = max((e.turn for e in obs.history if e.player == seat), default=0)
+    recent = tuple(e for e in obs.history if e.turn > last_own and e.player != seat)
+
+    turns_left = None
+    if obs.last_player is not None:
+        turns_left = (obs.last_player - obs.current_player) % n + 1
+
+    legal = tuple(_legal_move(i, m, seat, n, obs.hands) for i, m in enumerate(obs.legal_moves))
+    return SeatView(
+        seat=seat,
+        num_players=n,
+        hand_size=obs.hand_size,
+        turn=obs.turn,
+        life_tokens=obs.life_tokens,
+        max_life_tokens=MAX_LIFE_TOKENS,
+        info_tokens=obs.info_tokens,
+        max_info_tokens=MAX_INFO_TOKENS,
+        fireworks=dict(obs.fireworks),
+        score=sum(obs.fireworks.values()),
+        max_score=MAX_SCORE,
+        discards=obs.discards,
+        discard_counts={c: discard_counter[c] for c in full_deck_counts() if discard_counter[c]},
+        deck_size=obs.deck_size,
+        own_hand=own,
+        others=tuple(others),
+        unseen=unseen,
+        history=obs.history,
+        recent=recent,
+        final_round=obs.last_player is not None,
+        last_player=obs.last_player,
+        turns_left=turns_left,
+        legal_moves=legal,
+    )
+
+
+def _own_card(
+    index: int, knowledge: Knowledge, unseen: dict[str, int], fireworks: dict[str, int], dead: set[str]
+) -> OwnCard:
+    candidates = {
+        card(c, r): unseen[card(c, r)]
+        for c in knowledge.could_be_colors
+        for r in knowledge.could_be_ranks
+        if unseen[card(c, r)] > 0
+    }
+    total = sum(candidates.values())
+    playable = sum(n for name, n in candidates.items() if is_playable(name, fireworks))
+    useless = sum(n for name, n in candidates.items() if name in dead)
+    return OwnCard(
+        index=index,
+        knowledge=knowledge,
+        candidates=candidates,
+        playable_probability=playable / total if total else 0.0,
+        useless_probability=useless / total if total else 0.0,
+    )
+
+
+def _visible_card(
+    index: int,
+    text: str,
+    knowledge: Knowledge,
+    fireworks: dict[str, int],
+    dead: set[str],
+    discards: Counter[str],
+) -> VisibleCard:
+    _, rank = parse_card(text)
+    useless = text in dead
+    return VisibleCard(
+        index=index,
+        card=text,
+        knowledge=knowledge,
+        playable=is_playable(text, fireworks),
+        useless=useless,
+        critical=not useless and discards[text] == COPIES[rank] - 1,
+    )
+
+
+def _legal_move(
+    index: int, move: Move, seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
+) -> LegalMove:
+    if not move.is_hint:
+        return LegalMove(index=index, move=move, description=move.description)
+    assert move.target_offset is not None
+    target = (seat + move.target_offset) % n
+    touches = tuple(
+        i
+        for i, c in enumerate(hands[target])
+        if c is not None and (c[0] == move.color if move.color else int(c[1]) == move.rank)
+    )
+    return LegalMove(
+        index=index, move=move, description=move.description, target_player=target, touches=touches
+    )

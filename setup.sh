@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# One command on a fresh machine: create .venv, install hanabi-eval and everything it needs, play the offline demo.
+#   ./setup.sh            set up, then play the demo (40 games, offline, no keys)
+#   ./setup.sh --no-demo  set up only
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PYTHON="${PYTHON:-python3}"
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "setup.sh: hanabi-eval needs Python 3.11 or newer; set PYTHON=/path/to/python3.11 and run again" >&2
+  exit 2
+fi
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+
+# hanabi-learning-environment 0.0.4 ships a CMakeLists that CMake 4 rejects without this policy floor.
+export CMAKE_POLICY_VERSION_MINIMUM=3.5
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e ".[dev]"
+
+if [ "${1:-}" != "--no-demo" ]; then
+  .venv/bin/hanabi-eval run --model local/smart --scaffold watson --players 2 3 4 5 --seeds standard --out results
+fi

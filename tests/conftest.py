@@ -1,0 +1,34 @@
+"""Shared fixtures: fixed decks, random game states, an isolated environment without provider keys."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from harness.engine import Game, MoveKind, deck_for_seed
+
+
+@pytest.fixture(autouse=True)
+def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "XAI_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture
+def deck() -> list[str]:
+    return deck_for_seed(1)
+
+
+def random_game(players: int, seed: int, moves: int) -> Game:
+    """A game after up to `moves` random legal moves, mostly hints and discards so that it lasts."""
+    rng = random.Random(seed)
+    game = Game(players, deck_for_seed(seed))
+    for _ in range(moves):
+        if game.is_over:
+            break
+        legal = game.legal_moves()
+        quiet = [m for m in legal if m.kind is not MoveKind.PLAY]
+        game.apply(rng.choice(quiet if quiet and rng.random() < 0.85 else legal))
+    return game
