@@ -46,7 +46,9 @@ def main(argv: list[str] | None = None) -> None:
     bot = get_bot(args.bot)
     decks = [deck_for_seed(seed) for seed in range(args.seeds)]
     print(f"bot {args.bot}, seeds 0..{args.seeds - 1}")
-    header = f"{'players':>7} {'games':>6} {'mean':>6} {'stderr':>6} {'strikeout':>9} {'engine':>6} {'games/s':>8}"
+    header = (
+        f"{'players':>7} {'games':>6} {'mean':>6} {'stderr':>6} {'strikeout':>9} {'engine':>6} {'games/s':>8}"
+    )
     print(header)
     print("-" * len(header))
     started = time.perf_counter()

@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict
 from harness.models import FatalModelError, ModelClient, ProviderGaveUp
 from harness.records import Attempt, Call, Message, SeatConfig
 from harness.replies import ParsedReply, ReplyProblem, parse_reply
-from harness.scaffold import ScaffoldDef, render_messages
+from harness.scaffold import ScaffoldDef, render_memory_state, render_messages
+from harness.tracking import score_deductions
 from harness.view import SeatView
 
 
@@ -24,6 +25,8 @@ class Decision(BaseModel):
 
     reply: ParsedReply
     calls: list[Call]
+    memory: dict[str, Any] | None = None  # what the seat carries to its next turn (working-memory scaffolds)
+    tracking: dict[str, Any] | None = None  # measured accuracy of the reply's deductions
 
 
 class MoveInterrupted(RuntimeError):
@@ -46,8 +49,23 @@ class SeatAgent:
 
     async def decide(self, view: SeatView, memory: dict[str, Any] | None = None) -> Decision:
         messages = render_messages(self.scaffold, view, memory)
-        call = await self._ask("player", messages, view)
-        return Decision(reply=call[1], calls=[call[0]])
+        call, reply = await self._ask("player", messages, view)
+        if not self.scaffold.context.working_memory:
+            return Decision(reply=reply, calls=[call])
+        deductions = reply.extras.get("deductions")
+        notes = {
+            "turn": view.turn,
+            "state": render_memory_state(self.scaffold, view),
+            "deductions": deductions,
+            "move_ratings": [
+                {"move": m.description, "rating": r}
+                for m, r in zip(view.legal_moves, reply.ratings, strict=True)
+            ],
+            "action": view.legal_moves[reply.action].description,
+            "reason": reply.reason,
+        }
+        tracking = score_deductions(view, deductions).model_dump()
+        return Decision(reply=reply, calls=[call], memory=notes, tracking=tracking)
 
     async def _ask(self, role: str, messages: list[Message], view: SeatView) -> tuple[Call, ParsedReply]:
         """One logical call: ask, validate, re-ask with feedback on a bad reply."""

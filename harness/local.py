@@ -9,7 +9,10 @@ tokenizer (cl100k), so token figures for offline runs are real counts of the pro
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before the import: no price-list download
 
 import litellm
 from litellm import CustomLLM

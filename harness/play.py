@@ -100,9 +100,8 @@ async def play_game(
             reply = decision.reply
             move = view.legal_moves[reply.action].move
             game.apply(move)
-            memory = reply.extras or None if agent.scaffold.context.working_memory else None
-            if memory is not None:
-                memories[seat] = memory
+            if decision.memory is not None:
+                memories[seat] = decision.memory
             record = MoveRecord(
                 turn=view.turn,
                 seat=seat,
@@ -115,7 +114,8 @@ async def play_game(
                 invalid_ratings=reply.invalid_ratings,
                 reason=reply.reason,
                 calls=decision.calls,
-                memory=memory,
+                memory=decision.memory,
+                tracking=decision.tracking,
                 digest_after=game.digest(),
                 fireworks_after=game.fireworks_sum,
                 life_tokens_after=game.life_tokens,

@@ -14,9 +14,12 @@ import math
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from harness.cards import COLOR_NAMES, COLORS, RANKS
 from harness.records import ErrorKind
+
+_COLOR_LETTER = {name.lower(): letter for letter, name in COLOR_NAMES.items()}
 
 
 class ReplyProblem(ValueError):
@@ -35,10 +38,39 @@ class MoveReply(BaseModel):
     reason: str = ""
 
 
-class MemoryReply(MoveReply):
-    """Mycroft's contract adds a deduction block: for every player, what each card could be."""
+class CardDeduction(BaseModel):
+    """What a player could still consider possible for one card of their hand."""
 
-    deductions: dict[str, Any] = Field(default_factory=dict)
+    card: int
+    colors: list[str]
+    ranks: list[int]
+
+    @field_validator("colors", mode="before")
+    @classmethod
+    def _color_letters(cls, value: Any) -> list[str]:
+        if not isinstance(value, list):
+            raise ValueError("colors must be a list of colour letters")
+        letters = []
+        for item in value:
+            text = str(item).strip()
+            letter = text.upper() if text.upper() in COLORS else _COLOR_LETTER.get(text.lower())
+            if letter is None:
+                raise ValueError(f"{text!r} is not a colour (use R, Y, G, W, B)")
+            letters.append(letter)
+        return letters
+
+    @field_validator("ranks")
+    @classmethod
+    def _valid_ranks(cls, value: list[int]) -> list[int]:
+        if any(r not in RANKS for r in value):
+            raise ValueError("ranks must be numbers from 1 to 5")
+        return value
+
+
+class MemoryReply(MoveReply):
+    """Mycroft's contract adds a deduction block: for every player, what each of their cards could be."""
+
+    deductions: dict[str, list[CardDeduction]]
 
 
 CONTRACTS: dict[str, type[MoveReply]] = {"move": MoveReply, "memory": MemoryReply}
@@ -82,12 +114,6 @@ def parse_reply(
             'I could not find your chosen move in the reply: there was no JSON object with an "action" key and no '
             "'Chosen Move Number: N' line. " + _ask(n_legal),
         )
-    for name in required:
-        value = data.get(name)
-        if value is None or value == "" or value == []:
-            raise ReplyProblem(
-                "missing_field", f'Your reply has no "{name}" field, which is required. ' + _ask(n_legal)
-            )
     action = _as_int(data.get("action"))
     if action is None:
         raise ReplyProblem(
@@ -101,6 +127,14 @@ def parse_reply(
             "Choose one of the listed move numbers.",
         )
     data["action"] = action
+    for name in required:
+        if name == "action":
+            continue
+        value = data.get(name)
+        if value is None or value == "" or value == []:
+            raise ReplyProblem(
+                "missing_field", f'Your reply has no "{name}" field, which is required. ' + _ask(n_legal)
+            )
     try:
         reply = CONTRACTS[contract].model_validate(data)
     except ValidationError as exc:

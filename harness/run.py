@@ -49,8 +49,28 @@ class RunConfig(BaseModel):
     reply_retries: int = 3
     retry: RetryPolicy = RetryPolicy()
 
+    def identity(self) -> dict[str, Any]:
+        """What decides the games' content. Operational settings (server URL, timeout, retry limits) are left out,
+        so fixing one of them (a new server, a raised limit) continues the same run."""
+        return self.model_dump(
+            mode="json",
+            exclude={
+                "seats": {"__all__": {"api_base": True, "params": {"timeout_s"}}},
+                "reply_retries": True,
+                "retry": True,
+            },
+        )
+
     def digest(self) -> str:
-        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:10]
+        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:10]
+
+    def operational(self) -> dict[str, Any]:
+        return {
+            "api_bases": [safe_url(s.api_base) for s in self.seats],
+            "timeouts_s": [s.params.timeout_s for s in self.seats],
+            "reply_retries": self.reply_retries,
+            "retry": self.retry.model_dump(),
+        }
 
     def plans(self) -> list[GamePlan]:
         plans = []
@@ -121,6 +141,7 @@ def manifest_for(config: RunConfig, run_id: str, command: list[str]) -> dict[str
         "command": command,
         "config_digest": config.digest(),
         "config": config_json,
+        "sessions": [{"started_at": now_iso(), "command": command, **config.operational()}],
         "versions": versions(),
         "git": git_state(),
         "seeds": [seed_entry(s) for s in config.seeds],
@@ -140,6 +161,9 @@ def open_run(
                 f"{run.path} holds a run of a different configuration; choose another --out or --run-name "
                 "(or resume that run with its own command)"
             )
+        sessions = existing.setdefault("sessions", [])
+        sessions.append({"started_at": now_iso(), "command": command, **config.operational()})
+        run.write_manifest(existing)
         return run, existing
     manifest = manifest_for(config, f"{run.path.name}-{uuid.uuid4().hex[:6]}", command)
     run.write_manifest(manifest)

@@ -49,6 +49,7 @@ class ScaffoldDef(BaseModel):
     required_fields: tuple[str, ...] = ("action",)
     system_template: str
     user_template: str
+    memory_template: str | None = None  # renders the state a working-memory seat keeps for its next turn
     context: ContextOptions = ContextOptions()
 
     @property
@@ -78,8 +79,12 @@ def _read(path: Path) -> ScaffoldDef:
         raise ScaffoldError(
             f"scaffold file {path} names itself {scaffold.name!r}; make name match the file name"
         )
-    for template in (scaffold.system_template, scaffold.user_template):
-        if not (prompts_dir() / template).is_file():
+    if scaffold.context.working_memory and (scaffold.contract != "memory" or not scaffold.memory_template):
+        raise ScaffoldError(
+            f'scaffold {scaffold.name!r} keeps working memory: set contract = "memory" and a memory_template'
+        )
+    for template in (scaffold.system_template, scaffold.user_template, scaffold.memory_template):
+        if template is not None and not (prompts_dir() / template).is_file():
             raise ScaffoldError(f"scaffold {scaffold.name!r} uses missing template prompts/{template}")
     return scaffold
 
@@ -112,3 +117,9 @@ def render_messages(
         Message(role="system", content=render_template(scaffold.system_template, **context)),
         Message(role="user", content=render_template(scaffold.user_template, **context)),
     ]
+
+
+def render_memory_state(scaffold: ScaffoldDef, view: SeatView) -> str:
+    """The game state as a working-memory seat keeps it in its notes for its next turn."""
+    assert scaffold.memory_template is not None
+    return render_template(scaffold.memory_template, view=view, ctx=scaffold.context).strip()

@@ -16,19 +16,14 @@ def score_table(results: list[tuple[GamePlan, GameResult]]) -> Table:
     by_players: dict[int, list[GameResult]] = defaultdict(list)
     for plan, result in results:
         by_players[plan.players].append(result)
-    table = Table(title="Scores (fireworks at the end; engine score is 0 after three strikes)")
-    for column in (
-        "players",
-        "games",
-        "complete",
-        "mean score",
-        "± s.e.",
-        "engine score",
-        "perfect",
-        "3 strikes",
-    ):
+    table = Table(
+        title="Scores per player count",
+        caption="mean: fireworks at the end (the paper's score); engine: 0 after three strikes; "
+        "struck out: all lives lost; stopped: interrupted, resumable",
+    )
+    for column in ("players", "games", "done", "mean", "s.e.", "engine", "perfect", "struck out"):
         table.add_column(column, justify="right")
-    table.add_column("interrupted", justify="right", style="red")
+    table.add_column("stopped", justify="right", style="red")
     for players in sorted(by_players):
         games = by_players[players]
         done = [r for r in games if r.status == "complete"]

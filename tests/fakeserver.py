@@ -94,13 +94,16 @@ class FakeModelServer:
                     payload = json.dumps(
                         {"error": {"message": f"scripted error {reply.status}", "type": "x"}}
                     ).encode()
-                self.send_response(reply.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                for key, value in reply.headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(payload)
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    for key, value in reply.headers.items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client gave up first (a scripted slow reply)
 
         return Handler
 
@@ -154,12 +157,14 @@ def careful_player(request: dict[str, Any]) -> Reply:
 def answer_in_format(request: dict[str, Any], action: int, ratings: dict[int, float], reason: str) -> str:
     system_and_user = " ".join(m["content"] for m in request["messages"] if m["role"] in ("system", "user"))
     if '"move_ratings"' in system_and_user or "JSON" in system_and_user:
-        return json.dumps(
-            {
-                "move_ratings": [{"action": i, "rating": r} for i, r in ratings.items()],
-                "reason": reason,
-                "action": action,
-            }
-        )
+        payload: dict[str, Any] = {
+            "move_ratings": [{"action": i, "rating": r} for i, r in ratings.items()],
+            "reason": reason,
+            "action": action,
+        }
+        if '"deductions"' in system_and_user:
+            players = sorted(set(re.findall(r'"(player_\d+)"', system_and_user)))
+            payload["deductions"] = {p: [] for p in players}
+        return json.dumps(payload)
     listed = ", ".join(f"Move {i}: {r}" for i, r in ratings.items())
     return f"Reasoning: {reason}\nMove Ratings: {listed}\nChosen Move Number: {action}"

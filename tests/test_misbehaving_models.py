@@ -1,0 +1,237 @@
+"""Real HTTP servers that misbehave: every reply is parsed or re-asked with the problem named, provider errors are
+retried with backoff, and when retries run out the game stops as interrupted; no move is ever invented."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from harness.replies import parse_reply
+from harness.store import read_game_log
+from tests.fakeserver import FakeModelServer, Reply, careful_player, legal_moves_in
+
+BAD_REPLIES: dict[str, tuple[str, str]] = {
+    # name: (reply text, error kind the harness must record)
+    "empty": ("", "empty_reply"),
+    "prose only": ("I think I should play my oldest card, it feels right.", "unparseable"),
+    "illegal index": ("Reasoning: go.\nChosen Move Number: 99", "illegal_move"),
+    "no action": ('{"reason": "I forgot to choose", "move_ratings": []}', "unparseable"),
+    "action not a number": ('{"action": "the red one", "reason": "x"}', "unparseable"),
+    "truncated json": ('{"move_ratings": [{"action": 0, "rating": 0.5', "unparseable"),
+    "negative index": ('{"action": -3, "reason": "x"}', "illegal_move"),
+}
+
+
+class Misbehaving:
+    """For each new prompt, the first answer misbehaves in the next way from a list; re-asks get good answers."""
+
+    def __init__(self, kinds: list[str]) -> None:
+        self.kinds = kinds
+        self.seen: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, request: dict[str, Any]) -> Reply:
+        key = hashlib.sha256(json.dumps(request["messages"][:2]).encode()).hexdigest()
+        with self.lock:
+            count = self.seen.get(key, 0)
+            self.seen[key] = count + 1
+            fresh = len(self.seen)
+        if count == 0 and len(request["messages"]) == 2:
+            kind = self.kinds[fresh % len(self.kinds)]
+            if kind in BAD_REPLIES:
+                return Reply(content=BAD_REPLIES[kind][0])
+            if kind != "ok":
+                return _provider_error(kind)
+        return careful_player(request)
+
+
+def _provider_error(kind: str) -> Reply:
+    if kind == "429":
+        return Reply(status=429, headers={"Retry-After": "0"})
+    if kind == "500":
+        return Reply(status=500)
+    if kind == "503":
+        return Reply(status=503)
+    if kind == "slow":
+        return Reply(content="too late", delay_s=1.5)
+    if kind == "drop":
+        return Reply(drop_connection=True)
+    raise ValueError(kind)
+
+
+def run(server: FakeModelServer, out: Path, *extra: str) -> int:
+    return main(
+        [
+            "run",
+            "--model",
+            "openai/flaky",
+            "--api-base",
+            server.base_url,
+            "--out",
+            str(out),
+            "--no-progress",
+            "--retry-wait",
+            "0.01",
+            "--retry-wait-max",
+            "0.05",
+            "--timeout",
+            "0.8",
+            *extra,
+        ]
+    )
+
+
+def the_log(out: Path):
+    (run_dir,) = list(out.iterdir())
+    (path,) = list((run_dir / "games").glob("*.jsonl"))
+    return read_game_log(path)
+
+
+@pytest.mark.parametrize("scaffold", ["watson", "sherlock"])
+def test_bad_replies_are_re_asked_with_the_problem_named_and_never_replaced(
+    tmp_path: Path, scaffold: str
+) -> None:
+    script = Misbehaving(list(BAD_REPLIES))
+    with FakeModelServer(script) as server:
+        assert run(server, tmp_path, "--seeds", "4", "--scaffold", scaffold) == 0
+    contents = the_log(tmp_path)
+    assert contents.complete
+    kinds_seen = set()
+    for record in contents.moves:
+        (call,) = record.calls
+        for before, after in zip(call.attempts, call.attempts[1:], strict=False):
+            assert before.error_kind is not None
+            kinds_seen.add(before.error_kind)
+            # the re-ask carries the bad reply and a message that names the problem
+            assert after.messages[-2].role == "assistant" and after.messages[-2].content == before.reply
+            assert after.messages[-1].content == before.error
+        final = call.attempts[-1]
+        assert final.error_kind is None
+        # the move played is exactly the one the model's final reply chose
+        assert parse_reply(final.reply, len(record.legal_moves)).action == record.move_index
+    assert kinds_seen == {"empty_reply", "unparseable", "illegal_move"}
+    assert contents.result.invalid_replies == sum(len(m.calls[0].attempts) - 1 for m in contents.moves)
+    assert contents.result.invalid_replies > 10
+
+
+def test_provider_errors_are_retried_with_backoff_and_counted(tmp_path: Path) -> None:
+    script = Misbehaving(["429", "500", "503", "slow", "drop", "ok"])
+    with FakeModelServer(script) as server:
+        assert run(server, tmp_path, "--seeds", "5", "--max-retries", "0") == 0
+    contents = the_log(tmp_path)
+    assert contents.complete
+    kinds = [a.error_kind for m in contents.moves for a in m.calls[0].attempts if a.error_kind]
+    assert {"rate_limited", "server_error", "timeout", "connection"} <= set(kinds)
+    assert contents.result.provider_errors == len(kinds)
+    assert contents.result.invalid_replies == 0
+    for record in contents.moves:
+        assert record.calls[0].attempts[-1].error_kind is None
+
+
+def test_a_model_that_never_answers_properly_interrupts_the_game_with_its_log_intact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good_moves = 3
+
+    def script(request: dict[str, Any]) -> Reply:
+        if len(script.fresh) < good_moves or (len(request["messages"]) > 2 and False):
+            pass
+        key = json.dumps(request["messages"][:2])
+        if key not in script.fresh and len(script.fresh) < good_moves:
+            script.fresh.add(key)
+            return careful_player(request)
+        if key in script.fresh:
+            return careful_player(request)
+        return Reply(content="Let me think about this very carefully... I am not sure.")
+
+    script.fresh = set()
+    with FakeModelServer(script) as server:
+        assert run(server, tmp_path, "--seeds", "6", "--max-retries", "2") == 1
+    contents = the_log(tmp_path)
+    assert len(contents.moves) == good_moves
+    result = contents.result
+    assert result.status == "interrupted"
+    assert "invalid replies" in result.interrupted_reason and "unparseable" in result.interrupted_reason
+    (failed,) = result.failed_calls
+    assert len(failed.attempts) == 3 and all(a.error_kind == "unparseable" for a in failed.attempts)
+    status = json.loads((next(tmp_path.iterdir()) / "status.json").read_text())
+    assert status["status"] == "interrupted" and "invalid replies" in status["reason"]
+    assert "interrupted" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("reply", "named"),
+    [
+        (Reply(status=401), "AuthenticationError"),
+        (Reply(status=404), "NotFoundError"),
+        (
+            Reply(
+                status=400,
+                raw_body=json.dumps(
+                    {
+                        "error": {
+                            "message": "This model's maximum context length is 8192 tokens.",
+                            "code": "context_length_exceeded",
+                            "type": "invalid_request_error",
+                        }
+                    }
+                ).encode(),
+            ),
+            "ContextWindowExceeded",
+        ),
+    ],
+)
+def test_errors_that_retrying_cannot_fix_stop_at_once(tmp_path: Path, reply: Reply, named: str) -> None:
+    with FakeModelServer(lambda request: reply) as server:
+        assert run(server, tmp_path, "--seeds", "7") == 1
+        assert len(server.exchanges) == 1
+    result = the_log(tmp_path).result
+    assert result.status == "interrupted" and named in result.interrupted_reason
+    assert result.turns == 0
+
+
+def test_retry_after_is_honoured(tmp_path: Path) -> None:
+    import time
+
+    calls: list[float] = []
+
+    def script(request: dict[str, Any]) -> Reply:
+        calls.append(time.monotonic())
+        if len(calls) == 1:
+            return Reply(status=429, headers={"Retry-After": "1"})
+        return careful_player(request)
+
+    with FakeModelServer(script) as server:
+        # a huge base wait would make a backoff of its own obvious; Retry-After (1 s) must win
+        main(
+            [
+                "run",
+                "--model",
+                "openai/m",
+                "--api-base",
+                server.base_url,
+                "--out",
+                str(tmp_path),
+                "--no-progress",
+                "--seeds",
+                "8",
+                "--retry-wait",
+                "30",
+                "--retry-wait-max",
+                "60",
+            ]
+        )
+    assert 0.9 <= calls[1] - calls[0] < 5
+
+
+def test_legal_moves_are_listed_for_the_model(tmp_path: Path) -> None:
+    with FakeModelServer(careful_player) as server:
+        assert run(server, tmp_path, "--seeds", "9") == 0
+        first = server.exchanges[0].request
+    assert [i for i, _ in legal_moves_in(first)] == list(range(len(legal_moves_in(first))))
