@@ -1,33 +1,26 @@
-"""The `hanabi-eval` command line: parses and validates, then hands over to the rooms that do the work.
+"""The `hanabi-eval` command line: parses arguments and dispatches to one module per command (harness/commands/).
 
 Every input is checked before any model is called; a bad one gets a one-line error naming the problem and the fix,
-and exit code 2. Exit code 1 means the run finished with interrupted games (resumable); 0 means all games finished.
+and exit code 2. Exit code 1 means a run finished with interrupted games (resumable); 0 means all games finished.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-from pathlib import Path
 from typing import NoReturn
 
-from harness.cards import MAX_PLAYERS, MIN_PLAYERS
+from harness.commands import EXIT_USAGE, UsageError
+from harness.commands import run as run_command
+from harness.commands import scaffolds as scaffolds_command
 
-EXIT_OK, EXIT_INTERRUPTED, EXIT_USAGE = 0, 1, 2
-DEFAULT_MODEL = "local/smart"
-
-
-class UsageError(Exception):
-    """Bad user input: reported as one line with exit code 2."""
+COMMANDS = [run_command, scaffolds_command]
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"hanabi-eval: error: {message} (see hanabi-eval {self._sub_name()} --help)\n")
-
-    def _sub_name(self) -> str:
-        return self.prog.split(" ", 1)[1] if " " in self.prog else ""
+        where = self.prog.split(" ", 1)[1] + " " if " " in self.prog else ""
+        self.exit(EXIT_USAGE, f"hanabi-eval: error: {message} (see hanabi-eval {where}--help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,164 +28,19 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hanabi-eval", description="Evaluate LLM agents playing the cooperative card game Hanabi."
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
-    run = commands.add_parser("run", help="play seeded games with a model and scaffold")
-    run.add_argument(
-        "--model", default=DEFAULT_MODEL, help=f"LiteLLM model string (default {DEFAULT_MODEL}, offline)"
-    )
-    run.add_argument("--scaffold", default="watson", help="scaffold name (see `hanabi-eval scaffolds`)")
-    run.add_argument("--players", type=int, nargs="+", default=[2], help="player counts, 2-5 (default 2)")
-    run.add_argument(
-        "--seeds", default="standard", help="seed set name, comma-separated seeds, or a seed file"
-    )
-    run.add_argument("--out", type=Path, default=Path("results"), help="parent folder of run directories")
-    run.add_argument("--run-name", help="run directory name (default: derived from the configuration)")
-    run.add_argument(
-        "--api-base", help="base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1"
-    )
-    run.add_argument("--temperature", type=float)
-    run.add_argument("--max-tokens", type=int)
-    run.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"])
-    run.add_argument("--timeout", type=float, default=600.0, help="seconds per model request (default 600)")
-    run.add_argument("--concurrency", type=int, default=8, help="games played at once (default 8)")
-    run.add_argument("--max-retries", type=int, default=3, help="re-asks after an invalid reply (default 3)")
-    run.add_argument(
-        "--provider-retries", type=int, default=6, help="retries after provider errors (default 6)"
-    )
-    run.add_argument("--retry-wait", type=float, default=2.0, help="base of the exponential backoff, seconds")
-    run.add_argument(
-        "--retry-wait-max", type=float, default=120.0, help="longest single backoff wait, seconds"
-    )
-    run.add_argument("--no-progress", action="store_true", help="no live progress display")
-
-    commands.add_parser("scaffolds", help="list the scaffolds with their descriptions")
+    for command in COMMANDS:
+        command.register(commands)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = sys.argv if argv is None else ["hanabi-eval", *argv]
     try:
-        if args.command == "scaffolds":
-            return _scaffolds()
-        return _run(args, sys.argv if argv is None else ["hanabi-eval", *argv])
+        return args.handler(args)
     except UsageError as exc:
         print(f"hanabi-eval: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-
-
-def _scaffolds() -> int:
-    from rich.console import Console
-    from rich.table import Table
-
-    from harness.scaffold import load_scaffold, scaffold_names
-
-    table = Table(title="Scaffolds")
-    for column in ("name", "calls per move", "output", "description"):
-        table.add_column(column)
-    for name in scaffold_names():
-        scaffold = load_scaffold(name)
-        table.add_row(name, str(scaffold.calls_per_move), scaffold.output, scaffold.description)
-    Console().print(table)
-    return EXIT_OK
-
-
-def _run(args: argparse.Namespace, command: list[str]) -> int:
-    from rich.console import Console
-
-    config, out, name = _validated_config(args)
-    from harness.run import RunConfigError, execute, open_run
-    from harness.summary import score_table
-
-    try:
-        run, manifest = open_run(config, out, name, command)
-    except RunConfigError as exc:
-        raise UsageError(str(exc)) from None
-    console = Console()
-    plans = config.plans()
-    console.print(
-        f"Run {run.path} · {len(plans)} games · model {config.seats[0].model} · "
-        f"scaffold {config.seats[0].scaffold}"
-    )
-    results = asyncio.run(execute(config, run, manifest, args.concurrency, not args.no_progress))
-    console.print(score_table(results))
-    console.print(f"Logs: {run.path / 'games'}  (manifest: {run.manifest_path})")
-    interrupted = [(p, r) for p, r in results if r.status == "interrupted"]
-    for plan, result in interrupted:
-        console.print(f"[red]interrupted[/red] {plan.game_id}: {result.interrupted_reason}")
-    if interrupted:
-        console.print("Fix the cause, then run the same command again to continue the interrupted games.")
-        return EXIT_INTERRUPTED
-    return EXIT_OK
-
-
-def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | None]:
-    """Check every input, cheapest first; nothing here calls a model."""
-    from harness.models import ModelSpecError, RetryPolicy, check_model
-    from harness.records import GenerationParams, SeatConfig
-    from harness.run import RunConfig
-    from harness.scaffold import ScaffoldError, load_scaffold
-    from harness.seeds import SeedSpecError, resolve_seeds
-
-    for players in args.players:
-        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise UsageError(
-                f"--players {players} is outside {MIN_PLAYERS}-{MAX_PLAYERS}; Hanabi takes 2 to 5 players"
-            )
-    if len(set(args.players)) != len(args.players):
-        raise UsageError("--players repeats a player count; list each count once")
-    _check_positive("--concurrency", args.concurrency, integer=True)
-    _check_positive("--timeout", args.timeout)
-    _check_positive("--retry-wait-max", args.retry_wait_max)
-    if args.max_retries < 0 or args.provider_retries < 0 or args.retry_wait < 0:
-        raise UsageError("--max-retries, --provider-retries and --retry-wait cannot be negative")
-    if args.max_tokens is not None:
-        _check_positive("--max-tokens", args.max_tokens, integer=True)
-    if args.temperature is not None and not 0.0 <= args.temperature <= 2.0:
-        raise UsageError(f"--temperature {args.temperature} is outside 0-2")
-    if args.api_base and not args.api_base.startswith(("http://", "https://")):
-        raise UsageError(
-            f"--api-base {args.api_base!r} is not an http(s) URL; write e.g. http://127.0.0.1:8000/v1"
-        )
-    if args.out.exists() and not args.out.is_dir():
-        raise UsageError(f"--out {args.out} is a file; give a folder for the run directories")
-    try:
-        load_scaffold(args.scaffold)
-        seeds = resolve_seeds(args.seeds)
-    except (ScaffoldError, SeedSpecError) as exc:
-        raise UsageError(str(exc)) from None
-    seat = SeatConfig(
-        model=args.model,
-        scaffold=args.scaffold,
-        api_base=args.api_base,
-        params=GenerationParams(
-            temperature=args.temperature,
-            max_tokens=args.max_tokens,
-            reasoning_effort=args.reasoning_effort,
-            timeout_s=args.timeout,
-        ),
-    )
-    try:
-        check_model(seat)
-    except ModelSpecError as exc:
-        raise UsageError(str(exc)) from None
-    config = RunConfig(
-        seats=(seat,),
-        players=tuple(args.players),
-        seeds=tuple(seeds),
-        reply_retries=args.max_retries,
-        retry=RetryPolicy(
-            provider_retries=args.provider_retries,
-            wait_base_s=args.retry_wait,
-            wait_max_s=args.retry_wait_max,
-        ),
-    )
-    return config, args.out, args.run_name
-
-
-def _check_positive(flag: str, value: float, integer: bool = False) -> None:
-    if value <= 0:
-        kind = "a whole number" if integer else "a number"
-        raise UsageError(f"{flag} {value} must be {kind} above 0")
 
 
 if __name__ == "__main__":
