@@ -11,10 +11,12 @@ import sys
 from typing import NoReturn
 
 from harness.commands import EXIT_USAGE, UsageError
+from harness.commands import resume as resume_command
 from harness.commands import run as run_command
+from harness.commands import runs as runs_command
 from harness.commands import scaffolds as scaffolds_command
 
-COMMANDS = [run_command, scaffolds_command]
+COMMANDS = [run_command, resume_command, runs_command, scaffolds_command]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -8,6 +8,7 @@ tokenizer (cl100k), so token figures for offline runs are real counts of the pro
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from typing import Any
@@ -18,6 +19,7 @@ import litellm
 from litellm import CustomLLM
 
 from harness.bots import get_bot
+from harness.models import parse_local_model
 from harness.view import SeatView
 
 TOKENIZER_MODEL = "gpt-4"
@@ -27,6 +29,9 @@ class LocalBotProvider(CustomLLM):
     """Serves `local/<bot-name>`: reads the seat view from metadata, answers with the bot's decision."""
 
     async def acompletion(self, model: str, messages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
+        _, delay = parse_local_model(model.split("/", 1)[-1])
+        if delay:
+            await asyncio.sleep(delay)
         return self.completion(model, messages, *args, **kwargs)
 
     def completion(self, model: str, messages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
@@ -38,7 +43,7 @@ class LocalBotProvider(CustomLLM):
                 model=model,
                 llm_provider="local",
             )
-        bot_name = model.split("/", 1)[-1]
+        bot_name, _ = parse_local_model(model.split("/", 1)[-1])
         view = SeatView.model_validate(metadata["view"])
         decision = get_bot(bot_name).decide(view)
         text = format_reply(

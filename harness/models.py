@@ -91,6 +91,18 @@ def provider_of(model: str) -> str:
     return model.split("/", 1)[0]
 
 
+def parse_local_model(name: str) -> tuple[str, float]:
+    """'smart' -> ('smart', 0.0); 'smart@200ms' -> ('smart', 0.2): a built-in player answering after a fixed delay."""
+    bot, _, delay = name.partition("@")
+    if not delay:
+        return bot, 0.0
+    if not delay.endswith("ms") or not delay[:-2].isdigit():
+        raise ModelSpecError(
+            f"local model delay {delay!r} must be whole milliseconds, e.g. local/{bot}@200ms"
+        )
+    return bot, int(delay[:-2]) / 1000
+
+
 def check_model(seat: SeatConfig) -> None:
     """Reject a malformed model string or a hosted provider without its key, before any call is made."""
     model = seat.model
@@ -102,7 +114,7 @@ def check_model(seat: SeatConfig) -> None:
     if provider == LOCAL_PROVIDER:
         from harness.bots import bot_names
 
-        name = model.split("/", 1)[1]
+        name, _ = parse_local_model(model.split("/", 1)[1])
         if name not in bot_names():
             raise ModelSpecError(
                 f"no built-in player {name!r}; use one of: local/{', local/'.join(bot_names())}"

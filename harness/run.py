@@ -16,6 +16,8 @@ import re
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -24,14 +26,15 @@ from pydantic import BaseModel, ConfigDict
 
 from harness import __version__
 from harness.agent import SeatAgent
+from harness.lock import RunLock
 from harness.models import ModelClient, RetryPolicy, close_clients
-from harness.play import play_game
+from harness.play import play_game, rebuild
 from harness.progress import RunProgress
 from harness.records import GameResult, MoveRecord, SeatConfig
 from harness.scaffold import load_scaffold
 from harness.secrets import safe_url
 from harness.seeds import SeedDeck
-from harness.store import GamePlan, RunDir, RunStatus, now_iso, seed_entry
+from harness.store import GamePlan, RunDir, RunStatus, now_iso, read_game_log, seed_entry
 
 
 class RunConfigError(ValueError):
@@ -141,7 +144,6 @@ def manifest_for(config: RunConfig, run_id: str, command: list[str]) -> dict[str
         "command": command,
         "config_digest": config.digest(),
         "config": config_json,
-        "sessions": [{"started_at": now_iso(), "command": command, **config.operational()}],
         "versions": versions(),
         "git": git_state(),
         "seeds": [seed_entry(s) for s in config.seeds],
@@ -149,25 +151,49 @@ def manifest_for(config: RunConfig, run_id: str, command: list[str]) -> dict[str
     }
 
 
+@contextmanager
 def open_run(
-    config: RunConfig, out: Path, name: str | None, command: list[str]
-) -> tuple[RunDir, dict[str, Any]]:
-    """Create the run directory, or reopen it if it holds this very configuration."""
-    run = RunDir(out / (name or config.default_name()))
+    run_path: Path, config: RunConfig, command: list[str]
+) -> Iterator[tuple[RunDir, dict[str, Any]]]:
+    """Create the run directory, or reopen it if it holds this very configuration, and hold its lock.
+
+    Raises RunConfigError for a directory of another configuration, RunLocked while another process writes it.
+    """
+    run = RunDir(run_path)
     existing = run.read_manifest()
-    if existing is not None:
-        if existing.get("config_digest") != config.digest():
-            raise RunConfigError(
-                f"{run.path} holds a run of a different configuration; choose another --out or --run-name "
-                "(or resume that run with its own command)"
-            )
-        sessions = existing.setdefault("sessions", [])
-        sessions.append({"started_at": now_iso(), "command": command, **config.operational()})
-        run.write_manifest(existing)
-        return run, existing
-    manifest = manifest_for(config, f"{run.path.name}-{uuid.uuid4().hex[:6]}", command)
-    run.write_manifest(manifest)
-    return run, manifest
+    if existing is not None and existing.get("config_digest") != config.digest():
+        raise RunConfigError(
+            f"{run.path} holds a run of a different configuration; choose another --out or --run-name "
+            "(or continue that run with `hanabi-eval resume`)"
+        )
+    with RunLock(run.path) as lock:
+        existing = run.read_manifest()  # re-read under the lock
+        session = {"started_at": now_iso(), "command": command, **config.operational()}
+        if lock.previous_holder:
+            session["took_over_lock_of"] = lock.previous_holder
+        if existing is None:
+            manifest = manifest_for(config, f"{run.path.name}-{uuid.uuid4().hex[:6]}", command)
+            manifest["sessions"] = [session]
+        else:
+            manifest = existing
+            manifest.setdefault("sessions", []).append(session)
+        run.write_manifest(manifest)
+        yield run, manifest
+
+
+def config_of(run: RunDir) -> RunConfig:
+    """The configuration a run directory was created with, checked against its recorded digest."""
+    manifest = run.read_manifest()
+    if manifest is None:
+        raise RunConfigError(
+            f"{run.path} is not a run directory (no {run.manifest_path.name}); give a run's folder"
+        )
+    config = RunConfig.model_validate(manifest["config"])
+    if config.digest() != manifest.get("config_digest"):
+        raise RunConfigError(
+            f"{run.manifest_path} does not match its own config digest; it was edited by hand"
+        )
+    return config
 
 
 def build_agents(config: RunConfig) -> dict[SeatConfig, SeatAgent]:
@@ -189,6 +215,10 @@ async def execute(
     """Play every unfinished game of the run, at most `concurrency` at once."""
     plans = config.plans()
     decks = {s.seed: list(s.deck) for s in config.seeds}
+    for plan in plans:  # refuse a log that does not replay before any model is called
+        path = run.game_path(plan.game_id)
+        if path.exists():
+            rebuild(plan, decks[plan.seed], read_game_log(path))
     agents = build_agents(config)
     gate = asyncio.Semaphore(concurrency)
     progress = RunProgress(total_games=len(plans), enabled=show_progress)

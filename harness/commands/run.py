@@ -50,30 +50,41 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, command: list[str]) -> int:
+    config, out, name = _validated_config(args)
+    return play_run(
+        out / (name or config.default_name()), config, command, args.concurrency, not args.no_progress
+    )
+
+
+def play_run(
+    run_path: Path, config: object, command: list[str], concurrency: int, show_progress: bool
+) -> int:
+    """Open (or reopen) a run under its lock, play its unfinished games, print the scores and where the logs are."""
     from rich.console import Console
 
-    config, out, name = _validated_config(args)
-    from harness.run import RunConfigError, execute, open_run
+    from harness.lock import RunLocked
+    from harness.play import ResumeMismatch
+    from harness.run import RunConfig, RunConfigError, execute, open_run
+    from harness.store import LogCorrupt
     from harness.summary import score_table
 
-    try:
-        run, manifest = open_run(config, out, name, command)
-    except RunConfigError as exc:
-        raise UsageError(str(exc)) from None
+    assert isinstance(config, RunConfig)
     console = Console()
-    plans = config.plans()
-    console.print(
-        f"Run {run.path} · {len(plans)} games · model {config.seats[0].model} · "
-        f"scaffold {config.seats[0].scaffold}"
-    )
-    results = asyncio.run(execute(config, run, manifest, args.concurrency, not args.no_progress))
+    try:
+        with open_run(run_path, config, command) as (run, manifest):
+            plans = config.plans()
+            seats = ", ".join(sorted({s.label for s in config.seats}))
+            console.print(f"Run {run.path} · {len(plans)} games · {seats}")
+            results = asyncio.run(execute(config, run, manifest, concurrency, show_progress))
+    except (RunConfigError, RunLocked, ResumeMismatch, LogCorrupt) as exc:
+        raise UsageError(str(exc)) from None
     console.print(score_table(results))
     console.print(f"Logs: {run.path / 'games'}  (manifest: {run.manifest_path})")
     interrupted = [(p, r) for p, r in results if r.status == "interrupted"]
     for plan, result in interrupted:
         console.print(f"[red]interrupted[/red] {plan.game_id}: {result.interrupted_reason}")
     if interrupted:
-        console.print("Fix the cause, then run the same command again to continue the interrupted games.")
+        console.print(f"Fix the cause, then continue with: hanabi-eval resume {run.path}")
         return EXIT_INTERRUPTED
     return EXIT_OK
 
@@ -93,19 +104,11 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
             )
     if len(set(args.players)) != len(args.players):
         raise UsageError("--players repeats a player count; list each count once")
-    _check_positive("--concurrency", args.concurrency, integer=True)
-    _check_positive("--timeout", args.timeout)
-    _check_positive("--retry-wait-max", args.retry_wait_max)
-    if args.max_retries < 0 or args.provider_retries < 0 or args.retry_wait < 0:
-        raise UsageError("--max-retries, --provider-retries and --retry-wait cannot be negative")
+    check_operational(args)
     if args.max_tokens is not None:
         _check_positive("--max-tokens", args.max_tokens, integer=True)
     if args.temperature is not None and not 0.0 <= args.temperature <= 2.0:
         raise UsageError(f"--temperature {args.temperature} is outside 0-2")
-    if args.api_base and not args.api_base.startswith(("http://", "https://")):
-        raise UsageError(
-            f"--api-base {args.api_base!r} is not an http(s) URL; write e.g. http://127.0.0.1:8000/v1"
-        )
     if args.out.exists() and not args.out.is_dir():
         raise UsageError(f"--out {args.out} is a file; give a folder for the run directories")
     try:
@@ -140,6 +143,25 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
         ),
     )
     return config, args.out, args.run_name
+
+
+def check_operational(args: argparse.Namespace) -> None:
+    """Check the settings that may change between sessions of a run (None: not given)."""
+    _check_positive("--concurrency", args.concurrency, integer=True)
+    for flag, value in (("--timeout", args.timeout), ("--retry-wait-max", args.retry_wait_max)):
+        if value is not None:
+            _check_positive(flag, value)
+    for flag, value in (
+        ("--max-retries", args.max_retries),
+        ("--provider-retries", args.provider_retries),
+        ("--retry-wait", args.retry_wait),
+    ):
+        if value is not None and value < 0:
+            raise UsageError(f"{flag} {value} cannot be negative")
+    if args.api_base and not args.api_base.startswith(("http://", "https://")):
+        raise UsageError(
+            f"--api-base {args.api_base!r} is not an http(s) URL; write e.g. http://127.0.0.1:8000/v1"
+        )
 
 
 def _check_positive(flag: str, value: float, integer: bool = False) -> None:

@@ -1,0 +1,74 @@
+"""`hanabi-eval resume RUN_DIR`: continue every unfinished game of a run exactly where its log stops.
+
+The configuration comes from the run's manifest. Operational settings can be changed for this session (a new
+server URL, a longer timeout, more retries): they are not part of the run's identity.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.commands import UsageError
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("resume", help="continue the unfinished games of a run")
+    parser.add_argument("run_dir", type=Path, help="the run directory (it holds manifest.json)")
+    parser.add_argument("--api-base", help="a new base URL for the run's model server (single-model runs)")
+    parser.add_argument("--timeout", type=float, help="seconds per model request")
+    parser.add_argument("--max-retries", type=int, help="re-asks after an invalid reply")
+    parser.add_argument("--provider-retries", type=int, help="retries after provider errors")
+    parser.add_argument("--retry-wait", type=float, help="base of the exponential backoff, seconds")
+    parser.add_argument("--retry-wait-max", type=float, help="longest single backoff wait, seconds")
+    parser.add_argument("--concurrency", type=int, default=8, help="games played at once (default 8)")
+    parser.add_argument("--no-progress", action="store_true", help="no live progress display")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from harness.commands.run import check_operational, play_run
+    from harness.models import ModelSpecError, check_model
+    from harness.run import RunConfigError, config_of
+    from harness.store import RunDir
+
+    if not args.run_dir.is_dir():
+        raise UsageError(
+            f"{args.run_dir} is not a directory; give the folder of a run (it holds manifest.json)"
+        )
+    try:
+        config = config_of(RunDir(args.run_dir))
+    except RunConfigError as exc:
+        raise UsageError(str(exc)) from None
+    check_operational(args)
+    seats = list(config.seats)
+    if args.api_base is not None:
+        if len({s.model for s in seats}) > 1:
+            raise UsageError("--api-base is ambiguous for a run with several models; resume without it")
+        seats = [s.model_copy(update={"api_base": args.api_base}) for s in seats]
+    if args.timeout is not None:
+        seats = [
+            s.model_copy(update={"params": s.params.model_copy(update={"timeout_s": args.timeout})})
+            for s in seats
+        ]
+    retry = config.retry.model_copy(
+        update={
+            k: v
+            for k, v in {
+                "provider_retries": args.provider_retries,
+                "wait_base_s": args.retry_wait,
+                "wait_max_s": args.retry_wait_max,
+            }.items()
+            if v is not None
+        }
+    )
+    updates: dict[str, object] = {"seats": tuple(seats), "retry": retry}
+    if args.max_retries is not None:
+        updates["reply_retries"] = args.max_retries
+    config = config.model_copy(update=updates)
+    try:
+        for seat in {s.model: s for s in config.seats}.values():
+            check_model(seat)
+    except ModelSpecError as exc:
+        raise UsageError(str(exc)) from None
+    return play_run(args.run_dir, config, args.argv, args.concurrency, not args.no_progress)

@@ -1,0 +1,161 @@
+"""Crash safety and exact resume, with real subprocesses and real signals.
+
+A run of concurrent games with a deliberately slow deterministic model is SIGKILLed at random moments and
+continued each time; the final logs equal an uninterrupted run's, move for move. Torn last lines, a second writer,
+a stale lock and a log that does not replay are handled as a user would expect.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from harness.store import read_game_log
+
+ROOT = Path(__file__).resolve().parent.parent
+SLOW = ["--model", "local/smart@25ms", "--players", "2", "3", "--seeds", "1,2,3", "--concurrency", "6"]
+
+
+def start(out: Path, *extra: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "run", *SLOW, "--out", str(out), "--no-progress", *extra],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+
+
+def moves_logged(out: Path) -> int:
+    return sum(len(p.read_bytes().splitlines()) for p in out.glob("*/games/*.jsonl"))
+
+
+def wait_for_moves(out: Path, at_least: int, process: subprocess.Popen[bytes], limit_s: float = 60) -> None:
+    deadline = time.monotonic() + limit_s
+    while moves_logged(out) < at_least:
+        assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
+        assert time.monotonic() < deadline, "the run logged no moves in time"
+        time.sleep(0.05)
+
+
+def comparable(path: Path) -> dict[str, Any]:
+    """A game log without what legitimately differs between two runs: times, latencies, run ids."""
+    contents = read_game_log(path)
+    assert not contents.torn
+    header = contents.header.model_dump(exclude={"run_id", "started_at"})
+    moves = []
+    for record in contents.moves:
+        data = record.model_dump(mode="json")
+        for call in data["calls"]:
+            for attempt in call["attempts"]:
+                attempt.pop("latency_s")
+        moves.append(data)
+    result = contents.result.model_dump(mode="json", exclude={"finished_at"})
+    return {"header": header, "moves": moves, "result": result, "results": len(contents.results)}
+
+
+def game_logs(out: Path) -> dict[str, Path]:
+    return {p.name: p for p in sorted(out.glob("*/games/*.jsonl"))}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("reference")
+    assert main(["run", *SLOW, "--out", str(out), "--no-progress"]) == 0
+    return {name: comparable(path) for name, path in game_logs(out).items()}
+
+
+def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_logs(
+    tmp_path: Path, reference: dict[str, dict[str, Any]]
+) -> None:
+    rng = random.Random(2026)
+    kills = 0
+    for _ in range(4):
+        process = start(tmp_path)
+        wait_for_moves(tmp_path, moves_logged(tmp_path) + 5, process)
+        time.sleep(rng.uniform(0.0, 0.6))
+        if process.poll() is not None:
+            break
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        kills += 1
+    assert kills >= 3
+    status = json.loads(next(tmp_path.glob("*/status.json")).read_text())
+    assert status["status"] == "running"  # written by the killed process, which never got to say otherwise
+    assert main(["resume", str(next(tmp_path.iterdir())), "--no-progress"]) == 0
+    resumed = {name: comparable(path) for name, path in game_logs(tmp_path).items()}
+    assert resumed.keys() == reference.keys()
+    for name in reference:
+        assert resumed[name] == reference[name], name
+        turns = [m["turn"] for m in resumed[name]["moves"]]
+        assert turns == list(range(1, len(turns) + 1))  # no move missing, none twice
+    manifest = json.loads(next(tmp_path.glob("*/manifest.json")).read_text())
+    assert len(manifest["sessions"]) == kills + 1
+
+
+def test_a_log_whose_last_line_was_cut_in_half_resumes_cleanly(
+    tmp_path: Path, reference: dict[str, dict[str, Any]]
+) -> None:
+    assert main(["run", *SLOW, "--out", str(tmp_path), "--no-progress"]) == 0
+    path = game_logs(tmp_path)["3p-custom-seed2.jsonl"]
+    lines = path.read_bytes().splitlines(keepends=True)
+    # drop the result line and tear the last move line in half, as a crash mid-write would
+    path.write_bytes(b"".join(lines[:-2]) + lines[-2][: len(lines[-2]) // 2])
+    assert read_game_log(path).torn
+    run_dir = next(tmp_path.iterdir())
+    assert main(["resume", str(run_dir), "--no-progress"]) == 0
+    assert comparable(path) == reference["3p-custom-seed2.jsonl"]
+
+
+def test_a_second_process_is_refused_and_a_killed_ones_lock_is_taken_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    process = start(tmp_path)
+    try:
+        wait_for_moves(tmp_path, 3, process)
+        assert main(["run", *SLOW, "--out", str(tmp_path), "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert f"is being written by process {process.pid}" in err and len(err.strip().splitlines()) == 1
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    run_dir = next(tmp_path.iterdir())
+    listing = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "runs", str(tmp_path)], cwd=ROOT, capture_output=True, text=True
+    )
+    assert "stopped" in listing.stdout
+    assert main(["run", *SLOW, "--out", str(tmp_path), "--no-progress"]) == 0
+    sessions = json.loads((run_dir / "manifest.json").read_text())["sessions"]
+    assert sessions[-1]["took_over_lock_of"]["pid"] == process.pid
+
+
+def test_a_log_that_does_not_replay_is_refused_before_any_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["run", "--players", "2", "--seeds", "1", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 0
+    (path,) = game_logs(tmp_path).values()
+    lines = path.read_bytes().splitlines(keepends=True)
+    record = json.loads(lines[5])
+    record["digest_after"] = "0" * 16
+    tampered = b"".join(lines[:5]) + json.dumps(record).encode() + b"\n" + b"".join(lines[6:8])
+    path.write_bytes(tampered)
+    assert main(["resume", str(path.parent.parent), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "turn 5: the rebuilt state does not match the logged state digest" in err
+    assert path.read_bytes() == tampered  # nothing written
+
+
+def test_resume_needs_a_run_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["resume", str(tmp_path)]) == 2
+    assert "is not a run directory" in capsys.readouterr().err
