@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     import litellm as litellm_module
 
 LOCAL_PROVIDER = "local"
-NO_KEY_PLACEHOLDER = (
-    "no-key-needed"  # sent to OpenAI-compatible servers given by --api-base when no key is set
-)
+# Sent to OpenAI-compatible servers given by --api-base when no key is set.
+NO_KEY_PLACEHOLDER = "no-key-needed"
+ROUTER_ALIAS = "hanabi-seat"  # the Router's name for a seat's model, whatever its deployments serve
 
 
 class ModelSpecError(ValueError):
@@ -126,8 +126,13 @@ def check_model(seat: SeatConfig) -> None:
             f"unknown provider {provider!r} in {model!r}; use a LiteLLM provider such as openai, anthropic, gemini, "
             "xai, deepseek, hosted_vllm or ollama"
         )
-    if seat.api_base:
-        return  # a server of the user's own: keys are optional
+    for deployment in seat.deployments:
+        if deployment.api_key_env and not os.environ.get(deployment.api_key_env):
+            raise ModelSpecError(
+                f"a deployment of {model} reads its key from {deployment.api_key_env}, which is not set; export it"
+            )
+    if seat.api_base or seat.deployments:
+        return  # servers of the user's own, or deployments that name their keys: nothing more to check
     missing = lib.validate_environment(model).get("missing_keys") or []
     if missing:
         raise ModelSpecError(
@@ -142,6 +147,34 @@ class ModelClient:
     def __init__(self, seat: SeatConfig, policy: RetryPolicy) -> None:
         self.seat = seat
         self.policy = policy
+        self._router: Any = None
+
+    def _deployment_router(self) -> Any:
+        """A LiteLLM Router over the seat's deployments, with its own retries and cooldowns switched off."""
+        if self._router is None:
+            lib = litellm()
+            model_list = []
+            for deployment in self.seat.deployments:
+                params: dict[str, Any] = {"model": deployment.model or self.seat.model}
+                if deployment.api_base:
+                    params["api_base"] = deployment.api_base
+                key = os.environ.get(deployment.api_key_env) if deployment.api_key_env else None
+                if key:
+                    params["api_key"] = key
+                elif deployment.api_base and provider_of(params["model"]) in ("openai", "hosted_vllm"):
+                    params["api_key"] = NO_KEY_PLACEHOLDER
+                for limit in ("rpm", "tpm", "max_parallel_requests"):
+                    if getattr(deployment, limit) is not None:
+                        params[limit] = getattr(deployment, limit)
+                model_list.append({"model_name": ROUTER_ALIAS, "litellm_params": params})
+            limited = any(d.rpm or d.tpm for d in self.seat.deployments)
+            self._router = lib.Router(
+                model_list=model_list,
+                num_retries=0,
+                disable_cooldowns=True,
+                routing_strategy="usage-based-routing-v2" if limited else "simple-shuffle",
+            )
+        return self._router
 
     async def call(
         self, messages: list[Message], metadata: dict[str, Any], first_number: int
@@ -207,10 +240,16 @@ class ModelClient:
                 kwargs["api_key"] = NO_KEY_PLACEHOLDER
         if provider_of(self.seat.model) == LOCAL_PROVIDER:
             kwargs["metadata"] = metadata
+        send = lib.acompletion
+        if self.seat.deployments:
+            send = self._deployment_router().acompletion
+            kwargs["model"] = ROUTER_ALIAS
+            kwargs.pop("api_base", None)
+            kwargs.pop("api_key", None)
         started = time.perf_counter()
         base = Attempt(number=number, messages=list(messages))
         try:
-            response = await lib.acompletion(**kwargs)
+            response = await send(**kwargs)
         except Exception as exc:
             latency = time.perf_counter() - started
             kind = _classify(lib, exc)

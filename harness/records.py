@@ -26,6 +26,22 @@ class GenerationParams(BaseModel):
     timeout_s: float = 600.0
 
 
+class Deployment(BaseModel):
+    """One backend serving a seat's model (a LiteLLM Router deployment): a replica, a key or a region.
+
+    Keys are named by environment variable, never written in a config or a log.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    api_base: str | None = None
+    api_key_env: str | None = None
+    model: str | None = None  # the provider's model id on this deployment, if it differs from the seat's
+    rpm: int | None = Field(default=None, gt=0)  # requests per minute this deployment accepts
+    tpm: int | None = Field(default=None, gt=0)  # tokens per minute
+    max_parallel_requests: int | None = Field(default=None, gt=0)
+
+
 class SeatConfig(BaseModel):
     """Who plays a seat: a LiteLLM model string with its scaffold and parameters."""
 
@@ -35,6 +51,7 @@ class SeatConfig(BaseModel):
     scaffold: str
     api_base: str | None = None
     params: GenerationParams = GenerationParams()
+    deployments: tuple[Deployment, ...] = ()  # when set, requests are spread over these by a LiteLLM Router
 
     @property
     def label(self) -> str:

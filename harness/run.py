@@ -17,7 +17,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AsyncExitStack, contextmanager
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -58,7 +58,7 @@ class RunConfig(BaseModel):
         return self.model_dump(
             mode="json",
             exclude={
-                "seats": {"__all__": {"api_base": True, "params": {"timeout_s"}}},
+                "seats": {"__all__": {"api_base": True, "deployments": True, "params": {"timeout_s"}}},
                 "reply_retries": True,
                 "retry": True,
             },
@@ -70,6 +70,10 @@ class RunConfig(BaseModel):
     def operational(self) -> dict[str, Any]:
         return {
             "api_bases": [safe_url(s.api_base) for s in self.seats],
+            "deployments": [
+                [{**d.model_dump(), "api_base": safe_url(d.api_base)} for d in s.deployments]
+                for s in self.seats
+            ],
             "timeouts_s": [s.params.timeout_s for s in self.seats],
             "reply_retries": self.reply_retries,
             "retry": self.retry.model_dump(),
@@ -205,6 +209,16 @@ def build_agents(config: RunConfig) -> dict[SeatConfig, SeatAgent]:
     return agents
 
 
+class RunJob(BaseModel):
+    """One run to play within a session: its configuration, directory and manifest."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    config: RunConfig
+    run: RunDir
+    manifest: dict[str, Any]
+
+
 async def execute(
     config: RunConfig,
     run: RunDir,
@@ -212,71 +226,96 @@ async def execute(
     concurrency: int,
     show_progress: bool,
 ) -> list[tuple[GamePlan, GameResult]]:
-    """Play every unfinished game of the run, at most `concurrency` at once."""
-    plans = config.plans()
-    decks = {s.seed: list(s.deck) for s in config.seeds}
-    for plan in plans:  # refuse a log that does not replay before any model is called
-        path = run.game_path(plan.game_id)
-        if path.exists():
-            rebuild(plan, decks[plan.seed], read_game_log(path))
-    agents = build_agents(config)
-    gate = asyncio.Semaphore(concurrency)
-    progress = RunProgress(total_games=len(plans), enabled=show_progress)
-    commit = manifest.get("git", {}).get("commit")
-    run.write_status(
-        RunStatus(
-            status="running",
-            games_total=len(plans),
-            games_complete=0,
-            games_interrupted=0,
-            updated_at=now_iso(),
-        )
+    """Play every unfinished game of one run, at most `concurrency` at once."""
+    (results,) = await execute_jobs(
+        [RunJob(config=config, run=run, manifest=manifest)], concurrency, {}, show_progress
     )
+    return results
 
-    async def one(plan: GamePlan) -> tuple[GamePlan, GameResult]:
-        async with gate:
-            seat_agents = {i: agents[seat] for i, seat in enumerate(plan.seats)}
+
+async def execute_jobs(
+    jobs: list[RunJob],
+    concurrency: int,
+    model_limits: dict[str, int],
+    show_progress: bool,
+) -> list[list[tuple[GamePlan, GameResult]]]:
+    """Play the unfinished games of several runs in one event loop.
+
+    At most `concurrency` games run at once overall, and at most `model_limits[model]` games that seat `model`.
+    Every existing log is replayed and checked before any model is called.
+    """
+    decks = {(id(job), s.seed): list(s.deck) for job in jobs for s in job.config.seeds}
+    for job in jobs:
+        for plan in job.config.plans():
+            path = job.run.game_path(plan.game_id)
+            if path.exists():
+                rebuild(plan, decks[(id(job), plan.seed)], read_game_log(path))
+    agents: dict[SeatConfig, SeatAgent] = {}
+    for job in jobs:
+        for seat, agent in build_agents(job.config).items():
+            agents.setdefault(seat, agent)
+    gate = asyncio.Semaphore(concurrency)
+    model_gates = {model: asyncio.Semaphore(limit) for model, limit in model_limits.items()}
+    total = sum(len(job.config.plans()) for job in jobs)
+    progress = RunProgress(total_games=total, enabled=show_progress)
+    for job in jobs:
+        _write_status(job, "running", [])
+
+    async def one(job: RunJob, plan: GamePlan) -> tuple[GamePlan, GameResult]:
+        gates = [model_gates[m] for m in sorted({s.model for s in plan.seats}) if m in model_gates]
+        async with AsyncExitStack() as held:
+            for held_gate in [
+                *gates,
+                gate,
+            ]:  # a fixed order, so that games never wait on each other in a cycle
+                await held.enter_async_context(held_gate)
             result = await play_game(
                 plan,
-                decks[plan.seed],
-                run.game_path(plan.game_id),
-                seat_agents,
-                manifest["run_id"],
-                commit,
+                decks[(id(job), plan.seed)],
+                job.run.game_path(plan.game_id),
+                {i: agents[seat] for i, seat in enumerate(plan.seats)},
+                job.manifest["run_id"],
+                job.manifest.get("git", {}).get("commit"),
                 on_move=lambda record: progress.move(_move_usage(record)),
             )
-            progress.game_done(result)
-            return plan, result
+        progress.game_done(result)
+        return plan, result
+
+    async def whole(job: RunJob) -> list[tuple[GamePlan, GameResult]]:
+        try:
+            results = list(await asyncio.gather(*(one(job, p) for p in job.config.plans())))
+        except BaseException as exc:
+            _write_status(job, "interrupted", [], reason=f"{type(exc).__name__}: {exc}"[:500])
+            raise
+        _write_status(job, "done", results)
+        return results
 
     try:
         with progress:
-            results = await asyncio.gather(*(one(p) for p in plans))
-    except BaseException as exc:
-        run.write_status(
-            RunStatus(
-                status="interrupted",
-                games_total=len(plans),
-                games_complete=progress.games_complete,
-                games_interrupted=len(plans) - progress.games_complete,
-                reason=f"{type(exc).__name__}: {exc}"[:500],
-                updated_at=now_iso(),
-            )
-        )
-        raise
+            return list(await asyncio.gather(*(whole(job) for job in jobs)))
     finally:
         await close_clients()
+
+
+def _write_status(
+    job: RunJob, state: str, results: list[tuple[GamePlan, GameResult]], reason: str | None = None
+) -> None:
+    total = len(job.config.plans())
     interrupted = [r for _, r in results if r.status == "interrupted"]
-    run.write_status(
+    complete = len(results) - len(interrupted)
+    if state == "done":
+        state = "interrupted" if interrupted else "complete"
+        reason = interrupted[0].interrupted_reason if interrupted else None
+    job.run.write_status(
         RunStatus(
-            status="interrupted" if interrupted else "complete",
-            games_total=len(plans),
-            games_complete=len(plans) - len(interrupted),
-            games_interrupted=len(interrupted),
-            reason=interrupted[0].interrupted_reason if interrupted else None,
+            status=state,  # type: ignore[arg-type]
+            games_total=total,
+            games_complete=complete,
+            games_interrupted=len(interrupted) if results else 0,
+            reason=reason,
             updated_at=now_iso(),
         )
     )
-    return list(results)
 
 
 def _move_usage(record: MoveRecord) -> tuple[int, float]:

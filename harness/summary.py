@@ -51,3 +51,30 @@ def _standard_error(values: list[int]) -> float:
     mean = sum(values) / len(values)
     variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
     return math.sqrt(variance / len(values))
+
+
+def sweep_table(runs: list[tuple[object, list[tuple[GamePlan, GameResult]]]]) -> Table:
+    """One row per run and player count: the grid at a glance."""
+    table = Table(title="Sweep scores (fireworks at the end)", caption="stopped: interrupted, resumable")
+    for column in ("model", "scaffold", "players", "games", "done", "mean", "s.e.", "stopped"):
+        table.add_column(column, justify="left" if column in ("model", "scaffold") else "right")
+    for config, results in runs:
+        seat = config.seats[0]  # type: ignore[attr-defined]
+        by_players: dict[int, list[GameResult]] = defaultdict(list)
+        for plan, result in results:
+            by_players[plan.players].append(result)
+        for players in sorted(by_players):
+            games = by_players[players]
+            scores = [r.fireworks_score for r in games if r.status == "complete"]
+            mean = sum(scores) / len(scores) if scores else math.nan
+            table.add_row(
+                seat.model,
+                seat.scaffold,
+                str(players),
+                str(len(games)),
+                str(len(scores)),
+                f"{mean:.2f}",
+                f"{_standard_error(scores):.2f}",
+                str(len(games) - len(scores)),
+            )
+    return table

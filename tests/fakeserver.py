@@ -45,6 +45,8 @@ class FakeModelServer:
         self.script = script
         self.model_name = model_name
         self.exchanges: list[Exchange] = []
+        self.in_flight = 0
+        self.max_in_flight = 0  # the most requests this server was handling at the same moment
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -73,6 +75,16 @@ class FakeModelServer:
                 return
 
             def do_POST(self) -> None:
+                with server._lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    self._answer()
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
+
+            def _answer(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 reply = server.script(body)

@@ -36,6 +36,10 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{args.run_dir} is not a directory; give the folder of a run (it holds manifest.json)"
         )
+    from harness.sweep import SWEEP_FILE
+
+    if (args.run_dir / SWEEP_FILE).exists():
+        return _resume_sweep(args)
     try:
         config = config_of(RunDir(args.run_dir))
     except RunConfigError as exc:
@@ -72,3 +76,32 @@ def handle(args: argparse.Namespace) -> int:
     except ModelSpecError as exc:
         raise UsageError(str(exc)) from None
     return play_run(args.run_dir, config, args.argv, args.concurrency, not args.no_progress)
+
+
+def _resume_sweep(args: argparse.Namespace) -> int:
+    from harness.commands.run import check_operational, play_sweep
+    from harness.sweep import read_sweep_dir
+
+    if args.api_base is not None or args.timeout is not None:
+        raise UsageError(
+            "--api-base and --timeout apply to one run; for a sweep, edit its file and run it again"
+        )
+    check_operational(args)
+    sweep = read_sweep_dir(args.run_dir)
+    assert sweep is not None
+    updates: dict[str, object] = {"concurrency": args.concurrency}
+    if args.max_retries is not None:
+        updates["reply_retries"] = args.max_retries
+    retry = {
+        k: v
+        for k, v in {
+            "provider_retries": args.provider_retries,
+            "wait_base_s": args.retry_wait,
+            "wait_max_s": args.retry_wait_max,
+        }.items()
+        if v is not None
+    }
+    if retry:
+        updates["retry"] = sweep.retry.model_copy(update=retry)
+    sweep = sweep.model_copy(update=updates)
+    return play_sweep(args.run_dir, sweep, {"resumed": True}, args.argv, not args.no_progress)

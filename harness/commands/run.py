@@ -13,14 +13,15 @@ DEFAULT_MODEL = "local/smart"
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    run = commands.add_parser("run", help="play seeded games with a model and scaffold")
+    run = commands.add_parser("run", help="play seeded games with a model and scaffold, or a whole sweep")
     run.add_argument(
-        "--model", default=DEFAULT_MODEL, help=f"LiteLLM model string (default {DEFAULT_MODEL}, offline)"
+        "--config", type=Path, help="a sweep file (.toml/.yaml): models x scaffolds x players x seeds"
     )
-    run.add_argument("--scaffold", default="watson", help="scaffold name (see `hanabi-eval scaffolds`)")
-    run.add_argument("--players", type=int, nargs="+", default=[2], help="player counts, 2-5 (default 2)")
+    run.add_argument("--model", help=f"LiteLLM model string (default {DEFAULT_MODEL}, offline)")
+    run.add_argument("--scaffold", help="scaffold name (default watson; see `hanabi-eval scaffolds`)")
+    run.add_argument("--players", type=int, nargs="+", help="player counts, 2-5 (default 2)")
     run.add_argument(
-        "--seeds", default="standard", help="seed set name, comma-separated seeds, or a seed file"
+        "--seeds", help="seed set name, comma-separated seeds, or a seed file (default standard)"
     )
     run.add_argument("--out", type=Path, default=Path("results"), help="parent folder of run directories")
     run.add_argument("--run-name", help="run directory name (default: derived from the configuration)")
@@ -50,6 +51,12 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, command: list[str]) -> int:
+    if args.config is not None:
+        return _run_sweep(args, command)
+    args.model = args.model or DEFAULT_MODEL
+    args.scaffold = args.scaffold or "watson"
+    args.players = args.players or [2]
+    args.seeds = args.seeds or "standard"
     config, out, name = _validated_config(args)
     return play_run(
         out / (name or config.default_name()), config, command, args.concurrency, not args.no_progress
@@ -168,3 +175,86 @@ def _check_positive(flag: str, value: float, integer: bool = False) -> None:
     if value <= 0:
         kind = "a whole number" if integer else "a number"
         raise UsageError(f"{flag} {value} must be {kind} above 0")
+
+
+SWEEP_CONFLICTS = (
+    "model",
+    "scaffold",
+    "players",
+    "seeds",
+    "api_base",
+    "temperature",
+    "max_tokens",
+    "reasoning_effort",
+)
+
+
+def _run_sweep(args: argparse.Namespace, command: list[str]) -> int:
+    given = [f"--{name.replace('_', '-')}" for name in SWEEP_CONFLICTS if getattr(args, name) is not None]
+    if given:
+        raise UsageError(f"--config sets the models, scaffolds, players and seeds; drop {', '.join(given)}")
+    if args.run_name:
+        raise UsageError(
+            "--run-name does not apply to a sweep: its runs are named after their configurations"
+        )
+    check_operational(args)
+    from harness.sweep import SweepConfigError, load_sweep
+
+    try:
+        sweep = load_sweep(args.config)
+    except SweepConfigError as exc:
+        raise UsageError(str(exc)) from None
+    source = {"file": str(args.config), "command": command}
+    return play_sweep(args.out / sweep.name, sweep, source, command, not args.no_progress)
+
+
+def play_sweep(folder: Path, sweep: object, source: dict, command: list[str], show_progress: bool) -> int:
+    """Open every run of a sweep under its lock and play them together in one event loop."""
+    from contextlib import ExitStack
+
+    from rich.console import Console
+
+    from harness.lock import RunLocked
+    from harness.models import ModelSpecError, check_model
+    from harness.play import ResumeMismatch
+    from harness.run import RunConfigError, RunJob, execute_jobs, open_run
+    from harness.secrets import safe_url
+    from harness.store import LogCorrupt, now_iso
+    from harness.summary import sweep_table
+    from harness.sweep import SweepConfig, SweepConfigError, open_sweep_dir
+
+    assert isinstance(sweep, SweepConfig)
+    runs = sweep.runs()
+    try:
+        for seat in {s.model: s for run in runs for s in run.seats}.values():
+            check_model(seat)
+    except ModelSpecError as exc:
+        raise UsageError(str(exc)) from None
+    recorded = sweep.model_dump(mode="json")
+    for model in recorded["models"]:
+        model["api_base"] = safe_url(model["api_base"])
+        for deployment in model["deployments"]:
+            deployment["api_base"] = safe_url(deployment["api_base"])
+    console = Console()
+    try:
+        open_sweep_dir(folder, sweep, {**source, "created_at": now_iso(), "config": recorded})
+        with ExitStack() as stack:
+            jobs = []
+            for config in runs:
+                run, manifest = stack.enter_context(open_run(folder / config.default_name(), config, command))
+                jobs.append(RunJob(config=config, run=run, manifest=manifest))
+            games = sum(len(job.config.plans()) for job in jobs)
+            console.print(f"Sweep {folder} · {len(jobs)} runs · {games} games")
+            results = asyncio.run(execute_jobs(jobs, sweep.concurrency, sweep.model_limits(), show_progress))
+    except (SweepConfigError, RunConfigError, RunLocked, ResumeMismatch, LogCorrupt) as exc:
+        raise UsageError(str(exc)) from None
+    console.print(sweep_table([(job.config, r) for job, r in zip(jobs, results, strict=True)]))
+    interrupted = [r for run_results in results for _, r in run_results if r.status == "interrupted"]
+    if interrupted:
+        console.print(
+            f"{len(interrupted)} games were interrupted (first: {interrupted[0].interrupted_reason})."
+        )
+        console.print(f"Fix the cause, then continue with: hanabi-eval resume {folder}")
+        return EXIT_INTERRUPTED
+    console.print(f"Runs: {folder}")
+    return EXIT_OK

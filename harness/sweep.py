@@ -1,0 +1,186 @@
+"""Sweeps: a whole evaluation grid (models x scaffolds x player counts x seed sets) in one TOML or YAML file.
+
+Each model x scaffold pair is one run (a run directory under the sweep's folder), so a sweep resumes exactly like
+its runs do. The sweep folder's sweep.json records the configuration; running the same sweep again continues it,
+and a different sweep on the same folder is refused. Every key is validated before any model is called, and an
+invalid one is named in the error ("models[1].concurrency: ...").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from harness.cards import MAX_PLAYERS, MIN_PLAYERS
+from harness.models import RetryPolicy
+from harness.records import Deployment, GenerationParams, SeatConfig
+from harness.run import RunConfig
+from harness.scaffold import ScaffoldError, load_scaffold
+from harness.seeds import SeedSpecError, resolve_seeds
+from harness.store import write_json_atomic
+
+SWEEP_FILE = "sweep.json"
+
+
+class SweepConfigError(ValueError):
+    """A sweep file that cannot be used; the message names the file, the key and the problem."""
+
+
+class SweepModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str
+    api_base: str | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_tokens: int | None = Field(default=None, gt=0)
+    reasoning_effort: str | None = None
+    timeout_s: float = Field(default=600.0, gt=0)
+    concurrency: int | None = Field(default=None, gt=0)  # games of this model in flight at once
+    deployments: list[Deployment] = []
+
+    @field_validator("reasoning_effort")
+    @classmethod
+    def _effort(cls, value: str | None) -> str | None:
+        if value is not None and value not in ("minimal", "low", "medium", "high"):
+            raise ValueError("must be one of minimal, low, medium, high")
+        return value
+
+    def seat(self, scaffold: str) -> SeatConfig:
+        return SeatConfig(
+            model=self.model,
+            scaffold=scaffold,
+            api_base=self.api_base,
+            params=GenerationParams(
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+                reasoning_effort=self.reasoning_effort,
+                timeout_s=self.timeout_s,
+            ),
+            deployments=tuple(self.deployments),
+        )
+
+
+class SweepConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9._-]+$")
+    players: list[int] = Field(min_length=1)
+    seeds: list[str] = Field(min_length=1)  # seed set names, comma-separated seeds, or seed files
+    scaffolds: list[str] = Field(min_length=1)
+    models: list[SweepModel] = Field(min_length=1)
+    concurrency: int = Field(default=16, gt=0)  # games in flight across the whole sweep
+    reply_retries: int = Field(default=3, ge=0)
+    retry: RetryPolicy = RetryPolicy()
+
+    @field_validator("players")
+    @classmethod
+    def _players(cls, value: list[int]) -> list[int]:
+        bad = [p for p in value if not MIN_PLAYERS <= p <= MAX_PLAYERS]
+        if bad:
+            raise ValueError(f"player counts must be 2-5, not {bad}")
+        if len(set(value)) != len(value):
+            raise ValueError("a player count is listed twice")
+        return value
+
+    @field_validator("scaffolds")
+    @classmethod
+    def _scaffolds(cls, value: list[str]) -> list[str]:
+        for name in value:
+            try:
+                load_scaffold(name)
+            except ScaffoldError as exc:
+                raise ValueError(str(exc)) from None
+        return value
+
+    @model_validator(mode="after")
+    def _distinct_models(self) -> SweepConfig:
+        models = [m.model for m in self.models]
+        if len(set(models)) != len(models):
+            raise ValueError("a model is listed twice; list each model once")
+        return self
+
+    def runs(self) -> list[RunConfig]:
+        """One run per model and scaffold, each over all player counts and seeds."""
+        seeds = []
+        for spec in self.seeds:
+            seeds.extend(resolve_seeds(spec))
+        return [
+            RunConfig(
+                seats=(model.seat(scaffold),),
+                players=tuple(self.players),
+                seeds=tuple(seeds),
+                reply_retries=self.reply_retries,
+                retry=self.retry,
+            )
+            for model in self.models
+            for scaffold in self.scaffolds
+        ]
+
+    def model_limits(self) -> dict[str, int]:
+        return {m.model: m.concurrency for m in self.models if m.concurrency is not None}
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(sorted(run.digest() for run in self.runs())).encode()).hexdigest()[
+            :10
+        ]
+
+
+def load_sweep(path: Path) -> SweepConfig:
+    """Read and validate a sweep file (.toml, .yaml or .yml)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SweepConfigError(f"cannot read sweep file {path}: {exc.strerror}") from None
+    try:
+        if path.suffix == ".toml":
+            raw = tomllib.loads(text)
+        elif path.suffix in (".yaml", ".yml"):
+            raw = yaml.safe_load(text)
+        else:
+            raise SweepConfigError(f"sweep file {path} must end in .toml, .yaml or .yml")
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
+        raise SweepConfigError(
+            f"{path} is not valid {path.suffix[1:].upper()}: {str(exc).splitlines()[0]}"
+        ) from None
+    if not isinstance(raw, dict):
+        raise SweepConfigError(
+            f"{path} must hold a table of settings (name, players, seeds, scaffolds, models)"
+        )
+    try:
+        sweep = SweepConfig.model_validate(raw)
+        sweep.runs()  # resolves every seed spec
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]).lstrip(".")
+        message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+        raise SweepConfigError(f"{path}: {key}: {message}") from None
+    except SeedSpecError as exc:
+        raise SweepConfigError(f"{path}: seeds: {exc}") from None
+    return sweep
+
+
+def open_sweep_dir(folder: Path, sweep: SweepConfig, source: dict[str, Any]) -> None:
+    """Create the sweep folder's record, or check that it holds this very sweep."""
+    record = folder / SWEEP_FILE
+    if record.exists():
+        existing = json.loads(record.read_text(encoding="utf-8"))
+        if existing.get("digest") != sweep.digest():
+            raise SweepConfigError(
+                f"{folder} holds a different sweep ({existing.get('name')}); choose another --out or name"
+            )
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(record, {"name": sweep.name, "digest": sweep.digest(), **source})
+
+
+def read_sweep_dir(folder: Path) -> SweepConfig | None:
+    record = folder / SWEEP_FILE
+    if not record.exists():
+        return None
+    return SweepConfig.model_validate(json.loads(record.read_text(encoding="utf-8"))["config"])

@@ -1,0 +1,183 @@
+"""Sweeps: a grid in one file, validated before any call, with per-model limits, deployments spread over several
+servers, and resume."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from harness.store import read_game_log
+from harness.sweep import load_sweep
+from tests.fakeserver import FakeModelServer, Reply, careful_player
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def slow_player(request: dict[str, Any]) -> Reply:
+    reply = careful_player(request)
+    reply.delay_s = 0.01
+    return reply
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def sweep_file(tmp_path: Path, a: FakeModelServer, b: FakeModelServer, extra: str = "") -> Path:
+    return write(
+        tmp_path / "grid.toml",
+        f"""
+name = "grid"
+players = [2]
+seeds = ["1,2,3,4"]
+scaffolds = ["watson"]
+concurrency = 8
+{extra}
+[[models]]
+model = "openai/alpha"
+api_base = "{a.base_url}"
+concurrency = 1
+
+[[models]]
+model = "openai/beta"
+api_base = "{b.base_url}"
+concurrency = 3
+""",
+    )
+
+
+def test_a_grid_runs_in_one_command_within_each_models_limit(tmp_path: Path) -> None:
+    with FakeModelServer(slow_player) as a, FakeModelServer(slow_player) as b:
+        config = sweep_file(tmp_path, a, b)
+        assert main(["run", "--config", str(config), "--out", str(tmp_path / "out"), "--no-progress"]) == 0
+        assert a.max_in_flight == 1
+        assert 2 <= b.max_in_flight <= 3
+        assert {e.request["model"] for e in a.exchanges} == {"alpha"}
+        assert {e.request["model"] for e in b.exchanges} == {"beta"}
+        requests_before = len(a.exchanges) + len(b.exchanges)
+        # the same command again plays nothing: every game is finished
+        assert main(["run", "--config", str(config), "--out", str(tmp_path / "out"), "--no-progress"]) == 0
+        assert len(a.exchanges) + len(b.exchanges) == requests_before
+    runs = sorted(p for p in (tmp_path / "out" / "grid").iterdir() if p.is_dir())
+    assert [p.name.split("-watson")[0] for p in runs] == ["openai-alpha", "openai-beta"]
+    for run in runs:
+        logs = list((run / "games").glob("*.jsonl"))
+        assert len(logs) == 4 and all(read_game_log(p).complete for p in logs)
+
+
+def test_a_model_served_by_several_deployments_uses_all_of_them(tmp_path: Path) -> None:
+    with FakeModelServer(slow_player) as one, FakeModelServer(slow_player) as two:
+        config = write(
+            tmp_path / "deployments.yaml",
+            f"""
+name: spread
+players: [2]
+seeds: ["1,2,3,4"]
+scaffolds: [watson]
+models:
+  - model: hosted_vllm/served
+    concurrency: 4
+    deployments:
+      - {{api_base: "{one.base_url}", max_parallel_requests: 1}}
+      - {{api_base: "{two.base_url}", max_parallel_requests: 1}}
+""",
+        )
+        assert main(["run", "--config", str(config), "--out", str(tmp_path), "--no-progress"]) == 0
+        assert len(one.exchanges) > 20 and len(two.exchanges) > 20
+        assert one.max_in_flight == 1 and two.max_in_flight == 1
+    manifest = json.loads(next((tmp_path / "spread").glob("*/manifest.json")).read_text())
+    assert [d["api_base"] for d in manifest["sessions"][0]["deployments"][0]] == [one.base_url, two.base_url]
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("models = [{model = 'local/smart', temprature = 0.5}]", "models[0].temprature: unknown key"),
+        (
+            "models = [{model = 'local/smart', concurrency = 0}]",
+            "models[0].concurrency: Input should be greater",
+        ),
+        (
+            "models = [{model = 'local/smart'}]\nplayers = [2, 6]",
+            "players: Value error, player counts must be 2-5",
+        ),
+        (
+            "models = [{model = 'local/smart'}]\nscaffolds = ['holmes']",
+            "scaffolds: Value error, unknown scaffold",
+        ),
+        (
+            "models = [{model = 'local/smart'}]\nseeds = ['nosuchset']",
+            "seeds: --seeds 'nosuchset' is not a seed",
+        ),
+        ("models = []", "models: List should have at least 1 item"),
+        ("models = [{model = 'nosuchprovider/x'}]", "unknown provider 'nosuchprovider'"),
+        ("models = [{model = 'openai/gpt-4.1'}]", "OPENAI_API_KEY"),
+    ],
+)
+def test_invalid_sweeps_are_refused_naming_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, named: str
+) -> None:
+    base = {"name": "'bad'", "players": "[2]", "seeds": "['standard']", "scaffolds": "['watson']"}
+    lines = [
+        f"{k} = {v}" for k, v in base.items() if f"\n{k} =" not in f"\n{text}" and not text.startswith(k)
+    ]
+    config = write(tmp_path / "bad.toml", "\n".join(lines) + "\n" + text + "\n")
+    assert main(["run", "--config", str(config), "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert named in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_config_and_single_run_options_do_not_mix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = ROOT / "sweeps" / "offline-demo.toml"
+    assert main(["run", "--config", str(config), "--model", "local/smart", "--out", str(tmp_path)]) == 2
+    assert "drop --model" in capsys.readouterr().err
+
+
+def test_an_interrupted_sweep_resumes_once_the_cause_is_fixed(tmp_path: Path) -> None:
+    healthy = threading.Event()
+
+    def sometimes_down(request: dict[str, Any]) -> Reply:
+        return slow_player(request) if healthy.is_set() else Reply(status=401)
+
+    with FakeModelServer(slow_player) as a, FakeModelServer(sometimes_down) as b:
+        config = sweep_file(tmp_path, a, b)
+        out = tmp_path / "out"
+        assert main(["run", "--config", str(config), "--out", str(out), "--no-progress"]) == 1
+        alpha_logs = {p: p.read_bytes() for p in out.glob("grid/openai-alpha*/games/*.jsonl")}
+        assert len(alpha_logs) == 4
+        healthy.set()
+        assert main(["resume", str(out / "grid"), "--no-progress"]) == 0
+        assert {p: p.read_bytes() for p in alpha_logs} == alpha_logs  # finished games untouched
+    beta = [read_game_log(p) for p in out.glob("grid/openai-beta*/games/*.jsonl")]
+    assert len(beta) == 4 and all(log.complete for log in beta)
+    assert all(log.results[0].status == "interrupted" for log in beta)
+
+
+def test_a_different_sweep_on_the_same_folder_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    demo = ROOT / "sweeps" / "offline-demo.toml"
+    other = write(
+        tmp_path / "offline-demo.toml", demo.read_text().replace("players = [2, 3]", "players = [2]")
+    )
+    out = tmp_path / "out"
+    assert main(["run", "--config", str(other), "--out", str(out), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["run", "--config", str(demo), "--out", str(out), "--no-progress"]) == 2
+    assert "holds a different sweep" in capsys.readouterr().err
+
+
+def test_the_paper_grid_example_covers_its_models_scaffolds_players_and_seeds() -> None:
+    sweep = load_sweep(ROOT / "sweeps" / "paper-main-grid.toml")
+    runs = sweep.runs()
+    assert len(sweep.models) == 16 and sweep.scaffolds == ["watson", "sherlock"]
+    assert len(runs) == 32
+    assert all(run.players == (2, 3, 4, 5) and len(run.seeds) == 10 for run in runs)
+    assert sum(len(run.plans()) for run in runs) == 1280
