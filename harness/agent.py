@@ -8,6 +8,7 @@ invented, guessed or substituted for a model.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -15,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from harness.models import FatalModelError, ModelClient, ProviderGaveUp
 from harness.records import Attempt, Call, Message, SeatConfig
 from harness.replies import ParsedReply, ReplyProblem, parse_reply
-from harness.scaffold import ScaffoldDef, render_memory_state, render_messages
+from harness.scaffold import CallDef, ScaffoldDef, render_call, render_memory_state
 from harness.tracking import score_deductions
 from harness.view import SeatView
 
@@ -48,10 +49,39 @@ class SeatAgent:
         self.reply_retries = reply_retries
 
     async def decide(self, view: SeatView, memory: dict[str, Any] | None = None) -> Decision:
-        messages = render_messages(self.scaffold, view, memory)
-        call, reply = await self._ask("player", messages, view)
+        scaffold = self.scaffold
+        players = view.num_players
+        first = [(c, render_call(scaffold, c, view, memory)) for c in scaffold.parallel_calls(players)]
+        outcomes = await asyncio.gather(*(self._ask(c, m, view) for c, m in first), return_exceptions=True)
+        calls: list[Call] = []
+        failure: MoveInterrupted | None = None
+        for outcome in outcomes:
+            if isinstance(outcome, MoveInterrupted):
+                calls.extend(outcome.calls)
+                failure = failure or outcome
+            elif isinstance(outcome, BaseException):
+                raise outcome
+            else:
+                calls.append(outcome[0])
+        if failure is not None:
+            raise MoveInterrupted(failure.reason, calls)
+        answers = [o for o in outcomes if isinstance(o, tuple)]
+        if scaffold.decider is None:
+            (call, reply) = answers[0]
+            assert isinstance(reply, ParsedReply)
+            return self._with_memory(view, reply, calls)
+        reports = [_report(view, call, reply) for call, reply in answers]
+        decider_messages = render_call(scaffold, scaffold.decider, view, memory, reports)
+        try:
+            call, reply = await self._ask(scaffold.decider, decider_messages, view)
+        except MoveInterrupted as stop:
+            raise MoveInterrupted(stop.reason, calls + stop.calls) from None
+        assert isinstance(reply, ParsedReply)
+        return Decision(reply=reply, calls=[*calls, call])
+
+    def _with_memory(self, view: SeatView, reply: ParsedReply, calls: list[Call]) -> Decision:
         if not self.scaffold.context.working_memory:
-            return Decision(reply=reply, calls=[call])
+            return Decision(reply=reply, calls=calls)
         deductions = reply.extras.get("deductions")
         notes = {
             "turn": view.turn,
@@ -65,16 +95,14 @@ class SeatAgent:
             "reason": reply.reason,
         }
         tracking = score_deductions(view, deductions).model_dump()
-        return Decision(reply=reply, calls=[call], memory=notes, tracking=tracking)
+        return Decision(reply=reply, calls=calls, memory=notes, tracking=tracking)
 
-    async def _ask(self, role: str, messages: list[Message], view: SeatView) -> tuple[Call, ParsedReply]:
-        """One logical call: ask, validate, re-ask with feedback on a bad reply."""
+    async def _ask(
+        self, spec: CallDef, messages: list[Message], view: SeatView
+    ) -> tuple[Call, ParsedReply | str]:
+        """One logical call: ask, validate against the call's contract, re-ask with feedback on a bad reply."""
         attempts: list[Attempt] = []
-        metadata = {
-            "view": view.model_dump(mode="json"),
-            "output": self.scaffold.output,
-            "contract": self.scaffold.contract,
-        }
+        metadata = {"view": view.model_dump(mode="json"), "output": spec.output, "contract": spec.contract}
         n_legal = len(view.legal_moves)
         bad_replies = 0
         while True:
@@ -82,32 +110,51 @@ class SeatAgent:
                 got = await self.client.call(messages, metadata, first_number=len(attempts) + 1)
             except ProviderGaveUp as exc:
                 attempts.extend(exc.attempts)
-                raise MoveInterrupted(str(exc), [self._call(role, attempts)]) from None
+                raise MoveInterrupted(str(exc), [self._call(spec.role, attempts)]) from None
             except FatalModelError as exc:
                 attempts.append(exc.attempt)
-                raise MoveInterrupted(str(exc), [self._call(role, attempts)]) from None
+                raise MoveInterrupted(str(exc), [self._call(spec.role, attempts)]) from None
             attempts.extend(got)
             answer = got[-1]
             try:
-                parsed = parse_reply(
-                    answer.reply or "", n_legal, self.scaffold.contract, self.scaffold.required_fields
-                )
+                parsed = _validate(answer.reply or "", n_legal, spec)
             except ReplyProblem as problem:
                 attempts[-1] = answer.model_copy(update={"error_kind": problem.kind, "error": str(problem)})
                 bad_replies += 1
                 if bad_replies > self.reply_retries:
                     reason = (
-                        f"{self.config.model} gave {bad_replies} invalid replies in a row "
+                        f"{self.config.model} gave {bad_replies} invalid replies in a row as {spec.role} "
                         f"(last: {problem.kind}: {problem})"
                     )
-                    raise MoveInterrupted(reason, [self._call(role, attempts)]) from None
+                    raise MoveInterrupted(reason, [self._call(spec.role, attempts)]) from None
                 messages = [
                     *messages,
                     Message(role="assistant", content=answer.reply or ""),
                     Message(role="user", content=str(problem)),
                 ]
                 continue
-            return self._call(role, attempts), parsed
+            return self._call(spec.role, attempts), parsed
 
     def _call(self, role: str, attempts: list[Attempt]) -> Call:
         return Call(role=role, model=self.config.model, attempts=attempts)
+
+
+def _validate(text: str, n_legal: int, spec: CallDef) -> ParsedReply | str:
+    if spec.contract == "report":
+        if not text.strip():
+            raise ReplyProblem("empty_reply", "Your reply was empty. Write the analysis you were asked for.")
+        return text.strip()
+    return parse_reply(text, n_legal, spec.contract, spec.required_fields)
+
+
+def _report(view: SeatView, call: Call, reply: ParsedReply | str) -> dict[str, Any]:
+    """What a decider is shown of an earlier call: its role, its text, and the move it chose if it chose one."""
+    report: dict[str, Any] = {"role": call.role, "text": call.final.reply or ""}
+    if isinstance(reply, ParsedReply):
+        report.update(
+            action=reply.action,
+            move=view.legal_moves[reply.action].description,
+            reason=reply.reason,
+            ratings=reply.ratings,
+        )
+    return report

@@ -93,6 +93,8 @@ def format_reply(
     contract: str,
 ) -> str:
     """The reply text a well-behaved model would send in this output contract."""
+    if contract == "report":
+        return f"Recommended move: {action} {view.legal_moves[action].description}.\nAnalysis: {reason}"
     if output == "json":
         payload: dict[str, Any] = {
             "move_ratings": [{"action": i, "rating": round(r, 3)} for i, r in enumerate(ratings)],

@@ -22,7 +22,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from harness import __version__
 from harness.agent import SeatAgent
@@ -32,6 +32,7 @@ from harness.play import play_game, rebuild
 from harness.progress import RunProgress
 from harness.records import GameResult, MoveRecord, SeatConfig
 from harness.scaffold import load_scaffold
+from harness.seats import Rotation, rotations
 from harness.secrets import safe_url
 from harness.seeds import SeedDeck
 from harness.store import GamePlan, RunDir, RunStatus, now_iso, read_game_log, seed_entry
@@ -46,11 +47,22 @@ class RunConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    seats: tuple[SeatConfig, ...]  # one entry: self-play; otherwise one per seat
+    seats: tuple[SeatConfig, ...]  # one entry: self-play; otherwise one per seat (a mixed team)
     players: tuple[int, ...]
     seeds: tuple[SeedDeck, ...]
+    rotation: Rotation = "seed"  # mixed teams: who sits where, see harness.seats.rotations
     reply_retries: int = 3
     retry: RetryPolicy = RetryPolicy()
+
+    @model_validator(mode="after")
+    def _team_size(self) -> RunConfig:
+        if len(self.seats) > 1 and self.players != (len(self.seats),):
+            raise ValueError(f"a team of {len(self.seats)} seats plays {len(self.seats)}-player games only")
+        return self
+
+    @property
+    def mixed(self) -> bool:
+        return len(set(self.seats)) > 1
 
     def identity(self) -> dict[str, Any]:
         """What decides the games' content. Operational settings (server URL, timeout, retry limits) are left out,
@@ -82,26 +94,36 @@ class RunConfig(BaseModel):
     def plans(self) -> list[GamePlan]:
         plans = []
         for players in self.players:
-            seats = self.seats * players if len(self.seats) == 1 else self.seats
-            for seed in self.seeds:
-                plans.append(
-                    GamePlan(
-                        game_id=f"{players}p-{seed.seed_set}-seed{seed.seed}",
-                        players=players,
-                        seed=seed.seed,
-                        seed_set=seed.seed_set,
-                        seats=tuple(seats),
+            team = self.seats * players if len(self.seats) == 1 else self.seats
+            for index, seed in enumerate(self.seeds):
+                for shift, seats in rotations(team, index, self.rotation if self.mixed else "off"):
+                    suffix = f"-r{shift}" if self.mixed else ""
+                    plans.append(
+                        GamePlan(
+                            game_id=f"{players}p-{seed.seed_set}-seed{seed.seed}{suffix}",
+                            players=players,
+                            seed=seed.seed,
+                            seed_set=seed.seed_set,
+                            seats=seats,
+                        )
                     )
-                )
         return plans
 
     def default_name(self) -> str:
-        first = self.seats[0]
-        model = re.sub(r"[^A-Za-z0-9._-]+", "-", first.model).strip("-")
         seed_sets = "+".join(sorted({s.seed_set for s in self.seeds}))
         players = "".join(str(p) for p in self.players)
-        mixed = "-mixed" if len(self.seats) > 1 else ""
-        return f"{model}-{first.scaffold}{mixed}-{players}p-{seed_sets}-{self.digest()}"
+        if len(self.seats) == 1:
+            who = f"{_slug(self.seats[0].model)}-{self.seats[0].scaffold}"
+        else:
+            labels = [f"{_slug(s.model)}.{s.scaffold}" for s in self.seats]
+            who = "team-" + "+".join(labels)
+            if len(who) > 90:
+                who = who[:90].rstrip("+-.")
+        return f"{who}-{players}p-{seed_sets}-{self.digest()}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")
 
 
 def git_state() -> dict[str, Any]:
@@ -320,3 +342,23 @@ def _write_status(
 
 def _move_usage(record: MoveRecord) -> tuple[int, float]:
     return record.usage.total_tokens, record.cost_usd or 0.0
+
+
+# Mean moves per game of the built-in player's self-play (offline demo, standard seeds): a typical game length.
+TYPICAL_MOVES = {2: 67, 3: 61, 4: 62, 5: 56}
+
+
+def expected_calls(plans: list[tuple[GamePlan, Path]]) -> tuple[int, int]:
+    """(unfinished games, expected model calls): typical moves left x each seat's calls per move."""
+    remaining, calls = 0, 0.0
+    for plan, path in plans:
+        contents = read_game_log(path) if path.exists() else None
+        if contents is not None and contents.complete:
+            continue
+        done = len(contents.moves) if contents is not None else 0
+        per_move = (
+            sum(load_scaffold(s.scaffold).calls_per_move(plan.players) for s in plan.seats) / plan.players
+        )
+        remaining += 1
+        calls += max(TYPICAL_MOVES[plan.players] - done, 1) * per_move
+    return remaining, round(calls)

@@ -7,13 +7,14 @@ new), no Python. Templates receive only the SeatView, the context switches and t
 
 from __future__ import annotations
 
+import re
 import tomllib
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
 import jinja2
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from harness.cards import COLOR_NAMES
 from harness.paths import prompts_dir, scaffolds_dir
@@ -36,25 +37,100 @@ class ContextOptions(BaseModel):
     recent_moves: bool = True
     probability_guide: bool = False  # card distribution and step-by-step probability instructions
     working_memory: bool = False  # carry the seat's previous turn (Mycroft)
+    conventions: Literal["hgroup"] | None = None  # teach a convention set (prompts/conventions/<name>.j2)
+
+
+class CallDef(BaseModel):
+    """One model call of a move: its templates and the contract its reply must meet."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: str
+    system_template: str | None = None  # None: the scaffold's own system template
+    user_template: str
+    output: Literal["text", "json"] = "json"
+    contract: Literal["move", "memory", "report"] = "move"  # report: free text, read by the decider
+    required_fields: tuple[str, ...] = ("action",)
+    min_players: int = 2  # the role is left out of games with fewer players
 
 
 class ScaffoldDef(BaseModel):
+    """A scaffold. `single`: one call. `best_of_k`: the base call sampled k times, then a selector call.
+    `mixture`: the base call (as the baseline role) and the specialist roles in parallel, then an aggregator."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     description: str
-    strategy: Literal["single"] = "single"
+    strategy: Literal["single", "best_of_k", "mixture"] = "single"
     output: Literal["text", "json"]
     contract: Literal["move", "memory"] = "move"
     required_fields: tuple[str, ...] = ("action",)
     system_template: str
     user_template: str
     memory_template: str | None = None  # renders the state a working-memory seat keeps for its next turn
+    state_template: str | None = None  # the state part of the base prompt, which role and decider prompts reuse
     context: ContextOptions = ContextOptions()
+    k: int = Field(default=1, ge=1)  # best_of_k: samples of the base call
+    roles: tuple[CallDef, ...] = ()  # mixture: specialists beside the baseline
+    decider: CallDef | None = None  # best_of_k: the selector; mixture: the aggregator
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ScaffoldDef:
+        if self.strategy == "single" and (self.roles or self.decider or self.k != 1):
+            raise ValueError("a single-call scaffold has no roles, decider or k")
+        if self.strategy == "best_of_k" and (self.k < 2 or self.decider is None or self.roles):
+            raise ValueError("best_of_k needs k >= 2 and a decider (the selector), and no roles")
+        if self.strategy == "mixture" and (not self.roles or self.decider is None):
+            raise ValueError("mixture needs roles and a decider (the aggregator)")
+        if (self.roles or self.decider) and self.state_template is None:
+            raise ValueError("roles and deciders show the game state: set state_template")
+        if self.decider is not None and self.decider.contract != "move":
+            raise ValueError("the decider must answer with a move (contract = \"move\")")
+        if self.context.working_memory and self.strategy != "single":
+            raise ValueError("working memory is kept by single-call scaffolds only")
+        return self
 
     @property
-    def calls_per_move(self) -> int:
-        return 1
+    def base(self) -> CallDef:
+        """The scaffold's own call: the player (single), each sample (best_of_k) or the baseline (mixture)."""
+        role = {"single": "player", "best_of_k": "sample", "mixture": "baseline"}[self.strategy]
+        return CallDef(
+            role=role,
+            system_template=self.system_template,
+            user_template=self.user_template,
+            output=self.output,
+            contract=self.contract,
+            required_fields=self.required_fields,
+        )
+
+    def parallel_calls(self, players: int) -> list[CallDef]:
+        """The calls made at once at the start of a move, before any decider."""
+        if self.strategy == "best_of_k":
+            return [self.base.model_copy(update={"role": f"sample-{i + 1}"}) for i in range(self.k)]
+        if self.strategy == "mixture":
+            return [self.base, *(r for r in self.roles if players >= r.min_players)]
+        return [self.base]
+
+    def calls_per_move(self, players: int) -> int:
+        return len(self.parallel_calls(players)) + (1 if self.decider else 0)
+
+    def calls_text(self) -> str:
+        """Calls per move as people read it: "6 (5 for 2 players)"."""
+        counts = {p: self.calls_per_move(p) for p in range(2, 6)}
+        if len(set(counts.values())) == 1:
+            return str(counts[2])
+        exceptions = ", ".join(f"{n} for {p} players" for p, n in counts.items() if n != counts[5])
+        return f"{counts[5]} ({exceptions})"
+
+    def templates(self) -> list[str]:
+        names = [self.system_template, self.user_template, self.memory_template, self.state_template]
+        for call in (*self.roles, self.decider):
+            if call is not None:
+                names += [call.system_template, call.user_template]
+        if self.context.conventions:
+            names.append(f"conventions/{self.context.conventions}.j2")
+        return [n for n in names if n is not None]
 
 
 def scaffold_names() -> list[str]:
@@ -83,8 +159,8 @@ def _read(path: Path) -> ScaffoldDef:
         raise ScaffoldError(
             f'scaffold {scaffold.name!r} keeps working memory: set contract = "memory" and a memory_template'
         )
-    for template in (scaffold.system_template, scaffold.user_template, scaffold.memory_template):
-        if template is not None and not (prompts_dir() / template).is_file():
+    for template in scaffold.templates():
+        if not (prompts_dir() / template).is_file():
             raise ScaffoldError(f"scaffold {scaffold.name!r} uses missing template prompts/{template}")
     return scaffold
 
@@ -105,17 +181,37 @@ def _environment() -> jinja2.Environment:
 
 
 def render_template(name: str, **context: Any) -> str:
-    return _environment().get_template(name).render(**context).strip() + "\n"
+    """Render a template; runs of blank lines collapse to one, so templates can separate sections freely."""
+    text = _environment().get_template(name).render(**context)
+    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
 
 
 def render_messages(
     scaffold: ScaffoldDef, view: SeatView, memory: dict[str, Any] | None = None
 ) -> list[Message]:
-    """The system and user messages for one seat's move."""
-    context = {"view": view, "ctx": scaffold.context, "memory": memory, "scaffold": scaffold}
+    """The system and user messages of the scaffold's base call for one seat's move."""
+    return render_call(scaffold, scaffold.base, view, memory)
+
+
+def render_call(
+    scaffold: ScaffoldDef,
+    call: CallDef,
+    view: SeatView,
+    memory: dict[str, Any] | None = None,
+    reports: list[dict[str, Any]] | None = None,
+) -> list[Message]:
+    """The messages of one call. `reports` are the earlier calls' replies, for a decider."""
+    context = {
+        "view": view,
+        "ctx": scaffold.context,
+        "memory": memory,
+        "scaffold": scaffold,
+        "call": call,
+        "reports": reports or [],
+    }
     return [
-        Message(role="system", content=render_template(scaffold.system_template, **context)),
-        Message(role="user", content=render_template(scaffold.user_template, **context)),
+        Message(role="system", content=render_template(call.system_template or scaffold.system_template, **context)),
+        Message(role="user", content=render_template(call.user_template, **context)),
     ]
 
 

@@ -59,7 +59,9 @@ def sweep_table(runs: list[tuple[object, list[tuple[GamePlan, GameResult]]]]) ->
     for column in ("model", "scaffold", "players", "games", "done", "mean", "s.e.", "stopped"):
         table.add_column(column, justify="left" if column in ("model", "scaffold") else "right")
     for config, results in runs:
-        seat = config.seats[0]  # type: ignore[attr-defined]
+        seats = config.seats  # type: ignore[attr-defined]
+        model = seats[0].model if len(seats) == 1 else " + ".join(s.model for s in seats)
+        scaffold = "/".join(dict.fromkeys(s.scaffold for s in seats))
         by_players: dict[int, list[GameResult]] = defaultdict(list)
         for plan, result in results:
             by_players[plan.players].append(result)
@@ -68,8 +70,8 @@ def sweep_table(runs: list[tuple[object, list[tuple[GamePlan, GameResult]]]]) ->
             scores = [r.fireworks_score for r in games if r.status == "complete"]
             mean = sum(scores) / len(scores) if scores else math.nan
             table.add_row(
-                seat.model,
-                seat.scaffold,
+                model,
+                scaffold,
                 str(players),
                 str(len(games)),
                 str(len(scores)),

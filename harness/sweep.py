@@ -21,7 +21,8 @@ from harness.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.models import RetryPolicy
 from harness.records import Deployment, GenerationParams, SeatConfig
 from harness.run import RunConfig
-from harness.scaffold import ScaffoldError, load_scaffold
+from harness.scaffold import ScaffoldError, load_scaffold, scaffold_names
+from harness.seats import Rotation, SeatSpecError, parse_seat
 from harness.seeds import SeedSpecError, resolve_seeds
 from harness.store import write_json_atomic
 
@@ -66,14 +67,37 @@ class SweepModel(BaseModel):
         )
 
 
+class TeamDef(BaseModel):
+    """A mixed team: one seat spec per seat (see harness.seats), e.g. ["openai/o4-mini:sherlock", "local/smart"]."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seats: list[str] = Field(min_length=2, max_length=5)
+    rotation: Rotation = "seed"
+
+
+class CrossplayDef(BaseModel):
+    """The paper's cross-play design: exactly one seat of model `one`, every other seat model `rest`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    one: str
+    rest: str
+    scaffold: str = "watson"
+    players: list[int] | None = None  # default: the sweep's player counts
+    rotation: Rotation = "seed"
+
+
 class SweepConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(pattern=r"^[A-Za-z0-9._-]+$")
     players: list[int] = Field(min_length=1)
     seeds: list[str] = Field(min_length=1)  # seed set names, comma-separated seeds, or seed files
-    scaffolds: list[str] = Field(min_length=1)
-    models: list[SweepModel] = Field(min_length=1)
+    scaffolds: list[str] = []  # self-play runs: every model with every scaffold
+    models: list[SweepModel] = []
+    teams: list[TeamDef] = []
+    crossplay: list[CrossplayDef] = []
     concurrency: int = Field(default=16, gt=0)  # games in flight across the whole sweep
     reply_retries: int = Field(default=3, ge=0)
     retry: RetryPolicy = RetryPolicy()
@@ -103,24 +127,56 @@ class SweepConfig(BaseModel):
         models = [m.model for m in self.models]
         if len(set(models)) != len(models):
             raise ValueError("a model is listed twice; list each model once")
+        if not (self.models and self.scaffolds) and not self.teams and not self.crossplay:
+            raise ValueError("nothing to play: give models and scaffolds, teams, or crossplay")
+        for index, entry in enumerate(self.crossplay):
+            load_or_raise(entry.scaffold, f"crossplay[{index}].scaffold")
+            bad = [p for p in entry.players or [] if not MIN_PLAYERS <= p <= MAX_PLAYERS]
+            if bad:
+                raise ValueError(f"crossplay[{index}].players must be 2-5, not {bad}")
+        for index, team in enumerate(self.teams):
+            for position, spec in enumerate(team.seats):
+                try:
+                    self._seat(spec)
+                except SeatSpecError as exc:
+                    raise ValueError(f"teams[{index}].seats[{position}]: {exc}") from None
         return self
+
+    def _seat(self, spec: str, scaffold: str = "watson") -> SeatConfig:
+        """A seat from a spec, with the generation settings of its model's [[models]] entry, if it has one."""
+        model = spec.split(",")[0]
+        model = model.rsplit(":", 1)[0] if model.rsplit(":", 1)[-1] in scaffold_names() else model
+        listed = {m.model: m for m in self.models}.get(model)
+        base = listed.seat(scaffold) if listed else SeatConfig(model=model, scaffold=scaffold)
+        seat = parse_seat(spec, scaffold, base.params)
+        if listed:
+            seat = seat.model_copy(
+                update={"api_base": seat.api_base or base.api_base, "deployments": base.deployments}
+            )
+        load_or_raise(seat.scaffold, "scaffold")
+        return seat
 
     def runs(self) -> list[RunConfig]:
         """One run per model and scaffold, each over all player counts and seeds."""
         seeds = []
         for spec in self.seeds:
             seeds.extend(resolve_seeds(spec))
-        return [
-            RunConfig(
-                seats=(model.seat(scaffold),),
-                players=tuple(self.players),
-                seeds=tuple(seeds),
-                reply_retries=self.reply_retries,
-                retry=self.retry,
-            )
+        common = {"seeds": tuple(seeds), "reply_retries": self.reply_retries, "retry": self.retry}
+        runs = [
+            RunConfig(seats=(model.seat(scaffold),), players=tuple(self.players), **common)
             for model in self.models
             for scaffold in self.scaffolds
         ]
+        for team in self.teams:
+            seats = tuple(self._seat(spec) for spec in team.seats)
+            runs.append(RunConfig(seats=seats, players=(len(seats),), rotation=team.rotation, **common))
+        for entry in self.crossplay:
+            one = self._seat(entry.one, entry.scaffold)
+            rest = self._seat(entry.rest, entry.scaffold)
+            for players in entry.players or self.players:
+                seats = (one,) + (rest,) * (players - 1)
+                runs.append(RunConfig(seats=seats, players=(players,), rotation=entry.rotation, **common))
+        return runs
 
     def model_limits(self) -> dict[str, int]:
         return {m.model: m.concurrency for m in self.models if m.concurrency is not None}
@@ -129,6 +185,13 @@ class SweepConfig(BaseModel):
         return hashlib.sha256(json.dumps(sorted(run.digest() for run in self.runs())).encode()).hexdigest()[
             :10
         ]
+
+
+def load_or_raise(name: str, key: str) -> None:
+    try:
+        load_scaffold(name)
+    except ScaffoldError as exc:
+        raise ValueError(f"{key}: {exc}") from None
 
 
 def load_sweep(path: Path) -> SweepConfig:

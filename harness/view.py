@@ -24,6 +24,8 @@ class OwnCard(BaseModel):
     model_config = _FROZEN
 
     index: int
+    slot: int  # H-group numbering: slot 1 is the newest card (HLE index n-1), slot n the oldest (index 0)
+    clued: bool  # some hint touched this card
     knowledge: Knowledge
     candidates: dict[str, int]  # identities allowed by the could-be sets, with unseen copies of each
     playable_probability: float
@@ -36,6 +38,8 @@ class VisibleCard(BaseModel):
     model_config = _FROZEN
 
     index: int
+    slot: int  # H-group numbering: slot 1 is the newest card
+    clued: bool
     card: str
     knowledge: Knowledge
     playable: bool
@@ -49,6 +53,7 @@ class OtherHand(BaseModel):
     player: int
     offset: int  # seats ahead of the viewing seat (hint targets use this)
     cards: tuple[VisibleCard, ...]
+    chop: int | None  # HLE index of the oldest card no hint touched (None when every card is clued)
 
 
 class LegalMove(BaseModel):
@@ -79,6 +84,7 @@ class SeatView(BaseModel):
     discard_counts: dict[str, int]  # card -> copies discarded, in colour then rank order
     deck_size: int
     own_hand: tuple[OwnCard, ...]
+    own_chop: int | None  # HLE index of the seat's oldest card that no hint touched
     others: tuple[OtherHand, ...]  # in turn order, starting with the next player
     unseen: dict[str, int]  # copies this seat cannot see anywhere: in the deck or in its own hand
     history: tuple[HistoryEntry, ...]  # every move so far (all public)
@@ -129,16 +135,20 @@ def build_view(obs: Observation) -> SeatView:
             seen.update(c for c in hand if c is not None)
     unseen = {name: count - seen[name] for name, count in full_deck_counts().items()}
 
-    own = tuple(_own_card(i, k, unseen, obs.fireworks, dead) for i, k in enumerate(obs.knowledge[seat]))
+    own_knowledge = obs.knowledge[seat]
+    own = tuple(
+        _own_card(i, len(own_knowledge), k, unseen, obs.fireworks, dead) for i, k in enumerate(own_knowledge)
+    )
     others = []
     for offset in range(1, n):
         player = (seat + offset) % n
+        size = len(obs.hands[player])
         cards = tuple(
-            _visible_card(i, c, k, obs.fireworks, dead, discard_counter)
+            _visible_card(i, size, c, k, obs.fireworks, dead, discard_counter)
             for i, (c, k) in enumerate(zip(obs.hands[player], obs.knowledge[player], strict=True))
             if c is not None
         )
-        others.append(OtherHand(player=player, offset=offset, cards=cards))
+        others.append(OtherHand(player=player, offset=offset, cards=cards, chop=_chop(cards)))
 
     last_own = max((e.turn for e in obs.history if e.player == seat), default=0)
     recent = tuple(e for e in obs.history if e.turn > last_own and e.player != seat)
@@ -164,6 +174,7 @@ def build_view(obs: Observation) -> SeatView:
         discard_counts={c: discard_counter[c] for c in full_deck_counts() if discard_counter[c]},
         deck_size=obs.deck_size,
         own_hand=own,
+        own_chop=_chop(own),
         others=tuple(others),
         unseen=unseen,
         history=obs.history,
@@ -175,8 +186,21 @@ def build_view(obs: Observation) -> SeatView:
     )
 
 
+def _clued(knowledge: Knowledge) -> bool:
+    return knowledge.color is not None or knowledge.rank is not None
+
+
+def _chop(cards: tuple[OwnCard, ...] | tuple[VisibleCard, ...]) -> int | None:
+    return next((c.index for c in cards if not c.clued), None)
+
+
 def _own_card(
-    index: int, knowledge: Knowledge, unseen: dict[str, int], fireworks: dict[str, int], dead: set[str]
+    index: int,
+    size: int,
+    knowledge: Knowledge,
+    unseen: dict[str, int],
+    fireworks: dict[str, int],
+    dead: set[str],
 ) -> OwnCard:
     candidates = {
         card(c, r): unseen[card(c, r)]
@@ -189,6 +213,8 @@ def _own_card(
     useless = sum(n for name, n in candidates.items() if name in dead)
     return OwnCard(
         index=index,
+        slot=size - index,
+        clued=_clued(knowledge),
         knowledge=knowledge,
         candidates=candidates,
         playable_probability=playable / total if total else 0.0,
@@ -198,6 +224,7 @@ def _own_card(
 
 def _visible_card(
     index: int,
+    size: int,
     text: str,
     knowledge: Knowledge,
     fireworks: dict[str, int],
@@ -208,6 +235,8 @@ def _visible_card(
     useless = text in dead
     return VisibleCard(
         index=index,
+        slot=size - index,
+        clued=_clued(knowledge),
         card=text,
         knowledge=knowledge,
         playable=is_playable(text, fireworks),

@@ -23,6 +23,19 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument(
         "--seeds", help="seed set name, comma-separated seeds, or a seed file (default standard)"
     )
+    run.add_argument(
+        "--seat",
+        action="append",
+        metavar="MODEL[:SCAFFOLD][,key=value...]",
+        help="one seat of a mixed team, in seat order (repeat per seat); keys: "
+        "api_base, temperature, max_tokens, reasoning_effort, timeout",
+    )
+    run.add_argument(
+        "--rotation",
+        choices=["seed", "all", "off"],
+        default="seed",
+        help="mixed teams: rotate the seats by one per seed (default), play every rotation of every seed, or none",
+    )
     run.add_argument("--out", type=Path, default=Path("results"), help="parent folder of run directories")
     run.add_argument("--run-name", help="run directory name (default: derived from the configuration)")
     run.add_argument(
@@ -53,9 +66,19 @@ def handle(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, command: list[str]) -> int:
     if args.config is not None:
         return _run_sweep(args, command)
+    if args.seat and args.model:
+        raise UsageError(
+            "give the players either with --model (self-play) or with one --seat per seat, not both"
+        )
+    if args.seat and not 2 <= len(args.seat) <= 5:
+        raise UsageError(f"{len(args.seat)} --seat options: a team has 2 to 5 seats, one --seat each")
+    if args.seat and args.players and args.players != [len(args.seat)]:
+        raise UsageError(
+            f"--players {args.players} does not match the {len(args.seat)} --seat options; drop --players"
+        )
     args.model = args.model or DEFAULT_MODEL
     args.scaffold = args.scaffold or "watson"
-    args.players = args.players or [2]
+    args.players = [len(args.seat)] if args.seat else (args.players or [2])
     args.seeds = args.seeds or "standard"
     config, out, name = _validated_config(args)
     return play_run(
@@ -82,6 +105,7 @@ def play_run(
             plans = config.plans()
             seats = ", ".join(sorted({s.label for s in config.seats}))
             console.print(f"Run {run.path} · {len(plans)} games · {seats}")
+            console.print(expected_calls_line([(p, run.game_path(p.game_id)) for p in plans]))
             results = asyncio.run(execute(config, run, manifest, concurrency, show_progress))
     except (RunConfigError, RunLocked, ResumeMismatch, LogCorrupt) as exc:
         raise UsageError(str(exc)) from None
@@ -96,12 +120,26 @@ def play_run(
     return EXIT_OK
 
 
+def expected_calls_line(plans: list[tuple[object, Path]]) -> str:
+    """What the games still to play will cost in model calls, said before any is made."""
+    from harness.run import expected_calls
+
+    remaining, calls = expected_calls(plans)
+    if not remaining:
+        return "Every game is finished: no model calls needed."
+    return (
+        f"Expected model calls: about {calls:,} for {remaining} unfinished games "
+        "(typical game lengths x calls per move, before retries)"
+    )
+
+
 def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | None]:
     """Check every input, cheapest first; nothing here calls a model."""
     from harness.models import ModelSpecError, RetryPolicy, check_model
     from harness.records import GenerationParams, SeatConfig
     from harness.run import RunConfig
     from harness.scaffold import ScaffoldError, load_scaffold
+    from harness.seats import SeatSpecError, parse_seat
     from harness.seeds import SeedSpecError, resolve_seeds
 
     for players in args.players:
@@ -123,25 +161,30 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
         seeds = resolve_seeds(args.seeds)
     except (ScaffoldError, SeedSpecError) as exc:
         raise UsageError(str(exc)) from None
-    seat = SeatConfig(
-        model=args.model,
-        scaffold=args.scaffold,
-        api_base=args.api_base,
-        params=GenerationParams(
-            temperature=args.temperature,
-            max_tokens=args.max_tokens,
-            reasoning_effort=args.reasoning_effort,
-            timeout_s=args.timeout,
-        ),
+    params = GenerationParams(
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        reasoning_effort=args.reasoning_effort,
+        timeout_s=args.timeout,
     )
     try:
-        check_model(seat)
-    except ModelSpecError as exc:
+        if args.seat:
+            seats = tuple(parse_seat(spec, args.scaffold, params) for spec in args.seat)
+            for seat in seats:
+                load_scaffold(seat.scaffold)
+        else:
+            seats = (
+                SeatConfig(model=args.model, scaffold=args.scaffold, api_base=args.api_base, params=params),
+            )
+        for seat in {s.model: s for s in seats}.values():
+            check_model(seat)
+    except (ModelSpecError, SeatSpecError, ScaffoldError) as exc:
         raise UsageError(str(exc)) from None
     config = RunConfig(
-        seats=(seat,),
+        seats=seats,
         players=tuple(args.players),
         seeds=tuple(seeds),
+        rotation=args.rotation,
         reply_retries=args.max_retries,
         retry=RetryPolicy(
             provider_retries=args.provider_retries,

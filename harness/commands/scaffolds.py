@@ -23,6 +23,6 @@ def handle(args: argparse.Namespace) -> int:
         table.add_column(column)
     for name in scaffold_names():
         scaffold = load_scaffold(name)
-        table.add_row(name, str(scaffold.calls_per_move), scaffold.output, scaffold.description)
+        table.add_row(name, scaffold.calls_text(), scaffold.output, scaffold.description)
     Console().print(table)
     return EXIT_OK
