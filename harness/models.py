@@ -148,6 +148,8 @@ class ModelClient:
         self.seat = seat
         self.policy = policy
         self._router: Any = None
+        if provider_of(seat.model) == LOCAL_PROVIDER:
+            _register_free(seat.model)
 
     def _deployment_router(self) -> Any:
         """A LiteLLM Router over the seat's deployments, with its own retries and cooldowns switched off."""
@@ -266,12 +268,28 @@ class ModelClient:
                 "reply": message.content or "",
                 "reasoning": _reasoning_of(message),
                 "usage": _usage_of(response),
-                "cost_usd": _cost_of(lib, response),
+                "cost_usd": _cost_of(lib, self.seat.model, response),
                 "latency_s": latency,
                 "resolved_model": getattr(response, "model", None),
             }
         )
         return answered, None
+
+
+def _register_free(model: str) -> None:
+    """Offline models cost nothing: say so in LiteLLM's price list (it also spares a fallback price search)."""
+    lib = litellm()
+    if model not in lib.model_cost:
+        lib.register_model(
+            {
+                model: {
+                    "input_cost_per_token": 0.0,
+                    "output_cost_per_token": 0.0,
+                    "litellm_provider": LOCAL_PROVIDER,
+                    "mode": "chat",
+                }
+            }
+        )
 
 
 def _classify(lib: Any, exc: Exception) -> ErrorKind | None:
@@ -361,14 +379,12 @@ def _usage_of(response: Any) -> Usage:
     )
 
 
-def _cost_of(lib: Any, response: Any) -> float | None:
-    hidden = getattr(response, "_hidden_params", {}) or {}
-    cost = hidden.get("response_cost")
-    if cost is None:
-        try:
-            cost = lib.completion_cost(completion_response=response)
-        except Exception:
-            return None
+def _cost_of(lib: Any, model: str, response: Any) -> float | None:
+    """LiteLLM's cost for the call, only when the model is in its price list: for other models (self-hosted,
+    renamed) LiteLLM guesses a price from similar names, and a guess is not a measurement."""
+    if model not in lib.model_cost and model.split("/", 1)[-1] not in lib.model_cost:
+        return None
+    cost = (getattr(response, "_hidden_params", {}) or {}).get("response_cost")
     return float(cost) if cost is not None else None
 
 

@@ -73,7 +73,7 @@ async def play_game(
     moves = list(contents.moves)
     with GameLog(log_path, valid_bytes=contents.valid_bytes) as log:
         if contents.header is None:
-            log.write(
+            await log.write_async(
                 GameHeader(
                     run_id=run_id,
                     game_id=plan.game_id,
@@ -95,7 +95,7 @@ async def play_game(
                 decision = await agent.decide(view, memories.get(seat))
             except MoveInterrupted as stop:
                 result = _result(game, moves, contents.failed_calls + stop.calls, stop.reason, seat)
-                log.write(result)
+                await log.write_async(result)
                 return result
             reply = decision.reply
             move = view.legal_moves[reply.action].move
@@ -121,12 +121,12 @@ async def play_game(
                 life_tokens_after=game.life_tokens,
                 info_tokens_after=game.info_tokens,
             )
-            log.write(record)
+            await log.write_async(record)
             moves.append(record)
             if on_move is not None:
                 on_move(record)
         result = _result(game, moves, contents.failed_calls, None, None)
-        log.write(result)
+        await log.write_async(result)
         return result
 
 

@@ -8,6 +8,7 @@ renamed over the old one. Nothing already written is ever modified in place.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from datetime import UTC, datetime
@@ -115,9 +116,18 @@ class GameLog:
         self._handle = path.open("ab")
 
     def write(self, record: GameHeader | MoveRecord | GameResult) -> None:
-        self._handle.write(record.model_dump_json().encode() + b"\n")
+        """Append one record and return once it is on disk."""
+        self._append(record.model_dump_json().encode() + b"\n")
+
+    async def write_async(self, record: GameHeader | MoveRecord | GameResult) -> None:
+        """Append one record and return once it is on disk, syncing in a worker thread so that other games go on
+        meanwhile; the caller still waits, so a move is durable before the next one starts."""
+        await asyncio.to_thread(self._append, record.model_dump_json().encode() + b"\n")
+
+    def _append(self, line: bytes) -> None:
+        self._handle.write(line)
         self._handle.flush()
-        os.fsync(self._handle.fileno())
+        os.fdatasync(self._handle.fileno())
 
     def close(self) -> None:
         self._handle.close()
