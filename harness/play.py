@@ -12,8 +12,9 @@ from typing import Any
 
 from harness import __version__
 from harness.agent import MoveInterrupted, SeatAgent
-from harness.engine import Game, IllegalMoveError, MoveKind
+from harness.engine import MAX_LIFE_TOKENS, Game, IllegalMoveError, MoveKind
 from harness.records import Call, GameHeader, GameResult, MoveRecord, Usage
+from harness.secrets import public_seat
 from harness.store import GameLog, GameLogContents, GamePlan, now_iso, read_game_log
 from harness.view import build_view
 
@@ -81,7 +82,7 @@ async def play_game(
                     seed_set=plan.seed_set,
                     deck=list(deck),
                     players=plan.players,
-                    seats=list(plan.seats),
+                    seats=[public_seat(s) for s in plan.seats],
                     harness_version=__version__,
                     git_commit=git_commit,
                     started_at=now_iso(),
@@ -151,7 +152,7 @@ def _result(
         fireworks_score=game.fireworks_sum,
         engine_score=game.score,
         turns=len(moves),
-        lives_lost=3 - game.life_tokens,
+        lives_lost=MAX_LIFE_TOKENS - game.life_tokens,
         hints_given=sum(1 for m in moves if m.move.kind in (MoveKind.REVEAL_COLOR, MoveKind.REVEAL_RANK)),
         calls=len(calls),
         retries=sum(len(c.attempts) - 1 for c in calls),

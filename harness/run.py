@@ -33,7 +33,7 @@ from harness.progress import RunProgress
 from harness.records import GameResult, MoveRecord, SeatConfig
 from harness.scaffold import load_scaffold
 from harness.seats import Rotation, rotations
-from harness.secrets import safe_url
+from harness.secrets import public_command, public_seat, redact, safe_url
 from harness.seeds import SeedDeck
 from harness.store import GamePlan, RunDir, RunStatus, now_iso, read_game_log, seed_entry
 
@@ -138,7 +138,13 @@ def git_state() -> dict[str, Any]:
         ).stdout.strip()
         dirty = bool(
             subprocess.run(
-                ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                [
+                    "git",
+                    "-C",
+                    str(root),
+                    "status",
+                    "--porcelain",
+                ],  # untracked files count: new prompts or code
                 capture_output=True,
                 text=True,
                 timeout=5,
@@ -161,19 +167,17 @@ def versions() -> dict[str, str]:
 
 
 def manifest_for(config: RunConfig, run_id: str, command: list[str]) -> dict[str, Any]:
-    config_json = json.loads(config.model_dump_json())
-    for seat in config_json["seats"]:
-        seat["api_base"] = safe_url(seat["api_base"])
+    public = config.model_copy(update={"seats": tuple(public_seat(s) for s in config.seats)})
     return {
         "run_id": run_id,
         "created_at": now_iso(),
-        "command": command,
+        "command": public_command(command),
         "config_digest": config.digest(),
-        "config": config_json,
+        "config": json.loads(public.model_dump_json()),
         "versions": versions(),
         "git": git_state(),
         "seeds": [seed_entry(s) for s in config.seeds],
-        "games": [p.model_dump(mode="json") for p in config.plans()],
+        "games": [p.model_dump(mode="json") for p in public.plans()],
     }
 
 
@@ -194,7 +198,7 @@ def open_run(
         )
     with RunLock(run.path) as lock:
         existing = run.read_manifest()  # re-read under the lock
-        session = {"started_at": now_iso(), "command": command, **config.operational()}
+        session = {"started_at": now_iso(), "command": public_command(command), **config.operational()}
         if lock.previous_holder:
             session["took_over_lock_of"] = lock.previous_holder
         if existing is None:
@@ -307,7 +311,7 @@ async def execute_jobs(
         try:
             results = list(await asyncio.gather(*(one(job, p) for p in job.config.plans())))
         except BaseException as exc:
-            _write_status(job, "interrupted", [], reason=f"{type(exc).__name__}: {exc}"[:500])
+            _write_status(job, "interrupted", [], reason=redact(f"{type(exc).__name__}: {exc}")[:500])
             raise
         _write_status(job, "done", results)
         return results

@@ -69,7 +69,9 @@ class ScaffoldDef(BaseModel):
     system_template: str
     user_template: str
     memory_template: str | None = None  # renders the state a working-memory seat keeps for its next turn
-    state_template: str | None = None  # the state part of the base prompt, which role and decider prompts reuse
+    state_template: str | None = (
+        None  # the state part of the base prompt, which role and decider prompts reuse
+    )
     context: ContextOptions = ContextOptions()
     k: int = Field(default=1, ge=1)  # best_of_k: samples of the base call
     roles: tuple[CallDef, ...] = ()  # mixture: specialists beside the baseline
@@ -86,7 +88,7 @@ class ScaffoldDef(BaseModel):
         if (self.roles or self.decider) and self.state_template is None:
             raise ValueError("roles and deciders show the game state: set state_template")
         if self.decider is not None and self.decider.contract != "move":
-            raise ValueError("the decider must answer with a move (contract = \"move\")")
+            raise ValueError('the decider must answer with a move (contract = "move")')
         if self.context.working_memory and self.strategy != "single":
             raise ValueError("working memory is kept by single-call scaffolds only")
         return self
@@ -210,7 +212,10 @@ def render_call(
         "reports": reports or [],
     }
     return [
-        Message(role="system", content=render_template(call.system_template or scaffold.system_template, **context)),
+        Message(
+            role="system",
+            content=render_template(call.system_template or scaffold.system_template, **context),
+        ),
         Message(role="user", content=render_template(call.user_template, **context)),
     ]
 

@@ -8,10 +8,18 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    from harness.records import SeatConfig
 
 _SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)$", re.IGNORECASE)
 _KEY_SHAPES = [
+    re.compile(r"(?P<keep>[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE),  # user:password@ in a URL
+    re.compile(
+        r"(?P<keep>[?&](?:key|api_key|apikey|token|access_token|sig|signature)=)[^&#\s]+", re.IGNORECASE
+    ),
     re.compile(r"\b(?:sk|pk|rk|xai|gsk|sk-ant|sk-proj)-[A-Za-z0-9_\-]{8,}"),
     re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._\-]{8,}"),
     re.compile(
@@ -33,6 +41,17 @@ def redact(text: str) -> str:
     for pattern in _KEY_SHAPES:
         text = pattern.sub(lambda m: (m.groupdict().get("keep") or "") + REDACTED, text)
     return text
+
+
+def public_seat(seat: SeatConfig) -> SeatConfig:
+    """A seat as it may be written to disk: URLs without credentials or query strings."""
+    deployments = tuple(d.model_copy(update={"api_base": safe_url(d.api_base)}) for d in seat.deployments)
+    return seat.model_copy(update={"api_base": safe_url(seat.api_base), "deployments": deployments})
+
+
+def public_command(argv: list[str]) -> list[str]:
+    """A command line as it may be written to disk."""
+    return [redact(arg) for arg in argv]
 
 
 def safe_url(url: str | None) -> str | None:

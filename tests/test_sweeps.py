@@ -116,7 +116,10 @@ models:
             "seeds: --seeds 'nosuchset' is not a seed",
         ),
         ("models = []", "nothing to play: give models and scaffolds, teams, or crossplay"),
-        ("teams = [{seats = ['local/smart:holmes', 'local/smart']}]", "teams[0].seats[0]: --seat 'local/smart:holmes'"),
+        (
+            "teams = [{seats = ['local/smart:holmes', 'local/smart']}]",
+            "teams[0].seats[0]: --seat 'local/smart:holmes'",
+        ),
         ("models = [{model = 'nosuchprovider/x'}]", "unknown provider 'nosuchprovider'"),
         ("models = [{model = 'openai/gpt-4.1'}]", "OPENAI_API_KEY"),
     ],

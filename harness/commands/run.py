@@ -31,6 +31,17 @@ def register(commands: argparse._SubParsersAction) -> None:
         "api_base, temperature, max_tokens, reasoning_effort, timeout",
     )
     run.add_argument(
+        "--exclude-seeds-of",
+        type=Path,
+        metavar="EXPORT",
+        help="refuse seeds that an exported training set holds (an export folder or its export_manifest.json)",
+    )
+    run.add_argument(
+        "--skip-excluded-seeds",
+        action="store_true",
+        help="with --exclude-seeds-of: leave those seeds out instead",
+    )
+    run.add_argument(
         "--rotation",
         choices=["seed", "all", "off"],
         default="seed",
@@ -135,6 +146,7 @@ def expected_calls_line(plans: list[tuple[object, Path]]) -> str:
 
 def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | None]:
     """Check every input, cheapest first; nothing here calls a model."""
+    from harness.contamination import check_seeds, load_exported_seeds
     from harness.models import ModelSpecError, RetryPolicy, check_model
     from harness.records import GenerationParams, SeatConfig
     from harness.run import RunConfig
@@ -159,7 +171,10 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
     try:
         load_scaffold(args.scaffold)
         seeds = resolve_seeds(args.seeds)
-    except (ScaffoldError, SeedSpecError) as exc:
+        if args.exclude_seeds_of is not None:
+            exported = load_exported_seeds(args.exclude_seeds_of)
+            seeds = check_seeds(seeds, exported, skip=args.skip_excluded_seeds)
+    except (ScaffoldError, SeedSpecError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     params = GenerationParams(
         temperature=args.temperature,
@@ -241,13 +256,14 @@ def _run_sweep(args: argparse.Namespace, command: list[str]) -> int:
             "--run-name does not apply to a sweep: its runs are named after their configurations"
         )
     check_operational(args)
+    from harness.secrets import public_command
     from harness.sweep import SweepConfigError, load_sweep
 
     try:
         sweep = load_sweep(args.config)
     except SweepConfigError as exc:
         raise UsageError(str(exc)) from None
-    source = {"file": str(args.config), "command": command}
+    source = {"file": str(args.config), "command": public_command(command)}
     return play_sweep(args.out / sweep.name, sweep, source, command, not args.no_progress)
 
 

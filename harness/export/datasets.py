@@ -1,0 +1,105 @@
+"""HanabiLogs and HanabiRewards rows, built from logged move records exactly as they were written.
+
+HanabiLogs: one row per model call of a move (the accepted attempt's messages plus its reply). HanabiRewards: one
+row per decided move, with the model's rating of every legal move as a list parallel to the legal moves. Nothing is
+recomputed: messages, replies, ratings and reasons are copied from the log.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from harness.export.rows import ChatMessage, LogRow, Rating, RewardRow
+from harness.export.source import ExportGame
+from harness.records import Attempt, Call, Message, MoveRecord
+
+
+class ExportDataError(ValueError):
+    """A move record that cannot be exported as logged (it breaks the log's own invariants)."""
+
+
+def meta(game: ExportGame, record: MoveRecord, model: str, role: str) -> dict[str, object]:
+    """The metadata columns of a row about `record`."""
+    return {
+        "run_id": game.run_id,
+        "game_id": game.header.game_id,
+        "seed": game.header.seed,
+        "seed_set": game.header.seed_set,
+        "players": game.header.players,
+        "seat": record.seat,
+        "turn": record.turn,
+        "model": model,
+        "scaffold": record.scaffold,
+        "role": role,
+        "final_score": game.result.fireworks_score,
+        "engine_score": game.result.engine_score,
+    }
+
+
+def chat(messages: list[Message]) -> list[ChatMessage]:
+    return [ChatMessage(role=m.role, content=m.content) for m in messages]
+
+
+def accepted(game: ExportGame, record: MoveRecord, call: Call) -> Attempt:
+    """The call's final attempt, which a decided move's log guarantees to be a valid reply."""
+    final = call.final
+    if final.error_kind is not None or final.reply is None:
+        raise ExportDataError(
+            f"{game.run_id}/{game.header.game_id} turn {record.turn}: the last attempt of the "
+            f"{call.role!r} call is not an accepted reply ({final.error_kind}); the log is damaged"
+        )
+    return final
+
+
+def deciding_call_of(record: MoveRecord) -> Call:
+    """The call whose reply chose the move (and gave the ratings): the last call of the move, which is the only call
+    of a single-call scaffold and the decider (selector, aggregator) of a multi-call one."""
+    return record.calls[-1]
+
+
+def log_rows(game: ExportGame) -> Iterator[LogRow]:
+    for record in game.selected_moves():
+        for call in record.calls:
+            final = accepted(game, record, call)
+            messages = [*chat(final.messages), ChatMessage(role="assistant", content=final.reply or "")]
+            yield LogRow(
+                **meta(game, record, call.model, call.role),
+                messages=messages,
+                reasoning=final.reasoning,
+                attempts=len(call.attempts),
+            )
+
+
+def reward_row(game: ExportGame, record: MoveRecord) -> RewardRow:
+    call = deciding_call_of(record)
+    final = accepted(game, record, call)
+    if len(record.ratings) != len(record.legal_moves):
+        raise ExportDataError(
+            f"{game.run_id}/{game.header.game_id} turn {record.turn}: {len(record.ratings)} ratings for "
+            f"{len(record.legal_moves)} legal moves; the log is damaged"
+        )
+    extra = {
+        "invalid_ratings": record.invalid_ratings,
+        "tracking": record.tracking,
+        "memory": record.memory,
+        "move": record.move.model_dump(mode="json"),
+    }
+    return RewardRow(
+        **meta(game, record, game.header.seats[record.seat].model, call.role),
+        prompt=chat(call.attempts[0].messages),
+        completion=[ChatMessage(role="assistant", content=final.reply or "")],
+        candidate_moves=list(record.legal_moves),
+        candidate_ratings=[Rating(rating=r) for r in record.ratings],
+        ratings_complete=all(r is not None for r in record.ratings),
+        chosen_move_index=record.move_index,
+        chosen_move=record.legal_moves[record.move_index],
+        reason=record.reason,
+        attempts=len(call.attempts),
+        extra=json.dumps(extra, sort_keys=True),
+    )
+
+
+def reward_rows(game: ExportGame) -> Iterator[RewardRow]:
+    for record in game.selected_moves():
+        yield reward_row(game, record)

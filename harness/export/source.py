@@ -1,0 +1,189 @@
+"""Reading run directories for an export: the complete games, filtered, with the seats whose moves are exported.
+
+Only complete games are exported; interrupted and unfinished games are counted and skipped. Filters on model and
+scaffold select seats (a mixed game contributes only the moves of its matching seats); filters on player count,
+seed set and final score select games. Bad input raises SourceError with a one-line message naming the fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.export.rows import ExportedGame, Filters, SourceRunInfo
+from harness.records import GameHeader, GameResult, MoveRecord, SeatConfig
+from harness.store import LogCorrupt, RunDir, read_game_log
+
+
+class SourceError(ValueError):
+    """A run directory or filter that cannot be exported; the message names the problem and the fix."""
+
+
+class ExportGame(BaseModel):
+    """One complete game and the seats whose moves the export takes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    header: GameHeader
+    moves: list[MoveRecord]
+    result: GameResult
+    seats: frozenset[int]
+
+    def selected_moves(self) -> Iterator[MoveRecord]:
+        return (m for m in self.moves if m.seat in self.seats)
+
+    def summary(self) -> ExportedGame:
+        return ExportedGame(
+            run_id=self.run_id,
+            game_id=self.header.game_id,
+            seed_set=self.header.seed_set,
+            seed=self.header.seed,
+            players=self.header.players,
+            fireworks_score=self.result.fireworks_score,
+            engine_score=self.result.engine_score,
+        )
+
+
+class Selection(BaseModel):
+    """What the export reads: the runs, the selected games, and how many games were left out and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    runs: list[SourceRunInfo]
+    games: list[ExportGame]
+    skipped_incomplete: int
+
+    @property
+    def moves(self) -> int:
+        return sum(1 for g in self.games for _ in g.selected_moves())
+
+
+def _seat_selected(seat: SeatConfig, filters: Filters) -> bool:
+    return (not filters.models or seat.model in filters.models) and (
+        not filters.scaffolds or seat.scaffold in filters.scaffolds
+    )
+
+
+def _game_selected(header: GameHeader, result: GameResult, filters: Filters) -> bool:
+    return (
+        (not filters.players or header.players in filters.players)
+        and (not filters.seed_sets or header.seed_set in filters.seed_sets)
+        and (filters.min_score is None or result.fireworks_score >= filters.min_score)
+    )
+
+
+def check_run_dir(path: Path) -> RunDir:
+    if not path.exists():
+        raise SourceError(f"run directory {path} does not exist; pass folders made by `hanabi-eval run`")
+    if not path.is_dir():
+        raise SourceError(f"{path} is a file, not a run directory; pass folders made by `hanabi-eval run`")
+    run = RunDir(path)
+    if not run.manifest_path.is_file():
+        inside = sorted(p.name for p in path.iterdir() if (p / "manifest.json").is_file())
+        hint = f" (it holds run directories, e.g. {path / inside[0]})" if inside else ""
+        raise SourceError(f"{path} is not a run directory: it has no manifest.json{hint}")
+    return run
+
+
+def _complete_games(run: RunDir) -> tuple[str, list[tuple[GameHeader, list[MoveRecord], GameResult]], int]:
+    try:
+        manifest = run.read_manifest() or {}
+    except ValueError as exc:
+        raise SourceError(
+            f"{run.manifest_path} is not valid JSON ({exc}); the run directory is damaged"
+        ) from None
+    games = []
+    skipped = 0
+    for path in run.game_paths():
+        try:
+            contents = read_game_log(path)
+        except LogCorrupt as exc:
+            raise SourceError(f"{exc}; the log is damaged, leave its run out of the export") from None
+        if not contents.complete or contents.header is None or contents.result is None:
+            skipped += 1
+            continue
+        games.append((contents.header, contents.moves, contents.result))
+    run_id = manifest.get("run_id") or (games[0][0].run_id if games else run.path.name)
+    return run_id, games, skipped
+
+
+def _run_info(run: RunDir, run_id: str, headers: list[GameHeader]) -> SourceRunInfo:
+    manifest = run.read_manifest() or {}
+    git = manifest.get("git") or {}
+    commits = sorted({h.git_commit for h in headers} or {git.get("commit")}, key=lambda c: c or "")
+    return SourceRunInfo(
+        run_id=run_id,
+        path=str(run.path),
+        git_commits=commits,
+        git_dirty=git.get("dirty"),
+        harness_version=(manifest.get("versions") or {}).get("hanabi-eval"),
+    )
+
+
+def select(paths: list[Path], filters: Filters) -> Selection:
+    """Read every run, keep the complete games that match the filters; raise SourceError if none does."""
+    runs: list[SourceRunInfo] = []
+    selected: list[ExportGame] = []
+    skipped = 0
+    complete: list[tuple[GameHeader, GameResult]] = []
+    seen: set[Path] = set()
+    games_seen: dict[tuple[str, str], Path] = {}
+    for path in paths:
+        run = check_run_dir(path)
+        if path.resolve() in seen:
+            continue
+        seen.add(path.resolve())
+        run_id, games, incomplete = _complete_games(run)
+        skipped += incomplete
+        chosen = []
+        for header, moves, result in games:
+            key = (run_id, header.game_id)
+            if key in games_seen:
+                raise SourceError(
+                    f"game {header.game_id} of run {run_id} is in both {games_seen[key]} and {path} (a copied run?); "
+                    "pass each run once"
+                )
+            games_seen[key] = path
+            complete.append((header, result))
+            seats = frozenset(i for i, seat in enumerate(header.seats) if _seat_selected(seat, filters))
+            if seats and _game_selected(header, result, filters):
+                chosen.append(
+                    ExportGame(run_id=run_id, header=header, moves=moves, result=result, seats=seats)
+                )
+        if chosen:
+            runs.append(_run_info(run, run_id, [g.header for g in chosen]))
+            selected.extend(chosen)
+    if not complete:
+        raise SourceError(
+            f"the runs hold no complete game ({skipped} interrupted or unfinished); finish them with the "
+            "same `hanabi-eval run` command first"
+        )
+    if not selected:
+        raise SourceError(_nothing_matches(filters, complete))
+    return Selection(runs=runs, games=selected, skipped_incomplete=skipped)
+
+
+def _nothing_matches(filters: Filters, complete: list[tuple[GameHeader, GameResult]]) -> str:
+    def values(items: set[object]) -> str:
+        return ", ".join(str(v) for v in sorted(items, key=str))
+
+    held = {
+        "--model": "models " + values({s.model for h, _ in complete for s in h.seats}),
+        "--scaffold": "scaffolds " + values({s.scaffold for h, _ in complete for s in h.seats}),
+        "--players": "player counts " + values({h.players for h, _ in complete}),
+        "--seed-set": "seed sets " + values({h.seed_set for h, _ in complete}),
+        "--min-score": f"best final score {max(r.fireworks_score for _, r in complete)}",
+    }
+    asked = {
+        "--model": filters.models,
+        "--scaffold": filters.scaffolds,
+        "--players": filters.players,
+        "--seed-set": filters.seed_sets,
+        "--min-score": () if filters.min_score is None else (filters.min_score,),
+    }
+    given = [f"{flag} {' '.join(str(v) for v in asked[flag])}" for flag in asked if asked[flag]]
+    known = "; ".join(held[flag] for flag in asked if asked[flag])
+    return f"no complete game matches {' '.join(given)} (the runs hold {known})"

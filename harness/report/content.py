@@ -1,0 +1,154 @@
+"""Assembles everything the report shows from a loaded Dataset: summaries, paired comparisons, play quality,
+state tracking, references and plots. The result, ReportContent, is what the templates and the CSV/JSON export read.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from pydantic import BaseModel, ConfigDict
+
+from harness import __version__
+from harness.report import plots
+from harness.report.load import Dataset, GameRow, RunInfo
+from harness.report.paired import PairedSection, compare_groups
+from harness.report.quality import (
+    GameQuality,
+    MoveQuality,
+    QualitySummary,
+    ReplayMismatch,
+    assess_game,
+    game_quality,
+    summarize,
+)
+from harness.report.references import Reference, references
+from harness.report.stats import BootstrapSettings
+from harness.report.summary import (
+    GroupSummary,
+    HeatCell,
+    PlayersSummary,
+    group_summaries,
+    heat_cells,
+    players_summaries,
+)
+from harness.report.tracking import (
+    TURN_BIN,
+    TrackingByTurn,
+    TrackingSummary,
+    tracking_by_turn,
+    tracking_summaries,
+)
+
+
+class Unreplayable(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    run: str
+    game_id: str
+    problem: str
+
+
+class ReferenceRow(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    reference: Reference
+    drawn: bool  # drawn on a score-per-player-count plot of this report
+
+
+class Plots(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    scores_fireworks: str | None
+    scores_engine: str | None
+    heatmap: str | None
+    distributions: str | None
+    tracking: str | None
+
+
+class ReportContent(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    version: str
+    by: list[str]
+    runs: list[RunInfo]
+    games: list[GameRow]
+    complete_games: int
+    not_complete: list[GameRow]
+    groups: list[GroupSummary]
+    by_players: list[PlayersSummary]
+    heat: list[HeatCell]
+    paired: PairedSection
+    quality: list[QualitySummary]
+    quality_games: list[GameQuality]
+    unreplayable: list[Unreplayable]
+    tracking: list[TrackingSummary]
+    tracking_turns: list[TrackingByTurn]
+    turn_bin: int
+    references: list[ReferenceRow]
+    bootstrap: BootstrapSettings
+    plots: Plots
+
+
+def _quality(dataset: Dataset) -> tuple[list[QualitySummary], list[GameQuality], list[Unreplayable]]:
+    per_group: dict[str, list[MoveQuality]] = defaultdict(list)
+    games_per_group: dict[str, int] = defaultdict(int)
+    per_game: list[GameQuality] = []
+    problems: list[Unreplayable] = []
+    for game in dataset.games:
+        if game.row.status != "complete":
+            continue
+        try:
+            judged = assess_game(game)
+        except ReplayMismatch as exc:
+            problems.append(Unreplayable(run=game.row.run, game_id=game.row.game_id, problem=str(exc)))
+            continue
+        per_group[game.row.group].extend(judged)
+        games_per_group[game.row.group] += 1
+        per_game.append(game_quality(game.row.run_id, game.row.game_id, judged))
+    summaries = [summarize(g, games_per_group[g], per_group[g]) for g in sorted(per_group)]
+    return summaries, per_game, problems
+
+
+def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
+    rows = dataset.rows
+    groups = group_summaries(rows, dataset.moves)
+    by_players = players_summaries(rows)
+    heat = heat_cells(rows)
+    quality, quality_games, unreplayable = _quality(dataset)
+    tracking_turns = tracking_by_turn(dataset.moves)
+    colors = plots.colors_for([g.group for g in groups])
+    counts = {s.players for s in by_players}
+    reference_rows = [
+        ReferenceRow(
+            reference=ref,
+            drawn=any(ref.applies_to(c, p) for c in ("fireworks", "zero_on_strikeout") for p in counts),
+        )
+        for ref in references()
+    ]
+    return ReportContent(
+        version=__version__,
+        by=by,
+        runs=dataset.runs,
+        games=rows,
+        complete_games=sum(r.status == "complete" for r in rows),
+        not_complete=[r for r in rows if r.status != "complete"],
+        groups=groups,
+        by_players=by_players,
+        heat=heat,
+        paired=compare_groups(rows),
+        quality=quality,
+        quality_games=quality_games,
+        unreplayable=unreplayable,
+        tracking=tracking_summaries(dataset.moves),
+        tracking_turns=tracking_turns,
+        turn_bin=TURN_BIN,
+        references=reference_rows,
+        bootstrap=BootstrapSettings(),
+        plots=Plots(
+            scores_fireworks=plots.scores_by_players(by_players, "fireworks", references(), colors),
+            scores_engine=plots.scores_by_players(by_players, "zero_on_strikeout", references(), colors),
+            heatmap=plots.scaffold_model_heatmap(heat),
+            distributions=plots.score_distributions(rows, colors),
+            tracking=plots.tracking_over_turns(tracking_turns),
+        ),
+    )

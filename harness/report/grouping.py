@@ -1,0 +1,37 @@
+"""How games are grouped in the report (`--by`): by model, scaffold, player count, seat line-up or run.
+
+A game's model (and scaffold) is the distinct models (scaffolds) of its seats in seat order, joined with " + ",
+so a self-play game has one and a mixed table names every participant. The seat line-up is the seats' labels
+(model:scaffold), or one label when every seat is the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness.records import SeatConfig
+
+DIMENSIONS: tuple[str, ...] = ("model", "scaffold", "players", "seats", "run")
+DEFAULT_BY: tuple[str, ...] = ("model", "scaffold")
+
+
+def _distinct(values: Sequence[str]) -> str:
+    return " + ".join(dict.fromkeys(values))
+
+
+def models_of(seats: Sequence[SeatConfig]) -> str:
+    return _distinct([s.model for s in seats])
+
+
+def scaffolds_of(seats: Sequence[SeatConfig]) -> str:
+    return _distinct([s.scaffold for s in seats])
+
+
+def lineup_of(seats: Sequence[SeatConfig]) -> str:
+    labels = [s.label for s in seats]
+    return labels[0] if len(set(labels)) == 1 else " | ".join(labels)
+
+
+def group_label(values: dict[str, str], by: Sequence[str]) -> str:
+    """The group a game belongs to: its values of the chosen dimensions, joined with " · "."""
+    return " · ".join(values[dimension] for dimension in by)

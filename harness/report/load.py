@@ -1,0 +1,291 @@
+"""Reads run directories into typed tables for the report: the runs, one row per game, one row per move.
+
+Reads manifest.json, status.json and the game logs only; never calls a model and never writes into a run
+directory. A folder that is not itself a run is searched for runs below it. A game counts as complete only when its
+log ends in a complete result line; interrupted games and logs without a result line are kept, marked as such.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from harness.engine import EndReason
+from harness.records import GameHeader, MoveRecord, SeatConfig
+from harness.report.grouping import group_label, lineup_of, models_of, scaffolds_of
+from harness.store import MANIFEST, STATUS, LogCorrupt, RunDir, read_game_log
+from harness.tracking import Tracking
+
+GameStatus = Literal["complete", "interrupted", "unfinished"]
+
+
+class ReportInputError(ValueError):
+    """Paths or logs the report cannot use; the message names the problem in one line."""
+
+
+class RunInfo(BaseModel):
+    """One run directory as recorded: configuration, provenance and how many of its games finished."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    path: str
+    run_id: str | None
+    created_at: str | None
+    models: list[str]
+    scaffolds: list[str]
+    params: list[str]  # generation parameters that were set, e.g. "temperature=0.3"
+    players: list[int]
+    seed_sets: list[str]
+    seeds: list[int]
+    git_commit: str | None
+    git_dirty: bool | None
+    harness_version: str | None
+    header_commits: list[str]  # commits recorded by the game logs (a continued run can span several)
+    status: str | None
+    status_reason: str | None
+    games_planned: int | None
+    games_logged: int
+    games_complete: int
+    games_interrupted: int
+    games_unfinished: int
+
+
+class GameRow(BaseModel):
+    """One game: where it ran, who played, its result. Scores of games that are not complete are not counted."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run: str
+    run_id: str
+    game_id: str
+    group: str
+    model: str
+    scaffold: str
+    seats: str
+    players: int
+    seed_set: str
+    seed: int
+    status: GameStatus
+    interrupted_reason: str | None
+    end_reason: str | None
+    fireworks_score: int | None  # at the end of a complete game, or at the interruption
+    engine_score: int | None
+    perfect: bool | None
+    struck_out: bool | None
+    moves: int
+    lives_lost: int | None
+    hints_given: int | None
+    calls: int | None
+    retries: int | None
+    invalid_replies: int | None
+    provider_errors: int | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    total_tokens: int | None
+    cost_usd: float | None
+    latency_s: float  # summed over the logged moves' attempts
+
+
+class MoveRow(BaseModel):
+    """One logged move with its cost in time and retries and, for Mycroft, its measured state tracking."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    game_id: str
+    group: str
+    game_status: GameStatus
+    turn: int
+    seat: int
+    kind: str
+    latency_s: float
+    retries: int
+    tracking: Tracking | None
+
+
+class LoadedGame(BaseModel):
+    """A game's row together with what a replay needs: the deck and the logged moves."""
+
+    model_config = ConfigDict(frozen=True)
+
+    row: GameRow
+    header: GameHeader
+    moves: list[MoveRecord]
+
+
+class Dataset(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    runs: list[RunInfo]
+    games: list[LoadedGame]
+    moves: list[MoveRow]
+
+    @property
+    def rows(self) -> list[GameRow]:
+        return [g.row for g in self.games]
+
+
+def find_runs(paths: Sequence[Path]) -> list[Path]:
+    """The run directories named by `paths`: each path is a run, or a folder holding runs below it."""
+    found: dict[Path, None] = {}
+    for path in paths:
+        if not path.exists():
+            raise ReportInputError(f"{path} does not exist; give run directories (they hold {MANIFEST})")
+        if not path.is_dir():
+            raise ReportInputError(f"{path} is not a run directory; give a folder that holds {MANIFEST}")
+        if (path / MANIFEST).is_file():
+            found[path.resolve()] = None
+            continue
+        below = sorted(p.parent for p in path.rglob(MANIFEST))
+        if not below:
+            raise ReportInputError(f"{path} is not a run directory (no {MANIFEST}) and holds no runs")
+        for run in below:
+            found[run.resolve()] = None
+    return list(found)
+
+
+def load(paths: Sequence[Path], by: Sequence[str]) -> Dataset:
+    runs: list[RunInfo] = []
+    games: list[LoadedGame] = []
+    moves: list[MoveRow] = []
+    for path in find_runs(paths):
+        run_games = _load_games(RunDir(path), by)
+        runs.append(_run_info(RunDir(path), run_games))
+        games.extend(run_games)
+        for game in run_games:
+            moves.extend(_move_row(game.row, record) for record in game.moves)
+    return Dataset(runs=runs, games=games, moves=moves)
+
+
+def _load_games(run: RunDir, by: Sequence[str]) -> list[LoadedGame]:
+    games = []
+    for path in run.game_paths():
+        try:
+            contents = read_game_log(path)
+        except LogCorrupt as exc:
+            raise ReportInputError(str(exc)) from None
+        if contents.header is None:
+            continue  # nothing was written yet: not a game
+        header = contents.header
+        result = contents.result
+        status: GameStatus = "unfinished" if result is None else result.status
+        values = {
+            "model": models_of(header.seats),
+            "scaffold": scaffolds_of(header.seats),
+            "players": f"{header.players}p",
+            "seats": lineup_of(header.seats),
+            "run": run.path.name,
+        }
+        row = GameRow(
+            run=run.path.name,
+            run_id=header.run_id,
+            game_id=header.game_id,
+            group=group_label(values, by),
+            model=values["model"],
+            scaffold=values["scaffold"],
+            seats=values["seats"],
+            players=header.players,
+            seed_set=header.seed_set,
+            seed=header.seed,
+            status=status,
+            interrupted_reason=result.interrupted_reason if result else None,
+            end_reason=str(result.end_reason) if result and result.end_reason else None,
+            fireworks_score=result.fireworks_score if result else None,
+            engine_score=result.engine_score if result else None,
+            perfect=result.fireworks_score == 25 if result else None,
+            struck_out=result.end_reason == EndReason.LIVES_LOST if result else None,
+            moves=len(contents.moves),
+            lives_lost=result.lives_lost if result else None,
+            hints_given=result.hints_given if result else None,
+            calls=result.calls if result else None,
+            retries=result.retries if result else None,
+            invalid_replies=result.invalid_replies if result else None,
+            provider_errors=result.provider_errors if result else None,
+            prompt_tokens=result.usage.prompt_tokens if result else None,
+            completion_tokens=result.usage.completion_tokens if result else None,
+            total_tokens=result.usage.total_tokens if result else None,
+            cost_usd=result.cost_usd if result else None,
+            latency_s=sum(m.latency_s for m in contents.moves),
+        )
+        games.append(LoadedGame(row=row, header=header, moves=contents.moves))
+    return games
+
+
+def _move_row(game: GameRow, record: MoveRecord) -> MoveRow:
+    tracking = None
+    if record.tracking is not None:
+        try:
+            tracking = Tracking.model_validate(record.tracking)
+        except ValidationError:
+            tracking = None
+    return MoveRow(
+        run_id=game.run_id,
+        game_id=game.game_id,
+        group=game.group,
+        game_status=game.status,
+        turn=record.turn,
+        seat=record.seat,
+        kind=str(record.move.kind),
+        latency_s=record.latency_s,
+        retries=record.retries,
+        tracking=tracking,
+    )
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ReportInputError(f"{path} is not readable JSON ({exc})") from None
+    return data if isinstance(data, dict) else None
+
+
+def _run_info(run: RunDir, games: list[LoadedGame]) -> RunInfo:
+    manifest = _read_json(run.manifest_path) or {}
+    status = _read_json(run.path / STATUS) or {}
+    config = manifest.get("config") or {}
+    try:
+        seats = [SeatConfig.model_validate(s) for s in config.get("seats", []) if isinstance(s, dict)]
+    except ValidationError as exc:
+        raise ReportInputError(
+            f"{run.manifest_path}: unreadable seat configuration ({exc.errors()[0]['msg']})"
+        ) from None
+    params = []
+    for seat in seats:
+        for name, value in seat.params.model_dump(exclude={"timeout_s"}).items():
+            if value is not None and f"{name}={value}" not in params:
+                params.append(f"{name}={value}")
+    seed_entries = [s for s in config.get("seeds", []) if isinstance(s, dict)]
+    git = manifest.get("git") or {}
+    versions = manifest.get("versions") or {}
+    statuses = [g.row.status for g in games]
+    return RunInfo(
+        name=run.path.name,
+        path=str(run.path),
+        run_id=manifest.get("run_id"),
+        created_at=manifest.get("created_at"),
+        models=list(dict.fromkeys(s.model for s in seats)),
+        scaffolds=list(dict.fromkeys(s.scaffold for s in seats)),
+        params=params,
+        players=[int(p) for p in config.get("players", [])],
+        seed_sets=list(dict.fromkeys(str(s.get("seed_set")) for s in seed_entries)),
+        seeds=[int(s["seed"]) for s in seed_entries if "seed" in s],
+        git_commit=git.get("commit"),
+        git_dirty=git.get("dirty"),
+        harness_version=versions.get("hanabi-eval"),
+        header_commits=list(dict.fromkeys(g.header.git_commit for g in games if g.header.git_commit)),
+        status=status.get("status"),
+        status_reason=status.get("reason"),
+        games_planned=len(manifest["games"]) if isinstance(manifest.get("games"), list) else None,
+        games_logged=len(games),
+        games_complete=statuses.count("complete"),
+        games_interrupted=statuses.count("interrupted"),
+        games_unfinished=statuses.count("unfinished"),
+    )

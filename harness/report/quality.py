@@ -1,0 +1,227 @@
+"""Play quality beyond the score, measured by replaying each complete game's logged moves through the engine.
+
+For every move: whether the chosen move is among the moves the model itself rated highest (moves with no rating
+at all are skipped and counted); whether a play was of a card the seat could know was unplayable (every identity
+its could-be sets allow, among the copies it cannot see, is unplayable: judged from the seat's own SeatView before
+the move); whether a clue told its target nothing new (no card's could-be set changed); and whether a discard threw
+away the last copy of a card still needed (not yet played, not dead, every other copy already discarded).
+The replay checks the logged final state digest; a game whose log does not replay is reported, never judged.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.cards import COPIES, parse_card
+from harness.engine import Game, IllegalMoveError, Move, MoveKind
+from harness.report.load import LoadedGame
+from harness.view import build_view, dead_cards, is_playable
+
+
+class ReplayMismatch(ValueError):
+    """A game log whose moves do not rebuild the states it recorded."""
+
+
+class MoveFlags(BaseModel):
+    """What the replay found about one move."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turn: int
+    seat: int
+    kind: str
+    known_unplayable_play: bool = False
+    uninformative_clue: bool = False
+    critical_discard: bool = False
+
+
+class MoveQuality(MoveFlags):
+    run_id: str
+    game_id: str
+    group: str
+    rated: bool  # the reply rated at least one legal move
+    chosen_top: bool | None  # the chosen move has the highest rating given (ties included); None when unrated
+
+
+class GameQuality(BaseModel):
+    """Per-game counts, for the per-game table."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    game_id: str
+    rated_moves: int
+    off_top_choices: int
+    known_unplayable_plays: int
+    uninformative_clues: int
+    critical_discards: int
+
+
+class QualitySummary(BaseModel):
+    """Per group: counts, shares of the relevant moves, and rates per move and per game."""
+
+    model_config = ConfigDict(frozen=True)
+
+    group: str
+    games: int
+    moves: int
+    rated_moves: int
+    unrated_moves: int
+    off_top_choices: int
+    off_top_share: float | None  # of rated moves
+    off_top_per_game: float | None
+    plays: int
+    known_unplayable_plays: int
+    known_unplayable_share: float | None  # of plays
+    known_unplayable_per_move: float | None
+    known_unplayable_per_game: float | None
+    hints: int
+    uninformative_clues: int
+    uninformative_share: float | None  # of clues
+    uninformative_per_move: float | None
+    uninformative_per_game: float | None
+    discards: int
+    critical_discards: int
+    critical_share: float | None  # of discards
+    critical_per_move: float | None
+    critical_per_game: float | None
+
+
+def chosen_is_top(ratings: Sequence[float | None], chosen: int) -> bool | None:
+    """True when the chosen move has the highest rating given; None when no move was rated.
+
+    A chosen move the reply left unrated, while it rated others, is not among the top-rated moves.
+    """
+    given = [r for r in ratings if r is not None]
+    if not given:
+        return None
+    mine = ratings[chosen] if 0 <= chosen < len(ratings) else None
+    return mine is not None and mine == max(given)
+
+
+def judge_moves(
+    players: int, deck: list[str], moves: Sequence[Move], final_digest: str | None = None
+) -> list[MoveFlags]:
+    """Replay `moves` from the deck and judge each one from the state before it; with `final_digest`, check
+    that the replay ends in the logged state."""
+    game = Game(players, deck)
+    flags = []
+    for number, move in enumerate(moves):
+        seat = game.current_player
+        unplayable = clue_is_empty = critical = False
+        if move.kind is MoveKind.PLAY:
+            assert move.card_index is not None
+            own = build_view(game.observe(seat)).own_hand[move.card_index]
+            unplayable = bool(own.candidates) and not any(
+                is_playable(name, game.fireworks) for name in own.candidates
+            )
+        target = (seat + (move.target_offset or 0)) % players if move.is_hint else None
+        knowledge_before = _could_be(game, target) if target is not None else None
+        fireworks_before, discards_before = game.fireworks, Counter(game.discards())
+        try:
+            entry = game.apply(move)
+        except IllegalMoveError as exc:
+            raise ReplayMismatch(f"turn {number + 1}: {exc}") from None
+        if target is not None:
+            clue_is_empty = _could_be(game, target) == knowledge_before
+        if move.kind is MoveKind.DISCARD and entry.card is not None:
+            _, rank = parse_card(entry.card)
+            critical = (
+                entry.card not in dead_cards(fireworks_before, discards_before)
+                and discards_before[entry.card] == COPIES[rank] - 1
+            )
+        flags.append(
+            MoveFlags(
+                turn=entry.turn,
+                seat=seat,
+                kind=str(move.kind),
+                known_unplayable_play=unplayable,
+                uninformative_clue=clue_is_empty,
+                critical_discard=critical,
+            )
+        )
+    if final_digest is not None and moves and game.digest() != final_digest:
+        raise ReplayMismatch("the replayed final state does not match the logged state digest")
+    return flags
+
+
+def _could_be(game: Game, player: int) -> list[tuple[tuple[str, ...], tuple[int, ...]]]:
+    return [(k.could_be_colors, k.could_be_ranks) for k in game.knowledge(player)]
+
+
+def assess_game(game: LoadedGame) -> list[MoveQuality]:
+    """Judge every move of a logged game; raises ReplayMismatch if the log does not replay."""
+    flags = judge_moves(
+        game.header.players,
+        game.header.deck,
+        [m.move for m in game.moves],
+        game.moves[-1].digest_after if game.moves else None,
+    )
+    return [
+        MoveQuality(
+            **flag.model_dump(),
+            run_id=game.row.run_id,
+            game_id=game.row.game_id,
+            group=game.row.group,
+            rated=any(r is not None for r in record.ratings),
+            chosen_top=chosen_is_top(record.ratings, record.move_index),
+        )
+        for flag, record in zip(flags, game.moves, strict=True)
+    ]
+
+
+def game_quality(run_id: str, game_id: str, moves: Sequence[MoveQuality]) -> GameQuality:
+    return GameQuality(
+        run_id=run_id,
+        game_id=game_id,
+        rated_moves=sum(m.rated for m in moves),
+        off_top_choices=sum(m.chosen_top is False for m in moves),
+        known_unplayable_plays=sum(m.known_unplayable_play for m in moves),
+        uninformative_clues=sum(m.uninformative_clue for m in moves),
+        critical_discards=sum(m.critical_discard for m in moves),
+    )
+
+
+def _ratio(count: int, total: int) -> float | None:
+    return count / total if total else None
+
+
+def summarize(group: str, games: int, moves: Sequence[MoveQuality]) -> QualitySummary:
+    n = len(moves)
+    kinds = Counter(m.kind for m in moves)
+    plays = kinds[str(MoveKind.PLAY)]
+    hints = kinds[str(MoveKind.REVEAL_COLOR)] + kinds[str(MoveKind.REVEAL_RANK)]
+    discards = kinds[str(MoveKind.DISCARD)]
+    rated = sum(m.rated for m in moves)
+    off_top = sum(m.chosen_top is False for m in moves)
+    unplayable = sum(m.known_unplayable_play for m in moves)
+    empty = sum(m.uninformative_clue for m in moves)
+    critical = sum(m.critical_discard for m in moves)
+    return QualitySummary(
+        group=group,
+        games=games,
+        moves=n,
+        rated_moves=rated,
+        unrated_moves=n - rated,
+        off_top_choices=off_top,
+        off_top_share=_ratio(off_top, rated),
+        off_top_per_game=_ratio(off_top, games),
+        plays=plays,
+        known_unplayable_plays=unplayable,
+        known_unplayable_share=_ratio(unplayable, plays),
+        known_unplayable_per_move=_ratio(unplayable, n),
+        known_unplayable_per_game=_ratio(unplayable, games),
+        hints=hints,
+        uninformative_clues=empty,
+        uninformative_share=_ratio(empty, hints),
+        uninformative_per_move=_ratio(empty, n),
+        uninformative_per_game=_ratio(empty, games),
+        discards=discards,
+        critical_discards=critical,
+        critical_share=_ratio(critical, discards),
+        critical_per_move=_ratio(critical, n),
+        critical_per_game=_ratio(critical, games),
+    )

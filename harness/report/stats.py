@@ -1,0 +1,143 @@
+"""Score statistics for the report: mean with standard error, median, interquartile mean, bootstrap intervals,
+and paired comparisons (mean difference, probability of improvement).
+
+Intervals are percentile bootstrap intervals from scipy.stats.bootstrap (95%, 9,999 resamples), the method rliable
+uses by default, each drawn from a generator seeded with BOOTSTRAP_SEED, so the same logs give the same report.
+The IQM is the 25% trimmed mean (scipy.stats.trim_mean), as in rliable.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+from scipy import stats
+
+BOOTSTRAP_SEED = 2025
+BOOTSTRAP_RESAMPLES = 9999
+BOOTSTRAP_METHOD = "percentile"
+CONFIDENCE = 0.95
+
+# scipy renamed `random_state` to `rng` in 1.15; pass the generator under whichever name this scipy takes.
+_RNG_ARGUMENT = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
+
+Statistic = Callable[..., np.ndarray]
+
+
+class Interval(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    low: float
+    high: float
+
+
+class ScoreStats(BaseModel):
+    """Summary of one set of game scores. Figures are None when there are too few games for them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    n: int
+    mean: float | None = None
+    se: float | None = None  # sample standard deviation / sqrt(n); needs 2 games
+    mean_ci: Interval | None = None
+    median: float | None = None
+    iqm: float | None = None
+    iqm_ci: Interval | None = None
+
+
+class PairedStats(BaseModel):
+    """A seed-by-seed comparison of A and B: differences are A - B."""
+
+    model_config = ConfigDict(frozen=True)
+
+    pairs: int
+    a_mean: float
+    b_mean: float
+    mean_difference: float
+    ci: Interval | None  # needs 2 pairs
+    probability_of_improvement: float  # share of pairs where A > B, ties counting half
+    a_better: int
+    ties: int
+    b_better: int
+
+
+class BootstrapSettings(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    method: str = BOOTSTRAP_METHOD
+    resamples: int = BOOTSTRAP_RESAMPLES
+    confidence: float = CONFIDENCE
+    seed: int = BOOTSTRAP_SEED
+
+
+def _mean(values: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.mean(values, axis=axis)
+
+
+def _iqm(values: np.ndarray, axis: int = -1) -> np.ndarray:
+    return stats.trim_mean(values, 0.25, axis=axis)
+
+
+def iqm(values: Sequence[float]) -> float:
+    """Interquartile mean: the mean after dropping the lowest and highest quarter (25% trimmed mean)."""
+    return float(_iqm(np.asarray(values, dtype=float)))
+
+
+def bootstrap_interval(values: Sequence[float], statistic: Statistic) -> Interval | None:
+    """95% percentile bootstrap interval of `statistic`, reproducible; None for fewer than 2 values."""
+    data = np.asarray(values, dtype=float)
+    if data.size < 2:
+        return None
+    if np.all(data == data[0]):  # every resample is the same: the interval is the value itself
+        value = float(statistic(data))
+        return Interval(low=value, high=value)
+    result = stats.bootstrap(
+        (data,),
+        statistic,
+        n_resamples=BOOTSTRAP_RESAMPLES,
+        confidence_level=CONFIDENCE,
+        method=BOOTSTRAP_METHOD,
+        vectorized=True,
+        **{_RNG_ARGUMENT: np.random.default_rng(BOOTSTRAP_SEED)},
+    )
+    return Interval(low=float(result.confidence_interval.low), high=float(result.confidence_interval.high))
+
+
+def score_stats(values: Sequence[float]) -> ScoreStats:
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return ScoreStats(n=0)
+    se = float(np.std(data, ddof=1) / np.sqrt(data.size)) if data.size >= 2 else None
+    return ScoreStats(
+        n=int(data.size),
+        mean=float(np.mean(data)),
+        se=se,
+        mean_ci=bootstrap_interval(data, _mean),
+        median=float(np.median(data)),
+        iqm=iqm(data),
+        iqm_ci=bootstrap_interval(data, _iqm),
+    )
+
+
+def paired_stats(a: Sequence[float], b: Sequence[float]) -> PairedStats:
+    """Compare paired scores (a[i] and b[i] come from the same seed and player count)."""
+    first = np.asarray(a, dtype=float)
+    second = np.asarray(b, dtype=float)
+    if first.shape != second.shape or first.size == 0:
+        raise ValueError("paired comparisons need two equally long, non-empty score lists")
+    differences = first - second
+    a_better = int(np.sum(differences > 0))
+    ties = int(np.sum(differences == 0))
+    return PairedStats(
+        pairs=int(first.size),
+        a_mean=float(np.mean(first)),
+        b_mean=float(np.mean(second)),
+        mean_difference=float(np.mean(differences)),
+        ci=bootstrap_interval(differences, _mean),
+        probability_of_improvement=(a_better + 0.5 * ties) / first.size,
+        a_better=a_better,
+        ties=ties,
+        b_better=int(first.size) - a_better - ties,
+    )

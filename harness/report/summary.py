@@ -1,0 +1,168 @@
+"""Per-group figures of the report: scores under both conventions, game flow, invalid replies and retries, tokens,
+cost and latency; the same scores per player count; mean score per scaffold and model.
+
+Only complete games count. A group's interrupted and unfinished games are counted next to it, never scored.
+Rates per move are totals over the complete games divided by their moves.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from harness.report.load import GameRow, MoveRow
+from harness.report.stats import ScoreStats, score_stats
+
+
+class GroupSummary(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    group: str
+    games: int  # complete games: the ones counted
+    not_complete: int  # interrupted or unfinished games of this group, listed separately
+    players: list[int]
+    fireworks: ScoreStats  # fireworks at the end (the paper's convention, the main score)
+    engine: ScoreStats  # 0 after three strikes (AH2AC2 / SPIN-Bench)
+    perfect: int
+    perfect_share: float | None
+    struck_out: int
+    struck_out_share: float | None
+    turns_mean: float | None
+    lives_lost_mean: float | None
+    hints_mean: float | None
+    moves: int
+    invalid_replies: int
+    invalid_per_move: float | None
+    retries: int
+    retries_per_move: float | None
+    tokens_per_game: float | None
+    prompt_tokens_per_game: float | None
+    completion_tokens_per_game: float | None
+    cost_games: int  # complete games whose provider reported a cost
+    cost_per_game: float | None  # mean over those games
+    latency_mean_s: float | None
+    latency_median_s: float | None
+
+
+class PlayersSummary(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    group: str
+    players: int
+    games: int
+    fireworks: ScoreStats
+    engine: ScoreStats
+    perfect_share: float | None
+    struck_out_share: float | None
+
+
+class HeatCell(BaseModel):
+    """Mean fireworks score of one scaffold with one model, player counts pooled."""
+
+    model_config = ConfigDict(frozen=True)
+
+    scaffold: str
+    model: str
+    games: int
+    players: list[int]
+    mean: float
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return float(np.mean(values)) if values else None
+
+
+def _ratio(count: float, total: float) -> float | None:
+    return count / total if total else None
+
+
+def complete(rows: Sequence[GameRow]) -> list[GameRow]:
+    return [r for r in rows if r.status == "complete"]
+
+
+def group_summaries(rows: Sequence[GameRow], moves: Sequence[MoveRow]) -> list[GroupSummary]:
+    by_group: dict[str, list[GameRow]] = defaultdict(list)
+    for row in rows:
+        by_group[row.group].append(row)
+    latencies: dict[str, list[float]] = defaultdict(list)
+    for move in moves:
+        if move.game_status == "complete":
+            latencies[move.group].append(move.latency_s)
+    return [_summary(group, by_group[group], latencies[group]) for group in sorted(by_group)]
+
+
+def _summary(group: str, rows: list[GameRow], latencies: list[float]) -> GroupSummary:
+    done = complete(rows)
+    n = len(done)
+    moves = sum(r.moves for r in done)
+    invalid = sum(r.invalid_replies or 0 for r in done)
+    retries = sum(r.retries or 0 for r in done)
+    costs = [r.cost_usd for r in done if r.cost_usd is not None]
+    perfect = sum(bool(r.perfect) for r in done)
+    struck = sum(bool(r.struck_out) for r in done)
+    return GroupSummary(
+        group=group,
+        games=n,
+        not_complete=len(rows) - n,
+        players=sorted({r.players for r in done}),
+        fireworks=score_stats([r.fireworks_score or 0 for r in done]),
+        engine=score_stats([r.engine_score or 0 for r in done]),
+        perfect=perfect,
+        perfect_share=_ratio(perfect, n),
+        struck_out=struck,
+        struck_out_share=_ratio(struck, n),
+        turns_mean=_mean([r.moves for r in done]),
+        lives_lost_mean=_mean([r.lives_lost or 0 for r in done]),
+        hints_mean=_mean([r.hints_given or 0 for r in done]),
+        moves=moves,
+        invalid_replies=invalid,
+        invalid_per_move=_ratio(invalid, moves),
+        retries=retries,
+        retries_per_move=_ratio(retries, moves),
+        tokens_per_game=_mean([r.total_tokens or 0 for r in done]),
+        prompt_tokens_per_game=_mean([r.prompt_tokens or 0 for r in done]),
+        completion_tokens_per_game=_mean([r.completion_tokens or 0 for r in done]),
+        cost_games=len(costs),
+        cost_per_game=_mean(costs),
+        latency_mean_s=_mean(latencies),
+        latency_median_s=float(np.median(latencies)) if latencies else None,
+    )
+
+
+def players_summaries(rows: Sequence[GameRow]) -> list[PlayersSummary]:
+    cells: dict[tuple[str, int], list[GameRow]] = defaultdict(list)
+    for row in complete(rows):
+        cells[(row.group, row.players)].append(row)
+    summaries = []
+    for (group, players), done in sorted(cells.items()):
+        summaries.append(
+            PlayersSummary(
+                group=group,
+                players=players,
+                games=len(done),
+                fireworks=score_stats([r.fireworks_score or 0 for r in done]),
+                engine=score_stats([r.engine_score or 0 for r in done]),
+                perfect_share=_ratio(sum(bool(r.perfect) for r in done), len(done)),
+                struck_out_share=_ratio(sum(bool(r.struck_out) for r in done), len(done)),
+            )
+        )
+    return summaries
+
+
+def heat_cells(rows: Sequence[GameRow]) -> list[HeatCell]:
+    cells: dict[tuple[str, str], list[GameRow]] = defaultdict(list)
+    for row in complete(rows):
+        cells[(row.scaffold, row.model)].append(row)
+    return [
+        HeatCell(
+            scaffold=scaffold,
+            model=model,
+            games=len(done),
+            players=sorted({r.players for r in done}),
+            mean=float(np.mean([r.fireworks_score or 0 for r in done])),
+        )
+        for (scaffold, model), done in sorted(cells.items())
+    ]

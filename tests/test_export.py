@@ -1,0 +1,512 @@
+"""`hanabi-eval export`: datasets that load with Hugging Face `datasets` and carry exactly what the logs hold.
+
+Runs are real: offline games of the Watson, Sherlock and Mycroft scaffolds; games against a local HTTP server whose
+model returns reasoning traces, leaves ratings out, gives out-of-range ratings, needs re-asks and, in its second
+game, stops answering properly (an interrupted game, which no export may contain); and a short best-of-5 game, whose
+moves are made by several calls and decided by a selector.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from harness.contamination import check_seeds, load_exported_seeds
+from harness.replies import parse_reply
+from harness.scaffold import load_scaffold
+from harness.seeds import resolve_seeds
+from harness.store import GameLogContents, read_game_log
+from tests.fakeserver import FakeModelServer, Reply, answer_in_format, careful_player, legal_moves_in
+
+
+class RatingServer:
+    """A model behind HTTP: legal moves with a reasoning trace; ratings miss the last move and rate move 0 out of
+    range; the first answer to every fifth new prompt is prose (re-asked); game 2 stops answering at turn 4."""
+
+    def __init__(self) -> None:
+        self.prompts: set[str] = set()
+        self.games = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, request: dict[str, Any]) -> Reply:
+        messages = request["messages"]
+        turn = int(re.search(r"It is turn (\d+)", messages[1]["content"]).group(1))
+        key = json.dumps(messages[:2])
+        with self.lock:
+            fresh = len(messages) == 2 and key not in self.prompts
+            if fresh:
+                self.prompts.add(key)
+                self.games += turn == 1
+            count, game = len(self.prompts), self.games
+        if game >= 2 and turn >= 4:
+            return Reply(content="I would rather not choose a move.")
+        if fresh and count % 5 == 0:
+            return Reply(content="Let me think about the fireworks first.")
+        moves = [i for i, _ in legal_moves_in(request)]
+        choice = parse_reply(careful_player(request).content, len(moves)).action
+        ratings = {i: (0.9 if i == choice else round(-0.9 + 0.1 * (i % 10), 2)) for i in moves[:-1]}
+        if choice != 0:
+            ratings[0] = 1.7
+        content = answer_in_format(request, choice, ratings, f"Turn {turn}: move {choice}.")
+        return Reply(content=content, reasoning=f"trace of turn {turn}")
+
+
+def reckless(request: dict[str, Any]) -> Reply:
+    """Always plays a card, rating that play above everything else: a game over in a few moves."""
+    moves = legal_moves_in(request)
+    choice = next(i for i, description in moves if description.startswith("(Play"))
+    ratings = {i: (0.9 if i == choice else -0.5) for i, _ in moves}
+    return Reply(content=answer_in_format(request, choice, ratings, "Play the oldest card."))
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("runs")
+    found: dict[str, Path] = {}
+
+    def run(name: str, *argv: str, code: int = 0) -> None:
+        before = set(out.iterdir())
+        assert main(["run", *argv, "--out", str(out), "--no-progress"]) == code
+        (found[name],) = set(out.iterdir()) - before
+
+    run("watson", "--players", "2", "3", "--seeds", "1")
+    run("sherlock", "--scaffold", "sherlock", "--seeds", "1")
+    run("mycroft", "--scaffold", "mycroft", "--seeds", "2")
+    run(
+        "mixed",
+        "--seat",
+        "local/smart",
+        "--seat",
+        "local/cautious:sherlock",
+        "--seeds",
+        "1",
+        "--rotation",
+        "off",
+    )
+    with FakeModelServer(RatingServer()) as server:
+        argv = ["--model", "openai/rater", "--api-base", server.base_url, "--seeds", "3,4"]
+        run("served", *argv, "--concurrency", "1", "--max-retries", "1", code=1)
+    with FakeModelServer(reckless) as server:
+        argv = ["--model", "openai/reckless", "--api-base", server.base_url, "--seeds", "1"]
+        run("bestof", *argv, "--scaffold", "best-of-5-watson")
+    return found
+
+
+@pytest.fixture
+def hf_offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    cache = tmp_path / "hf-cache"
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(cache))
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(cache / "datasets"))
+    return cache
+
+
+def load(path: Path, cache: Path, **options: Any):
+    from datasets import load_dataset
+
+    return load_dataset(
+        "json", data_files=str(path), split="train", cache_dir=str(cache / "datasets"), **options
+    )
+
+
+def export(out: Path, fmt: str, *runs: Path, extra: tuple[str, ...] = ()) -> int:
+    return main(["export", *map(str, runs), "--format", fmt, "--out", str(out), *extra])
+
+
+def complete_games(*runs: Path) -> list[GameLogContents]:
+    games = [read_game_log(p) for run in runs for p in sorted((run / "games").glob("*.jsonl"))]
+    return [g for g in games if g.complete]
+
+
+def rows_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+META = {"run_id", "game_id", "seed", "seed_set", "players", "seat", "turn", "model", "scaffold", "role"}
+META |= {"final_score", "engine_score"}
+
+
+def test_hanabilogs_is_one_sft_row_per_call_with_the_messages_as_sent(
+    runs: dict[str, Path], tmp_path: Path, hf_offline: Path
+) -> None:
+    sources = [runs["watson"], runs["mycroft"], runs["served"]]
+    assert export(tmp_path / "logs", "hanabilogs", *sources) == 0
+    # Read in small batches: `datasets` fixes column types from the first batch, and the offline games (no
+    # reasoning traces) come before the served ones.
+    dataset = load(tmp_path / "logs" / "hanabilogs.jsonl", hf_offline, chunksize=64 << 10)
+    assert set(dataset.column_names) == META | {"messages", "reasoning", "attempts"}
+    games = complete_games(*sources)
+    calls = [(g, m, c) for g in games for m in g.moves for c in m.calls]
+    assert dataset.num_rows == len(calls)
+    by_key = {(r["game_id"], r["run_id"], r["turn"], r["role"]): r for r in dataset}
+    reasked = 0
+    for game, record, call in calls:
+        row = by_key[(game.header.game_id, game.header.run_id, record.turn, call.role)]
+        final = call.attempts[-1]
+        sent = [m.model_dump() for m in final.messages]
+        assert row["messages"] == [*sent, {"role": "assistant", "content": final.reply}]
+        assert row["reasoning"] == final.reasoning
+        assert row["attempts"] == len(call.attempts)
+        assert (row["seed"], row["players"], row["seat"]) == (
+            game.header.seed,
+            game.header.players,
+            record.seat,
+        )
+        assert (row["final_score"], row["engine_score"]) == (
+            game.result.fireworks_score,
+            game.result.engine_score,
+        )
+        if len(call.attempts) > 1:
+            reasked += 1
+            bad = call.attempts[0]
+            assert row["messages"][2:4] == [
+                {"role": "assistant", "content": bad.reply},
+                {"role": "user", "content": bad.error},
+            ]
+    assert reasked > 0
+    traces = [r["reasoning"] for r in dataset if r["model"] == "openai/rater"]
+    assert traces and all(t.startswith("trace of turn") for t in traces)
+    assert all(r["reasoning"] is None for r in dataset if r["model"] == "local/smart")
+
+
+def test_hanabirewards_has_one_row_per_decided_move_and_ratings_round_trip_exactly(
+    runs: dict[str, Path], tmp_path: Path, hf_offline: Path
+) -> None:
+    sources = [runs["watson"], runs["sherlock"], runs["mycroft"], runs["served"]]
+    assert export(tmp_path / "rewards", "hanabirewards", *sources) == 0
+    path = tmp_path / "rewards" / "hanabirewards.jsonl"
+    dataset = load(path, hf_offline)
+    assert set(dataset.column_names) == META | {
+        "prompt",
+        "completion",
+        "candidate_moves",
+        "candidate_ratings",
+        "ratings_complete",
+        "chosen_move_index",
+        "chosen_move",
+        "reason",
+        "attempts",
+        "extra",
+    }
+    moves = [(g, m) for g in complete_games(*sources) for m in g.moves]
+    assert dataset.num_rows == len(rows_of(path)) == len(moves)
+    assert list(dataset) == rows_of(path)  # Arrow reads back exactly what was written, nulls and all
+    by_key = {(r["run_id"], r["game_id"], r["turn"]): r for r in dataset}
+    incomplete = 0
+    for game, record in moves:
+        row = by_key[(game.header.run_id, game.header.game_id, record.turn)]
+        assert [r["rating"] for r in row["candidate_ratings"]] == record.ratings
+        assert row["candidate_moves"] == record.legal_moves
+        assert row["chosen_move"] == record.legal_moves[record.move_index] == record.move.description
+        assert row["ratings_complete"] == (None not in record.ratings)
+        incomplete += not row["ratings_complete"]
+        (call,) = record.calls
+        assert row["prompt"] == [m.model_dump() for m in call.attempts[0].messages]
+        assert [m["role"] for m in row["prompt"]] == ["system", "user"]
+        assert row["completion"] == [{"role": "assistant", "content": call.attempts[-1].reply}]
+        extra = json.loads(row["extra"])
+        assert extra["invalid_ratings"] == record.invalid_ratings
+        assert (extra["tracking"], extra["memory"]) == (record.tracking, record.memory)
+    assert incomplete > 0
+    served = [json.loads(r["extra"]) for r in dataset if r["model"] == "openai/rater"]
+    assert any(e["invalid_ratings"] == {"0": "1.7"} for e in served)
+    assert any(json.loads(r["extra"])["tracking"] for r in dataset if r["scaffold"] == "mycroft")
+
+
+def test_a_grpo_reward_function_scores_completions_from_the_reward_columns(
+    runs: dict[str, Path], tmp_path: Path, hf_offline: Path
+) -> None:
+    """GRPO passes every column besides `prompt` to the reward functions as keyword arguments."""
+    assert export(tmp_path / "rewards", "hanabirewards", runs["watson"], runs["sherlock"]) == 0
+    dataset = load(tmp_path / "rewards" / "hanabirewards.jsonl", hf_offline)
+
+    def move_rating_reward(completions, candidate_moves, candidate_ratings, **_columns) -> list[float]:
+        scores = []
+        for completion, moves, ratings in zip(completions, candidate_moves, candidate_ratings, strict=True):
+            action = parse_reply(completion[0]["content"], len(moves)).action
+            rating = ratings[action]["rating"]
+            scores.append(rating if rating is not None else -1.0)
+        return scores
+
+    batch = dataset[:40]
+    columns = {k: v for k, v in batch.items() if k not in ("prompt", "completion")}
+    scores = move_rating_reward(batch["completion"], **columns)
+    expected = [
+        r[i]["rating"] for r, i in zip(batch["candidate_ratings"], batch["chosen_move_index"], strict=True)
+    ]
+    assert scores == expected
+
+
+@pytest.mark.parametrize("scaffold", ["watson", "sherlock", "mycroft"])
+def test_preference_pairs_are_well_formed_replies_in_the_scaffolds_format(
+    scaffold: str, runs: dict[str, Path], tmp_path: Path, hf_offline: Path
+) -> None:
+    assert export(tmp_path / "prefs", "preferences", runs[scaffold], extra=("--margin", "0.6")) == 0
+    dataset = load(tmp_path / "prefs" / "preferences.jsonl", hf_offline)
+    assert {"prompt", "chosen", "rejected", "rating_gap"} <= set(dataset.column_names)
+    definition = load_scaffold(scaffold).base  # the call that chooses a single-call scaffold's move
+    records = {(g.header.game_id, m.turn): m for g in complete_games(runs[scaffold]) for m in g.moves}
+    expected_pairs = 0
+    for record in records.values():
+        rated = [r for r in record.ratings if r is not None]
+        expected_pairs += sum(1 for r in rated if max(rated) - r >= 0.6 - 1e-9)
+    assert dataset.num_rows == expected_pairs > 0
+    for row in dataset:
+        record = records[(row["game_id"], row["turn"])]
+        assert row["prompt"] == [m.model_dump() for m in record.calls[-1].attempts[0].messages]
+        assert row["chosen_rating"] == max(r for r in record.ratings if r is not None)
+        assert row["rating_gap"] >= 0.6 - 1e-9
+        for side, index in (("chosen", row["chosen_move_index"]), ("rejected", row["rejected_move_index"])):
+            (message,) = row[side]
+            assert message["role"] == "assistant"
+            parsed = parse_reply(
+                message["content"], len(record.legal_moves), definition.contract, definition.required_fields
+            )
+            assert parsed.action == index
+            assert parsed.ratings == record.ratings
+            assert record.legal_moves[index] in parsed.reason
+        chosen, rejected = row["chosen"][0]["content"], row["rejected"][0]["content"]
+        if definition.output == "json":
+            same = [
+                {k: v for k, v in json.loads(t).items() if k not in ("action", "reason")}
+                for t in (chosen, rejected)
+            ]
+            assert same[0] == same[1] and ("deductions" in same[0]) == (scaffold == "mycroft")
+        else:
+            assert chosen.splitlines()[1] == rejected.splitlines()[1]  # the same "Move Ratings: ..." line
+    if definition.output == "json":
+        assert json.loads(dataset[0]["chosen"][0]["content"])["action"] == dataset[0]["chosen_move_index"]
+    else:
+        assert dataset[0]["chosen"][0]["content"].endswith(
+            f"Chosen Move Number: {dataset[0]['chosen_move_index']}"
+        )
+
+
+def test_a_multi_call_scaffold_exports_every_call_and_the_deciders_choice(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    for fmt in ("hanabilogs", "hanabirewards", "preferences"):
+        assert export(tmp_path / fmt, fmt, runs["bestof"]) == 0
+    (game,) = complete_games(runs["bestof"])
+    logs = rows_of(tmp_path / "hanabilogs" / "hanabilogs.jsonl")
+    assert [(r["turn"], r["role"]) for r in logs] == [(m.turn, c.role) for m in game.moves for c in m.calls]
+    assert {r["role"] for r in logs} == {*(f"sample-{i}" for i in range(1, 6)), "selector"}
+    rewards = rows_of(tmp_path / "hanabirewards" / "hanabirewards.jsonl")
+    assert len(rewards) == len(game.moves) > 1
+    for row, record in zip(rewards, game.moves, strict=True):
+        selector = record.calls[-1]
+        assert row["role"] == selector.role == "selector"
+        assert row["prompt"] == [m.model_dump() for m in selector.attempts[0].messages]
+        assert row["completion"] == [{"role": "assistant", "content": selector.attempts[-1].reply}]
+    decider = load_scaffold("best-of-5-watson").decider
+    preferences = rows_of(tmp_path / "preferences" / "preferences.jsonl")
+    assert len(preferences) == sum(len(m.legal_moves) - 1 for m in game.moves)
+    for row in preferences:
+        record = game.moves[row["turn"] - 1]
+        assert row["prompt"] == rewards[row["turn"] - 1]["prompt"]
+        for side in ("chosen", "rejected"):
+            text = row[side][0]["content"]
+            parsed = parse_reply(text, len(record.legal_moves), decider.contract, decider.required_fields)
+            assert parsed.action == row[f"{side}_move_index"] and json.loads(text)["action"] == parsed.action
+
+
+def test_filters_select_games_and_seats(runs: dict[str, Path], tmp_path: Path) -> None:
+    sources = [runs["watson"], runs["mycroft"], runs["served"]]
+    games = complete_games(*sources)
+
+    def exported(*flags: str) -> set[str]:
+        out = tmp_path / f"out{len(list(tmp_path.iterdir()))}"
+        assert export(out, "hanablive", *sources, extra=flags) == 0
+        manifest = json.loads((out / "export_manifest.json").read_text())
+        return {f"{g['run_id']}/{g['game_id']}" for g in manifest["game_list"]}
+
+    def ids(selected: list[GameLogContents]) -> set[str]:
+        return {f"{g.header.run_id}/{g.header.game_id}" for g in selected}
+
+    best = max(g.result.fireworks_score for g in games)
+    assert exported() == ids(games)
+    assert exported("--scaffold", "mycroft") == ids(
+        [g for g in games if g.header.seats[0].scaffold == "mycroft"]
+    )
+    assert exported("--model", "openai/rater") == ids(
+        [g for g in games if g.header.seats[0].model != "local/smart"]
+    )
+    assert exported("--players", "3") == ids([g for g in games if g.header.players == 3])
+    assert exported("--min-score", str(best)) == ids([g for g in games if g.result.fireworks_score == best])
+    assert exported("--seed-set", "custom", "--players", "2", "--model", "local/smart") == ids(
+        [g for g in games if g.header.players == 2 and g.header.seats[0].model == "local/smart"]
+    )
+
+
+def test_model_and_scaffold_filters_pick_the_seats_of_a_mixed_team(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    (game,) = complete_games(runs["mixed"])
+    assert (
+        export(tmp_path / "cautious", "hanabirewards", runs["mixed"], extra=("--model", "local/cautious"))
+        == 0
+    )
+    rows = rows_of(tmp_path / "cautious" / "hanabirewards.jsonl")
+    assert [r["turn"] for r in rows] == [m.turn for m in game.moves if m.seat == 1]
+    assert {(r["seat"], r["model"], r["scaffold"]) for r in rows} == {(1, "local/cautious", "sherlock")}
+    card = (tmp_path / "cautious" / "README.md").read_text()
+    assert "- Models: local/cautious\n- Scaffolds: sherlock\n" in card
+    assert export(tmp_path / "watson", "hanabilogs", runs["mixed"], extra=("--scaffold", "watson")) == 0
+    rows = rows_of(tmp_path / "watson" / "hanabilogs.jsonl")
+    assert [r["turn"] for r in rows] == [m.turn for m in game.moves if m.seat == 0]
+    assert export(tmp_path / "replay", "hanablive", runs["mixed"], extra=("--model", "local/cautious")) == 0
+    (replay,) = [p for p in (tmp_path / "replay").glob("*.json") if p.name != "export_manifest.json"]
+    assert len(json.loads(replay.read_text())["actions"]) == len(game.moves)  # a replay is the whole game
+
+
+def test_only_complete_games_are_exported_and_the_skipped_ones_are_counted(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert export(tmp_path / "logs", "hanabilogs", runs["served"]) == 0
+    said = capsys.readouterr().out
+    assert "from 1 games" in said and "skipped 1 interrupted" in said
+    manifest = json.loads((tmp_path / "logs" / "export_manifest.json").read_text())
+    assert manifest["skipped_incomplete"] == 1 and manifest["games"] == 1
+    (interrupted,) = [
+        read_game_log(p) for p in (runs["served"] / "games").glob("*.jsonl") if not read_game_log(p).complete
+    ]
+    rows = rows_of(tmp_path / "logs" / "hanabilogs.jsonl")
+    assert (
+        {r["game_id"] for r in rows} == {manifest["game_list"][0]["game_id"]} != {interrupted.header.game_id}
+    )
+    assert (
+        "1 interrupted or unfinished\ngame of the source runs was skipped"
+        in (tmp_path / "logs" / "README.md").read_text()
+    )
+
+
+def test_the_card_and_manifest_describe_the_export(runs: dict[str, Path], tmp_path: Path) -> None:
+    sources = [runs["watson"], runs["mycroft"]]
+    out = tmp_path / "rewards"
+    assert export(out, "hanabirewards", *sources, extra=("--players", "2")) == 0
+    games = [g for g in complete_games(*sources) if g.header.players == 2]
+    card = (out / "README.md").read_text()
+    manifest = json.loads((out / "export_manifest.json").read_text())
+    moves = sum(len(g.moves) for g in games)
+    assert f"| {moves} | {len(games)} | {moves} | 0 |" in card  # rows, games, moves, skipped
+    assert "- Models: local/smart" in card and "- Scaffolds: mycroft, watson" in card
+    assert "- Player counts: 2" in card and "- Seeds: custom (1, 2)" in card
+    assert (
+        f"hanabi-eval export {sources[0]} {sources[1]} --format hanabirewards --out {out} --players 2" in card
+    )
+    for source in sources:
+        commit = json.loads((source / "manifest.json").read_text())["git"]["commit"]
+        run_id = json.loads((source / "manifest.json").read_text())["run_id"]
+        assert f"| `{run_id}` | `{commit}` |" in card
+    for score in {g.result.fireworks_score for g in games}:
+        count = sum(1 for g in games if g.result.fireworks_score == score)
+        assert f"| {score} | {count} |" in card
+    assert "path: hanabirewards.jsonl" in card.split("---")[1]  # the Hub finds the data file
+    for column in ("candidate_ratings", "ratings_complete", "extra", "final_score"):
+        assert f"| `{column}` |" in card
+    pairs = sorted({(g.header.seed_set, g.header.seed) for g in games})
+    assert manifest["seeds"] == [{"seed_set": name, "seed": seed} for name, seed in pairs]
+    assert (manifest["rows"], manifest["games"], manifest["moves"]) == (moves, len(games), moves)
+
+
+def test_the_contamination_guard_reads_any_export_and_names_the_overlap(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "logs"
+    assert export(out, "hanabilogs", runs["watson"], runs["mycroft"]) == 0
+    replays = tmp_path / "replays"
+    assert export(replays, "hanablive", runs["watson"], runs["mycroft"]) == 0
+    any_replay = next(p for p in replays.glob("*.json") if p.name != "export_manifest.json")
+    moved = tmp_path / "moved.jsonl"
+    moved.write_text((out / "hanabilogs.jsonl").read_text())
+    for where in (out, out / "export_manifest.json", out / "hanabilogs.jsonl", moved, replays, any_replay):
+        assert load_exported_seeds(where) == {1, 2}
+    standard = resolve_seeds("standard")
+    with pytest.raises(ValueError, match=r"seeds 1 \(standard\), 2 \(standard\) are in the exported"):
+        check_seeds(standard, {1, 2}, skip=False)
+    assert [s.seed for s in check_seeds(standard, {1, 2}, skip=True)] == list(range(3, 11))
+    assert check_seeds(resolve_seeds("heldout"), {1, 2}, skip=False) == resolve_seeds("heldout")
+    with pytest.raises(ValueError, match="every requested seed"):
+        check_seeds(standard[:2], {1, 2}, skip=True)
+    with pytest.raises(ValueError, match="is not an export folder"):
+        load_exported_seeds(runs["watson"])
+
+
+def test_an_existing_export_is_replaced_only_with_force_and_never_half_written(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "exports" / "logs"
+    assert export(out, "hanabilogs", runs["sherlock"]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    capsys.readouterr()
+    assert export(out, "hanabilogs", runs["watson"]) == 2
+    assert "already holds an export; pass --force" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert export(out, "preferences", runs["watson"], extra=("--margin", "2", "--force")) == 2
+    assert "no decided move has two ratings at least --margin 2.0 apart" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert export(out, "hanabilogs", runs["watson"], extra=("--force",)) == 0
+    assert {p.name for p in out.iterdir()} == {"hanabilogs.jsonl", "README.md", "export_manifest.json"}
+    assert "watson" in json.loads((out / "export_manifest.json").read_text())["source_runs"][0]["run_id"]
+    assert [p.name for p in out.parent.iterdir()] == ["logs"]  # no temporary folder left behind
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["{missing}", "--format", "hanabilogs"], "does not exist"),
+        (["{runs_parent}", "--format", "hanabilogs"], "is not a run directory: it has no manifest.json"),
+        (
+            ["{watson}", "--format", "hanabilogs", "--model", "openai/none"],
+            "no complete game matches --model",
+        ),
+        (["{watson}", "--format", "hanabilogs", "--min-score", "26"], "--min-score 26 is outside 0-25"),
+        (["{watson}", "--format", "hanabilogs", "--players", "7"], "--players 7 is outside 2-5"),
+        (
+            ["{watson}", "--format", "hanablive", "--margin", "1"],
+            "--margin applies only to --format preferences",
+        ),
+        (["{watson}", "--format", "preferences", "--margin", "0"], "--margin 0.0 must be above 0"),
+        (["{watson}", "--format", "hanabilogs", "--out", "{tmp}/x.jsonl"], "looks like a file name"),
+        (["{watson}", "--format", "hanabilogs", "--out", "{watson}/export"], "overlaps the run directory"),
+        (
+            ["{watson}", "--format", "hanabilogs", "--out", "{notes}", "--force"],
+            "holds other files, not an export",
+        ),
+        (["{watson}", "--format", "csv"], "invalid choice: 'csv'"),
+    ],
+)
+def test_bad_input_is_one_line_with_exit_code_2_and_writes_nothing(
+    argv: list[str], named: str, runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "keep.txt").write_text("keep me")
+    places = {"missing": tmp_path / "nope", "runs_parent": runs["watson"].parent, "tmp": tmp_path}
+    places |= {"notes": notes, **runs}
+    args = ["export", *(a.format(**places) for a in argv)]
+    if "--out" not in args:
+        args += ["--out", str(tmp_path / "out")]
+    with pytest.raises(SystemExit) if "csv" in args else _raises_nothing():
+        assert main(args) == 2
+    err = capsys.readouterr().err
+    assert named in err and len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes"]
+    assert [p.name for p in notes.iterdir()] == ["keep.txt"]
+    assert not list(runs["watson"].glob("export*"))
+
+
+class _raises_nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> bool:
+        return False
