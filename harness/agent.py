@@ -102,7 +102,9 @@ class SeatAgent:
     ) -> tuple[Call, ParsedReply | str]:
         """One logical call: ask, validate against the call's contract, re-ask with feedback on a bad reply."""
         attempts: list[Attempt] = []
-        metadata = {"view": view.model_dump(mode="json"), "output": spec.output, "contract": spec.contract}
+        metadata: dict[str, Any] = {}
+        if self.client.reads_view:  # only the offline provider decides from the view itself
+            metadata = {"view": view.model_dump(mode="json"), "output": spec.output, "contract": spec.contract}
         n_legal = len(view.legal_moves)
         bad_replies = 0
         while True:

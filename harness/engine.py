@@ -10,7 +10,6 @@ It must never expose a seat's own hidden cards through `observe`.
 from __future__ import annotations
 
 import hashlib
-import json
 from enum import StrEnum
 from functools import cache
 
@@ -197,6 +196,7 @@ class Game:
         self._history: list[HistoryEntry] = []
         self._last_player: int | None = None
         self._legal_cache: list[Move] | None = None
+        self._over: bool | None = None
         self._deal_pending()
 
     # ---- construction ------------------------------------------------------------------------------------------
@@ -242,7 +242,9 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self._state.is_terminal()
+        if self._over is None:  # asked many times per move: computed once per state
+            self._over = self._state.is_terminal()
+        return self._over
 
     @property
     def life_tokens(self) -> int:
@@ -303,21 +305,12 @@ class Game:
         return [str(c) for c in self._state.discard_pile()]
 
     def digest(self) -> str:
-        """A short fingerprint of the whole state, to check that a rebuilt game matches its log."""
-        payload = {
-            "turn": self.turn,
-            "current": self.current_player,
-            "life": self.life_tokens,
-            "info": self.info_tokens,
-            "fireworks": self.fireworks,
-            "deck": self.deck_size,
-            "discards": self.discards(),
-            "hands": self.hands(),
-            "knowledge": [
-                [k.model_dump(mode="json") for k in self.knowledge(p)] for p in range(self.players)
-            ],
-        }
-        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+        """A short fingerprint of the whole state, to check that a rebuilt game matches its log.
+
+        It hashes HLE's own text of the state (tokens, fireworks, every hand with its hint knowledge, deck size,
+        discards, whose turn) with the move count: one call into the engine, cheap enough for every move.
+        """
+        return hashlib.sha256(f"{self.turn}|{self._state}".encode()).hexdigest()[:16]
 
     def observe(self, seat: int) -> Observation:
         """The observation of one seat, built from HLE's observation for that seat only."""
@@ -381,6 +374,7 @@ class Game:
         )
         self._history.append(entry)
         self._legal_cache = None
+        self._over = None
         self._deal_pending()
         if self._last_player is None and self.deck_size == 0 and card is not None:
             self._last_player = player

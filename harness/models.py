@@ -150,6 +150,8 @@ class ModelClient:
         self._router: Any = None
         if provider_of(seat.model) == LOCAL_PROVIDER:
             _register_free(seat.model)
+        # LiteLLM knows this model's price (offline models are listed as free); otherwise no cost is recorded
+        self.priced = _is_priced(seat.model)
 
     def _deployment_router(self) -> Any:
         """A LiteLLM Router over the seat's deployments, with its own retries and cooldowns switched off."""
@@ -177,6 +179,11 @@ class ModelClient:
                 routing_strategy="usage-based-routing-v2" if limited else "simple-shuffle",
             )
         return self._router
+
+    @property
+    def reads_view(self) -> bool:
+        """Whether requests carry the seat's view (the offline provider decides from it; nothing else sees it)."""
+        return provider_of(self.seat.model) == LOCAL_PROVIDER
 
     async def call(
         self, messages: list[Message], metadata: dict[str, Any], first_number: int
@@ -242,6 +249,9 @@ class ModelClient:
                 kwargs["api_key"] = NO_KEY_PLACEHOLDER
         if provider_of(self.seat.model) == LOCAL_PROVIDER:
             kwargs["metadata"] = metadata
+        if not self.priced:  # spare LiteLLM a price guess from similar model names; none is recorded anyway
+            kwargs["input_cost_per_token"] = 0.0
+            kwargs["output_cost_per_token"] = 0.0
         send = lib.acompletion
         if self.seat.deployments:
             send = self._deployment_router().acompletion
@@ -268,7 +278,7 @@ class ModelClient:
                 "reply": message.content or "",
                 "reasoning": _reasoning_of(message),
                 "usage": _usage_of(response),
-                "cost_usd": _cost_of(lib, self.seat.model, response),
+                "cost_usd": _cost_of(response) if self.priced else None,
                 "latency_s": latency,
                 "resolved_model": getattr(response, "model", None),
             }
@@ -379,11 +389,14 @@ def _usage_of(response: Any) -> Usage:
     )
 
 
-def _cost_of(lib: Any, model: str, response: Any) -> float | None:
-    """LiteLLM's cost for the call, only when the model is in its price list: for other models (self-hosted,
-    renamed) LiteLLM guesses a price from similar names, and a guess is not a measurement."""
-    if model not in lib.model_cost and model.split("/", 1)[-1] not in lib.model_cost:
-        return None
+def _is_priced(model: str) -> bool:
+    """Whether LiteLLM's price list has the model. For others (self-hosted, renamed) LiteLLM would guess a price
+    from similar names, and a guess is not a measurement."""
+    prices = litellm().model_cost
+    return model in prices or model.split("/", 1)[-1] in prices
+
+
+def _cost_of(response: Any) -> float | None:
     cost = (getattr(response, "_hidden_params", {}) or {}).get("response_cost")
     return float(cost) if cost is not None else None
 

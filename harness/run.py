@@ -16,7 +16,7 @@ import re
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AsyncExitStack, contextmanager
 from importlib import metadata
 from pathlib import Path
@@ -245,49 +245,42 @@ class RunJob(BaseModel):
     manifest: dict[str, Any]
 
 
-async def execute(
-    config: RunConfig,
-    run: RunDir,
-    manifest: dict[str, Any],
-    concurrency: int,
-    show_progress: bool,
-) -> list[tuple[GamePlan, GameResult]]:
-    """Play every unfinished game of one run, at most `concurrency` at once."""
-    (results,) = await execute_jobs(
-        [RunJob(config=config, run=run, manifest=manifest)], concurrency, {}, show_progress
-    )
-    return results
+Selected = list[tuple[int, GamePlan]]  # (index of the job in the session, game plan)
+MoveListener = Callable[[MoveRecord], None]
+GameListener = Callable[[int, GamePlan, GameResult], None]
 
 
-async def execute_jobs(
-    jobs: list[RunJob],
-    concurrency: int,
-    model_limits: dict[str, int],
-    show_progress: bool,
-) -> list[list[tuple[GamePlan, GameResult]]]:
-    """Play the unfinished games of several runs in one event loop.
-
-    At most `concurrency` games run at once overall, and at most `model_limits[model]` games that seat `model`.
-    Every existing log is replayed and checked before any model is called.
-    """
-    decks = {(id(job), s.seed): list(s.deck) for job in jobs for s in job.config.seeds}
+def verify_logs(jobs: list[RunJob]) -> None:
+    """Replay every existing log and check its digests, so that a log that does not match is refused before any
+    model is called (raises ResumeMismatch or LogCorrupt)."""
     for job in jobs:
+        decks = {s.seed: list(s.deck) for s in job.config.seeds}
         for plan in job.config.plans():
             path = job.run.game_path(plan.game_id)
             if path.exists():
-                rebuild(plan, decks[(id(job), plan.seed)], read_game_log(path))
+                rebuild(plan, decks[plan.seed], read_game_log(path))
+
+
+async def play_plans(
+    jobs: list[RunJob],
+    selected: Selected,
+    concurrency: int,
+    model_limits: dict[str, int],
+    on_move: MoveListener,
+    on_game: GameListener,
+) -> list[tuple[int, GamePlan, GameResult]]:
+    """Play the selected games in this event loop: at most `concurrency` at once, and at most
+    `model_limits[model]` games that seat `model`."""
     agents: dict[SeatConfig, SeatAgent] = {}
     for job in jobs:
         for seat, agent in build_agents(job.config).items():
             agents.setdefault(seat, agent)
+    decks = {(index, s.seed): list(s.deck) for index, job in enumerate(jobs) for s in job.config.seeds}
     gate = asyncio.Semaphore(concurrency)
     model_gates = {model: asyncio.Semaphore(limit) for model, limit in model_limits.items()}
-    total = sum(len(job.config.plans()) for job in jobs)
-    progress = RunProgress(total_games=total, enabled=show_progress)
-    for job in jobs:
-        _write_status(job, "running", [])
 
-    async def one(job: RunJob, plan: GamePlan) -> tuple[GamePlan, GameResult]:
+    async def one(index: int, plan: GamePlan) -> tuple[int, GamePlan, GameResult]:
+        job = jobs[index]
         gates = [model_gates[m] for m in sorted({s.model for s in plan.seats}) if m in model_gates]
         async with AsyncExitStack() as held:
             for held_gate in [
@@ -297,30 +290,79 @@ async def execute_jobs(
                 await held.enter_async_context(held_gate)
             result = await play_game(
                 plan,
-                decks[(id(job), plan.seed)],
+                decks[(index, plan.seed)],
                 job.run.game_path(plan.game_id),
                 {i: agents[seat] for i, seat in enumerate(plan.seats)},
                 job.manifest["run_id"],
                 job.manifest.get("git", {}).get("commit"),
-                on_move=lambda record: progress.move(_move_usage(record)),
+                on_move=on_move,
             )
-        progress.game_done(result)
-        return plan, result
-
-    async def whole(job: RunJob) -> list[tuple[GamePlan, GameResult]]:
-        try:
-            results = list(await asyncio.gather(*(one(job, p) for p in job.config.plans())))
-        except BaseException as exc:
-            _write_status(job, "interrupted", [], reason=redact(f"{type(exc).__name__}: {exc}")[:500])
-            raise
-        _write_status(job, "done", results)
-        return results
+        on_game(index, plan, result)
+        return index, plan, result
 
     try:
-        with progress:
-            return list(await asyncio.gather(*(whole(job) for job in jobs)))
+        return list(await asyncio.gather(*(one(index, plan) for index, plan in selected)))
     finally:
         await close_clients()
+
+
+def play_session(
+    jobs: list[RunJob],
+    concurrency: int,
+    model_limits: dict[str, int],
+    show_progress: bool,
+    workers: int = 1,
+) -> list[list[tuple[GamePlan, GameResult]]]:
+    """Play the unfinished games of several runs, in this process or spread over `workers` processes, keeping
+    each run's status file up to date. Returns each job's (plan, result) pairs in plan order."""
+    verify_logs(jobs)
+    selected = [(index, plan) for index, job in enumerate(jobs) for plan in job.config.plans()]
+    progress = RunProgress(total_games=len(selected), enabled=show_progress)
+    for job in jobs:
+        _write_status(job, "running", [])
+    try:
+        with progress:
+            if workers <= 1:
+                flat = asyncio.run(
+                    play_plans(
+                        jobs,
+                        selected,
+                        concurrency,
+                        model_limits,
+                        on_move=lambda record: progress.move(_move_usage(record)),
+                        on_game=lambda index, plan, result: progress.game_done(result),
+                    )
+                )
+            else:
+                from harness.workers import play_in_workers
+
+                flat = play_in_workers(jobs, selected, concurrency, model_limits, workers, progress)
+    except BaseException as exc:
+        for job in jobs:
+            _write_status(job, "interrupted", [], reason=redact(f"{type(exc).__name__}: {exc}")[:500])
+        raise
+    order = {(index, plan.game_id): n for n, (index, plan) in enumerate(selected)}
+    flat.sort(key=lambda item: order[(item[0], item[1].game_id)])
+    grouped: list[list[tuple[GamePlan, GameResult]]] = [[] for _ in jobs]
+    for index, plan, result in flat:
+        grouped[index].append((plan, result))
+    for job, results in zip(jobs, grouped, strict=True):
+        _write_status(job, "done", results)
+    return grouped
+
+
+def execute(
+    config: RunConfig,
+    run: RunDir,
+    manifest: dict[str, Any],
+    concurrency: int,
+    show_progress: bool,
+    workers: int = 1,
+) -> list[tuple[GamePlan, GameResult]]:
+    """Play every unfinished game of one run."""
+    job = RunJob(config=config, run=run, manifest=manifest)
+    (results,) = play_session([job], concurrency, {}, show_progress, workers)
+    return results
 
 
 def _write_status(

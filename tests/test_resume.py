@@ -159,3 +159,27 @@ def test_a_log_that_does_not_replay_is_refused_before_any_call(
 def test_resume_needs_a_run_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["resume", str(tmp_path)]) == 2
     assert "is not a run directory" in capsys.readouterr().err
+
+
+def test_games_spread_over_worker_processes_log_the_same_moves(
+    tmp_path: Path, reference: dict[str, dict[str, Any]]
+) -> None:
+    assert main(["run", *SLOW, "--workers", "2", "--out", str(tmp_path), "--no-progress"]) == 0
+    assert {name: comparable(path) for name, path in game_logs(tmp_path).items()} == reference
+    status = json.loads(next(tmp_path.glob("*/status.json")).read_text())
+    assert status["status"] == "complete" and status["games_complete"] == len(reference)
+
+
+def test_killing_the_parent_stops_its_workers_and_the_run_resumes(
+    tmp_path: Path, reference: dict[str, dict[str, Any]]
+) -> None:
+    process = start(tmp_path, "--workers", "2")
+    wait_for_moves(tmp_path, 20, process)
+    os.kill(process.pid, signal.SIGKILL)  # the parent only: the workers must not go on writing
+    process.wait()
+    time.sleep(0.5)
+    frozen = moves_logged(tmp_path)
+    time.sleep(1.0)
+    assert moves_logged(tmp_path) == frozen
+    assert main(["resume", str(next(tmp_path.iterdir())), "--workers", "2", "--no-progress"]) == 0
+    assert {name: comparable(path) for name, path in game_logs(tmp_path).items()} == reference

@@ -22,6 +22,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--retry-wait", type=float, help="base of the exponential backoff, seconds")
     parser.add_argument("--retry-wait-max", type=float, help="longest single backoff wait, seconds")
     parser.add_argument("--concurrency", type=int, default=8, help="games played at once (default 8)")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes to spread the games over (default 1)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no live progress display")
     parser.set_defaults(handler=handle)
 
@@ -75,7 +78,7 @@ def handle(args: argparse.Namespace) -> int:
             check_model(seat)
     except ModelSpecError as exc:
         raise UsageError(str(exc)) from None
-    return play_run(args.run_dir, config, args.argv, args.concurrency, not args.no_progress)
+    return play_run(args.run_dir, config, args.argv, args.concurrency, not args.no_progress, args.workers)
 
 
 def _resume_sweep(args: argparse.Namespace) -> int:
@@ -104,4 +107,4 @@ def _resume_sweep(args: argparse.Namespace) -> int:
     if retry:
         updates["retry"] = sweep.retry.model_copy(update=retry)
     sweep = sweep.model_copy(update=updates)
-    return play_sweep(args.run_dir, sweep, {"resumed": True}, args.argv, not args.no_progress)
+    return play_sweep(args.run_dir, sweep, {"resumed": True}, args.argv, not args.no_progress, args.workers)

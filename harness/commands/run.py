@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 from pathlib import Path
 
 from harness.cards import MAX_PLAYERS, MIN_PLAYERS
@@ -57,6 +56,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"])
     run.add_argument("--timeout", type=float, default=600.0, help="seconds per model request (default 600)")
     run.add_argument("--concurrency", type=int, default=8, help="games played at once (default 8)")
+    run.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="processes to spread the games over, to use more cores (default 1)",
+    )
     run.add_argument("--max-retries", type=int, default=3, help="re-asks after an invalid reply (default 3)")
     run.add_argument(
         "--provider-retries", type=int, default=6, help="retries after provider errors (default 6)"
@@ -93,12 +98,22 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
     args.seeds = args.seeds or "standard"
     config, out, name = _validated_config(args)
     return play_run(
-        out / (name or config.default_name()), config, command, args.concurrency, not args.no_progress
+        out / (name or config.default_name()),
+        config,
+        command,
+        args.concurrency,
+        not args.no_progress,
+        args.workers,
     )
 
 
 def play_run(
-    run_path: Path, config: object, command: list[str], concurrency: int, show_progress: bool
+    run_path: Path,
+    config: object,
+    command: list[str],
+    concurrency: int,
+    show_progress: bool,
+    workers: int = 1,
 ) -> int:
     """Open (or reopen) a run under its lock, play its unfinished games, print the scores and where the logs are."""
     from rich.console import Console
@@ -108,6 +123,7 @@ def play_run(
     from harness.run import RunConfig, RunConfigError, execute, open_run
     from harness.store import LogCorrupt
     from harness.summary import score_table
+    from harness.workers import WorkerFailed
 
     assert isinstance(config, RunConfig)
     console = Console()
@@ -117,8 +133,8 @@ def play_run(
             seats = ", ".join(sorted({s.label for s in config.seats}))
             console.print(f"Run {run.path} · {len(plans)} games · {seats}")
             console.print(expected_calls_line([(p, run.game_path(p.game_id)) for p in plans]))
-            results = asyncio.run(execute(config, run, manifest, concurrency, show_progress))
-    except (RunConfigError, RunLocked, ResumeMismatch, LogCorrupt) as exc:
+            results = execute(config, run, manifest, concurrency, show_progress, workers)
+    except (RunConfigError, RunLocked, ResumeMismatch, LogCorrupt, WorkerFailed) as exc:
         raise UsageError(str(exc)) from None
     console.print(score_table(results))
     console.print(f"Logs: {run.path / 'games'}  (manifest: {run.manifest_path})")
@@ -213,6 +229,7 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
 def check_operational(args: argparse.Namespace) -> None:
     """Check the settings that may change between sessions of a run (None: not given)."""
     _check_positive("--concurrency", args.concurrency, integer=True)
+    _check_positive("--workers", args.workers, integer=True)
     for flag, value in (("--timeout", args.timeout), ("--retry-wait-max", args.retry_wait_max)):
         if value is not None:
             _check_positive(flag, value)
@@ -264,10 +281,12 @@ def _run_sweep(args: argparse.Namespace, command: list[str]) -> int:
     except SweepConfigError as exc:
         raise UsageError(str(exc)) from None
     source = {"file": str(args.config), "command": public_command(command)}
-    return play_sweep(args.out / sweep.name, sweep, source, command, not args.no_progress)
+    return play_sweep(args.out / sweep.name, sweep, source, command, not args.no_progress, args.workers)
 
 
-def play_sweep(folder: Path, sweep: object, source: dict, command: list[str], show_progress: bool) -> int:
+def play_sweep(
+    folder: Path, sweep: object, source: dict, command: list[str], show_progress: bool, workers: int = 1
+) -> int:
     """Open every run of a sweep under its lock and play them together in one event loop."""
     from contextlib import ExitStack
 
@@ -276,11 +295,12 @@ def play_sweep(folder: Path, sweep: object, source: dict, command: list[str], sh
     from harness.lock import RunLocked
     from harness.models import ModelSpecError, check_model
     from harness.play import ResumeMismatch
-    from harness.run import RunConfigError, RunJob, execute_jobs, open_run
+    from harness.run import RunConfigError, RunJob, open_run, play_session
     from harness.secrets import safe_url
     from harness.store import LogCorrupt, now_iso
     from harness.summary import sweep_table
     from harness.sweep import SweepConfig, SweepConfigError, open_sweep_dir
+    from harness.workers import WorkerFailed
 
     assert isinstance(sweep, SweepConfig)
     runs = sweep.runs()
@@ -304,8 +324,8 @@ def play_sweep(folder: Path, sweep: object, source: dict, command: list[str], sh
                 jobs.append(RunJob(config=config, run=run, manifest=manifest))
             games = sum(len(job.config.plans()) for job in jobs)
             console.print(f"Sweep {folder} · {len(jobs)} runs · {games} games")
-            results = asyncio.run(execute_jobs(jobs, sweep.concurrency, sweep.model_limits(), show_progress))
-    except (SweepConfigError, RunConfigError, RunLocked, ResumeMismatch, LogCorrupt) as exc:
+            results = play_session(jobs, sweep.concurrency, sweep.model_limits(), show_progress, workers)
+    except (SweepConfigError, RunConfigError, RunLocked, ResumeMismatch, LogCorrupt, WorkerFailed) as exc:
         raise UsageError(str(exc)) from None
     console.print(sweep_table([(job.config, r) for job, r in zip(jobs, results, strict=True)]))
     interrupted = [r for run_results in results for _, r in run_results if r.status == "interrupted"]

@@ -1,0 +1,182 @@
+"""The harness's own cost per move, without the model's time: median and 95th percentile per phase, and a profile.
+
+Plays games with the offline model once to get real prompts and replies, then replays every move through the real
+per-move path (observe -> view -> render -> LiteLLM -> parse -> engine -> record -> durable log write), with a
+bench-only LiteLLM provider that answers instantly with the reply logged for that move, so no model time is in the
+figures. Run: python bench/overhead.py [--players 2 5] [--seeds 1,2,3] [--scaffold watson] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from harness.agent import SeatAgent
+from harness.cli import main as cli
+from harness.engine import Game
+from harness.models import ModelClient, RetryPolicy, litellm
+from harness.records import MoveRecord, SeatConfig
+from harness.scaffold import load_scaffold
+from harness.store import GameLog, read_game_log
+from harness.view import build_view
+
+REPLIES: dict[str, str] = {}  # user prompt -> the reply logged for it
+
+
+def install_replay_provider() -> None:
+    """`replay/<name>` answers instantly with the logged reply to the same prompt."""
+    lib = litellm()
+
+    class Replay(lib.CustomLLM):
+        async def acompletion(
+            self, model: str, messages: list[dict[str, Any]], *args: Any, **kwargs: Any
+        ) -> Any:
+            text = REPLIES[messages[-1]["content"]]
+            return lib.ModelResponse(
+                model=model,
+                choices=[
+                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+                ],
+                usage={"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            )
+
+    lib.custom_provider_map = [*lib.custom_provider_map, {"provider": "replay", "custom_handler": Replay()}]
+    # priced like a hosted model, so that LiteLLM's cost bookkeeping is the ordinary one
+    price = {
+        "input_cost_per_token": 1e-6,
+        "output_cost_per_token": 4e-6,
+        "litellm_provider": "replay",
+        "mode": "chat",
+    }
+    lib.register_model({"replay/logged": price})
+
+
+def make_games(players: list[int], seeds: str, scaffold: str, out: Path) -> list[Path]:
+    argv = ["run", "--players", *map(str, players), "--seeds", seeds, "--scaffold", scaffold]
+    assert cli([*argv, "--out", str(out), "--no-progress"]) == 0
+    return sorted(out.glob("*/games/*.jsonl"))
+
+
+async def replay_moves(paths: list[Path], scaffold_name: str, log_dir: Path) -> dict[str, list[float]]:
+    seat = SeatConfig(model="replay/logged", scaffold=scaffold_name)
+    agent = SeatAgent(seat, load_scaffold(scaffold_name), ModelClient(seat, RetryPolicy()), reply_retries=0)
+    phases: dict[str, list[float]] = defaultdict(list)
+    for path in paths:
+        contents = read_game_log(path)
+        assert contents.header is not None
+        for record in contents.moves:
+            final = record.calls[0].attempts[-1]
+            REPLIES[final.messages[-1].content] = final.reply or ""
+        game = Game(contents.header.players, contents.header.deck)
+        with GameLog(log_dir / path.name) as log:
+            for logged in contents.moves:
+                t0 = time.perf_counter()
+                view = build_view(game.observe(game.current_player))
+                t1 = time.perf_counter()
+                decision = await agent.decide(view)  # render, LiteLLM round trip, parse
+                t2 = time.perf_counter()
+                move = view.legal_moves[decision.reply.action].move
+                game.apply(move)
+                digest = game.digest()
+                t3 = time.perf_counter()
+                record = MoveRecord(
+                    turn=view.turn,
+                    seat=view.seat,
+                    player=seat.label,
+                    scaffold=scaffold_name,
+                    legal_moves=[m.description for m in view.legal_moves],
+                    move_index=decision.reply.action,
+                    move=move,
+                    ratings=decision.reply.ratings,
+                    invalid_ratings=decision.reply.invalid_ratings,
+                    reason=decision.reply.reason,
+                    calls=decision.calls,
+                    digest_after=digest,
+                    fireworks_after=game.fireworks_sum,
+                    life_tokens_after=game.life_tokens,
+                    info_tokens_after=game.info_tokens,
+                )
+                await log.write_async(record)
+                t4 = time.perf_counter()
+                assert move == logged.move, "the replay diverged from the log"
+                phases["view (observe + derived facts)"].append(t1 - t0)
+                phases["decide (render + LiteLLM + parse)"].append(t2 - t1)
+                phases["engine (apply + digest)"].append(t3 - t2)
+                phases["record + durable write"].append(t4 - t3)
+                phases["total"].append(t4 - t0)
+    return phases
+
+
+def render_only(paths: list[Path], scaffold_name: str) -> list[float]:
+    """Prompt rendering alone, over the same states (part of 'decide')."""
+    from harness.scaffold import render_messages
+
+    scaffold = load_scaffold(scaffold_name)
+    timings = []
+    for path in paths:
+        contents = read_game_log(path)
+        game = Game(contents.header.players, contents.header.deck)
+        for logged in contents.moves:
+            view = build_view(game.observe(game.current_player))
+            t0 = time.perf_counter()
+            render_messages(scaffold, view)
+            timings.append(time.perf_counter() - t0)
+            game.apply(logged.move)
+    return timings
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 5])
+    parser.add_argument("--seeds", default="1,2,3,4,5")
+    parser.add_argument("--scaffold", default="watson")
+    parser.add_argument("--profile", action="store_true", help="print where the time goes (cProfile, top 25)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = make_games(args.players, args.seeds, args.scaffold, Path(tmp) / "runs")
+        install_replay_provider()
+        (Path(tmp) / "logs").mkdir()
+        asyncio.run(replay_moves(paths[:1], args.scaffold, Path(tmp) / "logs"))  # warm-up: imports, caches
+        profiler = cProfile.Profile() if args.profile else None
+        if profiler:
+            profiler.enable()
+        phases = asyncio.run(replay_moves(paths, args.scaffold, Path(tmp) / "logs"))
+        if profiler:
+            profiler.disable()
+        phases["  of which: render"] = render_only(paths, args.scaffold)
+    moves = len(phases["total"])
+    print(
+        f"harness cost per move, model time excluded: {moves} moves, scaffold {args.scaffold}, "
+        f"players {' '.join(map(str, args.players))}"
+    )
+    print(f"{'phase':40s} {'median ms':>10s} {'p95 ms':>10s} {'mean ms':>10s}")
+    for name, values in phases.items():
+        print(
+            f"{name:40s} {statistics.median(values) * 1e3:10.2f} {percentile(values, 0.95) * 1e3:10.2f} "
+            f"{statistics.fmean(values) * 1e3:10.2f}"
+        )
+    if profiler:
+        stream = io.StringIO()
+        pstats.Stats(profiler, stream=stream).sort_stats("tottime").print_stats(25)
+        print(stream.getvalue())
+
+
+if __name__ == "__main__":
+    main()

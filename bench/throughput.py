@@ -1,0 +1,164 @@
+"""Throughput against the limit the game itself sets, for N games at once.
+
+A game's moves are sequential, so a run cannot finish faster than its longest game's number of model calls times
+the model's delay. This plays N two-player games at once against a model that answers after a fixed delay, served
+over real HTTP by bench/delay_server.py (in its own process) or by the in-process offline provider
+(local/smart@<delay>ms), and reports wall time / limit for the playing phase (start-up such as importing LiteLLM is
+reported separately), and the peak memory of the process. Each configuration runs in a fresh process.
+Run: python bench/throughput.py [--games 1 16 64 256] [--delay-ms 200] [--via http local]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_server(delay_ms: float) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "delay_server.py"),
+            "--port",
+            str(port),
+            "--delay-ms",
+            str(delay_ms),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/stats", timeout=1).read()
+            return server, f"http://127.0.0.1:{port}/v1"
+        except OSError:
+            time.sleep(0.05)
+    server.kill()
+    raise RuntimeError("the delay server did not start")
+
+
+def one(games: int, via: str, delay_ms: float, api_base: str | None, workers: int) -> dict[str, object]:
+    """Play `games` games at once in this process and measure."""
+    started = time.perf_counter()
+    from harness.records import GenerationParams, SeatConfig
+    from harness.run import RunConfig, RunDir, execute, manifest_for
+    from harness.seeds import resolve_seeds
+    from harness.store import read_game_log
+
+    if via == "http":
+        seat = SeatConfig(
+            model="hosted_vllm/bench", scaffold="watson", api_base=api_base, params=GenerationParams()
+        )
+    else:
+        seat = SeatConfig(model=f"local/smart@{int(delay_ms)}ms", scaffold="watson")
+    seeds = resolve_seeds(",".join(str(s) for s in range(1, games + 1)))
+    config = RunConfig(seats=(seat,), players=(2,), seeds=tuple(seeds))
+    from harness.models import litellm
+
+    litellm()  # import before the clock starts: start-up is reported on its own
+    with tempfile.TemporaryDirectory() as tmp:
+        run = RunDir(Path(tmp) / "run")
+        manifest = manifest_for(config, "bench", ["bench"])
+        run.write_manifest(manifest)
+        startup = time.perf_counter() - started
+        t0 = time.perf_counter()
+        results = execute(config, run, manifest, concurrency=games, show_progress=False, workers=workers)
+        wall = time.perf_counter() - t0
+        calls = [
+            sum(len(c.attempts) for m in read_game_log(p).moves for c in m.calls) for p in run.game_paths()
+        ]
+    assert all(r.status == "complete" for _, r in results)
+    limit = max(calls) * delay_ms / 1000
+    return {
+        "via": via,
+        "games": games,
+        "moves": sum(calls),
+        "longest_game_calls": max(calls),
+        "limit_s": round(limit, 2),
+        "wall_s": round(wall, 2),
+        "ratio": round(wall / limit, 3),
+        "startup_s": round(startup, 2),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, nargs="+", default=[1, 16, 64, 256])
+    parser.add_argument("--delay-ms", type=float, default=200.0)
+    parser.add_argument("--via", nargs="+", choices=["http", "local"], default=["http", "local"])
+    parser.add_argument("--workers", type=int, default=2, help="harness processes (default 2: both cores)")
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--api-base", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one is not None:
+        print(json.dumps(one(args.one, args.via[0], args.delay_ms, args.api_base, args.workers)))
+        return
+    rows = []
+    for via in args.via:
+        server, api_base = start_server(args.delay_ms) if via == "http" else (None, None)
+        try:
+            for games in args.games:
+                command = [
+                    sys.executable,
+                    __file__,
+                    "--one",
+                    str(games),
+                    "--via",
+                    via,
+                    "--delay-ms",
+                    str(args.delay_ms),
+                    "--workers",
+                    str(args.workers),
+                ]
+                if api_base:
+                    command += ["--api-base", api_base]
+                done = subprocess.run(command, capture_output=True, text=True, check=True)
+                rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+                print(json.dumps(rows[-1]), file=sys.stderr)
+        finally:
+            if server is not None:
+                server.kill()
+                server.wait()
+    columns = ("games", "moves", "limit s", "wall s", "ratio", "start-up s", "peak RSS MB")
+    header = f"{'via':6s} " + " ".join(f"{c:>{max(len(c), 6)}s}" for c in columns)
+    print(
+        f"delay {args.delay_ms:.0f} ms per call; limit = longest game's calls x delay; ratio = wall / limit"
+    )
+    print(header)
+    for row in rows:
+        values = (
+            str(row["games"]),
+            str(row["moves"]),
+            f"{row['limit_s']:.2f}",
+            f"{row['wall_s']:.2f}",
+            f"{row['ratio']:.3f}",
+            f"{row['startup_s']:.2f}",
+            f"{row['peak_rss_mb']:.1f}",
+        )
+        print(
+            f"{row['via']:6s} "
+            + " ".join(f"{v:>{max(len(c), 6)}s}" for c, v in zip(columns, values, strict=True))
+        )
+
+
+if __name__ == "__main__":
+    main()

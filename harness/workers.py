@@ -1,0 +1,159 @@
+"""Playing a session's games in several processes, so that a run can use more than one core.
+
+With hosted models the harness mostly waits, but each call still costs a few milliseconds of CPU (LiteLLM, the
+provider SDK, rendering, logging), and at hundreds of games in flight one process saturates a core. Games are
+independent and each writes its own log, so they are dealt round-robin to worker processes; the parent keeps the
+run locks, the progress display and the status files, and collects moves and results from a queue. Concurrency and
+per-model limits are shared out between the workers, and so are the deployments' rate limits. A worker dies with
+its parent, and a crash in a worker costs at most the moves in flight: every game is resumable from its log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import os
+import queue as queue_module
+import signal
+import sys
+from multiprocessing import get_context
+from typing import Any
+
+from harness.progress import RunProgress
+from harness.records import GameResult, SeatConfig
+from harness.run import RunJob, Selected, play_plans
+from harness.secrets import redact
+from harness.store import GamePlan
+
+
+class WorkerFailed(RuntimeError):
+    """A worker process stopped before finishing its games; their logs are intact and resumable."""
+
+
+def shards(selected: Selected, workers: int) -> list[Selected]:
+    return [selected[i::workers] for i in range(workers) if selected[i::workers]]
+
+
+def share(limit: int, workers: int) -> int:
+    return max(1, math.ceil(limit / workers))
+
+
+def _shared_seat(seat: SeatConfig, workers: int) -> SeatConfig:
+    """The seat as one worker sees it: each deployment's rate limits divided between the workers."""
+    if not seat.deployments:
+        return seat
+    deployments = tuple(
+        d.model_copy(
+            update={
+                key: share(getattr(d, key), workers)
+                for key in ("rpm", "tpm", "max_parallel_requests")
+                if getattr(d, key) is not None
+            }
+        )
+        for d in seat.deployments
+    )
+    return seat.model_copy(update={"deployments": deployments})
+
+
+def _worker_jobs(jobs: list[RunJob], workers: int) -> list[RunJob]:
+    result = []
+    for job in jobs:
+        seats = tuple(_shared_seat(s, workers) for s in job.config.seats)
+        result.append(job.model_copy(update={"config": job.config.model_copy(update={"seats": seats})}))
+    return result
+
+
+def _die_with_parent() -> None:
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError):
+            ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _worker(
+    jobs: list[RunJob], selected: Selected, concurrency: int, limits: dict[str, int], events: Any
+) -> None:
+    _die_with_parent()
+    pid = os.getpid()
+    try:
+        asyncio.run(
+            play_plans(
+                jobs,
+                selected,
+                concurrency,
+                limits,
+                on_move=lambda record: events.put(
+                    ("move", record.usage.total_tokens, record.cost_usd or 0.0)
+                ),
+                on_game=lambda index, plan, result: events.put(
+                    ("game", index, plan.game_id, result.model_dump_json())
+                ),
+            )
+        )
+    except BaseException as exc:
+        events.put(("failed", pid, redact(f"{type(exc).__name__}: {exc}")[:500]))
+        raise
+    events.put(("done", pid, ""))
+
+
+def play_in_workers(
+    jobs: list[RunJob],
+    selected: Selected,
+    concurrency: int,
+    model_limits: dict[str, int],
+    workers: int,
+    progress: RunProgress,
+) -> list[tuple[int, GamePlan, GameResult]]:
+    """Play the selected games in `workers` processes; return (job index, plan, result) for every game."""
+    context = get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    events = context.Queue()
+    parts = shards(selected, workers)
+    limits = {model: share(limit, len(parts)) for model, limit in model_limits.items()}
+    worker_jobs = _worker_jobs(jobs, len(parts))
+    processes = [
+        context.Process(
+            target=_worker,
+            args=(worker_jobs, part, share(concurrency, len(parts)), limits, events),
+            daemon=True,
+        )
+        for part in parts
+    ]
+    plans = {(index, plan.game_id): plan for index, plan in selected}
+    results: list[tuple[int, GamePlan, GameResult]] = []
+    reported: dict[int, str] = {}
+    failures: list[str] = []
+    try:
+        for process in processes:
+            process.start()
+        while len(reported) < len(processes):
+            try:
+                event = events.get(timeout=0.5)
+            except queue_module.Empty:
+                for process in processes:
+                    if not process.is_alive() and process.pid not in reported:
+                        reported[process.pid] = "died"
+                        failures.append(f"worker {process.pid} stopped with exit code {process.exitcode}")
+                continue
+            kind = event[0]
+            if kind == "move":
+                progress.move((event[1], event[2]))
+            elif kind == "game":
+                result = GameResult.model_validate_json(event[3])
+                results.append((event[1], plans[(event[1], event[2])], result))
+                progress.game_done(result)
+            else:
+                reported[event[1]] = kind
+                if kind == "failed":
+                    failures.append(f"worker {event[1]}: {event[2]}")
+    except BaseException:
+        for process in processes:
+            process.terminate()
+        raise
+    finally:
+        for process in processes:
+            process.join(timeout=10)
+    if failures:
+        raise WorkerFailed("; ".join(failures) + " (the games' logs are intact: resume the run)")
+    return results
