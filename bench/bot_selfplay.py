@@ -1,20 +1,22 @@
 """Self-play benchmark for the rule-based bots: every seat runs the same bot, no LLM layer.
 
-Usage: PYTHONPATH=. python bench/bot_selfplay.py --bot smart --seeds 200 --players 2 3 4 5
+Usage: PYTHONPATH=. python bench/bot_selfplay.py --bot smart --seeds 200 --players 2 3 4 5 --jobs 2
 
 Decks come from harness.engine.deck_for_seed(seed) for seeds 0..N-1. Prints, per player count: games, mean
 fireworks score with its standard error, the share of games lost to three strikes, the mean engine score (0 after
-three strikes) and games per second.
+three strikes) and games per second (wall clock, over all worker processes).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from harness.bots import DEFAULT_BOT, Bot, bot_names, get_bot
+from harness.bots import DEFAULT_BOT, bot_names, get_bot
 from harness.engine import EndReason, Game, deck_for_seed
 from harness.view import build_view
 
@@ -26,8 +28,9 @@ class GameResult:
     struck_out: bool
 
 
-def play_game(bot: Bot, players: int, deck: list[str]) -> GameResult:
+def play_game(bot_name: str, players: int, deck: list[str]) -> GameResult:
     """Play one self-play game to the end and return its result."""
+    bot = get_bot(bot_name)
     game = Game(players, deck)
     while not game.is_over:
         view = build_view(game.observe(game.current_player))
@@ -36,25 +39,44 @@ def play_game(bot: Bot, players: int, deck: list[str]) -> GameResult:
     return GameResult(game.fireworks_sum, game.score, game.end_reason is EndReason.LIVES_LOST)
 
 
+def _play_many(bot_name: str, players: int, decks: list[list[str]]) -> list[GameResult]:
+    return [play_game(bot_name, players, deck) for deck in decks]
+
+
+def run(bot_name: str, players: int, decks: list[list[str]], jobs: int) -> list[GameResult]:
+    """Play one game per deck, in `jobs` worker processes (1: in this process); results in deck order."""
+    if jobs <= 1:
+        return _play_many(bot_name, players, decks)
+    size = max(1, len(decks) // (4 * jobs))
+    chunks = [decks[i : i + size] for i in range(0, len(decks), size)]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        parts = pool.map(_play_many, [bot_name] * len(chunks), [players] * len(chunks), chunks)
+        return [result for part in parts for result in part]
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--bot", default=DEFAULT_BOT, choices=bot_names())
     parser.add_argument("--seeds", type=int, default=200, help="play seeds 0..N-1 (default 200)")
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5])
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5], choices=[2, 3, 4, 5])
+    parser.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)"
+    )
     args = parser.parse_args(argv)
+    if args.seeds < 1:
+        parser.error("--seeds must be at least 1")
 
-    bot = get_bot(args.bot)
     decks = [deck_for_seed(seed) for seed in range(args.seeds)]
-    print(f"bot {args.bot}, seeds 0..{args.seeds - 1}")
+    print(f"bot {args.bot}, seeds 0..{args.seeds - 1}, {args.jobs} job(s)")
     header = (
-        f"{'players':>7} {'games':>6} {'mean':>6} {'stderr':>6} {'strikeout':>9} {'engine':>6} {'games/s':>8}"
+        f"{'players':>7} {'games':>6} {'mean':>6} {'stderr':>6} {'3 strikes':>9} {'engine':>6} {'games/s':>8}"
     )
     print(header)
     print("-" * len(header))
     started = time.perf_counter()
     for players in args.players:
         begin = time.perf_counter()
-        results = [play_game(bot, players, deck) for deck in decks]
+        results = run(args.bot, players, decks, args.jobs)
         elapsed = time.perf_counter() - begin
         scores = [r.fireworks for r in results]
         stderr = statistics.stdev(scores) / len(scores) ** 0.5 if len(scores) > 1 else 0.0

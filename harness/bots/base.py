@@ -58,8 +58,12 @@ def decide_by_ratings(ratings: list[float], reasons: list[str]) -> BotDecision:
     Ratings are clamped into [-1, 1]. Moves tied with the chosen one are lowered by TIE_MARGIN (or, at the very
     bottom of the scale, the chosen one is raised instead).
     """
-    if not ratings or len(ratings) != len(reasons):
-        raise ValueError("need one reason per rating and at least one legal move")
+    if not ratings:
+        raise ValueError(
+            "no legal moves to choose from: the view is not of the seat to move, or the game is over"
+        )
+    if len(ratings) != len(reasons):
+        raise ValueError(f"{len(ratings)} ratings but {len(reasons)} reasons")
     clamped = [min(1.0, max(-1.0, float(r))) for r in ratings]
     best = max(range(len(clamped)), key=lambda i: (clamped[i], -i))
     top = clamped[best]

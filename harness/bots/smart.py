@@ -13,12 +13,26 @@ from collections import Counter
 from dataclasses import dataclass
 
 from harness.bots.base import Bot, BotDecision, decide_by_ratings
-from harness.bots.conventions import Slot, apply_clue, card_sets, chop_index, replay_slots
+from harness.bots.conventions import (
+    TWO_SAVE_PLAYERS,
+    Slot,
+    apply_clue,
+    card_sets,
+    chop_index,
+    play_targets,
+    public_candidates,
+    replay,
+)
 from harness.cards import COLORS, card, full_deck_counts, parse_card
 from harness.engine import MoveKind
 from harness.view import LegalMove, OtherHand, SeatView
 
-_DIGIT = {r: str(r) for r in range(1, 6)}
+# A clue that makes a card playable only after other known plays is worth this share of an immediate one.
+LATER_PLAY_WEIGHT = 0.7
+# Touching a card whose identity the convention then rules out plants a false belief (it can lead to a misplay).
+MISREAD_PENALTY = 0.3
+# With this few cards left to draw, a discard brings the end nearer: stall with a hint instead if possible.
+STALL_DECK = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,14 +64,13 @@ def _describe_candidates(cands: list[str], fireworks: dict[str, int]) -> str:
     return "it can only be " + ", ".join(sorted(cands)) + ", all playable now"
 
 
-def _public_candidates(
-    colors: tuple[str, ...], ranks: tuple[int, ...], allowed: frozenset[str] | None, remaining: Counter[str]
+def _counted_candidates(
+    colors: frozenset[str], ranks: frozenset[int], allowed: frozenset[str] | None, remaining: Counter[str]
 ) -> list[str]:
-    cands = [name for c in colors for r in ranks if remaining[name := c + _DIGIT[r]] > 0]
-    if allowed is not None:
-        narrowed = [name for name in cands if name in allowed]
-        if narrowed:
-            return narrowed
+    """A player's candidates for a card: hints and convention, minus cards they can see are gone."""
+    cands = [name for name in public_candidates(colors, ranks, allowed) if remaining[name] > 0]
+    if not cands and allowed is not None:
+        cands = [name for name in public_candidates(colors, ranks, None) if remaining[name] > 0]
     return cands
 
 
@@ -79,11 +92,13 @@ class _Turn:
         self.view = view
         self.fireworks = view.fireworks
         self.discards: Counter[str] = Counter(view.discard_counts)
-        self.table = card_sets(self.fireworks, self.discards)
+        self.table = card_sets(self.fireworks, self.discards, view.num_players)
         self.dead = self.table.dead
         self.playable = self.table.playable
         self.critical = self.table.critical
-        self.slots = replay_slots(view)
+        self.replay = replay(view)
+        self.slots = self.replay.hands
+        self._target_cache: dict[int, frozenset[str]] = {}
         self.own = [self._own_info(i) for i in range(len(view.own_hand))]
         self.own_chop = chop_index(self.slots[view.seat])
         self.visible: Counter[str] = Counter(c.card for hand in view.others for c in hand.cards)
@@ -121,9 +136,8 @@ class _Turn:
         remaining.update(c.card for c in hand.cards)
         slots = self.slots[hand.player]
         known_play, known_useless = [], []
-        for c in hand.cards:
-            k = c.knowledge
-            cands = _public_candidates(k.could_be_colors, k.could_be_ranks, slots[c.index].allowed, remaining)
+        for slot in slots:
+            cands = _counted_candidates(slot.colors, slot.ranks, slot.allowed, remaining)
             known_play.append(bool(cands) and all(x in self.playable for x in cands))
             known_useless.append(bool(cands) and all(x in self.dead for x in cands))
         return MateInfo(tuple(known_play), tuple(known_useless), chop_index(slots), remaining)
@@ -134,7 +148,7 @@ class _Turn:
             return False
         if c.critical:
             return True
-        return c.card[1] == "2" and self.visible[c.card] == 1
+        return self.view.num_players in TWO_SAVE_PLAYERS and c.card[1] == "2" and self.visible[c.card] == 1
 
     def _unlocks(self, name: str) -> bool:
         """Whether some teammate holds a touched copy of the card right after `name`."""
@@ -174,15 +188,19 @@ class _Turn:
             )
         chance = f"card {index} is playable with probability {info.p_play:.2f}"
         if view.life_tokens <= 1:
-            return -0.95 + 0.04 * info.p_play, f"With one life left, {chance}, which is not certain enough."
+            # Below every other kind of move: with one life left only a certain card is ever played.
+            return -1.0 + 0.02 * info.p_play, f"With one life left I play only certain cards, and {chance}."
         if view.turns_left is not None and info.p_play > 0:
-            rating = -0.2 + 0.9 * info.p_play
+            rating = 0.1 + 0.75 * info.p_play
             return rating, (
                 f"The game is in its final round and {chance}; with {view.life_tokens} lives left the risk "
                 "costs nothing."
             )
         rating = -0.35 - 0.5 * (1 - info.p_play) - 0.1 * info.p_critical
-        return rating, f"Playing is a gamble: {chance}, and a miss costs a life."
+        return (
+            rating,
+            f"Every other move looks worse, but this is a gamble: {chance}, and a miss costs a life.",
+        )
 
     def _rate_discard(self, index: int) -> tuple[float, str]:
         info = self.own[index]
@@ -192,7 +210,15 @@ class _Turn:
             return 0.4 + token_need, f"Card {index} can no longer score, so discarding it costs nothing."
         if info.slot.touched:
             rating = -0.45 - 0.4 * info.p_critical - 0.1 * info.p_play + token_need
-            return rating, f"Card {index} was hinted as useful; discarding it would waste that hint."
+            return rating, (
+                f"Every card I hold was hinted as useful, so any discard wastes a hint; card {index} is the "
+                "least likely to be needed."
+            )
+        if index == self.own_chop and 0 < view.deck_size <= STALL_DECK and view.info_tokens > 0:
+            return -0.25 + token_need, (
+                f"Only {view.deck_size} cards are left in the deck, so I would rather stall with a hint than draw "
+                f"towards the end, but no hint is harmless: I discard my chop, card {index}."
+            )
         if index == self.own_chop:
             # Teammates watch the chop and save what must not go, so it is the safest unknown card to discard.
             risk = 0.1 * info.p_critical + 0.1 * info.p_play
@@ -200,8 +226,18 @@ class _Turn:
                 f"Nothing is certainly playable and no hint is worth giving, so I discard my chop, card {index} "
                 "(my oldest unhinted card)."
             )
-        risk = 0.5 * info.p_critical + 0.2 * info.p_play
-        return -0.1 - risk + token_need, f"Card {index} is unhinted but not my chop; the chop goes first."
+        risk = 0.25 * info.p_critical + 0.1 * info.p_play
+        return -0.6 - risk + token_need, (
+            f"Card {index} is unhinted but not my chop; teammates protect only the chop, so it goes first."
+        )
+
+    def _targets(self, player: int) -> frozenset[str]:
+        """What the focus of my play clue to `player` may be under the convention (see play_targets)."""
+        if player not in self._target_cache:
+            self._target_cache[player] = play_targets(
+                self.slots, self.replay.identity, self.view.seat, player, self.table
+            )
+        return self._target_cache[player]
 
     def _rate_hint(self, legal: LegalMove) -> tuple[float, str]:
         move = legal.move
@@ -210,66 +246,79 @@ class _Turn:
         hand = self.view.hand_of(player)
         mate = self.mates[player]
         slots = self.slots[player]
-        touches = set(legal.touches)
-        after = apply_clue(slots, legal.touches, self.table)
+        targets = self._targets(player)
+        after = apply_clue(slots, legal.touches, move.color, move.rank, self.table, lambda: targets)
         what = f"{move.color}" if move.color else f"{move.rank}s"
         in_time = self.turns_after_me is None or offset <= self.turns_after_me
 
         new_plays: list[str] = []
+        later_plays: list[str] = []
         good_new = bad_new = misread = 0
         saved = None
         seen_in_hint: Counter[str] = Counter()
         for c in hand.cards:
             j = c.index
-            k = c.knowledge
-            if j in touches:
-                colors = (move.color,) if move.color else k.could_be_colors
-                ranks = (move.rank,) if move.rank else k.could_be_ranks
+            slot = after[j]
+            if slot is slots[j]:  # the hint changes nothing the player knows about this card
+                knows_play = mate.known_play[j]
+                cands = []
             else:
-                colors = tuple(x for x in k.could_be_colors if x != move.color)
-                ranks = tuple(x for x in k.could_be_ranks if x != move.rank)
-            cands = _public_candidates(colors, ranks, after[j].allowed, mate.remaining)
-            knows_play = bool(cands) and all(x in self.playable for x in cands)
+                cands = _counted_candidates(slot.colors, slot.ranks, slot.allowed, mate.remaining)
+                knows_play = bool(cands) and all(x in self.playable for x in cands)
             if knows_play and not c.playable:
                 return -0.8, (
                     f"Hinting {what} to player {player} would make them think card {j} ({c.card}) is playable."
                 )
+            newly = slot.touched and not slots[j].touched
+            duplicate = self.touched_visible[c.card] - (1 if slots[j].touched else 0) > 0
             if knows_play and not mate.known_play[j]:
-                if self.touched_visible[c.card] - (1 if slots[j].touched else 0) > 0:
+                if duplicate:
                     bad_new += 1  # another touched copy will be played first: this one would be wasted
                 else:
                     new_plays.append(c.card)
-            if j in touches and not slots[j].touched:
+            elif slot.play and newly and not knows_play:
+                if c.card not in targets:
+                    return -0.8, (
+                        f"Hinting {what} to player {player} would point at card {j} ({c.card}) as a coming "
+                        "play, which it is not."
+                    )
+                if not duplicate and all(x in targets for x in cands):
+                    later_plays.append(c.card)
+            if newly:
                 seen_in_hint[c.card] += 1
-                allowed = after[j].allowed
-                if c.useless:
-                    bad_new += 1
-                elif allowed is not None and c.card not in allowed:
+                if slot.allowed is not None and c.card not in slot.allowed:
                     misread += 1
-                elif self.touched_visible[c.card] > 0 or seen_in_hint[c.card] > 1:
+                elif c.useless or self.touched_visible[c.card] > 0 or seen_in_hint[c.card] > 1:
                     bad_new += 1
                 else:
                     good_new += 1
                 if j == mate.chop and self._needs_save(hand, j):
                     saved = c.card
 
-        penalty = 0.12 * bad_new + 0.2 * misread
+        penalty = 0.12 * bad_new + MISREAD_PENALTY * misread
+        plays = len(new_plays) + LATER_PLAY_WEIGHT * len(later_plays)
         if saved is not None and in_time:
             will_discard = not any(mate.known_play) and not any(mate.known_useless)
             urgency = 0.17 if will_discard and offset == 1 else 0.05 if will_discard else 0.0
-            rating = 0.8 + urgency + 0.02 * len(new_plays) - penalty
+            rating = 0.8 + urgency + 0.02 * plays - penalty
             return (
                 rating,
                 f"Player {player}'s chop card {saved} must not be discarded; hinting {what} saves it.",
             )
-        if new_plays and in_time:
-            rating = 0.5 + 0.1 * min(len(new_plays), 3) + 0.02 * good_new - penalty
+        if plays and in_time:
+            rating = 0.5 + 0.1 * min(plays, 3) + 0.02 * good_new - penalty
             if not any(mate.known_play):
                 rating += 0.05
             if offset == 1:
                 rating += 0.01
-            shown = ", ".join(new_plays)
-            return rating, f"Hinting {what} to player {player} shows them they can play {shown}."
+            if new_plays:
+                shown = ", ".join(new_plays)
+                return rating, f"Hinting {what} to player {player} shows them they can play {shown}."
+            shown = ", ".join(later_plays)
+            return rating, (
+                f"Hinting {what} to player {player} tells them {shown} will be playable once the cards "
+                "already known to be playable are played."
+            )
         rating = -0.1 + 0.03 * good_new - penalty
         if not in_time:
             return rating - 0.1, f"Player {player} gets no further turn, so hinting them {what} is wasted."

@@ -1,0 +1,213 @@
+"""Tests for the rule-based bots: decisions are legal, well rated, deterministic and sensible; self-play scores well."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+from pydantic import ValidationError
+
+from harness.bots import BOTS, DEFAULT_BOT, bot_names, get_bot
+from harness.bots.base import Bot, BotDecision, decide_by_ratings
+from harness.bots.conventions import replay
+from harness.engine import Game, Move, MoveKind, deck_for_seed
+from harness.view import SeatView, build_view, is_playable
+
+
+def current_view(game: Game) -> SeatView:
+    return build_view(game.observe(game.current_player))
+
+
+def random_states(players: int, games: int, seed: int) -> list[tuple[Game, SeatView]]:
+    """Views of the player to move in games played by random legal moves (few plays, so games last)."""
+    rng = random.Random(seed)
+    states = []
+    for g in range(games):
+        game = Game(players, deck_for_seed(1000 * players + g))
+        while not game.is_over:
+            view = current_view(game)
+            states.append((game, view))
+            plays = [m for m in view.legal_moves if m.move.kind is MoveKind.PLAY]
+            others = [m for m in view.legal_moves if m.move.kind is not MoveKind.PLAY]
+            pool = plays if plays and (not others or rng.random() < 0.12) else others
+            game.apply(rng.choice(pool).move)
+    return states
+
+
+def self_play(bot: Bot, players: int, seeds: range) -> list[int]:
+    scores = []
+    for seed in seeds:
+        game = Game(players, deck_for_seed(seed))
+        while not game.is_over:
+            view = current_view(game)
+            game.apply(view.legal_moves[bot.decide(view).move_index].move)
+        scores.append(game.fireworks_sum)
+    return scores
+
+
+def check_decision(view: SeatView, decision: BotDecision) -> None:
+    assert 0 <= decision.move_index < len(view.legal_moves)
+    assert len(decision.ratings) == len(view.legal_moves)
+    assert all(-1.0 <= r <= 1.0 for r in decision.ratings)
+    best = decision.ratings[decision.move_index]
+    assert all(r < best for i, r in enumerate(decision.ratings) if i != decision.move_index)
+    assert decision.reason.strip()
+
+
+# ---- registry ----------------------------------------------------------------------------------------------------
+
+
+def test_registry_lists_bots_and_rejects_unknown_names() -> None:
+    assert DEFAULT_BOT == "smart"
+    assert {"smart", "cautious"} <= set(bot_names())
+    for name in bot_names():
+        bot = get_bot(name)
+        assert isinstance(bot, BOTS[name]) and bot.name == name and bot.description
+    with pytest.raises(KeyError, match="smart"):
+        get_bot("no-such-bot")
+
+
+# ---- BotDecision -------------------------------------------------------------------------------------------------
+
+
+def test_bot_decision_rejects_bad_ratings() -> None:
+    with pytest.raises(ValidationError):
+        BotDecision(move_index=0, ratings=[0.5, 0.5], reason="tie")
+    with pytest.raises(ValidationError):
+        BotDecision(move_index=0, ratings=[1.5, 0.0], reason="out of range")
+    with pytest.raises(ValidationError):
+        BotDecision(move_index=2, ratings=[0.1, 0.0], reason="no such move")
+
+
+def test_decide_by_ratings_breaks_ties_towards_the_first_move() -> None:
+    decision = decide_by_ratings([0.2, 0.7, 0.7, -3.0], ["a", "b", "c", "d"])
+    assert decision.move_index == 1 and decision.reason == "b"
+    assert decision.ratings[2] < decision.ratings[1] == 0.7
+    assert decision.ratings[3] == -1.0
+    bottom = decide_by_ratings([-1.0, -1.0], ["a", "b"])
+    assert bottom.move_index == 0 and bottom.ratings[0] > bottom.ratings[1] == -1.0
+
+
+# ---- decisions in many states ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_every_decision_is_legal_and_well_rated(players: int) -> None:
+    bots = [get_bot(name) for name in bot_names()]
+    for _, view in random_states(players, games=3, seed=players):
+        for bot in bots:
+            check_decision(view, bot.decide(view))
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_smart_bot_never_gambles_on_its_last_life(players: int) -> None:
+    bot = get_bot("smart")
+    checked = 0
+    for _, view in random_states(players, games=4, seed=10 + players):
+        if view.life_tokens != 1:
+            continue
+        move = view.legal_moves[bot.decide(view).move_index].move
+        if move.kind is MoveKind.PLAY:
+            assert move.card_index is not None
+            own = view.own_hand[move.card_index]
+            allowed = replay(view).hands[view.seat][move.card_index].allowed
+            candidates = [c for c in own.candidates if allowed is None or c in allowed] or list(
+                own.candidates
+            )
+            assert all(is_playable(c, view.fireworks) for c in candidates)
+        checked += 1
+    assert checked > 0
+
+
+def test_decisions_are_deterministic_and_stateless() -> None:
+    game = Game(3, deck_for_seed(7))
+    smart = get_bot("smart")
+    for _ in range(12):
+        game.apply(current_view(game).legal_moves[smart.decide(current_view(game)).move_index].move)
+    view = current_view(game)
+    other_game = Game(4, deck_for_seed(8))
+    for name in bot_names():
+        bot = get_bot(name)
+        first = bot.decide(view)
+        bot.decide(current_view(other_game))  # serving another game in between changes nothing
+        assert bot.decide(view) == first
+        assert get_bot(name).decide(current_view(game)) == first
+
+
+def test_bots_refuse_a_view_of_a_seat_that_is_not_to_move() -> None:
+    game = Game(3, deck_for_seed(5))
+    waiting = build_view(game.observe(1))
+    assert not waiting.legal_moves
+    for name in bot_names():
+        with pytest.raises(ValueError, match="no legal moves"):
+            get_bot(name).decide(waiting)
+
+
+# ---- hand-built situations ---------------------------------------------------------------------------------------
+
+
+def test_bots_play_a_card_known_to_be_playable() -> None:
+    deck = deck_for_seed(0)
+    assert Game(2, deck).hands() == [["G5", "B1", "B2", "B1", "G4"], ["Y4", "Y2", "R1", "Y1", "G2"]]
+    moves = [
+        Move(kind=MoveKind.REVEAL_RANK, target_offset=1, rank=1),  # player 1 learns R1 and Y1 are 1s
+        Move(kind=MoveKind.REVEAL_RANK, target_offset=1, rank=5),  # player 0's G5 is saved
+        Move(kind=MoveKind.DISCARD, card_index=2),  # nothing left on player 0's hand worth saving
+    ]
+    view = current_view(Game.replay(2, deck, moves))
+    assert view.seat == 1
+    for name in bot_names():
+        decision = get_bot(name).decide(view)
+        move = view.legal_moves[decision.move_index].move
+        assert move.kind is MoveKind.PLAY and move.card_index in (2, 3), name
+        assert "playable" in decision.reason
+
+
+def test_bots_do_not_discard_at_max_info_tokens() -> None:
+    for players in (2, 3, 4, 5):
+        view = current_view(Game(players, deck_for_seed(players)))
+        assert view.info_tokens == view.max_info_tokens
+        assert all(m.move.kind is not MoveKind.DISCARD for m in view.legal_moves)
+        for name in bot_names():
+            move = view.legal_moves[get_bot(name).decide(view).move_index].move
+            assert move.kind is not MoveKind.DISCARD
+
+
+def test_smart_bot_saves_a_five_on_the_next_players_chop() -> None:
+    deck = deck_for_seed(1)  # player 1 holds Y5 G1 W1 B2 W5: the Y5 is on the chop
+    assert Game(2, deck).hands()[1] == ["Y5", "G1", "W1", "B2", "W5"]
+    view = current_view(Game(2, deck))
+    # After any hint player 1 has 7 info tokens and nothing known to play, so it would discard its chop next.
+    decision = get_bot("smart").decide(view)
+    legal = view.legal_moves[decision.move_index]
+    assert legal.move.is_hint and legal.target_player == 1 and 0 in legal.touches
+    assert "Y5" in decision.reason
+
+
+def test_replay_tracks_every_hand_like_the_engine() -> None:
+    bot = get_bot("smart")
+    for players in (2, 5):
+        game = Game(players, deck_for_seed(3))
+        while not game.is_over:
+            view = current_view(game)
+            hands = replay(view).hands
+            assert len(hands[view.seat]) == len(view.own_hand)
+            for own, slot in zip(view.own_hand, hands[view.seat], strict=True):
+                assert slot.colors == set(own.knowledge.could_be_colors)
+                assert slot.ranks == set(own.knowledge.could_be_ranks)
+            for other in view.others:
+                assert len(hands[other.player]) == len(other.cards)
+                for visible, slot in zip(other.cards, hands[other.player], strict=True):
+                    touched = visible.knowledge.color is not None or visible.knowledge.rank is not None
+                    assert slot.touched == touched
+            game.apply(view.legal_moves[bot.decide(view).move_index].move)
+
+
+# ---- self-play ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("players", "floor"), [(2, 17.0), (5, 15.0)])
+def test_smart_self_play_scores_well(players: int, floor: float) -> None:
+    scores = self_play(get_bot("smart"), players, range(10))
+    assert statistics.fmean(scores) > floor, scores
