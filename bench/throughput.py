@@ -79,9 +79,11 @@ def one(games: int, via: str, delay_ms: float, api_base: str | None, workers: in
         manifest = manifest_for(config, "bench", ["bench"])
         run.write_manifest(manifest)
         startup = time.perf_counter() - started
+        cpu_before = _cpu_seconds()
         t0 = time.perf_counter()
         results = execute(config, run, manifest, concurrency=games, show_progress=False, workers=workers)
         wall = time.perf_counter() - t0
+        cpu = _cpu_seconds() - cpu_before
         calls = [
             sum(len(c.attempts) for m in read_game_log(p).moves for c in m.calls) for p in run.game_paths()
         ]
@@ -96,8 +98,18 @@ def one(games: int, via: str, delay_ms: float, api_base: str | None, workers: in
         "wall_s": round(wall, 2),
         "ratio": round(wall / limit, 3),
         "startup_s": round(startup, 2),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "cpu_ms_per_move": round(1000 * cpu / sum(calls), 2),
+        "parent_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "worker_rss_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
+        if workers > 1
+        else 0.0,
     }
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and of its finished worker processes."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main() -> None:
@@ -138,7 +150,17 @@ def main() -> None:
             if server is not None:
                 server.kill()
                 server.wait()
-    columns = ("games", "moves", "limit s", "wall s", "ratio", "start-up s", "peak RSS MB")
+    columns = (
+        "games",
+        "moves",
+        "limit s",
+        "wall s",
+        "ratio",
+        "CPU ms/move",
+        "start-up s",
+        "parent MB",
+        "worker MB",
+    )
     header = f"{'via':6s} " + " ".join(f"{c:>{max(len(c), 6)}s}" for c in columns)
     print(
         f"delay {args.delay_ms:.0f} ms per call; limit = longest game's calls x delay; ratio = wall / limit"
@@ -151,8 +173,10 @@ def main() -> None:
             f"{row['limit_s']:.2f}",
             f"{row['wall_s']:.2f}",
             f"{row['ratio']:.3f}",
+            f"{row['cpu_ms_per_move']:.2f}",
             f"{row['startup_s']:.2f}",
-            f"{row['peak_rss_mb']:.1f}",
+            f"{row['parent_rss_mb']:.1f}",
+            f"{row['worker_rss_mb']:.1f}",
         )
         print(
             f"{row['via']:6s} "

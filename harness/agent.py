@@ -104,7 +104,11 @@ class SeatAgent:
         attempts: list[Attempt] = []
         metadata: dict[str, Any] = {}
         if self.client.reads_view:  # only the offline provider decides from the view itself
-            metadata = {"view": view.model_dump(mode="json"), "output": spec.output, "contract": spec.contract}
+            metadata = {
+                "view": view.model_dump(mode="json"),
+                "output": spec.output,
+                "contract": spec.contract,
+            }
         n_legal = len(view.legal_moves)
         bad_replies = 0
         while True:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from functools import lru_cache
 from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before the import: no price-list download
@@ -54,8 +55,9 @@ class LocalBotProvider(CustomLLM):
             output=metadata.get("output", "text"),
             contract=metadata.get("contract", "move"),
         )
-        prompt_tokens = litellm.token_counter(model=TOKENIZER_MODEL, messages=messages)
-        completion_tokens = litellm.token_counter(model=TOKENIZER_MODEL, text=text)
+        # OpenAI's chat accounting: each message's tokens plus 3, plus 3 to prime the reply
+        prompt_tokens = sum(count_tokens(str(m.get("content") or "")) + 3 for m in messages) + 3
+        completion_tokens = count_tokens(text)
         return litellm.ModelResponse(
             model=f"local/{bot_name}",
             choices=[
@@ -67,6 +69,12 @@ class LocalBotProvider(CustomLLM):
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         )
+
+
+@lru_cache(maxsize=4096)
+def count_tokens(text: str) -> int:
+    """cl100k tokens of a text (LiteLLM's bundled tokenizer); the system prompt repeats, so counts are cached."""
+    return litellm.token_counter(model=TOKENIZER_MODEL, text=text)
 
 
 def deductions_of(view: SeatView) -> dict[str, Any]:

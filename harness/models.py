@@ -318,8 +318,13 @@ def _classify(lib: Any, exc: Exception) -> ErrorKind | None:
         return None
     if isinstance(exc, lib.Timeout):
         return "timeout"
-    if isinstance(exc, lib.APIConnectionError) or "connection error" in str(exc).lower():
-        return "connection"  # LiteLLM reports a dropped connection as an InternalServerError
+    text = str(exc).lower()
+    if (
+        isinstance(exc, lib.APIConnectionError)
+        or "connection error" in text
+        or "cannot connect to host" in text
+    ):
+        return "connection"  # LiteLLM reports refused and dropped connections as InternalServerError
     if isinstance(exc, lib.InternalServerError | lib.ServiceUnavailableError | lib.BadGatewayError):
         return "server_error"
     status = getattr(exc, "status_code", None)

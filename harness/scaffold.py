@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import re
 import tomllib
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 import jinja2
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from harness.cards import COLOR_NAMES
+from harness.cards import COLOR_NAMES, MAX_SCORE
+from harness.engine import MAX_INFO_TOKENS, MAX_LIFE_TOKENS
 from harness.paths import prompts_dir, scaffolds_dir
 from harness.records import Message
 from harness.view import SeatView
@@ -131,7 +132,10 @@ class ScaffoldDef(BaseModel):
             if call is not None:
                 names += [call.system_template, call.user_template]
         if self.context.conventions:
-            names.append(f"conventions/{self.context.conventions}.j2")
+            names += [
+                f"conventions/{self.context.conventions}.j2",
+                f"conventions/{self.context.conventions}_state.j2",
+            ]
         return [n for n in names if n is not None]
 
 
@@ -178,6 +182,7 @@ def _environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.globals["COLOR_NAMES"] = COLOR_NAMES
+    env.globals.update(MAX_SCORE=MAX_SCORE, MAX_INFO_TOKENS=MAX_INFO_TOKENS, MAX_LIFE_TOKENS=MAX_LIFE_TOKENS)
     env.filters["color_name_of"] = COLOR_NAMES.__getitem__
     return env
 
@@ -212,12 +217,17 @@ def render_call(
         "reports": reports or [],
     }
     return [
-        Message(
-            role="system",
-            content=render_template(call.system_template or scaffold.system_template, **context),
-        ),
+        Message(role="system", content=system_prompt(scaffold, call, view.num_players)),
         Message(role="user", content=render_template(call.user_template, **context)),
     ]
+
+
+@lru_cache(maxsize=512)
+def system_prompt(scaffold: ScaffoldDef, call: CallDef, players: int) -> str:
+    """A call's system message. It never sees the game state (only the game's constants, the scaffold, the call and
+    the player count), so it is the same on every turn: rendered once, and a stable prefix for prompt caching."""
+    context = {"ctx": scaffold.context, "scaffold": scaffold, "call": call, "players": players}
+    return render_template(call.system_template or scaffold.system_template, **context)
 
 
 def render_memory_state(scaffold: ScaffoldDef, view: SeatView) -> str:

@@ -8,6 +8,7 @@ the engine when the run starts; the run records that deck.
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
@@ -38,6 +39,7 @@ def set_names() -> list[str]:
     return sorted(p.stem for p in seeds_dir().glob("*.jsonl"))
 
 
+@cache
 def _stored_decks() -> dict[int, tuple[str, ...]]:
     decks: dict[int, tuple[str, ...]] = {}
     for name in set_names():
@@ -86,22 +88,30 @@ def _deck_for(seed: int, origin: Path | None = None) -> list[str]:
 
 
 def resolve_seeds(spec: str) -> list[SeedDeck]:
-    """Turn a --seeds value (set name, comma-separated seeds, or file path) into seeds with decks."""
+    """Turn a --seeds value (set name, comma-separated seeds, or file path) into seeds with decks.
+
+    A value made only of numbers and commas is always a list of seeds, never a file name."""
     spec = spec.strip()
     if spec in set_names():
         return read_seed_file(seeds_dir() / f"{spec}.jsonl", spec)
-    path = Path(spec)
-    if path.suffix in (".jsonl", ".json") or path.exists():
-        return read_seed_file(path, path.stem)
     parts = [p.strip() for p in spec.split(",") if p.strip()]
     if parts and all(p.lstrip("-").isdigit() for p in parts):
         seeds = [int(p) for p in parts]
+        shown = spec if len(spec) <= 40 else f"{spec[:37]}..."
         if len(set(seeds)) != len(seeds):
-            raise SeedSpecError(f"--seeds {spec!r} repeats a seed; list each seed once")
+            raise SeedSpecError(f"--seeds {shown!r} repeats a seed; list each seed once")
         if any(s < 0 for s in seeds):
-            raise SeedSpecError(f"--seeds {spec!r} has a negative seed; seeds are whole numbers from 0")
+            raise SeedSpecError(f"--seeds {shown!r} has a negative seed; seeds are whole numbers from 0")
         return [SeedDeck(seed=s, deck=tuple(_deck_for(s)), seed_set="custom") for s in seeds]
+    path = Path(spec)
+    try:
+        is_file = path.suffix in (".jsonl", ".json") or path.exists()
+    except OSError:  # not a possible path (too long, for instance)
+        is_file = False
+    if is_file:
+        return read_seed_file(path, path.stem)
     names = ", ".join(set_names())
+    shown = spec if len(spec) <= 40 else f"{spec[:37]}..."
     raise SeedSpecError(
-        f"--seeds {spec!r} is not a seed set ({names}), a comma-separated list of seeds, or a seed file"
+        f"--seeds {shown!r} is not a seed set ({names}), a comma-separated list of seeds, or a seed file"
     )

@@ -86,3 +86,11 @@ class _no_raise:
 
     def __exit__(self, *exc: object) -> bool:
         return False
+
+
+def test_a_long_list_of_seeds_is_a_list_not_a_file_name(tmp_path: Path) -> None:
+    from harness.seeds import resolve_seeds
+
+    seeds = resolve_seeds(",".join(str(s) for s in range(1, 301)))
+    assert [s.seed for s in seeds] == list(range(1, 301))
+    assert seeds[0].deck == resolve_seeds("standard")[0].deck  # seed 1 keeps its stored deck

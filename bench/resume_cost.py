@@ -1,0 +1,98 @@
+"""What resuming costs: rebuilding a game from its log and getting ready to ask for the next move.
+
+Plays a two-player game offline, cuts its log after 60 moves (as a crash would leave it), then times, over many
+repetitions, the steps a resume performs for that game: reading the log (torn-line check included), rebuilding the
+engine from the stored deck and the logged moves while checking every state digest, and building the seat's view and
+prompt for the next move. It also times a whole `hanabi-eval resume` command on that run, start-up included.
+Run: python bench/resume_cost.py [--moves 60] [--repeat 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from harness.cli import main as cli  # noqa: E402
+from harness.play import rebuild  # noqa: E402
+from harness.scaffold import load_scaffold, render_messages  # noqa: E402
+from harness.store import GamePlan, read_game_log  # noqa: E402
+from harness.view import build_view  # noqa: E402
+
+
+def cut_log(path: Path, moves: int) -> None:
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert len(lines) >= moves + 2, f"the game has fewer than {moves} moves"
+    path.write_bytes(b"".join(lines[: 1 + moves]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=60)
+    parser.add_argument("--repeat", type=int, default=200)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "runs"
+        assert cli(["run", "--seeds", "1", "--out", str(out), "--no-progress"]) == 0
+        (run_dir,) = out.iterdir()
+        (log,) = (run_dir / "games").glob("*.jsonl")
+        cut_log(log, args.moves)
+        scaffold = load_scaffold("watson")
+        header = read_game_log(log).header
+        assert header is not None
+        plan = GamePlan(
+            game_id=header.game_id,
+            players=header.players,
+            seed=header.seed,
+            seed_set=header.seed_set,
+            seats=tuple(header.seats),
+        )
+        timings: dict[str, list[float]] = {
+            "read log": [],
+            "rebuild + check digests": [],
+            "next view + prompt": [],
+        }
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            contents = read_game_log(log)
+            t1 = time.perf_counter()
+            game, _ = rebuild(plan, header.deck, contents)
+            t2 = time.perf_counter()
+            render_messages(scaffold, build_view(game.observe(game.current_player)))
+            t3 = time.perf_counter()
+            timings["read log"].append(t1 - t0)
+            timings["rebuild + check digests"].append(t2 - t1)
+            timings["next view + prompt"].append(t3 - t2)
+        totals = [sum(parts) for parts in zip(*timings.values(), strict=True)]
+        size_kb = log.stat().st_size / 1024
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "harness.cli", "resume", str(run_dir), "--no-progress"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        command_s = time.perf_counter() - started
+        assert done.returncode == 0, done.stderr
+        remaining = len(read_game_log(log).moves) - args.moves
+    print(
+        f"resuming a 2-player game after {args.moves} logged moves (log {size_kb:.0f} KB), {args.repeat} repetitions"
+    )
+    print(f"{'step':28s} {'median ms':>10s} {'p95 ms':>8s}")
+    for name, values in [*timings.items(), ("total per game", totals)]:
+        p95 = sorted(values)[int(0.95 * (len(values) - 1))]
+        print(f"{name:28s} {statistics.median(values) * 1e3:10.2f} {p95 * 1e3:8.2f}")
+    print(
+        f"whole `hanabi-eval resume` command (start-up, checks, {remaining} remaining moves): {command_s:.2f} s"
+    )
+
+
+if __name__ == "__main__":
+    main()
