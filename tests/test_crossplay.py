@@ -165,41 +165,10 @@ def test_scaffolds_listing_and_expected_calls(tmp_path: Path, capsys: pytest.Cap
     assert main(["scaffolds"]) == 0
     listing = capsys.readouterr().out
     assert "6 (5 for 2 players)" in listing and "best-of-5-sherlock" in listing
-    assert (
-        main(
-            [
-                "run",
-                "--scaffold",
-                "moa-watson",
-                "--players",
-                "3",
-                "--seeds",
-                "1,2",
-                "--out",
-                str(tmp_path),
-                "--no-progress",
-            ]
-        )
-        == 0
-    )
+    argv = ["run", "--scaffold", "moa-watson", "--players", "3", "--seeds", "1,2", "--out", str(tmp_path)]
+    assert main([*argv, "--no-progress"]) == 0
     assert "Expected model calls: about 732 for 2 unfinished games" in capsys.readouterr().out
-    assert (
-        main(
-            [
-                "run",
-                "--scaffold",
-                "moa-watson",
-                "--players",
-                "3",
-                "--seeds",
-                "1,2",
-                "--out",
-                str(tmp_path),
-                "--no-progress",
-            ]
-        )
-        == 0
-    )
+    assert main([*argv, "--no-progress"]) == 0
     assert "Every game is finished: no model calls needed." in capsys.readouterr().out
 
 

@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 
 from harness.commands import UsageError
+from harness.models import RetryPolicy
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -58,18 +59,7 @@ def handle(args: argparse.Namespace) -> int:
             s.model_copy(update={"params": s.params.model_copy(update={"timeout_s": args.timeout})})
             for s in seats
         ]
-    retry = config.retry.model_copy(
-        update={
-            k: v
-            for k, v in {
-                "provider_retries": args.provider_retries,
-                "wait_base_s": args.retry_wait,
-                "wait_max_s": args.retry_wait_max,
-            }.items()
-            if v is not None
-        }
-    )
-    updates: dict[str, object] = {"seats": tuple(seats), "retry": retry}
+    updates: dict[str, object] = {"seats": tuple(seats), "retry": _retry_policy(args, config.retry)}
     if args.max_retries is not None:
         updates["reply_retries"] = args.max_retries
     config = config.model_copy(update=updates)
@@ -92,19 +82,18 @@ def _resume_sweep(args: argparse.Namespace) -> int:
     check_operational(args)
     sweep = read_sweep_dir(args.run_dir)
     assert sweep is not None
-    updates: dict[str, object] = {"concurrency": args.concurrency}
+    updates: dict[str, object] = {"concurrency": args.concurrency, "retry": _retry_policy(args, sweep.retry)}
     if args.max_retries is not None:
         updates["reply_retries"] = args.max_retries
-    retry = {
-        k: v
-        for k, v in {
-            "provider_retries": args.provider_retries,
-            "wait_base_s": args.retry_wait,
-            "wait_max_s": args.retry_wait_max,
-        }.items()
-        if v is not None
-    }
-    if retry:
-        updates["retry"] = sweep.retry.model_copy(update=retry)
     sweep = sweep.model_copy(update=updates)
     return play_sweep(args.run_dir, sweep, {"resumed": True}, args.argv, not args.no_progress, args.workers)
+
+
+def _retry_policy(args: argparse.Namespace, policy: RetryPolicy) -> RetryPolicy:
+    """The recorded retry policy with this session's overrides."""
+    overrides = {
+        "provider_retries": args.provider_retries,
+        "wait_base_s": args.retry_wait,
+        "wait_max_s": args.retry_wait_max,
+    }
+    return policy.model_copy(update={k: v for k, v in overrides.items() if v is not None})

@@ -324,6 +324,11 @@ def play_sweep(
                 jobs.append(RunJob(config=config, run=run, manifest=manifest))
             games = sum(len(job.config.plans()) for job in jobs)
             console.print(f"Sweep {folder} · {len(jobs)} runs · {games} games")
+            console.print(
+                expected_calls_line(
+                    [(p, job.run.game_path(p.game_id)) for job in jobs for p in job.config.plans()]
+                )
+            )
             results = play_session(jobs, sweep.concurrency, sweep.model_limits(), show_progress, workers)
     except (SweepConfigError, RunConfigError, RunLocked, ResumeMismatch, LogCorrupt, WorkerFailed) as exc:
         raise UsageError(str(exc)) from None
