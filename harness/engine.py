@@ -195,7 +195,7 @@ class Game:
         self._dealt = 0
         self._history: list[HistoryEntry] = []
         self._last_player: int | None = None
-        self._legal_cache: list[Move] | None = None
+        self._legal_cache: list[tuple[Move, ph.HanabiMove]] | None = None
         self._over: bool | None = None
         self._deal_pending()
 
@@ -297,9 +297,15 @@ class Game:
 
     def legal_moves(self) -> list[Move]:
         """Legal moves of the current player, in HLE's order: the index in this list is the move number."""
+        return [move for move, _ in self._legal()]
+
+    def _legal(self) -> list[tuple[Move, ph.HanabiMove]]:
+        """The legal moves with their HLE counterparts, read from the engine once per state."""
         if self._legal_cache is None:
-            self._legal_cache = [] if self.is_over else [_move_from_hle(m) for m in self._state.legal_moves()]
-        return list(self._legal_cache)
+            self._legal_cache = (
+                [] if self.is_over else [(_move_from_hle(m), m) for m in self._state.legal_moves()]
+            )
+        return self._legal_cache
 
     def discards(self) -> list[str]:
         return [str(c) for c in self._state.discard_pile()]
@@ -352,8 +358,7 @@ class Game:
         """Apply a legal move of the current player; raise IllegalMoveError (before the C++ core sees it) if not."""
         if self.is_over:
             raise IllegalMoveError(f"the game is over; {move.description} cannot be played")
-        legal = self._state.legal_moves()
-        chosen = next((m for m in legal if _move_from_hle(m) == move), None)
+        chosen = next((hle for legal, hle in self._legal() if legal == move), None)
         if chosen is None:
             raise IllegalMoveError(f"{move.description} is not a legal move for player {self.current_player}")
         player = self.current_player
@@ -382,13 +387,14 @@ class Game:
 
 
 def _knowledge(known: ph.HanabiCardKnowledge) -> Knowledge:
-    color = known.color()
-    rank = known.rank()
+    """Read HLE's knowledge of one card from its text, e.g. 'RX|R245' (hinted colour and rank, then the could-be
+    colours and ranks): one call into the engine instead of a dozen."""
+    hinted, plausible = str(known).split("|")
     return Knowledge(
-        color=None if color is None else COLORS[color],
-        rank=None if rank is None else rank + 1,
-        could_be_colors=tuple(c for i, c in enumerate(COLORS) if known.color_plausible(i)),
-        could_be_ranks=tuple(r for r in RANKS if known.rank_plausible(r - 1)),
+        color=None if hinted[0] == "X" else hinted[0],
+        rank=None if hinted[1] == "X" else int(hinted[1]),
+        could_be_colors=tuple(ch for ch in plausible if ch.isalpha()),
+        could_be_ranks=tuple(int(ch) for ch in plausible if ch.isdigit()),
     )
 
 

@@ -102,8 +102,8 @@ class SeatView(BaseModel):
 
 
 def is_playable(text: str, fireworks: dict[str, int]) -> bool:
-    color, rank = parse_card(text)
-    return fireworks[color] + 1 == rank
+    """Whether a card (engine text such as 'R3') is the next one of its firework."""
+    return fireworks[text[0]] + 1 == int(text[1])
 
 
 def dead_cards(fireworks: dict[str, int], discards: Counter[str]) -> set[str]:
@@ -202,12 +202,12 @@ def _own_card(
     fireworks: dict[str, int],
     dead: set[str],
 ) -> OwnCard:
-    candidates = {
-        card(c, r): unseen[card(c, r)]
-        for c in knowledge.could_be_colors
-        for r in knowledge.could_be_ranks
-        if unseen[card(c, r)] > 0
-    }
+    candidates: dict[str, int] = {}
+    for c in knowledge.could_be_colors:
+        for r in knowledge.could_be_ranks:
+            name = f"{c}{r}"
+            if unseen[name] > 0:
+                candidates[name] = unseen[name]
     total = sum(candidates.values())
     playable = sum(n for name, n in candidates.items() if is_playable(name, fireworks))
     useless = sum(n for name, n in candidates.items() if name in dead)

@@ -129,3 +129,16 @@ def test_rejects_bad_decks_and_player_counts(deck: list[str]) -> None:
 def test_chance_nodes_never_surface(deck: list[str]) -> None:
     game = random_game(5, seed=9, moves=100)
     assert game.current_player != pyhanabi.CHANCE_PLAYER_ID or game.is_over
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_knowledge_read_from_hles_text_matches_its_accessors(players: int) -> None:
+    game = random_game(players, seed=70 + players, moves=40)
+    for player in range(players):
+        observation = game._state.observation(player)  # keeps the knowledge objects valid while read
+        for known, read in zip(observation.card_knowledge()[0], game.knowledge(player), strict=True):
+            color, rank = known.color(), known.rank()
+            assert read.color == (None if color is None else "RYGWB"[color])
+            assert read.rank == (None if rank is None else rank + 1)
+            assert read.could_be_colors == tuple(c for i, c in enumerate("RYGWB") if known.color_plausible(i))
+            assert read.could_be_ranks == tuple(r for r in range(1, 6) if known.rank_plausible(r - 1))
