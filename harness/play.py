@@ -95,7 +95,7 @@ async def play_game(
             try:
                 decision = await agent.decide(view, memories.get(seat))
             except MoveInterrupted as stop:
-                result = _result(game, moves, contents.failed_calls + stop.calls, stop.reason, seat)
+                result = _result(game, moves, contents.failed_calls, stop.reason, seat, stop.calls)
                 await log.write_async(result)
                 return result
             reply = decision.reply
@@ -126,7 +126,7 @@ async def play_game(
             moves.append(record)
             if on_move is not None:
                 on_move(record)
-        result = _result(game, moves, contents.failed_calls, None, None)
+        result = _result(game, moves, contents.failed_calls, None, None, [])
         await log.write_async(result)
         return result
 
@@ -134,11 +134,14 @@ async def play_game(
 def _result(
     game: Game,
     moves: list[MoveRecord],
-    failed_calls: list[Call],
+    earlier_failed: list[Call],
     interrupted: str | None,
     seat: int | None,
+    failed_now: list[Call],
 ) -> GameResult:
-    calls = [c for m in moves for c in m.calls] + failed_calls
+    """The game's result so far. Counts cover every call ever made for the game: the moves' calls and the failed
+    calls of every interruption (each interrupted result line holds only its own failed calls)."""
+    calls = [c for m in moves for c in m.calls] + earlier_failed + failed_now
     attempts = [a for c in calls for a in c.attempts]
     usage = Usage()
     for attempt in attempts:
@@ -160,6 +163,6 @@ def _result(
         provider_errors=sum(1 for a in attempts if a.error_kind in PROVIDER_ERRORS),
         usage=usage,
         cost_usd=sum(costs) if costs else None,
-        failed_calls=failed_calls if interrupted else [],
+        failed_calls=failed_now,
         finished_at=now_iso(),
     )

@@ -235,3 +235,30 @@ def test_legal_moves_are_listed_for_the_model(tmp_path: Path) -> None:
         assert run(server, tmp_path, "--seeds", "9") == 0
         first = server.exchanges[0].request
     assert [i for i, _ in legal_moves_in(first)] == list(range(len(legal_moves_in(first))))
+
+
+def test_every_failed_call_is_counted_once_across_interruptions(tmp_path: Path) -> None:
+    state = {"mode": "ok", "fresh": 0}
+
+    def script(request: dict[str, Any]) -> Reply:
+        if state["mode"] == "down":
+            return Reply(status=401)
+        if len(request["messages"]) == 2:
+            state["fresh"] += 1
+            if state["fresh"] == 4:  # the fourth move's prompt: the key is revoked from here on
+                state["mode"] = "down"
+                return Reply(status=401)
+        return careful_player(request)
+
+    with FakeModelServer(script) as server:
+        assert run(server, tmp_path, "--seeds", "2") == 1  # interrupted at move 4
+        assert main(["resume", str(next(tmp_path.iterdir())), "--no-progress"]) == 1  # still down
+        state["mode"] = "ok"
+        assert main(["resume", str(next(tmp_path.iterdir())), "--no-progress"]) == 0
+    contents = the_log(tmp_path)
+    first, second = contents.results[0], contents.results[1]
+    assert first.status == second.status == "interrupted"
+    assert len(first.failed_calls) == len(second.failed_calls) == 1  # each line holds only its own failure
+    final = contents.result
+    assert final.status == "complete"
+    assert final.calls == len(contents.moves) + 2  # every call made, each failed call counted once
