@@ -48,8 +48,3 @@ def validate_deck(deck: list[str]) -> None:
     if counts != expected:
         wrong = sorted(c for c in expected if counts[c] != expected[c])
         raise ValueError(f"deck has the wrong number of copies of {', '.join(wrong)}")
-
-
-def describe_card(text: str) -> str:
-    color, rank = parse_card(text)
-    return f"{COLOR_NAMES[color]} {rank}"

@@ -229,10 +229,6 @@ class Game:
         return len(self._history) + 1
 
     @property
-    def moves_played(self) -> int:
-        return len(self._history)
-
-    @property
     def history(self) -> tuple[HistoryEntry, ...]:
         return tuple(self._history)
 

@@ -15,7 +15,7 @@ from harness.agent import MoveInterrupted, SeatAgent
 from harness.engine import MAX_LIFE_TOKENS, Game, IllegalMoveError, MoveKind
 from harness.records import Call, GameHeader, GameResult, MoveRecord, Usage
 from harness.secrets import public_seat
-from harness.store import GameLog, GameLogContents, GamePlan, now_iso, read_game_log
+from harness.store import GameLog, GameLogContents, GamePlan, finished_result, now_iso, read_game_log
 from harness.view import build_view
 
 PROVIDER_ERRORS = {"rate_limited", "server_error", "timeout", "connection"}
@@ -66,10 +66,10 @@ async def play_game(
     on_move: MoveListener | None = None,
 ) -> GameResult:
     """Play (or continue) one game to its end or to an interruption; return its result."""
+    finished = finished_result(log_path)
+    if finished is not None:
+        return finished
     contents = read_game_log(log_path)
-    if contents.complete:
-        assert contents.result is not None
-        return contents.result
     game, memories = rebuild(plan, deck, contents)
     moves = list(contents.moves)
     with GameLog(log_path, valid_bytes=contents.valid_bytes) as log:

@@ -42,10 +42,6 @@ class RunProgress:
             parts.append(f"[red]interrupted {self.interrupted}[/red]")
         return " · ".join(parts)
 
-    @property
-    def games_complete(self) -> int:
-        return len(self.scores)
-
     def move(self, usage: tuple[int, float]) -> None:
         self.moves += 1
         self.tokens += usage[0]

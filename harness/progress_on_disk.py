@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from harness.lock import holder_alive
-from harness.records import GameResult
-from harness.store import RunDir
+from harness.store import RunDir, last_result
 
 
 class RunProgress(BaseModel):
@@ -22,21 +21,6 @@ class RunProgress(BaseModel):
     interrupted: int
     mean_score: float | None
     updated_at: str | None
-
-
-def last_result(path: Path) -> GameResult | None:
-    """The result line at the end of a game log, if the log ends with one."""
-    with path.open("rb") as handle:
-        handle.seek(0, 2)
-        size = handle.tell()
-        handle.seek(max(0, size - 65536))
-        tail = handle.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
-    if b'"type":"result"' not in tail:
-        return None
-    try:
-        return GameResult.model_validate_json(tail)
-    except ValidationError:
-        return None
 
 
 def run_progress(path: Path) -> RunProgress:

@@ -35,7 +35,16 @@ from harness.scaffold import load_scaffold
 from harness.seats import Rotation, rotations
 from harness.secrets import public_command, public_seat, redact, safe_url
 from harness.seeds import SeedDeck
-from harness.store import GamePlan, RunDir, RunStatus, now_iso, read_game_log, seed_entry
+from harness.store import (
+    GamePlan,
+    RunDir,
+    RunStatus,
+    count_moves,
+    finished_result,
+    now_iso,
+    read_game_log,
+    seed_entry,
+)
 
 
 class RunConfigError(ValueError):
@@ -257,7 +266,7 @@ def verify_logs(jobs: list[RunJob]) -> None:
         decks = {s.seed: list(s.deck) for s in job.config.seeds}
         for plan in job.config.plans():
             path = job.run.game_path(plan.game_id)
-            if path.exists():
+            if path.exists() and finished_result(path) is None:  # finished games are never extended
                 rebuild(plan, decks[plan.seed], read_game_log(path))
 
 
@@ -398,10 +407,9 @@ def expected_calls(plans: list[tuple[GamePlan, Path]]) -> tuple[int, int]:
     """(unfinished games, expected model calls): typical moves left x each seat's calls per move."""
     remaining, calls = 0, 0.0
     for plan, path in plans:
-        contents = read_game_log(path) if path.exists() else None
-        if contents is not None and contents.complete:
+        if finished_result(path) is not None:
             continue
-        done = len(contents.moves) if contents is not None else 0
+        done = count_moves(path)
         per_move = (
             sum(load_scaffold(s.scaffold).calls_per_move(plan.players) for s in plan.seats) / plan.players
         )

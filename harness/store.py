@@ -102,6 +102,37 @@ def read_game_log(path: Path) -> GameLogContents:
     return contents
 
 
+def last_result(path: Path) -> GameResult | None:
+    """The result line at the end of a game log, if the log ends with one, read from the end of the file only."""
+    with path.open("rb") as handle:
+        size = handle.seek(0, 2)
+        window = 65536
+        while True:
+            handle.seek(max(0, size - window))
+            lines = handle.read().rstrip(b"\n").rsplit(b"\n", 1)
+            if len(lines) == 2 or window >= size:  # the whole last line is in the window
+                break
+            window *= 4
+        tail = lines[-1]
+    if b'"type":"result"' not in tail:
+        return None
+    try:
+        return GameResult.model_validate_json(tail)
+    except ValidationError:
+        return None
+
+
+def finished_result(path: Path) -> GameResult | None:
+    """The result of a finished game, or None while the game can still go on (missing, unfinished, interrupted)."""
+    result = last_result(path) if path.exists() else None
+    return result if result is not None and result.status == "complete" else None
+
+
+def count_moves(path: Path) -> int:
+    """Moves logged so far, counted from the bytes without parsing (for estimates; resume checks every line)."""
+    return path.read_bytes().count(b'{"type":"move"') if path.exists() else 0
+
+
 class GameLog:
     """Appends records to one game's log, durably, after cutting off any torn tail."""
 
@@ -114,10 +145,6 @@ class GameLog:
                 handle.flush()
                 os.fsync(handle.fileno())
         self._handle = path.open("ab")
-
-    def write(self, record: GameHeader | MoveRecord | GameResult) -> None:
-        """Append one record and return once it is on disk."""
-        self._append(record.model_dump_json().encode() + b"\n")
 
     async def write_async(self, record: GameHeader | MoveRecord | GameResult) -> None:
         """Append one record and return once it is on disk, syncing in a worker thread so that other games go on

@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 
 from harness.commands import UsageError
+from harness.commands.run import add_session_options
 from harness.models import RetryPolicy
 
 
@@ -17,16 +18,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser("resume", help="continue the unfinished games of a run")
     parser.add_argument("run_dir", type=Path, help="the run directory (it holds manifest.json)")
     parser.add_argument("--api-base", help="a new base URL for the run's model server (single-model runs)")
-    parser.add_argument("--timeout", type=float, help="seconds per model request")
-    parser.add_argument("--max-retries", type=int, help="re-asks after an invalid reply")
-    parser.add_argument("--provider-retries", type=int, help="retries after provider errors")
-    parser.add_argument("--retry-wait", type=float, help="base of the exponential backoff, seconds")
-    parser.add_argument("--retry-wait-max", type=float, help="longest single backoff wait, seconds")
-    parser.add_argument("--concurrency", type=int, default=8, help="games played at once (default 8)")
-    parser.add_argument(
-        "--workers", type=int, default=1, help="processes to spread the games over (default 1)"
-    )
-    parser.add_argument("--no-progress", action="store_true", help="no live progress display")
+    add_session_options(parser, recorded=True)
     parser.set_defaults(handler=handle)
 
 

@@ -54,25 +54,46 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--temperature", type=float)
     run.add_argument("--max-tokens", type=int)
     run.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"])
-    run.add_argument("--timeout", type=float, default=600.0, help="seconds per model request (default 600)")
-    run.add_argument("--concurrency", type=int, default=8, help="games played at once (default 8)")
-    run.add_argument(
+    add_session_options(run, recorded=False)
+    run.set_defaults(handler=handle)
+
+
+def add_session_options(parser: argparse.ArgumentParser, recorded: bool) -> None:
+    """The options that may change from one session of a run to the next; they are not part of its identity. With
+    `recorded` (resume), those a run records default to None: the recorded value stands."""
+
+    def default(value: float) -> float | None:
+        return None if recorded else value
+
+    def said(value: float, unit: str = "") -> str:
+        return "(default: as recorded)" if recorded else f"(default {value:g}{unit})"
+
+    parser.add_argument(
+        "--timeout", type=float, default=default(600.0), help=f"seconds per request {said(600)}"
+    )
+    parser.add_argument("--concurrency", type=int, default=8, help="games played at once (default 8)")
+    parser.add_argument(
         "--workers",
         type=int,
         default=1,
         help="processes to spread the games over, to use more cores (default 1)",
     )
-    run.add_argument("--max-retries", type=int, default=3, help="re-asks after an invalid reply (default 3)")
-    run.add_argument(
-        "--provider-retries", type=int, default=6, help="retries after provider errors (default 6)"
+    parser.add_argument(
+        "--max-retries", type=int, default=default(3), help=f"re-asks after an invalid reply {said(3)}"
     )
-    run.add_argument("--retry-wait", type=float, default=2.0, help="base of the exponential backoff, seconds")
-    run.add_argument(
-        "--retry-wait-max", type=float, default=120.0, help="longest single backoff wait, seconds"
+    parser.add_argument(
+        "--provider-retries", type=int, default=default(6), help=f"retries after provider errors {said(6)}"
     )
-    run.add_argument("--no-progress", action="store_true", help="no live progress display")
-
-    run.set_defaults(handler=handle)
+    parser.add_argument(
+        "--retry-wait",
+        type=float,
+        default=default(2.0),
+        help=f"base of the exponential backoff {said(2, ' s')}",
+    )
+    parser.add_argument(
+        "--retry-wait-max", type=float, default=default(120.0), help=f"longest backoff wait {said(120, ' s')}"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no live progress display")
 
 
 def handle(args: argparse.Namespace) -> int:

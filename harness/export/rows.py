@@ -68,13 +68,18 @@ class LogRow(RowMeta):
     attempts: int = Field(description="requests the call needed (1 = accepted at once)")
 
 
-class RewardRow(RowMeta):
-    """HanabiRewards: one decided move with the model's rating of every legal move."""
+class DecisionRowMeta(RowMeta):
+    """The metadata of a row about one decided move, and the prompt that decided it."""
 
     prompt: list[ChatMessage] = Field(
         description="the first request of the call that chose the move (system, user): the player call, or the "
         "decider of a multi-call scaffold"
     )
+
+
+class RewardRow(DecisionRowMeta):
+    """HanabiRewards: one decided move with the model's rating of every legal move."""
+
     completion: list[ChatMessage] = Field(
         description="the accepted reply, as a single assistant message (TRL's conversational prompt-completion)"
     )
@@ -96,13 +101,9 @@ class RewardRow(RowMeta):
     )
 
 
-class PreferenceRow(RowMeta):
+class PreferenceRow(DecisionRowMeta):
     """Preferences: the best-rated move of a decision against one move the model rated lower."""
 
-    prompt: list[ChatMessage] = Field(
-        description="the first request of the call that chose the move (system, user): the player call, or the "
-        "decider of a multi-call scaffold"
-    )
     chosen: list[ChatMessage] = Field(
         description="one assistant message: a reply in that call's output format choosing the best-rated move"
     )
