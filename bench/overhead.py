@@ -108,7 +108,7 @@ async def replay_moves(paths: list[Path], scaffold_name: str, log_dir: Path) -> 
                     life_tokens_after=game.life_tokens,
                     info_tokens_after=game.info_tokens,
                 )
-                await log.write_async(record)
+                await log.append(record)
                 t4 = time.perf_counter()
                 assert move == logged.move, "the replay diverged from the log"
                 phases["view (observe + derived facts)"].append(t1 - t0)

@@ -52,7 +52,16 @@ class SeatAgent:
         scaffold = self.scaffold
         players = view.num_players
         first = [(c, render_call(scaffold, c, view, memory)) for c in scaffold.parallel_calls(players)]
-        outcomes = await asyncio.gather(*(self._ask(c, m, view) for c, m in first), return_exceptions=True)
+        outcomes: list[Any]
+        if len(first) == 1:  # awaited directly: gather's tasks would each wait a turn of a busy event loop
+            try:
+                outcomes = [await self._ask(*first[0], view)]
+            except MoveInterrupted as stop:
+                outcomes = [stop]
+        else:
+            outcomes = await asyncio.gather(
+                *(self._ask(c, m, view) for c, m in first), return_exceptions=True
+            )
         calls: list[Call] = []
         failure: MoveInterrupted | None = None
         for outcome in outcomes:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
+from harness.event_loop import setup_inline_for
 from harness.records import Attempt, ErrorKind, Message, SeatConfig, Usage
 
 if TYPE_CHECKING:
@@ -148,10 +149,19 @@ class ModelClient:
         self.seat = seat
         self.policy = policy
         self._router: Any = None
+        self._providers = {
+            provider_of(seat.model),
+            *(provider_of(d.model) for d in seat.deployments if d.model),
+        }
         if provider_of(seat.model) == LOCAL_PROVIDER:
-            _register_free(seat.model)
-        # LiteLLM knows this model's price (offline models are listed as free); otherwise no cost is recorded
-        self.priced = _is_priced(seat.model)
+            _list_at_zero_price(seat.model)
+            self.priced = True  # offline models really cost nothing
+        else:
+            # LiteLLM knows this model's price; otherwise no cost is recorded
+            self.priced = _is_priced(seat.model)
+            for model in {seat.model, *(d.model or seat.model for d in seat.deployments)}:
+                if not _is_priced(model):
+                    _list_at_zero_price(model)
 
     def _deployment_router(self) -> Any:
         """A LiteLLM Router over the seat's deployments, with its own retries and cooldowns switched off."""
@@ -249,9 +259,7 @@ class ModelClient:
                 kwargs["api_key"] = NO_KEY_PLACEHOLDER
         if provider_of(self.seat.model) == LOCAL_PROVIDER:
             kwargs["metadata"] = metadata
-        if not self.priced:  # spare LiteLLM a price guess from similar model names; none is recorded anyway
-            kwargs["input_cost_per_token"] = 0.0
-            kwargs["output_cost_per_token"] = 0.0
+
         send = lib.acompletion
         if self.seat.deployments:
             send = self._deployment_router().acompletion
@@ -261,7 +269,8 @@ class ModelClient:
         started = time.perf_counter()
         base = Attempt(number=number, messages=list(messages))
         try:
-            response = await send(**kwargs)
+            with setup_inline_for(self._providers):
+                response = await send(**kwargs)
         except Exception as exc:
             latency = time.perf_counter() - started
             kind = _classify(lib, exc)
@@ -286,20 +295,26 @@ class ModelClient:
         return answered, None
 
 
-def _register_free(model: str) -> None:
-    """Offline models cost nothing: say so in LiteLLM's price list (it also spares a fallback price search)."""
-    lib = litellm()
-    if model not in lib.model_cost:
-        lib.register_model(
-            {
-                model: {
-                    "input_cost_per_token": 0.0,
-                    "output_cost_per_token": 0.0,
-                    "litellm_provider": LOCAL_PROVIDER,
-                    "mode": "chat",
-                }
+# Models the harness itself listed in LiteLLM's price list at zero: offline models, and models LiteLLM has no price
+# for. Listing them once spares LiteLLM a price search among similar names on every call (and a per-call
+# registration, had the zero prices gone with each request); for the latter, no cost is recorded.
+_LISTED_AT_ZERO: set[str] = set()
+
+
+def _list_at_zero_price(model: str) -> None:
+    if model in _LISTED_AT_ZERO:
+        return
+    litellm().register_model(
+        {
+            model: {
+                "input_cost_per_token": 0.0,
+                "output_cost_per_token": 0.0,
+                "litellm_provider": provider_of(model),
+                "mode": "chat",
             }
-        )
+        }
+    )
+    _LISTED_AT_ZERO.add(model)
 
 
 def _classify(lib: Any, exc: Exception) -> ErrorKind | None:
@@ -397,6 +412,8 @@ def _usage_of(response: Any) -> Usage:
 def _is_priced(model: str) -> bool:
     """Whether LiteLLM's price list has the model. For others (self-hosted, renamed) LiteLLM would guess a price
     from similar names, and a guess is not a measurement."""
+    if model in _LISTED_AT_ZERO:
+        return False
     prices = litellm().model_cost
     return model in prices or model.split("/", 1)[-1] in prices
 

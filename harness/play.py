@@ -74,7 +74,7 @@ async def play_game(
     moves = list(contents.moves)
     with GameLog(log_path, valid_bytes=contents.valid_bytes) as log:
         if contents.header is None:
-            await log.write_async(
+            await log.append(
                 GameHeader(
                     run_id=run_id,
                     game_id=plan.game_id,
@@ -96,7 +96,8 @@ async def play_game(
                 decision = await agent.decide(view, memories.get(seat))
             except MoveInterrupted as stop:
                 result = _result(game, moves, contents.failed_calls, stop.reason, seat, stop.calls)
-                await log.write_async(result)
+                await log.append(result)
+                await log.durable()
                 return result
             reply = decision.reply
             move = view.legal_moves[reply.action].move
@@ -122,12 +123,13 @@ async def play_game(
                 life_tokens_after=game.life_tokens,
                 info_tokens_after=game.info_tokens,
             )
-            await log.write_async(record)
+            await log.append(record)
             moves.append(record)
             if on_move is not None:
                 on_move(record)
         result = _result(game, moves, contents.failed_calls, None, None, [])
-        await log.write_async(result)
+        await log.append(result)
+        await log.durable()
         return result
 
 

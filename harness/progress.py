@@ -42,10 +42,10 @@ class RunProgress:
             parts.append(f"[red]interrupted {self.interrupted}[/red]")
         return " · ".join(parts)
 
-    def move(self, usage: tuple[int, float]) -> None:
-        self.moves += 1
-        self.tokens += usage[0]
-        self.cost += usage[1]
+    def moves_done(self, count: int, tokens: int, cost: float) -> None:
+        self.moves += count
+        self.tokens += tokens
+        self.cost += cost
         self._progress.update(self._task, stats=self._stats())
 
     def game_done(self, result: GameResult) -> None:

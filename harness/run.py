@@ -9,6 +9,7 @@ it: command, configuration, versions, git commit, seeds with their decks, and th
 from __future__ import annotations
 
 import asyncio
+import gc
 import hashlib
 import json
 import platform
@@ -24,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from harness import __version__
+from harness import __version__, event_loop
 from harness.agent import SeatAgent
 from harness.lock import RunLock
 from harness.models import ModelClient, RetryPolicy, close_clients
@@ -285,6 +286,7 @@ async def play_plans(
         for seat, agent in build_agents(job.config).items():
             agents.setdefault(seat, agent)
     decks = {(index, s.seed): list(s.deck) for index, job in enumerate(jobs) for s in job.config.seeds}
+    _freeze_long_lived_objects()
     gate = asyncio.Semaphore(concurrency)
     model_gates = {model: asyncio.Semaphore(limit) for model, limit in model_limits.items()}
 
@@ -315,6 +317,13 @@ async def play_plans(
         await close_clients()
 
 
+def _freeze_long_lived_objects() -> None:
+    """Exempt everything alive before play (LiteLLM's modules and price list, templates, decks: about a million
+    objects) from garbage collection; otherwise every full collection during play walks them all again."""
+    gc.collect()
+    gc.freeze()
+
+
 def play_session(
     jobs: list[RunJob],
     concurrency: int,
@@ -332,13 +341,13 @@ def play_session(
     try:
         with progress:
             if workers <= 1:
-                flat = asyncio.run(
+                flat = event_loop.run(
                     play_plans(
                         jobs,
                         selected,
                         concurrency,
                         model_limits,
-                        on_move=lambda record: progress.move(_move_usage(record)),
+                        on_move=lambda record: progress.moves_done(1, *_move_usage(record)),
                         on_game=lambda index, plan, result: progress.game_done(result),
                     )
                 )

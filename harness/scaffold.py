@@ -180,6 +180,7 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=False,
         autoescape=False,
+        auto_reload=False,  # templates do not change during a run; checking their mtimes cost a stat per render
     )
     env.globals["COLOR_NAMES"] = COLOR_NAMES
     env.globals.update(MAX_SCORE=MAX_SCORE, MAX_INFO_TOKENS=MAX_INFO_TOKENS, MAX_LIFE_TOKENS=MAX_LIFE_TOKENS)

@@ -1,9 +1,10 @@
 """A run directory on disk: manifest.json, status.json and one append-only JSONL log per game.
 
-A log line is durable once written: each line is flushed and fsynced. A torn last line (a crash mid-write) is
-detected on reading and ignored, never parsed as data; the next write first cuts it off, so a log never holds a
-record twice or half a record. Files that are replaced whole (manifest, status) are written to a temporary file and
-renamed over the old one. Nothing already written is ever modified in place.
+Each log line is flushed and fsynced, and a line is written only once the line before it is on disk, so a log is
+always a prefix of the game. A torn last line (a crash mid-write) is detected on reading and ignored, never parsed
+as data; the next write first cuts it off, so a log never holds a record twice or half a record. Files that are
+replaced whole (manifest, status) are written to a temporary file and renamed over the old one. Nothing already
+written is ever modified in place.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -133,8 +135,25 @@ def count_moves(path: Path) -> int:
     return path.read_bytes().count(b'{"type":"move"') if path.exists() else 0
 
 
+def _sync_pool() -> ThreadPoolExecutor:
+    """This process's threads for fsync (a forked worker gets its own: threads do not survive a fork)."""
+    global _SYNC_POOL
+    if _SYNC_POOL is None or _SYNC_POOL[0] != os.getpid():
+        _SYNC_POOL = (os.getpid(), ThreadPoolExecutor(max_workers=4, thread_name_prefix="log-sync"))
+    return _SYNC_POOL[1]
+
+
+_SYNC_POOL: tuple[int, ThreadPoolExecutor] | None = None
+
+
 class GameLog:
-    """Appends records to one game's log, durably, after cutting off any torn tail."""
+    """Appends records to one game's log, durably and in order, after cutting off any torn tail.
+
+    `append` writes a record once the record before it is on disk, then syncs it in a thread without waiting, so
+    the game goes on meanwhile: the fsync overlaps the next model call instead of adding to every move. Under a
+    busy event loop the wait for a thread's fsync took about 30 ms per move (BENCHMARKS.md). A crash can cost
+    at most the last record, which resume then plays again; `durable` waits until the last record is on disk.
+    """
 
     def __init__(self, path: Path, valid_bytes: int | None = None) -> None:
         self.path = path
@@ -145,18 +164,30 @@ class GameLog:
                 handle.flush()
                 os.fsync(handle.fileno())
         self._handle = path.open("ab")
+        self._syncing: Future[None] | None = None
 
-    async def write_async(self, record: GameHeader | MoveRecord | GameResult) -> None:
-        """Append one record and return once it is on disk, syncing in a worker thread so that other games go on
-        meanwhile; the caller still waits, so a move is durable before the next one starts."""
-        await asyncio.to_thread(self._append, record.model_dump_json().encode() + b"\n")
-
-    def _append(self, line: bytes) -> None:
+    async def append(self, record: GameHeader | MoveRecord | GameResult) -> None:
+        """Write one record after the previous one is on disk, and start syncing it."""
+        line = record.model_dump_json().encode() + b"\n"
+        await self.durable()
         self._handle.write(line)
         self._handle.flush()
-        os.fdatasync(self._handle.fileno())
+        self._syncing = _sync_pool().submit(os.fdatasync, self._handle.fileno())
+
+    async def durable(self) -> None:
+        """Return once every record appended so far is on disk (raises if the sync failed)."""
+        if self._syncing is not None:
+            if (
+                not self._syncing.done()
+            ):  # usually long done: awaiting it anyway would wait a turn of the loop
+                await asyncio.wrap_future(self._syncing)
+            self._syncing.result()
+            self._syncing = None
 
     def close(self) -> None:
+        if self._syncing is not None:  # never close the file under a sync in flight (a cancelled game)
+            self._syncing.result()
+            self._syncing = None
         self._handle.close()
 
     def __enter__(self) -> GameLog:

@@ -10,18 +10,19 @@ its parent, and a crash in a worker costs at most the moves in flight: every gam
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import math
 import os
 import queue as queue_module
 import signal
 import sys
+import time
 from multiprocessing import get_context
 from typing import Any
 
+from harness import event_loop
 from harness.progress import RunProgress
-from harness.records import GameResult, SeatConfig
+from harness.records import GameResult, MoveRecord, SeatConfig
 from harness.run import RunJob, Selected, play_plans
 from harness.secrets import redact
 from harness.store import GamePlan
@@ -72,27 +73,47 @@ def _die_with_parent() -> None:
             ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
+class _MoveTally:
+    """A worker's moves, tokens and cost since its last report to the parent. Reports go at most every
+    REPORT_EVERY_S and before each game's result, so the queue carries a few events a second rather than one per
+    move (each event costs both processes a pickle and a pipe write)."""
+
+    REPORT_EVERY_S = 0.25
+
+    def __init__(self, events: Any) -> None:
+        self.events = events
+        self.count, self.tokens, self.cost = 0, 0, 0.0
+        self.reported_at = time.monotonic()
+
+    def add(self, record: MoveRecord) -> None:
+        self.count += 1
+        self.tokens += record.usage.total_tokens
+        self.cost += record.cost_usd or 0.0
+        if time.monotonic() - self.reported_at >= self.REPORT_EVERY_S:
+            self.report()
+
+    def report(self) -> None:
+        if self.count:
+            self.events.put(("moves", self.count, self.tokens, self.cost))
+            self.count, self.tokens, self.cost = 0, 0, 0.0
+        self.reported_at = time.monotonic()
+
+
 def _worker(
     jobs: list[RunJob], selected: Selected, concurrency: int, limits: dict[str, int], events: Any
 ) -> None:
     _die_with_parent()
     pid = os.getpid()
+    tally = _MoveTally(events)
+
+    def game_done(index: int, plan: GamePlan, result: GameResult) -> None:
+        tally.report()
+        events.put(("game", index, plan.game_id, result.model_dump_json()))
+
     try:
-        asyncio.run(
-            play_plans(
-                jobs,
-                selected,
-                concurrency,
-                limits,
-                on_move=lambda record: events.put(
-                    ("move", record.usage.total_tokens, record.cost_usd or 0.0)
-                ),
-                on_game=lambda index, plan, result: events.put(
-                    ("game", index, plan.game_id, result.model_dump_json())
-                ),
-            )
-        )
+        event_loop.run(play_plans(jobs, selected, concurrency, limits, on_move=tally.add, on_game=game_done))
     except BaseException as exc:
+        tally.report()
         events.put(("failed", pid, redact(f"{type(exc).__name__}: {exc}")[:500]))
         raise
     events.put(("done", pid, ""))
@@ -137,8 +158,8 @@ def play_in_workers(
                         failures.append(f"worker {process.pid} stopped with exit code {process.exitcode}")
                 continue
             kind = event[0]
-            if kind == "move":
-                progress.move((event[1], event[2]))
+            if kind == "moves":
+                progress.moves_done(event[1], event[2], event[3])
             elif kind == "game":
                 result = GameResult.model_validate_json(event[3])
                 results.append((event[1], plans[(event[1], event[2])], result))

@@ -1,0 +1,34 @@
+"""Games spread over worker processes report every move and every result to the parent's progress display."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.progress import RunProgress
+from harness.records import SeatConfig
+from harness.run import RunConfig, RunDir, RunJob, manifest_for
+from harness.seeds import resolve_seeds
+from harness.store import read_game_log
+from harness.workers import play_in_workers
+
+
+def test_worker_progress_counts_every_move_and_game(tmp_path: Path) -> None:
+    config = RunConfig(
+        seats=(SeatConfig(model="local/smart", scaffold="watson"),),
+        players=(2, 3),
+        seeds=tuple(resolve_seeds("1,2")),
+    )
+    run = RunDir(tmp_path / "run")
+    manifest = manifest_for(config, "test", ["test"])
+    run.write_manifest(manifest)
+    selected = [(0, plan) for plan in config.plans()]
+    progress = RunProgress(total_games=len(selected), enabled=False)
+
+    results = play_in_workers(
+        [RunJob(config=config, run=run, manifest=manifest)], selected, 4, {}, workers=2, progress=progress
+    )
+
+    logged = sum(len(read_game_log(path).moves) for path in run.game_paths())
+    assert len(results) == len(selected) == 4
+    assert progress.moves == logged > 0
+    assert sorted(progress.scores) == sorted(result.fireworks_score for _, _, result in results)
