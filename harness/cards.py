@@ -18,6 +18,7 @@ HAND_SIZE: dict[int, int] = {2: 5, 3: 5, 4: 4, 5: 4}
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 
 ALL_CARDS: tuple[str, ...] = tuple(f"{c}{r}" for c in COLORS for r in RANKS)
+FULL_DECK: dict[str, int] = {name: COPIES[int(name[1])] for name in ALL_CARDS}  # copies of each card
 
 
 def card(color: str, rank: int) -> str:
@@ -34,7 +35,7 @@ def parse_card(text: str) -> tuple[str, int]:
 
 
 def full_deck_counts() -> Counter[str]:
-    return Counter({card(c, r): COPIES[r] for c in COLORS for r in RANKS})
+    return Counter(FULL_DECK)
 
 
 def validate_deck(deck: list[str]) -> None:

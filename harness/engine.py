@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from enum import StrEnum
 from functools import cache
+from typing import NamedTuple
 
 from hanabi_learning_environment import pyhanabi as ph
 from pydantic import BaseModel, ConfigDict
@@ -132,6 +133,17 @@ def _move_from_hle(move: ph.HanabiMove) -> Move:
     if kind == ph.HanabiMoveType.REVEAL_RANK:
         return Move(kind=MoveKind.REVEAL_RANK, target_offset=move.target_offset(), rank=move.rank() + 1)
     raise ValueError(f"not a player move: {move}")
+
+
+_MOVES_BY_UID: dict[int, dict[int, Move]] = {}
+
+
+def _moves_by_uid(players: int, game: ph.HanabiGame) -> dict[int, Move]:
+    """Every player move of a game with this many players, by HLE's move uid: read once per player count, so
+    that listing a state's legal moves costs one engine call per move."""
+    if players not in _MOVES_BY_UID:
+        _MOVES_BY_UID[players] = {uid: _move_from_hle(game.get_move(uid)) for uid in range(game.max_moves())}
+    return _MOVES_BY_UID[players]
 
 
 @cache
@@ -298,8 +310,10 @@ class Game:
     def _legal(self) -> list[tuple[Move, ph.HanabiMove]]:
         """The legal moves with their HLE counterparts, read from the engine once per state."""
         if self._legal_cache is None:
+            by_uid = _moves_by_uid(self.players, self._game)
+            uid = self._game.get_move_uid
             self._legal_cache = (
-                [] if self.is_over else [(_move_from_hle(m), m) for m in self._state.legal_moves()]
+                [] if self.is_over else [(by_uid[uid(m)], m) for m in self._state.legal_moves()]
             )
         return self._legal_cache
 
@@ -318,16 +332,14 @@ class Game:
         """The observation of one seat, built from HLE's observation for that seat only."""
         if not 0 <= seat < self.players:
             raise ValueError(f"no seat {seat} in a {self.players}-player game")
-        obs = self._state.observation(seat)
+        seen = _read_observation_text(str(self._state.observation(seat)))
         n = self.players
         hands: list[tuple[str | None, ...]] = [()] * n
         knowledge: list[tuple[Knowledge, ...]] = [()] * n
-        for relative, (hand, known) in enumerate(
-            zip(obs.observed_hands(), obs.card_knowledge(), strict=True)
-        ):
+        for relative, cards in enumerate(seen.hands):
             absolute = (seat + relative) % n
-            hands[absolute] = tuple(None if relative == 0 else _card_text(c.color(), c.rank()) for c in hand)
-            knowledge[absolute] = tuple(_knowledge(k) for k in known)
+            hands[absolute] = tuple(None if relative == 0 else card for card, _ in cards)
+            knowledge[absolute] = tuple(_knowledge_from_text(known) for _, known in cards)
         is_turn = self.current_player == seat and not self.is_over
         return Observation(
             seat=seat,
@@ -335,11 +347,11 @@ class Game:
             hand_size=self.hand_size,
             current_player=self.current_player,
             turn=self.turn,
-            life_tokens=obs.life_tokens(),
-            info_tokens=obs.information_tokens(),
-            fireworks=dict(zip(COLORS, obs.fireworks(), strict=True)),
-            discards=tuple(_card_text(c.color(), c.rank()) for c in obs.discard_pile()),
-            deck_size=obs.deck_size(),
+            life_tokens=seen.life_tokens,
+            info_tokens=seen.info_tokens,
+            fireworks=seen.fireworks,
+            discards=seen.discards,
+            deck_size=seen.deck_size,
             hands=tuple(hands),
             knowledge=tuple(knowledge),
             legal_moves=tuple(self.legal_moves()) if is_turn else (),
@@ -382,10 +394,56 @@ class Game:
         return entry
 
 
+class _ObservationText(NamedTuple):
+    life_tokens: int
+    info_tokens: int
+    fireworks: dict[str, int]
+    hands: list[list[tuple[str, str]]]  # per hand, from the observer on: (card or 'XX', knowledge text)
+    deck_size: int
+    discards: tuple[str, ...]
+
+
+def _read_observation_text(text: str) -> _ObservationText:
+    """Read HLE's text of one seat's observation: one call into the engine instead of about two hundred.
+
+    The text (HanabiObservation::ToString) reads, line by line: 'Life tokens: 2', 'Info tokens: 8',
+    'Fireworks: R0 Y0 G0 W0 B0 ', 'Hands:', then every hand from the observer's on, separated by '-----' (with a
+    'Cur player' line before the hand of the player to move), one card per line as 'G3 || XX|RYGWB1234' (the card,
+    'XX' when hidden from the observer, then its holder's knowledge), 'Deck size: 31', 'Discards: B5 Y2'. The
+    tests check this reading against pyhanabi's per-field calls in many states.
+    """
+    lines = text.split("\n")
+    if not (
+        lines[0].startswith("Life tokens: ") and lines[3] == "Hands:" and lines[-1].startswith("Discards:")
+    ):
+        raise RuntimeError(f"unexpected HLE observation text: {text[:80]!r}")
+    hands: list[list[tuple[str, str]]] = [[]]
+    for line in lines[4:-2]:
+        if line == "-----":
+            hands.append([])
+        elif line != "Cur player":
+            card, _, known = line.partition(" || ")
+            hands[-1].append((card, known))
+    return _ObservationText(
+        life_tokens=int(lines[0][len("Life tokens: ") :]),
+        info_tokens=int(lines[1][len("Info tokens: ") :]),
+        fireworks={item[0]: int(item[1:]) for item in lines[2][len("Fireworks: ") :].split()},
+        hands=hands,
+        deck_size=int(lines[-2][len("Deck size: ") :]),
+        discards=tuple(lines[-1][len("Discards:") :].split()),
+    )
+
+
 def _knowledge(known: ph.HanabiCardKnowledge) -> Knowledge:
-    """Read HLE's knowledge of one card from its text, e.g. 'RX|R245' (hinted colour and rank, then the could-be
-    colours and ranks): one call into the engine instead of a dozen."""
-    hinted, plausible = str(known).split("|")
+    """Read HLE's knowledge of one card from its text, e.g. 'RX|R245'."""
+    return _knowledge_from_text(str(known))
+
+
+@cache
+def _knowledge_from_text(text: str) -> Knowledge:
+    """Parse HLE's knowledge text of one card (hinted colour and rank, then the could-be colours and ranks).
+    Knowledge is immutable and a game sees few distinct texts: each is parsed once per process."""
+    hinted, plausible = text.split("|")
     return Knowledge(
         color=None if hinted[0] == "X" else hinted[0],
         rank=None if hinted[1] == "X" else int(hinted[1]),

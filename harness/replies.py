@@ -191,8 +191,11 @@ def _json_object(text: str) -> dict[str, Any] | None:
 def _balanced_objects(text: str) -> list[str]:
     """Top-level {...} spans, skipping braces inside JSON strings."""
     spans: list[str] = []
+    first = text.find("{")
+    if first < 0:  # the common text-form reply: no need to walk it character by character
+        return spans
     depth, start, in_string, escaped = 0, -1, False, False
-    for i, ch in enumerate(text):
+    for i, ch in enumerate(text[first:], start=first):
         if in_string:
             if escaped:
                 escaped = False

@@ -9,10 +9,11 @@ templates never count cards.
 from __future__ import annotations
 
 from collections import Counter
+from functools import cache
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.cards import COLORS, COPIES, MAX_SCORE, RANKS, card, full_deck_counts, parse_card
+from harness.cards import ALL_CARDS, COLORS, COPIES, FULL_DECK, MAX_SCORE, RANKS, card, parse_card
 from harness.engine import MAX_INFO_TOKENS, MAX_LIFE_TOKENS, HistoryEntry, Knowledge, Move, Observation
 
 _FROZEN = ConfigDict(frozen=True)
@@ -125,6 +126,7 @@ def build_view(obs: Observation) -> SeatView:
     seat, n = obs.seat, obs.num_players
     discard_counter = Counter(obs.discards)
     dead = dead_cards(obs.fireworks, discard_counter)
+    playable = {f"{color}{height + 1}" for color, height in obs.fireworks.items() if height < len(RANKS)}
 
     seen: Counter[str] = Counter(obs.discards)
     for color in COLORS:
@@ -133,11 +135,11 @@ def build_view(obs: Observation) -> SeatView:
     for player, hand in enumerate(obs.hands):
         if player != seat:
             seen.update(c for c in hand if c is not None)
-    unseen = {name: count - seen[name] for name, count in full_deck_counts().items()}
+    unseen = {name: count - seen[name] for name, count in FULL_DECK.items()}
 
     own_knowledge = obs.knowledge[seat]
     own = tuple(
-        _own_card(i, len(own_knowledge), k, unseen, obs.fireworks, dead) for i, k in enumerate(own_knowledge)
+        _own_card(i, len(own_knowledge), k, unseen, playable, dead) for i, k in enumerate(own_knowledge)
     )
     others = []
     for offset in range(1, n):
@@ -171,7 +173,7 @@ def build_view(obs: Observation) -> SeatView:
         score=sum(obs.fireworks.values()),
         max_score=MAX_SCORE,
         discards=obs.discards,
-        discard_counts={c: discard_counter[c] for c in full_deck_counts() if discard_counter[c]},
+        discard_counts={c: discard_counter[c] for c in ALL_CARDS if discard_counter[c]},
         deck_size=obs.deck_size,
         own_hand=own,
         own_chop=_chop(own),
@@ -199,17 +201,12 @@ def _own_card(
     size: int,
     knowledge: Knowledge,
     unseen: dict[str, int],
-    fireworks: dict[str, int],
+    playable_cards: set[str],
     dead: set[str],
 ) -> OwnCard:
-    candidates: dict[str, int] = {}
-    for c in knowledge.could_be_colors:
-        for r in knowledge.could_be_ranks:
-            name = f"{c}{r}"
-            if unseen[name] > 0:
-                candidates[name] = unseen[name]
+    candidates = {name: unseen[name] for name in _could_be(knowledge) if unseen[name] > 0}
     total = sum(candidates.values())
-    playable = sum(n for name, n in candidates.items() if is_playable(name, fireworks))
+    playable = sum(n for name, n in candidates.items() if name in playable_cards)
     useless = sum(n for name, n in candidates.items() if name in dead)
     return OwnCard(
         index=index,
@@ -220,6 +217,12 @@ def _own_card(
         playable_probability=playable / total if total else 0.0,
         useless_probability=useless / total if total else 0.0,
     )
+
+
+@cache
+def _could_be(knowledge: Knowledge) -> tuple[str, ...]:
+    """The identities a card's could-be sets allow, in colour then rank order."""
+    return tuple(f"{c}{r}" for c in knowledge.could_be_colors for r in knowledge.could_be_ranks)
 
 
 def _visible_card(

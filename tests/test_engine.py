@@ -142,3 +142,32 @@ def test_knowledge_read_from_hles_text_matches_its_accessors(players: int) -> No
             assert read.rank == (None if rank is None else rank + 1)
             assert read.could_be_colors == tuple(c for i, c in enumerate("RYGWB") if known.color_plausible(i))
             assert read.could_be_ranks == tuple(r for r in range(1, 6) if known.rank_plausible(r - 1))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_observations_read_from_hles_text_match_its_accessors(players: int) -> None:
+    """observe() reads HLE's observation text in one call; every field must equal pyhanabi's own accessors, in
+    every state of whole games (hints, strikes, discards, the final round with hands running short)."""
+    rng = random.Random(players)
+    game = Game(players, deck_for_seed(300 + players))
+    while True:
+        for seat in range(players):
+            seen = game.observe(seat)
+            raw = game._state.observation(seat)
+            assert seen.life_tokens == raw.life_tokens() and seen.info_tokens == raw.information_tokens()
+            assert list(seen.fireworks.values()) == raw.fireworks() and seen.deck_size == raw.deck_size()
+            assert seen.discards == tuple(str(c) for c in raw.discard_pile())
+            for relative, hand in enumerate(raw.observed_hands()):
+                absolute = (seat + relative) % players
+                expected = [None if relative == 0 else str(c) for c in hand]
+                assert list(seen.hands[absolute]) == expected
+                assert len(seen.knowledge[absolute]) == len(hand)
+            assert seen.knowledge[seat] == tuple(game.knowledge(seat))
+        if game.is_over:
+            break
+        legal = game.legal_moves()
+        quiet = [
+            m for m in legal if m.kind is not MoveKind.PLAY
+        ]  # mostly hints and discards: the deck runs out
+        game.apply(rng.choice(quiet if quiet and rng.random() < 0.97 else legal))
+    assert game.end_reason is EndReason.DECK_EXHAUSTED  # through the final round, hands running short
