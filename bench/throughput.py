@@ -3,9 +3,13 @@
 A game's moves are sequential, so a run cannot finish faster than its longest game's number of model calls times
 the model's delay. This plays N two-player games at once against a model that answers after a fixed delay, served
 over real HTTP by bench/delay_server.py (in its own process) or by the in-process offline provider
-(local/smart@<delay>ms), and reports wall time / limit for the playing phase (start-up such as importing LiteLLM is
-reported separately), and the peak memory of the process. Each configuration runs in a fresh process.
-Run: python bench/throughput.py [--games 1 16 64 256] [--delay-ms 200] [--via http local]
+(local/smart@<delay>ms), and reports wall time / limit for the playing phase (start-up, importing LiteLLM and
+warming its first call, which every run does once per process before play, is reported separately), and the peak
+memory of the processes. Each configuration runs in a fresh process.
+
+`--via floor` makes the same HTTP calls with no game at all (chains of 82 sequential LiteLLM calls, in the same
+number of worker processes): what LiteLLM and the server cost on this machine, the best any harness could do here.
+Run: python bench/throughput.py [--games 1 16 64 256] [--delay-ms 200] [--via http local floor] [--workers 2]
 """
 
 from __future__ import annotations
@@ -71,9 +75,10 @@ def one(games: int, via: str, delay_ms: float, api_base: str | None, workers: in
         seat = SeatConfig(model=f"local/smart@{int(delay_ms)}ms", scaffold="watson")
     seeds = resolve_seeds(",".join(str(s) for s in range(1, games + 1)))
     config = RunConfig(seats=(seat,), players=(2,), seeds=tuple(seeds))
-    from harness.models import litellm
+    from harness.models import litellm, warm_up
 
-    litellm()  # import before the clock starts: start-up is reported on its own
+    litellm()  # import LiteLLM and warm its first call before the clock starts: start-up is reported on its own
+    warm_up([seat.model])
     with tempfile.TemporaryDirectory() as tmp:
         run = RunDir(Path(tmp) / "run")
         manifest = manifest_for(config, "bench", ["bench"])
@@ -106,6 +111,79 @@ def one(games: int, via: str, delay_ms: float, api_base: str | None, workers: in
     }
 
 
+HTTP_GAME_CALLS = (
+    82  # a bench game over HTTP discards or clues until the deck runs out: 82 moves, one call each
+)
+
+
+def floor(games: int, delay_ms: float, api_base: str, workers: int) -> dict[str, object]:
+    """The same model calls with no game at all: `games` chains of HTTP_GAME_CALLS sequential LiteLLM calls to the
+    delay server, split over `workers` processes like the harness's games, each with the harness's event loop and
+    GC settings. What this costs is LiteLLM's (and the server's), so no harness can do better on this machine."""
+    started = time.perf_counter()
+    import asyncio
+    import gc
+    from multiprocessing import get_context
+
+    from harness import event_loop
+    from harness.models import litellm, warm_up
+
+    lib = litellm()
+    warm_up(["hosted_vllm/bench"])
+    messages = [
+        {"role": "system", "content": "You are playing Hanabi. " * 100},
+        {"role": "user", "content": "Legal moves:\n0. (Discard 0)\n1. (Play 0)\n" + "State. " * 400},
+    ]
+
+    async def chain() -> None:
+        for _ in range(HTTP_GAME_CALLS):
+            with event_loop.setup_inline_for(["hosted_vllm"]):
+                await lib.acompletion(
+                    model="hosted_vllm/bench",
+                    messages=messages,
+                    api_base=api_base,
+                    api_key="none",
+                    timeout=60,
+                )
+
+    async def chains(count: int) -> None:
+        await asyncio.gather(*(chain() for _ in range(count)))
+
+    def worker(count: int) -> None:
+        gc.freeze()
+        gc.set_threshold(10_000, 10, 10)
+        event_loop.run(chains(count))
+
+    context = get_context("fork")
+    processes = [
+        context.Process(target=worker, args=(games // workers + (1 if i < games % workers else 0),))
+        for i in range(min(workers, games))
+    ]
+    startup = time.perf_counter() - started
+    cpu_before = _cpu_seconds()
+    t0 = time.perf_counter()
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join()
+    wall = time.perf_counter() - t0
+    assert all(p.exitcode == 0 for p in processes), "a floor worker failed"
+    limit = HTTP_GAME_CALLS * delay_ms / 1000
+    return {
+        "via": "floor",
+        "games": games,
+        "moves": games * HTTP_GAME_CALLS,
+        "longest_game_calls": HTTP_GAME_CALLS,
+        "limit_s": round(limit, 2),
+        "wall_s": round(wall, 2),
+        "ratio": round(wall / limit, 3),
+        "startup_s": round(startup, 2),
+        "cpu_ms_per_move": round(1000 * (_cpu_seconds() - cpu_before) / (games * HTTP_GAME_CALLS), 2),
+        "parent_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "worker_rss_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+    }
+
+
 def _cpu_seconds() -> float:
     """User + system CPU of this process and of its finished worker processes."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -116,17 +194,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, nargs="+", default=[1, 16, 64, 256])
     parser.add_argument("--delay-ms", type=float, default=200.0)
-    parser.add_argument("--via", nargs="+", choices=["http", "local"], default=["http", "local"])
+    parser.add_argument(
+        "--via", nargs="+", choices=["http", "local", "floor"], default=["http", "local", "floor"]
+    )
     parser.add_argument("--workers", type=int, default=2, help="harness processes (default 2: both cores)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--api-base", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one is not None:
-        print(json.dumps(one(args.one, args.via[0], args.delay_ms, args.api_base, args.workers)))
+        if args.via[0] == "floor":
+            print(json.dumps(floor(args.one, args.delay_ms, args.api_base, args.workers)))
+        else:
+            print(json.dumps(one(args.one, args.via[0], args.delay_ms, args.api_base, args.workers)))
         return
     rows = []
     for via in args.via:
-        server, api_base = start_server(args.delay_ms) if via == "http" else (None, None)
+        server, api_base = start_server(args.delay_ms) if via != "local" else (None, None)
         try:
             for games in args.games:
                 command = [

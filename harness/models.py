@@ -9,9 +9,11 @@ Every attempt, failed or not, is returned as an Attempt record. API keys never e
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import time
+from collections.abc import Iterable
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
@@ -86,6 +88,22 @@ def litellm() -> litellm_module:
         module.custom_provider_map = [{"provider": LOCAL_PROVIDER, "custom_handler": LocalBotProvider()}]
         _litellm = module
     return _litellm
+
+
+def warm_up(models: Iterable[str]) -> None:
+    """Load now what LiteLLM loads on its first call (its tokenizer and a few hundred pydantic types, about 0.4 s),
+    so that it is paid once before play, and before worker processes are forked, instead of inside the first move
+    of every process. A mock completion per provider (LiteLLM's own mock_response) sends nothing anywhere. This
+    only moves work earlier: a failure here is left for the real call to report."""
+    lib = litellm()
+    with contextlib.suppress(Exception):
+        _ = lib.encoding
+    providers: dict[str, str] = {}
+    for model in models:
+        providers.setdefault(provider_of(model), model)
+    for model in providers.values():
+        with contextlib.suppress(Exception):
+            lib.completion(model=model, messages=[{"role": "user", "content": "warm-up"}], mock_response="ok")
 
 
 def provider_of(model: str) -> str:

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from harness import __version__, event_loop
 from harness.agent import SeatAgent
 from harness.lock import RunLock
-from harness.models import ModelClient, RetryPolicy, close_clients
+from harness.models import ModelClient, RetryPolicy, close_clients, warm_up
 from harness.play import play_game, rebuild
 from harness.progress import RunProgress
 from harness.records import GameResult, MoveRecord, SeatConfig
@@ -337,6 +337,7 @@ def play_session(
     """Play the unfinished games of several runs, in this process or spread over `workers` processes, keeping
     each run's status file up to date. Returns each job's (plan, result) pairs in plan order."""
     verify_logs(jobs)
+    warm_up({seat.model for job in jobs for seat in job.config.seats})
     selected = [(index, plan) for index, job in enumerate(jobs) for plan in job.config.plans()]
     progress = RunProgress(total_games=len(selected), enabled=show_progress)
     for job in jobs:
