@@ -1,7 +1,7 @@
 """The harness's own cost per move, without the model's time: median and 95th percentile per phase, and a profile.
 
 Plays games with the offline model once to get real prompts and replies, then replays every move through the real
-per-move path (observe -> view -> render -> LiteLLM -> parse -> engine -> record -> durable log write), with a
+per-move path (observe -> view -> render -> LiteLLM -> parse -> engine -> record -> log write), with a
 bench-only LiteLLM provider that answers instantly with the reply logged for that move, so no model time is in the
 figures. Run: python bench/overhead.py [--players 2 5] [--seeds 1,2,3] [--scaffold watson] [--profile]
 """
@@ -9,7 +9,6 @@ figures. Run: python bench/overhead.py [--players 2 5] [--seeds 1,2,3] [--scaffo
 from __future__ import annotations
 
 import argparse
-import asyncio
 import cProfile
 import io
 import pstats
@@ -23,6 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from harness import event_loop
 from harness.agent import SeatAgent
 from harness.cli import main as cli
 from harness.engine import Game
@@ -114,7 +114,7 @@ async def replay_moves(paths: list[Path], scaffold_name: str, log_dir: Path) -> 
                 phases["view (observe + derived facts)"].append(t1 - t0)
                 phases["decide (render + LiteLLM + parse)"].append(t2 - t1)
                 phases["engine (apply + digest)"].append(t3 - t2)
-                phases["record + durable write"].append(t4 - t3)
+                phases["record + write (its fsync overlaps the next move)"].append(t4 - t3)
                 phases["total"].append(t4 - t0)
     return phases
 
@@ -153,11 +153,11 @@ def main() -> None:
         paths = make_games(args.players, args.seeds, args.scaffold, Path(tmp) / "runs")
         install_replay_provider()
         (Path(tmp) / "logs").mkdir()
-        asyncio.run(replay_moves(paths[:1], args.scaffold, Path(tmp) / "logs"))  # warm-up: imports, caches
+        event_loop.run(replay_moves(paths[:1], args.scaffold, Path(tmp) / "logs"))  # warm-up: imports, caches
         profiler = cProfile.Profile() if args.profile else None
         if profiler:
             profiler.enable()
-        phases = asyncio.run(replay_moves(paths, args.scaffold, Path(tmp) / "logs"))
+        phases = event_loop.run(replay_moves(paths, args.scaffold, Path(tmp) / "logs"))
         if profiler:
             profiler.disable()
         phases["  of which: render"] = render_only(paths, args.scaffold)

@@ -6,9 +6,9 @@ logging object) to the loop's default executor and awaits it. For most providers
 thread hop buys nothing and costs on every call: a hand-off to a thread, a contest for the GIL, a wake-up of the
 loop through its self-pipe, and a wait for the loop to come round to the result. With hundreds of games in flight
 the loop is busy, and that wait is the time it takes to serve every other ready game (BENCHMARKS.md). Here
-`run_in_executor` runs the function at once and returns a finished future when the calling task says its
-provider's set-up cannot block. Providers whose set-up may fetch credentials over the network (Vertex AI, Bedrock,
-Azure AD, watsonx and others) are not on the list and keep LiteLLM's thread, as does every other executor job.
+`run_in_executor` runs the function at once and returns a finished future when the calling task says the work
+cannot block (harness.models says so only for providers whose set-up does no I/O); every other executor job keeps
+its thread.
 
 uvloop was measured as a replacement loop (bench/throughput.py, 64 games over HTTP): it spent about as much CPU
 per move and finished later (wall/limit 1.93-1.99 against 1.48-1.56), so it is not used.
@@ -17,7 +17,7 @@ per move and finished later (wall/limit 1.93-1.99 against 1.48-1.56), so it is n
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Collection, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -25,35 +25,11 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-# Providers whose LiteLLM set-up only reads settings and the environment: an API key, not a token exchange.
-NON_BLOCKING_SETUP = frozenset(
-    {
-        "local",
-        "openai",
-        "hosted_vllm",
-        "anthropic",
-        "gemini",
-        "deepseek",
-        "xai",
-        "openrouter",
-        "together_ai",
-        "groq",
-        "mistral",
-        "fireworks_ai",
-        "deepinfra",
-        "cerebras",
-        "perplexity",
-        "ollama",
-        "ollama_chat",
-        "lm_studio",
-    }
-)
-
 _setup_inline: ContextVar[bool] = ContextVar("setup_inline", default=False)
 
 
 class GameLoop(asyncio.SelectorEventLoop):
-    """asyncio's loop, whose default executor runs work inline for a task inside `setup_inline_for`."""
+    """asyncio's loop, whose default executor runs work inline for a task inside `run_inline(True)`."""
 
     def run_in_executor(
         self, executor: Executor | None, func: Callable[..., T], *args: Any
@@ -71,9 +47,10 @@ class GameLoop(asyncio.SelectorEventLoop):
 
 
 @contextmanager
-def setup_inline_for(providers: Collection[str]) -> Iterator[None]:
-    """Within this block, the calling task's default-executor jobs run inline if no provider's set-up can block."""
-    token = _setup_inline.set(all(provider in NON_BLOCKING_SETUP for provider in providers))
+def run_inline(enabled: bool) -> Iterator[None]:
+    """Within this block, the calling task's default-executor jobs run at once on the loop, if `enabled`: only for
+    work known never to block (harness.models decides which providers' set-up qualifies)."""
+    token = _setup_inline.set(enabled)
     try:
         yield
     finally:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
-from harness.event_loop import setup_inline_for
+from harness.event_loop import run_inline
 from harness.records import Attempt, ErrorKind, Message, SeatConfig, Usage
 
 if TYPE_CHECKING:
@@ -160,6 +160,40 @@ def check_model(seat: SeatConfig) -> None:
         )
 
 
+# Providers whose LiteLLM set-up only reads settings and the environment (an API key, not a token exchange), so it
+# can run on the event loop. Those whose set-up may fetch credentials over the network (Vertex AI, Bedrock, Azure
+# AD, watsonx and others) keep LiteLLM's thread.
+NON_BLOCKING_SETUP = frozenset(
+    {
+        "openai",
+        "hosted_vllm",
+        "anthropic",
+        "gemini",
+        "deepseek",
+        "xai",
+        "openrouter",
+        "together_ai",
+        "groq",
+        "mistral",
+        "fireworks_ai",
+        "deepinfra",
+        "cerebras",
+        "perplexity",
+        "ollama",
+        "ollama_chat",
+        "lm_studio",
+    }
+)
+
+
+def _setup_never_blocks(provider: str) -> bool:
+    """Whether LiteLLM's synchronous set-up of a call to `provider` does no I/O. Custom providers registered with
+    LiteLLM (the offline players among them) qualify: their handlers are async, LiteLLM's set-up only maps
+    parameters."""
+    custom = {entry["provider"] for entry in litellm().custom_provider_map}
+    return provider in NON_BLOCKING_SETUP or provider in custom
+
+
 class ModelClient:
     """Calls one seat's model. Stateless between calls; safe to share across concurrent games."""
 
@@ -167,10 +201,8 @@ class ModelClient:
         self.seat = seat
         self.policy = policy
         self._router: Any = None
-        self._providers = {
-            provider_of(seat.model),
-            *(provider_of(d.model) for d in seat.deployments if d.model),
-        }
+        providers = {provider_of(seat.model), *(provider_of(d.model) for d in seat.deployments if d.model)}
+        self._setup_inline = all(_setup_never_blocks(p) for p in providers)  # see harness.event_loop
         if provider_of(seat.model) == LOCAL_PROVIDER:
             _list_at_zero_price(seat.model)
             self.priced = True  # offline models really cost nothing
@@ -287,7 +319,7 @@ class ModelClient:
         started = time.perf_counter()
         base = Attempt(number=number, messages=list(messages))
         try:
-            with setup_inline_for(self._providers):
+            with run_inline(self._setup_inline):
                 response = await send(**kwargs)
         except Exception as exc:
             latency = time.perf_counter() - started
