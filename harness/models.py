@@ -309,7 +309,6 @@ class ModelClient:
                 kwargs["api_key"] = NO_KEY_PLACEHOLDER
         if provider_of(self.seat.model) == LOCAL_PROVIDER:
             kwargs["metadata"] = metadata
-
         send = lib.acompletion
         if self.seat.deployments:
             send = self._deployment_router().acompletion

@@ -151,8 +151,9 @@ class GameLog:
 
     `append` writes a record once the record before it is on disk, then syncs it in a thread without waiting, so
     the game goes on meanwhile: the fsync overlaps the next model call instead of adding to every move. Under a
-    busy event loop the wait for a thread's fsync took about 30 ms per move (BENCHMARKS.md). A crash can cost
-    at most the last record, which resume then plays again; `durable` waits until the last record is on disk.
+    busy event loop the wait for a thread's fsync took about 30 ms per move (BENCHMARKS.md). A killed process
+    loses nothing written (the data is in the OS's cache); a machine crash can cost at most the last record, which
+    resume then plays again. `durable` waits until the last record is on disk.
     """
 
     def __init__(self, path: Path, valid_bytes: int | None = None) -> None:
@@ -177,9 +178,8 @@ class GameLog:
     async def durable(self) -> None:
         """Return once every record appended so far is on disk (raises if the sync failed)."""
         if self._syncing is not None:
-            if (
-                not self._syncing.done()
-            ):  # usually long done: awaiting it anyway would wait a turn of the loop
+            # usually long done, and then not awaited: awaiting would still wait a whole turn of a busy loop
+            if not self._syncing.done():
                 await asyncio.wrap_future(self._syncing)
             self._syncing.result()
             self._syncing = None
