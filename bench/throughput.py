@@ -111,9 +111,8 @@ def one(games: int, via: str, delay_ms: float, api_base: str | None, workers: in
     }
 
 
-HTTP_GAME_CALLS = (
-    82  # a bench game over HTTP discards or clues until the deck runs out: 82 moves, one call each
-)
+# A bench game over HTTP discards or clues until the deck runs out: 82 moves, one call each.
+HTTP_GAME_CALLS = 82
 
 
 def floor(games: int, delay_ms: float, api_base: str, workers: int) -> dict[str, object]:
