@@ -161,8 +161,8 @@ def check_model(seat: SeatConfig) -> None:
 
 
 # Providers whose LiteLLM set-up only reads settings and the environment (an API key, not a token exchange), so it
-# can run on the event loop. Those whose set-up may fetch credentials over the network (Vertex AI, Bedrock, Azure
-# AD, watsonx and others) keep LiteLLM's thread.
+# can run on the event loop. Those whose set-up may make a request of its own (Vertex AI, Bedrock, Azure AD and
+# watsonx fetch credentials; Ollama can look up model details on its server) keep LiteLLM's thread.
 NON_BLOCKING_SETUP = frozenset(
     {
         "openai",
@@ -179,9 +179,6 @@ NON_BLOCKING_SETUP = frozenset(
         "deepinfra",
         "cerebras",
         "perplexity",
-        "ollama",
-        "ollama_chat",
-        "lm_studio",
     }
 )
 
