@@ -144,6 +144,7 @@ def _sync_pool() -> ThreadPoolExecutor:
 
 
 _SYNC_POOL: tuple[int, ThreadPoolExecutor] | None = None
+_DATA_SYNC = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync; fsync also syncs the data
 
 
 class GameLog:
@@ -173,7 +174,7 @@ class GameLog:
         await self.durable()
         self._handle.write(line)
         self._handle.flush()
-        self._syncing = _sync_pool().submit(os.fdatasync, self._handle.fileno())
+        self._syncing = _sync_pool().submit(_DATA_SYNC, self._handle.fileno())
 
     async def durable(self) -> None:
         """Return once every record appended so far is on disk (raises if the sync failed)."""
