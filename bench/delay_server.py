@@ -99,7 +99,7 @@ class DelayedHTTP(asyncio.Protocol):
         STATS["in_flight"] -= 1
         try:
             reply = response("200 OK", completion(json.loads(body)))
-        except (ValueError, KeyError, TypeError) as exc:
+        except Exception as exc:  # a malformed request gets an error reply, never silence
             reply = response("400 Bad Request", {"error": {"message": f"{type(exc).__name__}: {exc}"}})
         self.send(reply)
 

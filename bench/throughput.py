@@ -3,9 +3,9 @@
 A game's moves are sequential, so a run cannot finish faster than its longest game's number of model calls times
 the model's delay. This plays N two-player games at once against a model that answers after a fixed delay, served
 over real HTTP by bench/delay_server.py (in its own process) or by the in-process offline provider
-(local/smart@<delay>ms), and reports wall time / limit for the playing phase (start-up, importing LiteLLM and
-warming its first call, which every run does once per process before play, is reported separately), and the peak
-memory of the processes. Each configuration runs in a fresh process.
+(local/smart@<delay>ms), and reports wall time / limit for the playing phase (importing LiteLLM is reported
+separately as start-up; each worker's LiteLLM warm-up, about 0.4 s, is inside the playing phase, as in any run), and
+the peak memory of the processes. Each configuration runs in a fresh process.
 
 `--via floor` makes the same HTTP calls with no game at all (chains of 82 sequential LiteLLM calls, in the same
 number of worker processes): what LiteLLM and the server cost on this machine, the best any harness could do here.
@@ -75,10 +75,9 @@ def one(games: int, via: str, delay_ms: float, api_base: str | None, workers: in
         seat = SeatConfig(model=f"local/smart@{int(delay_ms)}ms", scaffold="watson")
     seeds = resolve_seeds(",".join(str(s) for s in range(1, games + 1)))
     config = RunConfig(seats=(seat,), players=(2,), seeds=tuple(seeds))
-    from harness.models import litellm, warm_up
+    from harness.models import litellm
 
-    litellm()  # import LiteLLM and warm its first call before the clock starts: start-up is reported on its own
-    warm_up([seat.model])
+    litellm()  # import LiteLLM before the clock starts: start-up is reported on its own
     with tempfile.TemporaryDirectory() as tmp:
         run = RunDir(Path(tmp) / "run")
         manifest = manifest_for(config, "bench", ["bench"])
@@ -121,36 +120,40 @@ def floor(games: int, delay_ms: float, api_base: str, workers: int) -> dict[str,
     GC settings. What this costs is LiteLLM's (and the server's), so no harness can do better on this machine."""
     started = time.perf_counter()
     import asyncio
-    import gc
     from multiprocessing import get_context
 
     from harness import event_loop
-    from harness.models import litellm, warm_up
+    from harness.models import _list_at_zero_price, litellm, warm_up
+    from harness.run import _tune_gc_for_play
 
     lib = litellm()
-    warm_up(["hosted_vllm/bench"])
-    messages = [
-        {"role": "system", "content": "You are playing Hanabi. " * 100},
-        {"role": "user", "content": "Legal moves:\n0. (Discard 0)\n1. (Play 0)\n" + "State. " * 400},
+    model = "hosted_vllm/bench"
+    _list_at_zero_price(model)  # as the harness does for a model LiteLLM has no price for
+    messages = [  # about the size of a two-player Watson prompt (~2.8 KB)
+        {"role": "system", "content": "You are playing Hanabi. " * 50},
+        {"role": "user", "content": "Legal moves:\n0. (Discard 0)\n1. (Play 0)\n" + "State. " * 220},
     ]
 
     async def chain() -> None:
         for _ in range(HTTP_GAME_CALLS):
             with event_loop.run_inline(True):  # hosted_vllm: its set-up never blocks (harness.models)
                 await lib.acompletion(
-                    model="hosted_vllm/bench",
+                    model=model,
                     messages=messages,
                     api_base=api_base,
                     api_key="none",
                     timeout=60,
+                    num_retries=0,
+                    max_retries=0,
+                    drop_params=True,
                 )
 
     async def chains(count: int) -> None:
         await asyncio.gather(*(chain() for _ in range(count)))
 
     def worker(count: int) -> None:
-        gc.freeze()
-        gc.set_threshold(10_000, 10, 10)
+        warm_up([model])  # in the worker, as play does
+        _tune_gc_for_play()
         event_loop.run(chains(count))
 
     context = get_context("fork")

@@ -6,9 +6,9 @@ logging object) to the loop's default executor and awaits it. For most providers
 thread hop buys nothing and costs on every call: a hand-off to a thread, a contest for the GIL, a wake-up of the
 loop through its self-pipe, and a wait for the loop to come round to the result. With hundreds of games in flight
 the loop is busy, and that wait is the time it takes to serve every other ready game (BENCHMARKS.md). Here
-`run_in_executor` runs the function at once and returns a finished future when the calling task says the work
-cannot block (harness.models says so only for providers whose set-up does no I/O); every other executor job keeps
-its thread.
+`run_in_executor` runs the first function a call hands it at once and returns a finished future, when the calling
+task says that work cannot block (harness.models says so only for providers whose set-up does no I/O); every other
+executor job, such as the DNS lookup of a new connection, keeps its thread.
 
 uvloop was measured as a replacement loop (bench/throughput.py, 64 games over HTTP): it spent about as much CPU
 per move and finished later (wall/limit 1.93-1.99 against 1.48-1.56), so it is not used.
@@ -36,6 +36,9 @@ class GameLoop(asyncio.SelectorEventLoop):
     ) -> asyncio.Future[T]:
         if executor is not None or not _setup_inline.get():
             return super().run_in_executor(executor, func, *args)
+        # One job only: the call's set-up. Whatever the task hands the executor later in the same block (a DNS
+        # lookup for a new connection, say) and any task it starts go to threads as usual.
+        _setup_inline.set(False)
         future: asyncio.Future[T] = self.create_future()
         try:
             future.set_result(func(*args))
@@ -48,8 +51,9 @@ class GameLoop(asyncio.SelectorEventLoop):
 
 @contextmanager
 def run_inline(enabled: bool) -> Iterator[None]:
-    """Within this block, the calling task's default-executor jobs run at once on the loop, if `enabled`: only for
-    work known never to block (harness.models decides which providers' set-up qualifies)."""
+    """Within this block, the calling task's next default-executor job runs at once on the loop, if `enabled`: only
+    for work known never to block (harness.models decides which providers' set-up qualifies); later jobs, and the
+    tasks it starts, use threads as usual."""
     token = _setup_inline.set(enabled)
     try:
         yield

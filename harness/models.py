@@ -92,9 +92,9 @@ def litellm() -> litellm_module:
 
 def warm_up(models: Iterable[str]) -> None:
     """Load now what LiteLLM loads on its first call (its tokenizer and a few hundred pydantic types, about 0.4 s),
-    so that it is paid once before play, and before worker processes are forked, instead of inside the first move
-    of every process. A mock completion per provider (LiteLLM's own mock_response) sends nothing anywhere. This
-    only moves work earlier: a failure here is left for the real call to report."""
+    so that it is paid before play instead of inside the first move of every game in flight. A mock completion per
+    provider (LiteLLM's own mock_response) sends nothing anywhere. This only moves work earlier: a failure here is
+    left for the real call to report."""
     lib = litellm()
     with contextlib.suppress(Exception):
         _ = lib.encoding
@@ -204,9 +204,10 @@ class ModelClient:
             _list_at_zero_price(seat.model)
             self.priced = True  # offline models really cost nothing
         else:
-            # LiteLLM knows this model's price; otherwise no cost is recorded
-            self.priced = _is_priced(seat.model)
-            for model in {seat.model, *(d.model or seat.model for d in seat.deployments)}:
+            # LiteLLM knows the price of every model the seat may call; otherwise no cost is recorded
+            models = {seat.model, *(d.model or seat.model for d in seat.deployments)}
+            self.priced = all(_is_priced(model) for model in models)
+            for model in models:
                 if not _is_priced(model):
                     _list_at_zero_price(model)
 
@@ -458,10 +459,9 @@ def _usage_of(response: Any) -> Usage:
 def _is_priced(model: str) -> bool:
     """Whether LiteLLM's price list has the model. For others (self-hosted, renamed) LiteLLM would guess a price
     from similar names, and a guess is not a measurement."""
-    if model in _LISTED_AT_ZERO:
-        return False
     prices = litellm().model_cost
-    return model in prices or model.split("/", 1)[-1] in prices
+    # the harness's own zero entries are no price, under either name (openrouter/openai/x must not find openai/x)
+    return any(name in prices and name not in _LISTED_AT_ZERO for name in (model, model.split("/", 1)[-1]))
 
 
 def _cost_of(response: Any) -> float | None:

@@ -286,6 +286,9 @@ async def play_plans(
         for seat, agent in build_agents(job.config).items():
             agents.setdefault(seat, agent)
     decks = {(index, s.seed): list(s.deck) for index, job in enumerate(jobs) for s in job.config.seeds}
+    # in the process that plays: the warm-up starts LiteLLM's logging thread, which must not exist at a fork
+    warm_up({seat.model for job in jobs for seat in job.config.seats})
+    default_thresholds = gc.get_threshold()
     _tune_gc_for_play()
     gate = asyncio.Semaphore(concurrency)
     model_gates = {model: asyncio.Semaphore(limit) for model, limit in model_limits.items()}
@@ -315,6 +318,8 @@ async def play_plans(
         return list(await asyncio.gather(*(one(index, plan) for index, plan in selected)))
     finally:
         await close_clients()
+        gc.unfreeze()  # a process that goes on after play (tests, a library caller) collects as usual again
+        gc.set_threshold(*default_thresholds)
 
 
 def _tune_gc_for_play() -> None:
@@ -337,7 +342,6 @@ def play_session(
     """Play the unfinished games of several runs, in this process or spread over `workers` processes, keeping
     each run's status file up to date. Returns each job's (plan, result) pairs in plan order."""
     verify_logs(jobs)
-    warm_up({seat.model for job in jobs for seat in job.config.seats})
     selected = [(index, plan) for index, job in enumerate(jobs) for plan in job.config.plans()]
     progress = RunProgress(total_games=len(selected), enabled=show_progress)
     for job in jobs:

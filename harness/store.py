@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -180,22 +181,28 @@ class GameLog:
         """Return once every record appended so far is on disk (raises if the sync failed)."""
         if self._syncing is not None:
             # usually long done, and then not awaited: awaiting would still wait a whole turn of a busy loop
-            if not self._syncing.done():
-                await asyncio.wrap_future(self._syncing)
+            if not self._syncing.done():  # shielded: a cancelled game must not cancel its record's sync
+                await asyncio.shield(asyncio.wrap_future(self._syncing))
             self._syncing.result()
             self._syncing = None
 
-    def close(self) -> None:
-        if self._syncing is not None:  # never close the file under a sync in flight (a cancelled game)
-            self._syncing.result()
-            self._syncing = None
-        self._handle.close()
+    def close(self, report_sync_errors: bool = True) -> None:
+        """Close the file once its last sync has finished (never under a sync in flight), and raise if that sync
+        failed, unless told not to (while another error is already on its way out)."""
+        syncing, self._syncing = self._syncing, None
+        try:
+            if syncing is not None:
+                futures.wait([syncing])
+        finally:
+            self._handle.close()
+        if syncing is not None and report_sync_errors:
+            syncing.result()
 
     def __enter__(self) -> GameLog:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        self.close(report_sync_errors=kind is None)
 
 
 def write_json_atomic(path: Path, payload: Any) -> None:

@@ -35,3 +35,18 @@ def test_providers_that_may_fetch_credentials_keep_litellms_thread() -> None:
 
     assert inline("hosted_vllm/my-model") and inline("openai/gpt-4.1") and inline("local/smart")
     assert not inline("vertex_ai/gemini-2.5-pro") and not inline("bedrock/anthropic.claude-3")
+
+
+def test_only_the_first_job_of_a_block_runs_inline() -> None:
+    """After the call's set-up, later executor work of the same call (a DNS lookup, say) goes to a thread again."""
+
+    async def main() -> list[str]:
+        loop = asyncio.get_running_loop()
+        names = []
+        with event_loop.run_inline(True):
+            for _ in range(2):
+                names.append(await loop.run_in_executor(None, lambda: threading.current_thread().name))
+        return names
+
+    first, second = event_loop.run(main())
+    assert first == threading.current_thread().name and second != first

@@ -1,0 +1,49 @@
+"""A game stopped while its log waits for an fsync still gets its record synced and its file closed cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+from harness import store
+from harness.records import GameHeader
+from harness.store import GameLog, read_game_log
+
+
+def header() -> GameHeader:
+    return GameHeader(
+        run_id="r",
+        game_id="g",
+        seed=1,
+        seed_set="standard",
+        deck=[],
+        players=2,
+        seats=[],
+        harness_version="test",
+        git_commit=None,
+        started_at="2026-01-01T00:00:00+00:00",
+    )
+
+
+def test_cancelling_a_game_waiting_for_its_sync_neither_loses_the_sync_nor_breaks_the_close(
+    tmp_path: Path,
+) -> None:
+    release = threading.Event()
+    pool = store._sync_pool()
+    blockers = [pool.submit(release.wait) for _ in range(pool._max_workers)]  # every sync thread busy
+    log = GameLog(tmp_path / "game.jsonl")
+
+    async def main() -> None:
+        await log.append(header())  # written; its sync is queued behind the blockers
+        waiting = asyncio.ensure_future(log.durable())
+        await asyncio.sleep(0.05)
+        waiting.cancel()  # the game is stopped (Ctrl-C, shutdown) while it waits
+        await asyncio.gather(waiting, return_exceptions=True)
+
+    asyncio.run(main())
+    release.set()
+    log.close()  # waits for the queued sync, which still runs, and raises nothing
+    assert all(b.done() for b in blockers)
+    assert log._handle.closed
+    assert read_game_log(tmp_path / "game.jsonl").header == header()
