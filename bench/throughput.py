@@ -123,12 +123,12 @@ def floor(games: int, delay_ms: float, api_base: str, workers: int) -> dict[str,
     from multiprocessing import get_context
 
     from harness import event_loop
-    from harness.models import _list_at_zero_price, litellm, warm_up
-    from harness.run import _tune_gc_for_play
+    from harness.models import list_at_zero_price, litellm, warm_up
+    from harness.run import tune_gc_for_play
 
     lib = litellm()
     model = "hosted_vllm/bench"
-    _list_at_zero_price(model)  # as the harness does for a model LiteLLM has no price for
+    list_at_zero_price(model)  # as the harness does for a model LiteLLM has no price for
     messages = [  # about the size of a two-player Watson prompt (~2.8 KB)
         {"role": "system", "content": "You are playing Hanabi. " * 50},
         {"role": "user", "content": "Legal moves:\n0. (Discard 0)\n1. (Play 0)\n" + "State. " * 220},
@@ -153,7 +153,7 @@ def floor(games: int, delay_ms: float, api_base: str, workers: int) -> dict[str,
 
     def worker(count: int) -> None:
         warm_up([model])  # in the worker, as play does
-        _tune_gc_for_play()
+        tune_gc_for_play()
         event_loop.run(chains(count))
 
     context = get_context("fork")

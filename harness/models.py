@@ -201,7 +201,7 @@ class ModelClient:
         providers = {provider_of(seat.model), *(provider_of(d.model) for d in seat.deployments if d.model)}
         self._setup_inline = all(_setup_never_blocks(p) for p in providers)  # see harness.event_loop
         if provider_of(seat.model) == LOCAL_PROVIDER:
-            _list_at_zero_price(seat.model)
+            list_at_zero_price(seat.model)
             self.priced = True  # offline models really cost nothing
         else:
             # LiteLLM knows the price of every model the seat may call; otherwise no cost is recorded
@@ -209,7 +209,7 @@ class ModelClient:
             self.priced = all(_is_priced(model) for model in models)
             for model in models:
                 if not _is_priced(model):
-                    _list_at_zero_price(model)
+                    list_at_zero_price(model)
 
     def _deployment_router(self) -> Any:
         """A LiteLLM Router over the seat's deployments, with its own retries and cooldowns switched off."""
@@ -348,7 +348,7 @@ class ModelClient:
 _LISTED_AT_ZERO: set[str] = set()
 
 
-def _list_at_zero_price(model: str) -> None:
+def list_at_zero_price(model: str) -> None:
     if model in _LISTED_AT_ZERO:
         return
     litellm().register_model(

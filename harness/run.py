@@ -289,7 +289,7 @@ async def play_plans(
     # in the process that plays: the warm-up starts LiteLLM's logging thread, which must not exist at a fork
     warm_up({seat.model for job in jobs for seat in job.config.seats})
     default_thresholds = gc.get_threshold()
-    _tune_gc_for_play()
+    tune_gc_for_play()
     gate = asyncio.Semaphore(concurrency)
     model_gates = {model: asyncio.Semaphore(limit) for model, limit in model_limits.items()}
 
@@ -322,7 +322,7 @@ async def play_plans(
         gc.set_threshold(*default_thresholds)
 
 
-def _tune_gc_for_play() -> None:
+def tune_gc_for_play() -> None:
     """Exempt everything alive before play (LiteLLM's modules and price list, templates, decks: hundreds of
     thousands of objects) from garbage collection, and collect the young generation every 10,000 allocations
     instead of 700. Each model call allocates thousands of short-lived objects; with the defaults the collector
