@@ -52,6 +52,7 @@ class SeatConfig(BaseModel):
     api_base: str | None = None
     params: GenerationParams = GenerationParams()
     deployments: tuple[Deployment, ...] = ()  # when set, requests are spread over these by a LiteLLM Router
+    k: int | None = Field(default=None, ge=1, le=7)  # samples per move, for best-of-k scaffolds only
 
     @property
     def label(self) -> str:
@@ -182,6 +183,7 @@ class GameHeader(BaseModel):
     game_id: str
     seed: int
     seed_set: str
+    repeat: int = 0  # which play of this seed (0-based), when a run plays each seed more than once
     deck: list[str]
     players: int
     seats: list[SeatConfig]
