@@ -2,32 +2,35 @@
 
 Reads the logs only (never calls a model). Every input is checked before anything is written; the export folder is
 written whole to a temporary folder and renamed into place, and an existing export is replaced only with --force.
+A damaged game log is named in a warning on stderr and left out; the other games are exported.
 """
 
 from __future__ import annotations
 
 import argparse
 import shlex
-from collections.abc import Callable, Iterable, Iterator
+import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from pydantic import BaseModel
 
 from harness.cards import MAX_PLAYERS, MAX_SCORE, MIN_PLAYERS
 from harness.commands import EXIT_OK, UsageError
 from harness.export import FORMATS
 
 if TYPE_CHECKING:
-    from harness.export.rows import Filters
-    from harness.export.source import ExportGame, Selection
+    from harness.export.card import Tally
+    from harness.export.rows import ExportOptions, Filters
+    from harness.export.source import Selection
 
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "export", help="export complete games as a training dataset or hanab.live replays (reads logs only)"
     )
-    parser.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="run directories to read")
+    parser.add_argument(
+        "runs", nargs="+", type=Path, metavar="RUN_DIR", help="run directories, or folders holding runs, to read"
+    )
     parser.add_argument("--format", required=True, choices=FORMATS, help="what to write")
     parser.add_argument(
         "--out", required=True, type=Path, help="export folder (data file, README.md, export_manifest.json)"
@@ -46,8 +49,65 @@ def register(commands: argparse._SubParsersAction) -> None:
         type=float,
         help="preferences: smallest rating gap between chosen and rejected move (default 0.5)",
     )
+    parser.add_argument(
+        "--pairs-per-move",
+        type=_pairs_per_move,
+        help="preferences: most pairs per decided move, best against the worst-rated first; a number or 'all' "
+        "(default 1)",
+    )
+    parser.add_argument(
+        "--max-game-kb",
+        type=_max_game_kb,
+        help="preferences: most kB of pairs per game; beyond it the pairs with the smallest rating gaps are left "
+        "out; 0 = no limit (default 1000)",
+    )
+    parser.add_argument(
+        "--repair-dialogue",
+        action="store_true",
+        help="hanabilogs: keep re-asked calls' rejected replies and feedback in `messages`, with weight 0",
+    )
     parser.add_argument("--force", action="store_true", help="replace an existing export at --out")
     parser.set_defaults(handler=handle)
+
+
+def _pairs_per_move(text: str) -> int:
+    """--pairs-per-move: a positive number, or 'all' (0 internally, for 'no limit')."""
+    if text == "all":
+        return 0
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a number nor 'all'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1 (or 'all')")
+    return value
+
+
+def _max_game_kb(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of kB") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative (0 means no limit)")
+    return value
+
+
+def _options(args: argparse.Namespace) -> ExportOptions:
+    from harness.export.preferences import DEFAULT_MAX_GAME_BYTES, DEFAULT_PAIRS_PER_MOVE
+    from harness.export.rows import ExportOptions
+
+    if args.pairs_per_move is not None and args.format != "preferences":
+        raise UsageError("--pairs-per-move applies only to --format preferences")
+    if args.repair_dialogue and args.format != "hanabilogs":
+        raise UsageError("--repair-dialogue applies only to --format hanabilogs")
+    if args.format != "preferences":
+        return ExportOptions(repair_dialogue=args.repair_dialogue)
+    if args.max_game_kb is not None and args.format != "preferences":
+        raise UsageError("--max-game-kb applies only to --format preferences")
+    per_move = DEFAULT_PAIRS_PER_MOVE if args.pairs_per_move is None else args.pairs_per_move
+    budget = DEFAULT_MAX_GAME_BYTES if args.max_game_kb is None else args.max_game_kb * 1000
+    return ExportOptions(pairs_per_move=per_move or None, max_game_bytes=budget or None)
 
 
 def _filters(args: argparse.Namespace) -> Filters:
@@ -75,75 +135,75 @@ def _filters(args: argparse.Namespace) -> Filters:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from harness.export.card import Tally
     from harness.export.datasets import ExportDataError
     from harness.export.hanablive import ReplayError
+    from harness.export.schema import SCHEMA_VERSION
     from harness.export.source import SourceError, select
     from harness.export.writer import OutPathError, check_out, write_export
     from harness.secrets import redact
     from harness.store import now_iso
 
     filters = _filters(args)
+    options = _options(args)
     try:
-        check_out(args.out, args.force, args.runs)
+        check_out(args.out, args.force, args.runs, args.format, SCHEMA_VERSION)
         selection = select(args.runs, filters)
+        for problem in selection.corrupt:
+            print(f"warning: {problem}; the game is left out of the export", file=sys.stderr)
         command = redact(shlex.join(["hanabi-eval", *args.argv[1:]]))
-        counter = _Counter()
-        write_export(args.out, _files(args.format, selection, filters, command, now_iso(), counter))
+        tally = Tally()
+        write_export(args.out, _files(args.format, selection, filters, options, command, now_iso(), tally))
     except (SourceError, OutPathError, ExportDataError, ReplayError) as exc:
         raise UsageError(str(exc)) from None
     unit = "replay files" if args.format == "hanablive" else "rows"
+    stopped = sum(1 for end in tally.replay_ends if end.hanablive_actions < end.hle_moves)
+    extra = f"; hanab.live ends {stopped} of them before HLE did" if args.format == "hanablive" else ""
+    damaged = f"; left out {len(selection.corrupt)} damaged game logs" if selection.corrupt else ""
     print(
-        f"Exported {counter.rows} {unit} from {len(selection.games)} games ({selection.moves} moves) as "
-        f"{args.format} to {args.out}; skipped {selection.skipped_incomplete} interrupted or unfinished games"
+        f"Exported {tally.rows} {unit} from {len(selection.games)} games ({selection.moves} moves) as "
+        f"{args.format} to {args.out}; skipped {selection.skipped_incomplete} interrupted or unfinished "
+        f"games{damaged}{extra}"
     )
     return EXIT_OK
 
 
-class _Counter:
-    """Counts the rows of a data file while it is being written, for the card written after it."""
-
-    def __init__(self) -> None:
-        self.rows = 0
-
-    def lines(self, rows: Iterable[BaseModel]) -> Iterator[str]:
-        for row in rows:
-            self.rows += 1
-            yield row.model_dump_json() + "\n"
-
-    def replay(self, render: Callable[[ExportGame], str], game: ExportGame) -> Iterator[str]:
-        self.rows += 1
-        yield render(game)
-
-
 def _files(
-    fmt: str, selection: Selection, filters: Filters, command: str, created_at: str, counter: _Counter
+    fmt: str,
+    selection: Selection,
+    filters: Filters,
+    options: ExportOptions,
+    command: str,
+    created_at: str,
+    tally: Tally,
 ) -> list[tuple[str, Iterable[str]]]:
     """The export's files in writing order; each is produced only when written (see write_export), and the data
-    rows are counted into `counter` as they are."""
+    is measured into `tally` as it is, for the card and manifest written after it."""
     from harness.export import card as cards
     from harness.export.build import DATA_FILES, dataset_rows
-    from harness.export.hanablive import file_name, replay_json
+    from harness.export.hanablive import file_name
     from harness.export.writer import MANIFEST_NAME
 
     files: list[tuple[str, Iterable[str]]] = []
     if fmt == "hanablive":
         data_files = [file_name(g) for g in selection.games]
         for game in selection.games:
-            files.append((file_name(game), counter.replay(replay_json, game)))
+            files.append((file_name(game), tally.replay(game)))
     else:
         data_files = [DATA_FILES[fmt]]
-        files.append((DATA_FILES[fmt], counter.lines(dataset_rows(fmt, selection, filters))))
+        rows = dataset_rows(fmt, selection, filters, options, tally.dropped)
+        files.append((DATA_FILES[fmt], tally.lines(rows)))
 
     def facts() -> cards.CardFacts:
-        if counter.rows == 0:
+        if tally.rows == 0:
             raise UsageError(_no_rows(fmt, filters))
-        return cards.card_facts(fmt, selection, counter.rows, data_files, command, created_at, filters)
+        return cards.card_facts(fmt, selection, tally, data_files, command, created_at, filters, options)
 
     def card_text() -> Iterator[str]:
         yield cards.render_card(facts())
 
     def manifest_text() -> Iterator[str]:
-        yield cards.manifest(facts(), selection).model_dump_json(indent=2) + "\n"
+        yield cards.manifest(facts(), selection, tally).model_dump_json(indent=2) + "\n"
 
     files.append(("README.md", card_text()))
     files.append((MANIFEST_NAME, manifest_text()))

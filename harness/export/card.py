@@ -6,34 +6,74 @@ prompts/export_card.md.j2. Column descriptions come from the row schemas, so the
 
 from __future__ import annotations
 
-import types
-import typing
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from statistics import mean
-from typing import Any
 
+import yaml
 from pydantic import BaseModel, ConfigDict
 
 from harness import __version__
+from harness.export.hanablive import replay_with_end
 from harness.export.rows import (
-    ChatMessage,
     ExportedSeed,
     ExportManifest,
+    ExportOptions,
     Filters,
-    LogRow,
-    PreferenceRow,
-    Rating,
-    RewardRow,
+    PreferenceSize,
+    ReplayEnd,
     RowMeta,
     SourceRunInfo,
 )
-from harness.export.source import Selection
+from harness.export.schema import ROW_MODELS, SCHEMA_VERSION, features, type_words
+from harness.export.source import ExportGame, Selection
 
-ROW_SCHEMAS: dict[str, type[BaseModel]] = {
-    "hanabilogs": LogRow,
-    "hanabirewards": RewardRow,
-    "preferences": PreferenceRow,
-}
+
+class Tally:
+    """What the data files held, measured while they are written: rows, bytes per game, replay ends."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.bytes = 0
+        self.game_bytes: dict[tuple[str, str], int] = {}
+        self.replay_ends: list[ReplayEnd] = []
+        self.dropped = [0]  # preference pairs left out to keep games within the size budget (filled by the rows)
+
+    def lines(self, rows: Iterable[tuple[ExportGame, BaseModel]]) -> Iterator[str]:
+        for game, row in rows:
+            line = row.model_dump_json() + "\n"
+            size = len(line.encode("utf-8"))
+            self.rows += 1
+            self.bytes += size
+            key = (game.run_id, game.header.game_id)
+            self.game_bytes[key] = self.game_bytes.get(key, 0) + size
+            yield line
+
+    def replay(self, game: ExportGame) -> Iterator[str]:
+        data, end = replay_with_end(game)
+        text = data.model_dump_json(by_alias=True) + "\n"
+        self.rows += 1
+        self.bytes += len(text.encode("utf-8"))
+        self.replay_ends.append(end)
+        yield text
+
+    def preference_size(self, selection: Selection) -> PreferenceSize:
+        """Bytes per game over every selected game (a game without a pair counts as 0 bytes)."""
+        keys = [(g.run_id, g.header.game_id) for g in selection.games]
+        sizes = {key: self.game_bytes.get(key, 0) for key in keys}
+        groups: dict[str, list[int]] = {}
+        for game in selection.games:
+            scaffolds = "+".join(sorted({game.header.seats[s].scaffold for s in game.seats}))
+            key = f"{scaffolds}/{game.header.players}p"
+            groups.setdefault(key, []).append(sizes[(game.run_id, game.header.game_id)])
+        largest = max(sizes, key=lambda k: sizes[k])
+        return PreferenceSize(
+            mean_bytes_per_game=round(mean(sizes.values())),
+            max_bytes_per_game=sizes[largest],
+            max_game=f"{largest[0]}/{largest[1]}",
+            by_scaffold_players={k: round(mean(v)) for k, v in sorted(groups.items())},
+            dropped_pairs=self.dropped[0],
+        )
 
 
 class Column(BaseModel):
@@ -55,12 +95,33 @@ class ScoreLine(BaseModel):
     engine_mean: float
 
 
+class RunSeeds(BaseModel):
+    """The seeds one run contributed at one player count, and how many plays of each."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    seed_set: str
+    players: int
+    seeds: list[int]
+    plays: dict[int, int]  # seed -> plays exported (more than 1 with repeats)
+
+
 class CardFacts(BaseModel):
     """Everything the card template prints, already counted."""
 
     model_config = ConfigDict(frozen=True)
 
     format: str
+    schema_version: int
+    options: ExportOptions
+    dataset_info: str  # the YAML of the card's dataset_info (features and split size), from the declared schema
+    run_seeds: list[RunSeeds]
+    corrupt: list[str]
+    replay_ends: list[ReplayEnd]  # hanablive: the games hanab.live ends before HLE did
+    replays_cut: int
+    preference_size: PreferenceSize | None
+    dropped_pairs: int
     data_files: list[str]
     rows: int
     games: int
@@ -81,30 +142,31 @@ class CardFacts(BaseModel):
     meta_columns: list[Column]
 
 
-def type_name(annotation: Any) -> str:
-    """A column type in words: 'list of {role, content} messages', 'string or null', ..."""
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin in (types.UnionType, typing.Union):
-        inner = [a for a in args if a is not type(None)]
-        return " or ".join(type_name(a) for a in inner) + (" or null" if len(inner) < len(args) else "")
-    if origin is list:
-        return f"list of {type_name(args[0])}"
-    if annotation is ChatMessage:
-        return "{role, content} messages"
-    if annotation is Rating:
-        return "{rating} objects"
-    names = {str: "string", int: "int", float: "float", bool: "bool"}
-    return names.get(annotation, getattr(annotation, "__name__", str(annotation)))
-
-
 def columns(schema: type[BaseModel], own: bool) -> list[Column]:
     """The schema's columns: its own (own=True) or the shared metadata columns."""
     shared = set(RowMeta.model_fields)
     return [
-        Column(name=name, type=type_name(field.annotation), description=field.description or "")
+        Column(name=name, type=type_words(schema, name), description=field.description or "")
         for name, field in schema.model_fields.items()
         if (name not in shared) == own
+    ]
+
+
+def dataset_info(fmt: str, rows: int, size: int) -> str:
+    """The card's `dataset_info` block: the declared features and the split's rows and bytes, as YAML."""
+    split = {"name": "train", "num_bytes": size, "num_examples": rows}
+    info = {"features": features(ROW_MODELS[fmt]), "splits": [split]}
+    return yaml.safe_dump({"dataset_info": info}, sort_keys=False).rstrip("\n")
+
+
+def run_seeds(selection: Selection) -> list[RunSeeds]:
+    plays: dict[tuple[str, str, int], Counter[int]] = {}
+    for game in selection.games:
+        key = (game.run_id, game.header.seed_set, game.header.players)
+        plays.setdefault(key, Counter())[game.header.seed] += 1
+    return [
+        RunSeeds(run_id=r, seed_set=s, players=p, seeds=sorted(c), plays=dict(sorted(c.items())))
+        for (r, s, p), c in sorted(plays.items())
     ]
 
 
@@ -123,11 +185,12 @@ def _score_line(players: int, scores: list[tuple[int, int]]) -> ScoreLine:
 def card_facts(
     fmt: str,
     selection: Selection,
-    rows: int,
+    tally: Tally,
     data_files: list[str],
     command: str,
     created_at: str,
     filters: Filters,
+    options: ExportOptions,
 ) -> CardFacts:
     games = selection.games
     seats = [g.header.seats[s] for g in games for s in sorted(g.seats)]
@@ -137,11 +200,21 @@ def card_facts(
         score = (game.result.fireworks_score, game.result.engine_score)
         by_players.setdefault(game.header.players, []).append(score)
         seeds.setdefault(game.header.seed_set, set()).add(game.header.seed)
-    schema = ROW_SCHEMAS.get(fmt)
+    schema = ROW_MODELS[fmt]
+    cut = [end for end in tally.replay_ends if end.hanablive_actions < end.hle_moves]
     return CardFacts(
         format=fmt,
+        schema_version=SCHEMA_VERSION,
+        options=options,
+        dataset_info=dataset_info(fmt, tally.rows, tally.bytes),
+        dropped_pairs=tally.dropped[0],
+        run_seeds=run_seeds(selection),
+        corrupt=selection.corrupt,
+        replay_ends=cut,
+        replays_cut=len(cut),
+        preference_size=tally.preference_size(selection) if fmt == "preferences" else None,
         data_files=data_files,
-        rows=rows,
+        rows=tally.rows,
         games=len(games),
         moves=selection.moves,
         skipped_incomplete=selection.skipped_incomplete,
@@ -156,8 +229,8 @@ def card_facts(
         created_at=created_at,
         source_runs=selection.runs,
         filters=filters,
-        data_columns=columns(schema, own=True) if schema else [],
-        meta_columns=columns(schema, own=False) if schema else [],
+        data_columns=columns(schema, own=True),
+        meta_columns=columns(schema, own=False) if fmt != "hanablive" else [],
     )
 
 
@@ -167,10 +240,14 @@ def render_card(facts: CardFacts) -> str:
     return render_template("export_card.md.j2", card=facts)
 
 
-def manifest(facts: CardFacts, selection: Selection) -> ExportManifest:
-    pairs = sorted({(g.header.seed_set, g.header.seed) for g in selection.games})
+def manifest(facts: CardFacts, selection: Selection, tally: Tally) -> ExportManifest:
+    seeds: dict[tuple[str, int], list[int]] = {}
+    for game in selection.games:
+        seeds.setdefault((game.header.seed_set, game.header.seed), []).append(game.header.players)
     return ExportManifest(
         format=facts.format,
+        schema_version=facts.schema_version,
+        options=facts.options,
         created_at=facts.created_at,
         command=facts.command,
         harness_version=__version__,
@@ -180,7 +257,13 @@ def manifest(facts: CardFacts, selection: Selection) -> ExportManifest:
         games=facts.games,
         moves=facts.moves,
         skipped_incomplete=facts.skipped_incomplete,
+        skipped_corrupt=selection.corrupt,
         source_runs=selection.runs,
-        seeds=[ExportedSeed(seed_set=s, seed=n) for s, n in pairs],
+        seeds=[
+            ExportedSeed(seed_set=s, seed=n, players=sorted(set(p)), games=len(p))
+            for (s, n), p in sorted(seeds.items())
+        ],
         game_list=[g.summary() for g in selection.games],
+        replay_ends=tally.replay_ends,
+        preference_size=facts.preference_size,
     )

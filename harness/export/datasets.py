@@ -1,8 +1,11 @@
 """HanabiLogs and HanabiRewards rows, built from logged move records exactly as they were written.
 
-HanabiLogs: one row per model call of a move (the accepted attempt's messages plus its reply). HanabiRewards: one
-row per decided move, with the model's rating of every legal move as a list parallel to the legal moves. Nothing is
-recomputed: messages, replies, ratings and reasons are copied from the log.
+HanabiLogs: one row per model call of a move: the call's first request and its accepted reply, so that a trainer
+that learns every assistant turn (TRL's assistant-only loss) learns only accepted replies. A re-asked call's repair
+dialogue (the rejected replies and the harness's feedback, kept in the game log) is in the row only when asked
+(`repair_dialogue`), with a per-message `weight` of 0 on every rejected reply. HanabiRewards: one row per decided
+move, with the model's rating of every legal move as lists parallel to the legal moves. Nothing is recomputed:
+messages, replies, ratings and reasons are copied from the log.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from harness.export.rows import ChatMessage, LogRow, Rating, RewardRow
+from harness.export.rows import ChatMessage, LogRow, RewardRow, TrainMessage
 from harness.export.source import ExportGame
 from harness.records import Attempt, Call, Message, MoveRecord
 
@@ -26,6 +29,7 @@ def meta(game: ExportGame, record: MoveRecord, model: str, role: str) -> dict[st
         "game_id": game.header.game_id,
         "seed": game.header.seed,
         "seed_set": game.header.seed_set,
+        "repeat": game.header.repeat,
         "players": game.header.players,
         "seat": record.seat,
         "turn": record.turn,
@@ -58,16 +62,33 @@ def deciding_call_of(record: MoveRecord) -> Call:
     return record.calls[-1]
 
 
-def log_rows(game: ExportGame) -> Iterator[LogRow]:
+def rejected_replies(call: Call) -> int:
+    """Replies of the call that came back and were not accepted (provider errors, which bring no reply, excluded)."""
+    return sum(1 for a in call.attempts[:-1] if a.reply is not None)
+
+
+def train_messages(call: Call, final: Attempt, repair_dialogue: bool) -> list[TrainMessage]:
+    """The row's messages: the first request (or, with repair_dialogue, the accepted attempt's whole request) and
+    the accepted reply; only the accepted reply has weight 1."""
+    sent = final.messages if repair_dialogue else call.attempts[0].messages
+    return [
+        *(TrainMessage(role=m.role, content=m.content, weight=0) for m in sent),
+        TrainMessage(role="assistant", content=final.reply or "", weight=1),
+    ]
+
+
+def log_rows(game: ExportGame, repair_dialogue: bool = False) -> Iterator[LogRow]:
     for record in game.selected_moves():
         for call in record.calls:
             final = accepted(game, record, call)
-            messages = [*chat(final.messages), ChatMessage(role="assistant", content=final.reply or "")]
+            rejected = rejected_replies(call)
             yield LogRow(
                 **meta(game, record, call.model, call.role),
-                messages=messages,
-                reasoning=final.reasoning,
+                messages=train_messages(call, final, repair_dialogue),
+                reasoning=final.reasoning or "",
                 attempts=len(call.attempts),
+                rejected_replies=rejected,
+                repair_dialogue=repair_dialogue and len(final.messages) > len(call.attempts[0].messages),
             )
 
 
@@ -88,9 +109,11 @@ def reward_row(game: ExportGame, record: MoveRecord) -> RewardRow:
     return RewardRow(
         **meta(game, record, game.header.seats[record.seat].model, call.role),
         prompt=chat(call.attempts[0].messages),
+        rejected_replies=rejected_replies(call),
         completion=[ChatMessage(role="assistant", content=final.reply or "")],
         candidate_moves=list(record.legal_moves),
-        candidate_ratings=[Rating(rating=r) for r in record.ratings],
+        candidate_ratings=[0.0 if r is None else r for r in record.ratings],
+        candidate_rated=[r is not None for r in record.ratings],
         ratings_complete=all(r is not None for r in record.ratings),
         chosen_move_index=record.move_index,
         chosen_move=record.legal_moves[record.move_index],

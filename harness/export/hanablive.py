@@ -4,18 +4,25 @@ hanab.live names cards by their ORDER (index in the deck), not by hand slot, so 
 the deck into a hand: the initial deal fills player 0's hand first, then player 1's, and so on; after a play or
 discard the card at that hand index leaves, later cards shift down, and the drawn card is appended (HLE's hand order,
 index 0 the oldest card). Clues name the absolute player and a 0-based suit index (HLE's R, Y, G, W, B are
-hanab.live's Red, Yellow, Green, Blue, Purple of "No Variant") or a rank 1-5.
+hanab.live's Red, Yellow, Green, Blue, Purple of "No Variant") or a rank 1-5; plays and discards carry value 0.
+
+A replay ends where hanab.live ends the game, which can be before HLE did: `HanabLiveEnd` follows hanab.live's end
+rules and the actions after its end are left out (the manifest and card say for which games, with both scores).
 """
 
 from __future__ import annotations
 
+from collections import Counter
+
 from harness.cards import COLORS, DECK_SIZE, HAND_SIZE, parse_card
 from harness.engine import MoveKind
-from harness.export.rows import HanabLiveAction, HanabLiveCard, HanabLiveGame
+from harness.export.rows import HanabLiveAction, HanabLiveCard, HanabLiveGame, ReplayEnd
 from harness.export.source import ExportGame
 from harness.records import GameHeader, MoveRecord
 
 PLAY, DISCARD, COLOR_CLUE, RANK_CLUE = 0, 1, 2, 3
+COPIES = {1: 3, 2: 2, 3: 2, 4: 2, 5: 1}
+MAX_STRIKES = 3
 
 
 class ReplayError(ValueError):
@@ -42,6 +49,80 @@ class CardOrders:
         return order
 
 
+class HanabLiveEnd:
+    """hanab.live's end-of-game rules for "No Variant", applied action by action.
+
+    Read from hanab.live's public server code (github.com/Hanabi-Live/hanabi-live, server/src): `action()` in
+    command_action.go applies an action, then (when the deck has run out and this is not the action that drew the
+    last card) marks every card left in the acting player's hand as one that can no longer be played, increments
+    the turn and calls `Game.CheckEnd()` (game.go). CheckEnd ends the game, in this order: at 3 strikes; when the
+    turn reaches `EndTurn`, which `DrawCard()` (game_player.go) sets to the turn of the last draw + players + 1, so
+    every player, the one who drew included, moves once more; when the score equals `MaxScore`, which after every
+    discard and misplay (a misplayed card is discarded too) is recomputed by `GetMaxScore()` as, per suit, the ranks
+    from 1 up to the first one whose copies are all discarded; and when, for every unfinished suit, no copy of its
+    next card is left that is neither discarded nor in the hand of a player who has taken their last turn.
+    """
+
+    def __init__(self, deck: list[tuple[str, int]], players: int) -> None:
+        self.deck = deck
+        self.players = players
+        self.stacks: dict[str, int] = {color: 0 for color in COLORS}
+        self.discarded: Counter[tuple[str, int]] = Counter()
+        self.dead: set[int] = set()  # card orders in the hands of players who have taken their last turn
+        self.strikes = 0
+        self.turn = 0  # 0-based, as on hanab.live
+        self.end_turn: int | None = None
+        self.ended: str | None = None
+
+    @property
+    def score(self) -> int:
+        return sum(self.stacks.values())
+
+    def max_score(self) -> int:
+        best = 0
+        for color in COLORS:
+            rank = 0
+            while rank < 5 and self.discarded[(color, rank + 1)] < COPIES[rank + 1]:
+                rank += 1
+            best += rank
+        return best
+
+    def apply(self, action: HanabLiveAction, hand_after: list[int], drew_last: bool) -> None:
+        """Apply one action by the player to move; `hand_after` is that player's hand once they have drawn."""
+        if action.type in (PLAY, DISCARD):
+            card = self.deck[action.target]
+            if action.type == PLAY and self.stacks[card[0]] == card[1] - 1:
+                self.stacks[card[0]] = card[1]
+            else:
+                self.strikes += action.type == PLAY
+                self.discarded[card] += 1
+        if drew_last:
+            self.end_turn = self.turn + self.players + 1
+        elif self.end_turn is not None:
+            self.dead.update(hand_after)
+        self.turn += 1
+        self.ended = self._end()
+
+    def _end(self) -> str | None:
+        if self.strikes >= MAX_STRIKES:
+            return "strikeout"
+        if self.turn == self.end_turn:
+            return "final round"
+        if self.score == self.max_score():
+            return "max score"
+        for color, height in self.stacks.items():
+            if height < 5 and self._live_copy((color, height + 1)):
+                return None
+        return "no playable card"
+
+    def _live_copy(self, needed: tuple[str, int]) -> bool:
+        """Whether some copy of `needed` is neither discarded nor in a hand that will not move again (the two never
+        overlap: a card in such a hand is never discarded), wherever it is (in the deck or a hand)."""
+        copies = sum(1 for card in self.deck if card == needed)
+        dead = sum(1 for order in self.dead if self.deck[order] == needed)
+        return copies - dead - self.discarded[needed] > 0
+
+
 def player_names(header: GameHeader) -> list[str]:
     return [f"P{i} {seat.model}:{seat.scaffold}" for i, seat in enumerate(header.seats)]
 
@@ -61,26 +142,50 @@ def action_for(record: MoveRecord, players: int, orders: CardOrders) -> HanabLiv
     return HanabLiveAction(type=RANK_CLUE, target=target, value=move.rank)
 
 
-def replay(game: ExportGame) -> HanabLiveGame:
-    """The whole game as hanab.live JSON (every logged move, whatever seats the filters selected)."""
+def replay_with_end(game: ExportGame) -> tuple[HanabLiveGame, ReplayEnd]:
+    """The game as hanab.live JSON, up to the action after which hanab.live ends it (every seat's moves, whatever
+    seats the filters selected), and where that end lies beside HLE's."""
     header = game.header
-    deck = []
-    for text in header.deck:
-        color, rank = parse_card(text)
-        deck.append(HanabLiveCard(suit_index=COLORS.index(color), rank=rank))
+    cards = [parse_card(text) for text in header.deck]
+    deck = [HanabLiveCard(suit_index=COLORS.index(color), rank=rank) for color, rank in cards]
     orders = CardOrders(header.players)
+    table = HanabLiveEnd(cards, header.players)
     actions = []
     for record in game.moves:
         try:
-            actions.append(action_for(record, header.players, orders))
+            drawn_before = orders.next_order
+            action = action_for(record, header.players, orders)
+            drew_last = drawn_before < DECK_SIZE and orders.next_order == DECK_SIZE
+            table.apply(action, orders.hands[record.seat], drew_last)
+            if table.score != record.fireworks_after:
+                raise ReplayError(
+                    f"fireworks {table.score} under hanab.live's rules but {record.fireworks_after} in the log"
+                )
         except ReplayError as exc:
-            raise ReplayError(f"{game.run_id}/{header.game_id} turn {record.turn}: {exc}") from None
-    return HanabLiveGame(players=player_names(header), deck=deck, actions=actions)
+            raise ReplayError(f"{game.run_id}/{header.game_id} turn {record.turn}: {exc}; the log is damaged") from None
+        actions.append(action)
+        if table.ended:
+            break
+    end = ReplayEnd(
+        run_id=game.run_id,
+        game_id=header.game_id,
+        file=file_name(game),
+        hle_moves=len(game.moves),
+        hle_score=game.result.fireworks_score,
+        hanablive_actions=len(actions),
+        hanablive_score=table.score,
+        hanablive_end=table.ended or "log ends",
+    )
+    return HanabLiveGame(players=player_names(header), deck=deck, actions=actions), end
+
+
+def replay(game: ExportGame) -> HanabLiveGame:
+    return replay_with_end(game)[0]
 
 
 def replay_json(game: ExportGame) -> str:
-    """The replay file's text: hanab.live's field names, no null fields."""
-    return replay(game).model_dump_json(by_alias=True, exclude_none=True, indent=2) + "\n"
+    """The replay file's text, with hanab.live's field names."""
+    return replay(game).model_dump_json(by_alias=True, indent=2) + "\n"
 
 
 def file_name(game: ExportGame) -> str:

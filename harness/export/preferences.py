@@ -1,7 +1,9 @@
 """Preference pairs from logged move ratings, in the prompt/chosen/rejected form DPO and reward-model trainers read.
 
-For each decided move, the best-rated legal move is paired with every legal move the model rated lower by at least
-the margin. Both sides are replies in the output format of the call that chose the move (the scaffold's own call,
+For each decided move, the best-rated legal move is paired with the legal moves the model rated lower by at least the
+margin, worst-rated first: by default only the worst (one pair per move, so a game's file stays well under 1 MB:
+the prompt, by far the largest part of a row, is then stored once per move); `pairs_per_move` allows more, and None
+every such move. Both sides are replies in the output format of the call that chose the move (the scaffold's own call,
 or the decider of a multi-call scaffold) that differ only in the chosen move: they carry the model's logged ratings
 (and, for working-memory scaffolds, its logged deductions), a fixed one-sentence reason naming the move (not the
 model's reasoning), and the move number. Each side parses, with the harness's own reply parser and that call's
@@ -15,13 +17,30 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from harness.export.datasets import ExportDataError, chat, deciding_call_of, meta
+from harness.export.datasets import ExportDataError, chat, deciding_call_of, meta, rejected_replies
 from harness.export.rows import ChatMessage, PreferenceRow
 from harness.export.source import ExportGame
 from harness.records import MoveRecord
 from harness.scaffold import CallDef, ScaffoldError, load_scaffold
 
 DEFAULT_MARGIN = 0.5
+DEFAULT_PAIRS_PER_MOVE = 1
+DEFAULT_MAX_GAME_BYTES = 1_000_000
+
+
+def within_budget(rows: list[PreferenceRow], budget: int | None) -> tuple[list[PreferenceRow], int]:
+    """A game's rows that fit in `budget` bytes of JSONL (all of them when they do), keeping the pairs with the
+    largest rating gaps (earlier turns first on a tie), in their original order; and how many were left out."""
+    sizes = [len(row.model_dump_json().encode("utf-8")) + 1 for row in rows]
+    if budget is None or sum(sizes) <= budget:
+        return rows, 0
+    keep: set[int] = set()
+    used = 0
+    for i in sorted(range(len(rows)), key=lambda i: (-rows[i].rating_gap, rows[i].turn, i)):
+        if used + sizes[i] <= budget:
+            keep.add(i)
+            used += sizes[i]
+    return [row for i, row in enumerate(rows) if i in keep], len(rows) - len(keep)
 REASON = "I choose {description}."  # the reason both sides of a pair give: it names the move, nothing more
 _TOLERANCE = 1e-9  # ratings are decimals read into floats: 0.97 - 0.47 must count as a gap of 0.5
 
@@ -36,18 +55,21 @@ def best_move(ratings: list[float | None], played: int) -> int | None:
     return played if played in best else best[0]
 
 
-def pairs(ratings: list[float | None], played: int, margin: float) -> list[tuple[int, int]]:
-    """(best, worse) index pairs: the best-rated move against each move rated at least `margin` lower."""
+def pairs(
+    ratings: list[float | None], played: int, margin: float, per_move: int | None = DEFAULT_PAIRS_PER_MOVE
+) -> list[tuple[int, int]]:
+    """(best, worse) index pairs: the best-rated move against the moves rated at least `margin` lower, the
+    worst-rated first (ties by index), at most `per_move` of them (None: all)."""
     best = best_move(ratings, played)
     if best is None:
         return []
     top = ratings[best]
     assert top is not None
-    return [
-        (best, i)
-        for i, r in enumerate(ratings)
-        if r is not None and i != best and top - r >= margin - _TOLERANCE
-    ]
+    worse = sorted(
+        (r, i) for i, r in enumerate(ratings) if r is not None and i != best and top - r >= margin - _TOLERANCE
+    )
+    chosen = worse if per_move is None else worse[:per_move]
+    return [(best, i) for _, i in chosen]
 
 
 def _plain(number: float) -> str:
@@ -88,25 +110,29 @@ def reply_text(call: CallDef, record: MoveRecord, index: int) -> str:
     return json.dumps(payload)
 
 
-def preference_rows(game: ExportGame, margin: float) -> Iterator[PreferenceRow]:
+def preference_rows(
+    game: ExportGame, margin: float, per_move: int | None = DEFAULT_PAIRS_PER_MOVE
+) -> Iterator[PreferenceRow]:
     for record in game.selected_moves():
-        found = pairs(record.ratings, record.move_index, margin)
+        found = pairs(record.ratings, record.move_index, margin, per_move)
         if not found:
             continue
         reply_format = deciding_call(record.scaffold)
         call = deciding_call_of(record)
         columns = meta(game, record, game.header.seats[record.seat].model, call.role)
         prompt = chat(call.attempts[0].messages)
+        rejected = rejected_replies(call)
         try:
             texts = {i: reply_text(reply_format, record, i) for pair in found for i in pair}
         except ExportDataError as exc:
             raise ExportDataError(f"{game.run_id}/{game.header.game_id}: {exc}") from None
-        for best, worse in found:
+        for pair_index, (best, worse) in enumerate(found):
             chosen_rating, rejected_rating = record.ratings[best], record.ratings[worse]
             assert chosen_rating is not None and rejected_rating is not None
             yield PreferenceRow(
                 **columns,
                 prompt=prompt,
+                rejected_replies=rejected,
                 chosen=[ChatMessage(role="assistant", content=texts[best])],
                 rejected=[ChatMessage(role="assistant", content=texts[worse])],
                 chosen_move_index=best,
@@ -117,4 +143,5 @@ def preference_rows(game: ExportGame, margin: float) -> Iterator[PreferenceRow]:
                 rejected_rating=rejected_rating,
                 rating_gap=chosen_rating - rejected_rating,
                 played_move_index=record.move_index,
+                pair_index=pair_index,
             )

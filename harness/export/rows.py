@@ -21,18 +21,11 @@ class ChatMessage(BaseModel):
     content: str
 
 
-class Rating(BaseModel):
-    """One candidate move's rating, null where the reply gave none or an invalid one.
+class TrainMessage(ChatMessage):
+    """A chat message with the per-message training weight that weighted SFT readers use (OpenAI fine-tuning's
+    `weight`; Axolotl via `message_field_training`): 1 for the accepted reply, 0 for everything else."""
 
-    Wrapped in an object rather than written as a bare number because pyarrow's JSON reader (which
-    `datasets.load_dataset("json")` uses) corrupts a list of numbers whose first element is null: the list offsets
-    count the null but the values do not, so every later list in the block shifts (apache/arrow#51305,
-    huggingface/datasets#5531). A null field inside an object is read correctly.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    rating: float | None
+    weight: int
 
 
 class RowMeta(BaseModel):
@@ -44,6 +37,7 @@ class RowMeta(BaseModel):
     game_id: str = Field(description="the game within its run, e.g. 2p-standard-seed3")
     seed: int = Field(description="the seed of the dealt deck")
     seed_set: str = Field(description="the seed set the seed came from (standard, heldout, custom, ...)")
+    repeat: int = Field(description="which play of the seed this game is (0 = the first); repeats share a deck")
     players: int = Field(description="number of players in the game, 2-5")
     seat: int = Field(description="the seat that moved, 0-based; seat 0 moves first")
     turn: int = Field(description="1-based number of the move in the game")
@@ -60,12 +54,19 @@ class RowMeta(BaseModel):
 class LogRow(RowMeta):
     """HanabiLogs: one model call of one move, as sent and received."""
 
-    messages: list[ChatMessage] = Field(
-        description="the final attempt's messages exactly as sent (system, user, and for a re-asked call the "
-        "earlier bad reply and the harness's feedback), then the accepted reply as the last assistant message"
+    messages: list[TrainMessage] = Field(
+        description="the call's first request (system, user) and the accepted reply as the last assistant message, "
+        "each with a training `weight` (1 only on the accepted reply); with --repair-dialogue, the accepted "
+        "attempt's messages exactly as sent instead, rejected replies and the harness's feedback included (weight 0)"
     )
-    reasoning: str | None = Field(description="the provider's reasoning trace of the accepted reply, or null")
+    reasoning: str = Field(description="the provider's reasoning trace of the accepted reply; empty when none")
     attempts: int = Field(description="requests the call needed (1 = accepted at once)")
+    rejected_replies: int = Field(
+        description="replies of this call the harness rejected and re-asked (unparseable, illegal, ...)"
+    )
+    repair_dialogue: bool = Field(
+        description="true when `messages` holds rejected replies and feedback (only with --repair-dialogue)"
+    )
 
 
 class DecisionRowMeta(RowMeta):
@@ -73,7 +74,10 @@ class DecisionRowMeta(RowMeta):
 
     prompt: list[ChatMessage] = Field(
         description="the first request of the call that chose the move (system, user): the player call, or the "
-        "decider of a multi-call scaffold"
+        "decider of a multi-call scaffold; never a rejected reply or the harness's feedback"
+    )
+    rejected_replies: int = Field(
+        description="replies of the deciding call the harness rejected before the accepted one"
     )
 
 
@@ -86,9 +90,13 @@ class RewardRow(DecisionRowMeta):
     candidate_moves: list[str] = Field(
         description="the legal moves in the order the model saw them (HLE text)"
     )
-    candidate_ratings: list[Rating] = Field(
-        description="the model's rating in [-1, 1] of each candidate move, parallel to candidate_moves, as "
-        '{"rating": x}; x is null where the reply gave none or an invalid one'
+    candidate_ratings: list[float] = Field(
+        description="the model's rating in [-1, 1] of each candidate move, parallel to candidate_moves; 0.0 where "
+        "candidate_rated is false"
+    )
+    candidate_rated: list[bool] = Field(
+        description="parallel to candidate_moves: false where the reply gave no rating or an invalid one (the value "
+        "given is in extra's invalid_ratings)"
     )
     ratings_complete: bool = Field(description="true when every candidate move has a rating")
     chosen_move_index: int = Field(description="index into candidate_moves of the move played")
@@ -118,6 +126,10 @@ class PreferenceRow(DecisionRowMeta):
     rejected_rating: float = Field(description="the model's rating of the rejected move")
     rating_gap: float = Field(description="chosen_rating - rejected_rating (at least --margin)")
     played_move_index: int = Field(description="index of the move the model actually played")
+    pair_index: int = Field(
+        description="0 for the move's pair against its worst-rated move; 1, 2, ... for further pairs of the same "
+        "move (only with --pairs-per-move above 1), against moves rated progressively higher"
+    )
 
 
 class HanabLiveCard(BaseModel):
@@ -134,7 +146,7 @@ class HanabLiveAction(BaseModel):
 
     type: Literal[0, 1, 2, 3]
     target: int
-    value: int | None = None
+    value: int = 0  # hanab.live's validateJSON requires 0 on plays and discards
 
 
 class HanabLiveOptions(BaseModel):
@@ -171,6 +183,8 @@ class ExportedSeed(BaseModel):
 
     seed_set: str
     seed: int
+    players: list[int] = []  # the player counts the seed was played at
+    games: int = 1  # how many exported games were dealt from the seed (player counts, repeats and runs together)
 
 
 class ExportedGame(BaseModel):
@@ -180,6 +194,7 @@ class ExportedGame(BaseModel):
     game_id: str
     seed_set: str
     seed: int
+    repeat: int = 0
     players: int
     fireworks_score: int
     engine_score: int
@@ -198,6 +213,43 @@ class Filters(BaseModel):
     margin: float | None = None  # preferences only
 
 
+class ExportOptions(BaseModel):
+    """How the rows were built (not which games): the choices a reader of the data must know."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    repair_dialogue: bool = False  # hanabilogs: rejected replies and feedback kept in `messages` (weight 0)
+    pairs_per_move: int | None = None  # preferences: most pairs per decided move; None = every pair
+    max_game_bytes: int | None = None  # preferences: a game's pairs beyond this size are left out, smallest gaps first
+
+
+class ReplayEnd(BaseModel):
+    """Where hanab.live ends one exported game, beside where HLE ended it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    run_id: str
+    game_id: str
+    file: str
+    hle_moves: int
+    hle_score: int
+    hanablive_actions: int
+    hanablive_score: int
+    hanablive_end: str  # strikeout, final round, max score, no playable card, or "log ends" if hanab.live goes on
+
+
+class PreferenceSize(BaseModel):
+    """The measured size of a preferences file per game."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    mean_bytes_per_game: int
+    max_bytes_per_game: int
+    max_game: str
+    by_scaffold_players: dict[str, int]  # "scaffold/Np" -> mean bytes per game
+    dropped_pairs: int = 0  # pairs left out to keep games within max_game_bytes
+
+
 class ExportManifest(BaseModel):
     """export_manifest.json: what an export holds and how it was made; read by the contamination guard."""
 
@@ -205,6 +257,8 @@ class ExportManifest(BaseModel):
 
     kind: Literal["hanabi-eval-export"] = "hanabi-eval-export"
     format: str
+    schema_version: int = 1  # exports made before the schema was versioned are version 1
+    options: ExportOptions = ExportOptions()
     created_at: str
     command: str
     harness_version: str
@@ -214,6 +268,9 @@ class ExportManifest(BaseModel):
     games: int
     moves: int
     skipped_incomplete: int
+    skipped_corrupt: list[str] = []  # game logs left out because a line is not a valid record
     source_runs: list[SourceRunInfo]
     seeds: list[ExportedSeed]
     game_list: list[ExportedGame]
+    replay_ends: list[ReplayEnd] = []  # hanablive only
+    preference_size: PreferenceSize | None = None  # preferences only

@@ -2,7 +2,9 @@
 
 Only complete games are exported; interrupted and unfinished games are counted and skipped. Filters on model and
 scaffold select seats (a mixed game contributes only the moves of its matching seats); filters on player count,
-seed set and final score select games. Bad input raises SourceError with a one-line message naming the fix.
+seed set and final score select games. A path may be a run directory or a folder holding runs below it (as
+`report` accepts). A game log with a line that is not a valid record is left out and named in `Selection.corrupt`
+(the command warns); the other games go on. Bad input raises SourceError with a one-line message naming the fix.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class ExportGame(BaseModel):
             game_id=self.header.game_id,
             seed_set=self.header.seed_set,
             seed=self.header.seed,
+            repeat=self.header.repeat,
             players=self.header.players,
             fireworks_score=self.result.fireworks_score,
             engine_score=self.result.engine_score,
@@ -55,6 +58,7 @@ class Selection(BaseModel):
     runs: list[SourceRunInfo]
     games: list[ExportGame]
     skipped_incomplete: int
+    corrupt: list[str] = []  # "path:line: problem" of every game log left out as damaged
 
     @property
     def moves(self) -> int:
@@ -88,7 +92,31 @@ def check_run_dir(path: Path) -> RunDir:
     return run
 
 
-def _complete_games(run: RunDir) -> tuple[str, list[tuple[GameHeader, list[MoveRecord], GameResult]], int]:
+def find_runs(paths: list[Path]) -> list[Path]:
+    """The run directories `paths` name: each is a run (it holds manifest.json) or a folder with runs below it."""
+    found: dict[Path, Path] = {}
+    for path in paths:
+        if not path.exists():
+            raise SourceError(f"run directory {path} does not exist; pass folders made by `hanabi-eval run`")
+        if not path.is_dir():
+            raise SourceError(f"{path} is a file, not a run directory; pass folders made by `hanabi-eval run`")
+        if (path / "manifest.json").is_file() and (path / "games").is_dir():
+            found.setdefault(path.resolve(), path)
+            continue
+        below = sorted(p.parent for p in path.rglob("manifest.json") if (p.parent / "games").is_dir())
+        if not below:
+            raise SourceError(
+                f"{path} is not a run directory (no manifest.json) and holds none; pass folders made by "
+                "`hanabi-eval run`"
+            )
+        for run in below:
+            found.setdefault(run.resolve(), run)
+    return list(found.values())
+
+
+def _complete_games(
+    run: RunDir, corrupt: list[str]
+) -> tuple[str, list[tuple[GameHeader, list[MoveRecord], GameResult]], int]:
     try:
         manifest = run.read_manifest() or {}
     except ValueError as exc:
@@ -101,7 +129,8 @@ def _complete_games(run: RunDir) -> tuple[str, list[tuple[GameHeader, list[MoveR
         try:
             contents = read_game_log(path)
         except LogCorrupt as exc:
-            raise SourceError(f"{exc}; the log is damaged, leave its run out of the export") from None
+            corrupt.append(str(exc))
+            continue
         if not contents.complete or contents.header is None or contents.result is None:
             skipped += 1
             continue
@@ -129,14 +158,11 @@ def select(paths: list[Path], filters: Filters) -> Selection:
     selected: list[ExportGame] = []
     skipped = 0
     complete: list[tuple[GameHeader, GameResult]] = []
-    seen: set[Path] = set()
+    corrupt: list[str] = []
     games_seen: dict[tuple[str, str], Path] = {}
-    for path in paths:
+    for path in find_runs(paths):
         run = check_run_dir(path)
-        if path.resolve() in seen:
-            continue
-        seen.add(path.resolve())
-        run_id, games, incomplete = _complete_games(run)
+        run_id, games, incomplete = _complete_games(run, corrupt)
         skipped += incomplete
         chosen = []
         for header, moves, result in games:
@@ -157,13 +183,14 @@ def select(paths: list[Path], filters: Filters) -> Selection:
             runs.append(_run_info(run, run_id, [g.header for g in chosen]))
             selected.extend(chosen)
     if not complete:
+        damaged = f", {len(corrupt)} damaged ({corrupt[0]})" if corrupt else ""
         raise SourceError(
-            f"the runs hold no complete game ({skipped} interrupted or unfinished); finish them with the "
+            f"the runs hold no complete game ({skipped} interrupted or unfinished{damaged}); finish them with the "
             "same `hanabi-eval run` command first"
         )
     if not selected:
         raise SourceError(_nothing_matches(filters, complete))
-    return Selection(runs=runs, games=selected, skipped_incomplete=skipped)
+    return Selection(runs=runs, games=selected, skipped_incomplete=skipped, corrupt=corrupt)
 
 
 def _nothing_matches(filters: Filters, complete: list[tuple[GameHeader, GameResult]]) -> str:

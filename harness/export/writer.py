@@ -7,6 +7,7 @@ results folder. A failure while writing leaves the old export (or nothing) in pl
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import uuid
@@ -20,8 +21,19 @@ class OutPathError(ValueError):
     """An --out that cannot take the export; the message names the problem and the fix."""
 
 
-def check_out(out: Path, force: bool, sources: list[Path]) -> None:
-    """Refuse an --out that would overwrite something, before anything is read or written."""
+def _held(out: Path) -> tuple[str, int] | None:
+    """The (format, schema version) of the export in `out`, or None when its manifest cannot be read."""
+    try:
+        data = json.loads((out / MANIFEST_NAME).read_text(encoding="utf-8"))
+        return str(data["format"]), int(data.get("schema_version", 1))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def check_out(out: Path, force: bool, sources: list[Path], fmt: str = "", schema_version: int = 0) -> None:
+    """Refuse an --out that would overwrite something, before anything is read or written. An export of another
+    kind or schema version is named in the refusal: adding files of one schema to a folder of another is how
+    exports stop combining."""
     if out.suffix in (".jsonl", ".json"):
         raise OutPathError(
             f"--out {out} looks like a file name; give a folder: the export writes its data file, README.md and "
@@ -41,8 +53,20 @@ def check_out(out: Path, force: bool, sources: list[Path]) -> None:
         raise OutPathError(
             f"--out {out} is a folder that holds other files, not an export; choose a new or empty folder"
         )
-    if not force:
-        raise OutPathError(f"--out {out} already holds an export; pass --force to replace it")
+    if force:
+        return
+    held = _held(out)
+    if held is None:
+        raise OutPathError(
+            f"--out {out} holds an export whose {MANIFEST_NAME} is unreadable; pass --force to replace it"
+        )
+    kind, version = held
+    if (kind, version) != (fmt, schema_version):
+        raise OutPathError(
+            f"--out {out} holds a {kind} export of schema version {version}, not {fmt} version {schema_version}; "
+            "choose another folder, or pass --force to replace it"
+        )
+    raise OutPathError(f"--out {out} already holds a {kind} export; pass --force to replace it")
 
 
 def write_export(out: Path, files: Iterable[tuple[str, Iterable[str]]]) -> None:

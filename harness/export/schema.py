@@ -1,0 +1,89 @@
+"""The declared schema of every export: Arrow column types derived from the row models, and its version.
+
+Each export kind has one row model (harness/export/rows.py). Its fields map to `datasets` feature types without
+ambiguity: str -> string, int -> int64, float -> float64, bool -> bool, list[X] -> a list of X, a model -> a struct.
+A field that may be null has no such type (Arrow types an all-null column as `null`, and two files typed differently
+do not combine), so the row models have none: strings are empty rather than null, and a missing rating is a
+0.0 beside a false flag. `features()` is what the dataset card's `dataset_info` declares; the rows are written from
+the same models, so every file of a kind, from any run and scaffold, reads to these exact features.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from harness.export.rows import HanabLiveGame, LogRow, PreferenceRow, RewardRow
+
+SCHEMA_VERSION = 2  # 1: exports before the schema was declared (nullable columns, every preference pair)
+
+ROW_MODELS: dict[str, type[BaseModel]] = {
+    "hanabilogs": LogRow,
+    "hanabirewards": RewardRow,
+    "preferences": PreferenceRow,
+    "hanablive": HanabLiveGame,
+}
+
+_SCALARS: dict[Any, str] = {str: "string", int: "int64", float: "float64", bool: "bool"}
+
+
+class SchemaError(TypeError):
+    """A row model field with no single Arrow type (a programming error, caught by the tests)."""
+
+
+def _dtype(annotation: Any) -> Any:
+    """The `datasets` YAML form of one field's type: a dtype name, {"list": ...} or {"struct": [...]}."""
+    origin = typing.get_origin(annotation)
+    if origin in (types.UnionType, typing.Union):
+        raise SchemaError(f"{annotation} may be null; exported columns never are")
+    if origin is Literal:
+        kinds = {type(v) for v in typing.get_args(annotation)}
+        if len(kinds) != 1:
+            raise SchemaError(f"{annotation} mixes types")
+        return _dtype(kinds.pop())
+    if origin is list:
+        item = _dtype(typing.get_args(annotation)[0])
+        # datasets writes a list of structs as the bare list of the struct's fields
+        return {"list": item["struct"] if isinstance(item, dict) and "struct" in item else item}
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return {"struct": features(annotation)}
+    if annotation in _SCALARS:
+        return _SCALARS[annotation]
+    raise SchemaError(f"{annotation} has no declared Arrow type")
+
+
+def _field_name(model: type[BaseModel], name: str) -> str:
+    alias = model.model_fields[name].alias
+    return alias or name
+
+
+def features(model: type[BaseModel]) -> list[dict[str, Any]]:
+    """The model's columns as `datasets` writes features in a card (`Features._to_yaml_list()`), in field order."""
+    out: list[dict[str, Any]] = []
+    hints = typing.get_type_hints(model)
+    for name in model.model_fields:
+        dtype = _dtype(hints[name])
+        entry: dict[str, Any] = {"name": _field_name(model, name)}
+        if isinstance(dtype, dict):
+            entry.update(dtype)
+        else:
+            entry["dtype"] = dtype
+        out.append(entry)
+    return out
+
+
+def type_words(model: type[BaseModel], name: str) -> str:
+    """A column's type in words for the card: 'list of {role, content, weight}', 'float64', ..."""
+    return _words(typing.get_type_hints(model)[name])
+
+
+def _words(annotation: Any) -> str:
+    dtype = _dtype(annotation)
+    if isinstance(dtype, str):
+        return dtype
+    if "list" in dtype and typing.get_origin(annotation) is list:
+        return "list of " + _words(typing.get_args(annotation)[0])
+    return "{" + ", ".join(f["name"] for f in dtype["struct"]) + "}"
