@@ -129,11 +129,11 @@ def rows_of(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-META = {"run_id", "game_id", "seed", "seed_set", "players", "seat", "turn", "model", "scaffold", "role"}
+META = {"run_id", "game_id", "seed", "seed_set", "repeat", "players", "seat", "turn", "model", "scaffold", "role"}
 META |= {"final_score", "engine_score"}
 
 
-def test_hanabilogs_is_one_sft_row_per_call_with_the_messages_as_sent(
+def test_hanabilogs_is_one_sft_row_per_call_that_trains_only_on_the_accepted_reply(
     runs: dict[str, Path], tmp_path: Path, hf_offline: Path
 ) -> None:
     sources = [runs["watson"], runs["mycroft"], runs["served"]]
@@ -141,7 +141,13 @@ def test_hanabilogs_is_one_sft_row_per_call_with_the_messages_as_sent(
     # Read in small batches: `datasets` fixes column types from the first batch, and the offline games (no
     # reasoning traces) come before the served ones.
     dataset = load(tmp_path / "logs" / "hanabilogs.jsonl", hf_offline, chunksize=64 << 10)
-    assert set(dataset.column_names) == META | {"messages", "reasoning", "attempts"}
+    assert set(dataset.column_names) == META | {
+        "messages",
+        "reasoning",
+        "attempts",
+        "rejected_replies",
+        "repair_dialogue",
+    }
     games = complete_games(*sources)
     calls = [(g, m, c) for g in games for m in g.moves for c in m.calls]
     assert dataset.num_rows == len(calls)
@@ -150,10 +156,12 @@ def test_hanabilogs_is_one_sft_row_per_call_with_the_messages_as_sent(
     for game, record, call in calls:
         row = by_key[(game.header.game_id, game.header.run_id, record.turn, call.role)]
         final = call.attempts[-1]
-        sent = [m.model_dump() for m in final.messages]
-        assert row["messages"] == [*sent, {"role": "assistant", "content": final.reply}]
-        assert row["reasoning"] == final.reasoning
+        first = [{**m.model_dump(), "weight": 0} for m in call.attempts[0].messages]
+        assert row["messages"] == [*first, {"role": "assistant", "content": final.reply, "weight": 1}]
+        assert [m["role"] for m in row["messages"]] == ["system", "user", "assistant"]
+        assert row["reasoning"] == (final.reasoning or "")
         assert row["attempts"] == len(call.attempts)
+        assert row["repair_dialogue"] is False
         assert (row["seed"], row["players"], row["seat"]) == (
             game.header.seed,
             game.header.players,
@@ -165,15 +173,35 @@ def test_hanabilogs_is_one_sft_row_per_call_with_the_messages_as_sent(
         )
         if len(call.attempts) > 1:
             reasked += 1
-            bad = call.attempts[0]
-            assert row["messages"][2:4] == [
-                {"role": "assistant", "content": bad.reply},
-                {"role": "user", "content": bad.error},
-            ]
+            assert row["rejected_replies"] == len(call.attempts) - 1
+            assert call.attempts[0].reply not in [m["content"] for m in row["messages"]]
     assert reasked > 0
     traces = [r["reasoning"] for r in dataset if r["model"] == "openai/rater"]
     assert traces and all(t.startswith("trace of turn") for t in traces)
-    assert all(r["reasoning"] is None for r in dataset if r["model"] == "local/smart")
+    assert all(r["reasoning"] == "" for r in dataset if r["model"] == "local/smart")
+
+
+def test_the_repair_dialogue_is_kept_only_when_asked_and_then_weighted_zero(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    assert export(tmp_path / "logs", "hanabilogs", runs["served"], extra=("--repair-dialogue",)) == 0
+    rows = {(r["game_id"], r["turn"]): r for r in rows_of(tmp_path / "logs" / "hanabilogs.jsonl")}
+    (game,) = complete_games(runs["served"])
+    reasked = [m for m in game.moves if len(m.calls[0].attempts) > 1]
+    assert reasked
+    for record in reasked:
+        (call,) = record.calls
+        row = rows[(game.header.game_id, record.turn)]
+        bad = call.attempts[0]
+        assert row["repair_dialogue"] is True
+        assert row["messages"][2:4] == [
+            {"role": "assistant", "content": bad.reply, "weight": 0},
+            {"role": "user", "content": bad.error, "weight": 0},
+        ]
+        trained = [m["content"] for m in row["messages"] if m["weight"] == 1]
+        assert trained == [call.attempts[-1].reply] == [row["messages"][-1]["content"]]
+    card = (tmp_path / "logs" / "README.md").read_text()
+    assert "made with `--repair-dialogue`" in card and "TRL's `SFTTrainer` ignores `weight`" in card
 
 
 def test_hanabirewards_has_one_row_per_decided_move_and_ratings_round_trip_exactly(
@@ -188,21 +216,26 @@ def test_hanabirewards_has_one_row_per_decided_move_and_ratings_round_trip_exact
         "completion",
         "candidate_moves",
         "candidate_ratings",
+        "candidate_rated",
         "ratings_complete",
         "chosen_move_index",
         "chosen_move",
         "reason",
         "attempts",
+        "rejected_replies",
         "extra",
     }
     moves = [(g, m) for g in complete_games(*sources) for m in g.moves]
     assert dataset.num_rows == len(rows_of(path)) == len(moves)
-    assert list(dataset) == rows_of(path)  # Arrow reads back exactly what was written, nulls and all
+    assert list(dataset) == rows_of(path)  # Arrow reads back exactly what was written
     by_key = {(r["run_id"], r["game_id"], r["turn"]): r for r in dataset}
     incomplete = 0
     for game, record in moves:
         row = by_key[(game.header.run_id, game.header.game_id, record.turn)]
-        assert [r["rating"] for r in row["candidate_ratings"]] == record.ratings
+        assert row["candidate_rated"] == [r is not None for r in record.ratings]
+        paired = list(zip(row["candidate_ratings"], row["candidate_rated"], strict=True))
+        assert [r if rated else None for r, rated in paired] == record.ratings
+        assert all(r == 0.0 for r, rated in paired if not rated)
         assert row["candidate_moves"] == record.legal_moves
         assert row["chosen_move"] == record.legal_moves[record.move_index] == record.move.description
         assert row["ratings_complete"] == (None not in record.ratings)
@@ -227,20 +260,20 @@ def test_a_grpo_reward_function_scores_completions_from_the_reward_columns(
     assert export(tmp_path / "rewards", "hanabirewards", runs["watson"], runs["sherlock"]) == 0
     dataset = load(tmp_path / "rewards" / "hanabirewards.jsonl", hf_offline)
 
-    def move_rating_reward(completions, candidate_moves, candidate_ratings, **_columns) -> list[float]:
+    def move_rating_reward(
+        completions, candidate_moves, candidate_ratings, candidate_rated, **_columns
+    ) -> list[float]:
         scores = []
-        for completion, moves, ratings in zip(completions, candidate_moves, candidate_ratings, strict=True):
+        rows = zip(completions, candidate_moves, candidate_ratings, candidate_rated, strict=True)
+        for completion, moves, ratings, rated in rows:
             action = parse_reply(completion[0]["content"], len(moves)).action
-            rating = ratings[action]["rating"]
-            scores.append(rating if rating is not None else -1.0)
+            scores.append(ratings[action] if rated[action] else -1.0)
         return scores
 
     batch = dataset[:40]
     columns = {k: v for k, v in batch.items() if k not in ("prompt", "completion")}
     scores = move_rating_reward(batch["completion"], **columns)
-    expected = [
-        r[i]["rating"] for r, i in zip(batch["candidate_ratings"], batch["chosen_move_index"], strict=True)
-    ]
+    expected = [r[i] for r, i in zip(batch["candidate_ratings"], batch["chosen_move_index"], strict=True)]
     assert scores == expected
 
 
@@ -253,16 +286,21 @@ def test_preference_pairs_are_well_formed_replies_in_the_scaffolds_format(
     assert {"prompt", "chosen", "rejected", "rating_gap"} <= set(dataset.column_names)
     definition = load_scaffold(scaffold).base  # the call that chooses a single-call scaffold's move
     records = {(g.header.game_id, m.turn): m for g in complete_games(runs[scaffold]) for m in g.moves}
-    expected_pairs = 0
+    expected_pairs = moves_with_a_pair = 0
     for record in records.values():
         rated = [r for r in record.ratings if r is not None]
-        expected_pairs += sum(1 for r in rated if max(rated) - r >= 0.6 - 1e-9)
-    assert dataset.num_rows == expected_pairs > 0
+        found = sum(1 for r in rated if max(rated) - r >= 0.6 - 1e-9)
+        expected_pairs += found
+        moves_with_a_pair += found > 0
+    # By default one pair per move: the best-rated move against the worst-rated one.
+    assert dataset.num_rows == moves_with_a_pair > 0
+    assert len({(r["game_id"], r["turn"]) for r in dataset}) == dataset.num_rows
     for row in dataset:
         record = records[(row["game_id"], row["turn"])]
         assert row["prompt"] == [m.model_dump() for m in record.calls[-1].attempts[0].messages]
         assert row["chosen_rating"] == max(r for r in record.ratings if r is not None)
-        assert row["rating_gap"] >= 0.6 - 1e-9
+        assert row["rejected_rating"] == min(r for r in record.ratings if r is not None)
+        assert row["rating_gap"] >= 0.6 - 1e-9 and row["pair_index"] == 0
         for side, index in (("chosen", row["chosen_move_index"]), ("rejected", row["rejected_move_index"])):
             (message,) = row[side]
             assert message["role"] == "assistant"
@@ -287,6 +325,9 @@ def test_preference_pairs_are_well_formed_replies_in_the_scaffolds_format(
         assert dataset[0]["chosen"][0]["content"].endswith(
             f"Chosen Move Number: {dataset[0]['chosen_move_index']}"
         )
+    extra = ("--margin", "0.6", "--pairs-per-move", "all", "--max-game-kb", "0")
+    assert export(tmp_path / "all", "preferences", runs[scaffold], extra=extra) == 0
+    assert len(rows_of(tmp_path / "all" / "preferences.jsonl")) == expected_pairs > moves_with_a_pair
 
 
 def test_a_multi_call_scaffold_exports_every_call_and_the_deciders_choice(
@@ -307,7 +348,7 @@ def test_a_multi_call_scaffold_exports_every_call_and_the_deciders_choice(
         assert row["completion"] == [{"role": "assistant", "content": selector.attempts[-1].reply}]
     decider = load_scaffold("best-of-5-watson").decider
     preferences = rows_of(tmp_path / "preferences" / "preferences.jsonl")
-    assert len(preferences) == sum(len(m.legal_moves) - 1 for m in game.moves)
+    assert len(preferences) == len(game.moves)  # one pair per move
     for row in preferences:
         record = game.moves[row["turn"] - 1]
         assert row["prompt"] == rewards[row["turn"] - 1]["prompt"]
@@ -363,7 +404,9 @@ def test_model_and_scaffold_filters_pick_the_seats_of_a_mixed_team(
     assert [r["turn"] for r in rows] == [m.turn for m in game.moves if m.seat == 0]
     assert export(tmp_path / "replay", "hanablive", runs["mixed"], extra=("--model", "local/cautious")) == 0
     (replay,) = [p for p in (tmp_path / "replay").glob("*.json") if p.name != "export_manifest.json"]
-    assert len(json.loads(replay.read_text())["actions"]) == len(game.moves)  # a replay is the whole game
+    (end,) = json.loads((tmp_path / "replay" / "export_manifest.json").read_text())["replay_ends"]
+    actions = json.loads(replay.read_text())["actions"]
+    assert len(actions) == end["hanablive_actions"] > sum(1 for m in game.moves if m.seat == 1)  # both seats
 
 
 def test_only_complete_games_are_exported_and_the_skipped_ones_are_counted(
@@ -382,10 +425,7 @@ def test_only_complete_games_are_exported_and_the_skipped_ones_are_counted(
     assert (
         {r["game_id"] for r in rows} == {manifest["game_list"][0]["game_id"]} != {interrupted.header.game_id}
     )
-    assert (
-        "1 interrupted or unfinished\ngame of the source runs was skipped"
-        in (tmp_path / "logs" / "README.md").read_text()
-    )
+    assert f"| {len(rows)} | 1 | {len(rows)} | 1 | 0 |" in (tmp_path / "logs" / "README.md").read_text()
 
 
 def test_the_card_and_manifest_describe_the_export(runs: dict[str, Path], tmp_path: Path) -> None:
@@ -396,9 +436,11 @@ def test_the_card_and_manifest_describe_the_export(runs: dict[str, Path], tmp_pa
     card = (out / "README.md").read_text()
     manifest = json.loads((out / "export_manifest.json").read_text())
     moves = sum(len(g.moves) for g in games)
-    assert f"| {moves} | {len(games)} | {moves} | 0 |" in card  # rows, games, moves, skipped
+    assert f"| {moves} | {len(games)} | {moves} | 0 | 0 |" in card  # rows, games, moves, skipped, damaged
     assert "- Models: local/smart" in card and "- Scaffolds: mycroft, watson" in card
-    assert "- Player counts: 2" in card and "- Seeds: custom (1, 2)" in card
+    assert "- Player counts: 2" in card
+    for game in games:  # the runs and seeds table: run, seed set, players, seeds, plays per seed
+        assert f"| `{game.header.run_id}` | custom | 2 | {game.header.seed} | 1 |" in card
     assert (
         f"hanabi-eval export {sources[0]} {sources[1]} --format hanabirewards --out {out} --players 2" in card
     )
@@ -410,10 +452,15 @@ def test_the_card_and_manifest_describe_the_export(runs: dict[str, Path], tmp_pa
         count = sum(1 for g in games if g.result.fireworks_score == score)
         assert f"| {score} | {count} |" in card
     assert "path: hanabirewards.jsonl" in card.split("---")[1]  # the Hub finds the data file
-    for column in ("candidate_ratings", "ratings_complete", "extra", "final_score"):
+    for column in ("candidate_ratings", "candidate_rated", "ratings_complete", "extra", "final_score", "repeat"):
         assert f"| `{column}` |" in card
+    assert 'load_dataset("json", data_files="hanabirewards.jsonl", split="train")' in card
+    assert "GRPOTrainer(" in card and "schema version 2" in card.lower()
     pairs = sorted({(g.header.seed_set, g.header.seed) for g in games})
-    assert manifest["seeds"] == [{"seed_set": name, "seed": seed} for name, seed in pairs]
+    assert manifest["seeds"] == [
+        {"seed_set": name, "seed": seed, "players": [2], "games": 1} for name, seed in pairs
+    ]
+    assert manifest["schema_version"] == 2
     assert (manifest["rows"], manifest["games"], manifest["moves"]) == (moves, len(games), moves)
 
 
@@ -448,7 +495,7 @@ def test_an_existing_export_is_replaced_only_with_force_and_never_half_written(
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     capsys.readouterr()
     assert export(out, "hanabilogs", runs["watson"]) == 2
-    assert "already holds an export; pass --force" in capsys.readouterr().err
+    assert "already holds a hanabilogs export; pass --force" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert export(out, "preferences", runs["watson"], extra=("--margin", "2", "--force")) == 2
     assert "no decided move has two ratings at least --margin 2.0 apart" in capsys.readouterr().err
@@ -463,7 +510,7 @@ def test_an_existing_export_is_replaced_only_with_force_and_never_half_written(
     ("argv", "named"),
     [
         (["{missing}", "--format", "hanabilogs"], "does not exist"),
-        (["{runs_parent}", "--format", "hanabilogs"], "is not a run directory: it has no manifest.json"),
+        (["{notes}", "--format", "hanabilogs"], "is not a run directory (no manifest.json) and holds none"),
         (
             ["{watson}", "--format", "hanabilogs", "--model", "openai/none"],
             "no complete game matches --model",
@@ -490,7 +537,7 @@ def test_bad_input_is_one_line_with_exit_code_2_and_writes_nothing(
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "keep.txt").write_text("keep me")
-    places = {"missing": tmp_path / "nope", "runs_parent": runs["watson"].parent, "tmp": tmp_path}
+    places = {"missing": tmp_path / "nope", "tmp": tmp_path}
     places |= {"notes": notes, **runs}
     args = ["export", *(a.format(**places) for a in argv)]
     if "--out" not in args:
