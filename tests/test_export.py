@@ -557,3 +557,133 @@ class _raises_nothing:
 
     def __exit__(self, *exc: object) -> bool:
         return False
+
+
+def _null_free(feature: Any) -> bool:
+    """Whether a `datasets` feature holds no null-typed value at any depth."""
+    from datasets import List, Value
+
+    if isinstance(feature, Value):
+        return feature.dtype != "null"
+    if isinstance(feature, List):
+        return _null_free(feature.feature)
+    if isinstance(feature, dict):
+        return all(_null_free(f) for f in feature.values())
+    return True
+
+
+@pytest.mark.parametrize("fmt", ["hanabilogs", "hanabirewards", "preferences"])
+def test_exports_of_any_scaffold_and_run_share_the_declared_schema_and_combine_without_a_cast(
+    fmt: str, runs: dict[str, Path], tmp_path: Path, hf_offline: Path
+) -> None:
+    """A text scaffold, a JSON scaffold, Mycroft and a served run with re-asked replies, exported one run at a time:
+    each file reads to exactly the features its card declares, with no null type, and they combine as they are."""
+    import yaml
+    from datasets import Features, concatenate_datasets, load_dataset
+
+    files, declared = [], []
+    for name in ("watson", "sherlock", "mycroft", "served"):
+        out = tmp_path / name
+        assert export(out, fmt, runs[name]) == 0
+        files.append(out / f"{fmt}.jsonl")
+        header = (out / "README.md").read_text().split("---")[1]
+        declared.append(Features._from_yaml_list(yaml.safe_load(header)["dataset_info"]["features"]))
+    assert all(d == declared[0] for d in declared)
+    parts = [load(path, hf_offline) for path in files]
+    for part in parts:
+        assert part.features == declared[0] and _null_free(part.features)
+    combined = concatenate_datasets(parts)
+    together = load_dataset(
+        "json", data_files=[str(f) for f in files], split="train", cache_dir=str(hf_offline / "datasets")
+    )
+    assert combined.features == together.features == declared[0]
+    assert together.num_rows == combined.num_rows == sum(p.num_rows for p in parts)
+    assert {r["scaffold"] for r in together} == {"watson", "sherlock", "mycroft"}
+    # The folder loads with the card's declared features too.
+    folder = load_dataset(str(files[0].parent), split="train", cache_dir=str(hf_offline / "datasets"))
+    assert folder.features == declared[0]
+
+
+def test_no_rejected_reply_is_a_trained_assistant_turn(runs: dict[str, Path], tmp_path: Path) -> None:
+    (game,) = complete_games(runs["served"])
+    rejected = {a.reply for m in game.moves for c in m.calls for a in c.attempts[:-1] if a.reply is not None}
+    assert rejected
+    for fmt, columns in (
+        ("hanabilogs", ("messages",)),
+        ("hanabirewards", ("prompt", "completion")),
+        ("preferences", ("prompt", "chosen", "rejected")),
+    ):
+        assert export(tmp_path / fmt, fmt, runs["served"]) == 0
+        rows = rows_of(tmp_path / fmt / f"{fmt}.jsonl")
+        said = {m["content"] for r in rows for c in columns for m in r[c] if m["role"] == "assistant"}
+        assert said and not said & rejected
+    assert any(r["rejected_replies"] for r in rows_of(tmp_path / "hanabirewards" / "hanabirewards.jsonl"))
+
+
+def test_preference_files_stay_within_the_size_budget_and_the_card_says_how_they_were_sampled(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    sources = [runs["watson"], runs["sherlock"], runs["mycroft"]]
+    assert export(tmp_path / "prefs", "preferences", *sources) == 0
+    manifest = json.loads((tmp_path / "prefs" / "export_manifest.json").read_text())
+    size = manifest["preference_size"]
+    per_game: dict[str, int] = {}
+    for line in (tmp_path / "prefs" / "preferences.jsonl").read_text().splitlines(keepends=True):
+        row = json.loads(line)
+        key = f"{row['run_id']}/{row['game_id']}"
+        per_game[key] = per_game.get(key, 0) + len(line.encode())
+    assert size["max_bytes_per_game"] == max(per_game.values()) <= 1_000_000
+    assert manifest["options"] == {"repair_dialogue": False, "pairs_per_move": 1, "max_game_bytes": 1_000_000}
+    card = (tmp_path / "prefs" / "README.md").read_text()
+    assert f"at most\n{size['max_bytes_per_game'] / 1000:.1f} kB" in card
+    assert "the worst-rated legal move rated at least 0.5" in card and "stored once per move" in card
+    # A tighter budget keeps each game's pairs with the largest rating gaps and says how many it left out.
+    extra = ("--pairs-per-move", "all", "--max-game-kb", "40")
+    assert export(tmp_path / "small", "preferences", *sources, extra=extra) == 0
+    small = json.loads((tmp_path / "small" / "export_manifest.json").read_text())["preference_size"]
+    assert small["max_bytes_per_game"] <= 40_000 and small["dropped_pairs"] > 0
+    said = (tmp_path / "small" / "README.md").read_text()
+    assert f"{small['dropped_pairs']} pairs of this export were left out" in said
+
+
+def test_export_takes_a_parent_folder_and_leaves_out_a_damaged_log_with_a_warning(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    parent = tmp_path / "results"
+    for name in ("watson", "sherlock"):
+        shutil.copytree(runs[name], parent / "nested" / runs[name].name)
+    damaged = sorted((parent / "nested" / runs["watson"].name / "games").glob("*.jsonl"))[0]
+    lines = damaged.read_text().splitlines(keepends=True)
+    damaged.write_text("".join([lines[0], "{not json\n", *lines[2:]]))
+    capsys.readouterr()
+    assert export(tmp_path / "logs", "hanabilogs", parent) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {damaged}:2: not a valid log record" in err and len(err.strip().splitlines()) == 1
+    manifest = json.loads((tmp_path / "logs" / "export_manifest.json").read_text())
+    expected = len(complete_games(runs["watson"], runs["sherlock"])) - 1
+    assert manifest["games"] == expected and len(manifest["skipped_corrupt"]) == 1
+    assert damaged.stem not in {g["game_id"] for g in manifest["game_list"] if "watson" in g["run_id"]}
+    assert str(damaged) in (tmp_path / "logs" / "README.md").read_text()
+
+
+def test_an_export_folder_of_another_kind_or_schema_version_is_refused_unless_forced(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    assert export(out, "preferences", runs["watson"]) == 0
+    capsys.readouterr()
+    assert export(out, "hanabilogs", runs["watson"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(
+        f"--out {out} holds a preferences export of schema version 2, not hanabilogs version 2; choose another "
+        "folder, or pass --force to replace it"
+    )
+    assert len(err.splitlines()) == 1
+    manifest = json.loads((out / "export_manifest.json").read_text())
+    (out / "export_manifest.json").write_text(json.dumps({**manifest, "schema_version": 1}))
+    assert export(out, "preferences", runs["watson"]) == 2
+    assert "holds a preferences export of schema version 1, not preferences version 2" in capsys.readouterr().err
+    assert export(out, "hanabilogs", runs["watson"], extra=("--force",)) == 0
+    assert json.loads((out / "export_manifest.json").read_text())["format"] == "hanabilogs"
