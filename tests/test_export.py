@@ -687,3 +687,23 @@ def test_an_export_folder_of_another_kind_or_schema_version_is_refused_unless_fo
     assert "holds a preferences export of schema version 1, not preferences version 2" in capsys.readouterr().err
     assert export(out, "hanabilogs", runs["watson"], extra=("--force",)) == 0
     assert json.loads((out / "export_manifest.json").read_text())["format"] == "hanabilogs"
+
+
+def test_a_scaffold_whose_replies_cannot_be_written_is_explained_not_crashed(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Preference replies are written in the deciding call's format, so a scaffold this checkout does not define
+    cannot share the `chosen`/`rejected` columns with the others: one line names it and the ways out."""
+    import shutil
+
+    ghost = tmp_path / "ghost-run"
+    shutil.copytree(runs["watson"], ghost)
+    for log in (ghost / "games").glob("*.jsonl"):
+        log.write_text(log.read_text().replace('"scaffold":"watson"', '"scaffold":"ghost"'))
+    capsys.readouterr()
+    assert export(tmp_path / "prefs", "preferences", ghost, runs["sherlock"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "scaffold 'ghost' of the logged games is not defined" in err and "--scaffold" in err
+    assert len(err.splitlines()) == 1 and not (tmp_path / "prefs").exists()
+    assert export(tmp_path / "prefs", "preferences", ghost, runs["sherlock"], extra=("--scaffold", "sherlock")) == 0
+    assert export(tmp_path / "rewards", "hanabirewards", ghost, runs["sherlock"]) == 0  # ratings need no format

@@ -84,7 +84,7 @@ def deciding_call(scaffold_name: str) -> CallDef:
     except ScaffoldError:
         raise ExportDataError(
             f"scaffold {scaffold_name!r} of the logged games is not defined in scaffolds/; preference replies "
-            "need its output format, so export from a checkout that has it"
+            "need its output format, so export from a checkout that has it, or leave its seats out with --scaffold"
         ) from None
     return scaffold.decider or scaffold.base
 
