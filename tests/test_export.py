@@ -522,6 +522,13 @@ def test_an_existing_export_is_replaced_only_with_force_and_never_half_written(
             "--margin applies only to --format preferences",
         ),
         (["{watson}", "--format", "preferences", "--margin", "0"], "--margin 0.0 must be above 0"),
+        (["{watson}", "--format", "hanablive", "--repair-dialogue"], "--repair-dialogue applies only to"),
+        (
+            ["{watson}", "--format", "hanabilogs", "--pairs-per-move", "2"],
+            "--pairs-per-move applies only to --format preferences",
+        ),
+        (["{watson}", "--format", "preferences", "--pairs-per-move", "0"], "0 must be at least 1 (or 'all')"),
+        (["{watson}", "--format", "hanabirewards", "--max-game-kb", "5"], "--max-game-kb applies only to"),
         (["{watson}", "--format", "hanabilogs", "--out", "{tmp}/x.jsonl"], "looks like a file name"),
         (["{watson}", "--format", "hanabilogs", "--out", "{watson}/export"], "overlaps the run directory"),
         (
@@ -542,7 +549,7 @@ def test_bad_input_is_one_line_with_exit_code_2_and_writes_nothing(
     args = ["export", *(a.format(**places) for a in argv)]
     if "--out" not in args:
         args += ["--out", str(tmp_path / "out")]
-    with pytest.raises(SystemExit) if "csv" in args else _raises_nothing():
+    with pytest.raises(SystemExit) if named.startswith(("invalid choice", "0 must")) else _raises_nothing():
         assert main(args) == 2
     err = capsys.readouterr().err
     assert named in err and len(err.strip().splitlines()) == 1
@@ -707,3 +714,26 @@ def test_a_scaffold_whose_replies_cannot_be_written_is_explained_not_crashed(
     assert len(err.splitlines()) == 1 and not (tmp_path / "prefs").exists()
     assert export(tmp_path / "prefs", "preferences", ghost, runs["sherlock"], extra=("--scaffold", "sherlock")) == 0
     assert export(tmp_path / "rewards", "hanabirewards", ghost, runs["sherlock"]) == 0  # ratings need no format
+
+
+def test_preferences_prefer_the_accepted_reply_over_rejected_ones_only_when_asked(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    (game,) = complete_games(runs["served"])
+    rejected = [(m, a) for m in game.moves for a in m.calls[-1].attempts[:-1] if a.reply is not None]
+    assert rejected
+    assert export(tmp_path / "plain", "preferences", runs["served"]) == 0
+    plain = rows_of(tmp_path / "plain" / "preferences.jsonl")
+    assert {r["pair_kind"] for r in plain} == {"ratings"}
+    assert export(tmp_path / "repair", "preferences", runs["served"], extra=("--repair-dialogue",)) == 0
+    rows = rows_of(tmp_path / "repair" / "preferences.jsonl")
+    repairs = [r for r in rows if r["pair_kind"] == "repair"]
+    assert [r for r in rows if r["pair_kind"] == "ratings"] == plain
+    assert [(r["turn"], r["rejected"][0]["content"]) for r in repairs] == [(m.turn, a.reply) for m, a in rejected]
+    for row in repairs:
+        record = game.moves[row["turn"] - 1]
+        (call,) = record.calls
+        assert row["chosen"] == [{"role": "assistant", "content": call.attempts[-1].reply}]
+        assert row["prompt"] == [m.model_dump() for m in call.attempts[0].messages]
+        assert row["rejected_move_index"] == -1 and row["rejected_error"] == call.attempts[0].error_kind
+    assert '`pair_kind` "repair"' in (tmp_path / "repair" / "README.md").read_text()

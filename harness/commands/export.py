@@ -64,7 +64,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--repair-dialogue",
         action="store_true",
-        help="hanabilogs: keep re-asked calls' rejected replies and feedback in `messages`, with weight 0",
+        help="hanabilogs: keep re-asked calls' rejected replies and feedback in `messages`, with weight 0; "
+        "preferences: add a pair per rejected reply, the accepted reply chosen over it",
     )
     parser.add_argument("--force", action="store_true", help="replace an existing export at --out")
     parser.set_defaults(handler=handle)
@@ -99,15 +100,17 @@ def _options(args: argparse.Namespace) -> ExportOptions:
 
     if args.pairs_per_move is not None and args.format != "preferences":
         raise UsageError("--pairs-per-move applies only to --format preferences")
-    if args.repair_dialogue and args.format != "hanabilogs":
-        raise UsageError("--repair-dialogue applies only to --format hanabilogs")
-    if args.format != "preferences":
-        return ExportOptions(repair_dialogue=args.repair_dialogue)
+    if args.repair_dialogue and args.format not in ("hanabilogs", "preferences"):
+        raise UsageError("--repair-dialogue applies only to --format hanabilogs and preferences")
     if args.max_game_kb is not None and args.format != "preferences":
         raise UsageError("--max-game-kb applies only to --format preferences")
+    if args.format != "preferences":
+        return ExportOptions(repair_dialogue=args.repair_dialogue)
     per_move = DEFAULT_PAIRS_PER_MOVE if args.pairs_per_move is None else args.pairs_per_move
     budget = DEFAULT_MAX_GAME_BYTES if args.max_game_kb is None else args.max_game_kb * 1000
-    return ExportOptions(pairs_per_move=per_move or None, max_game_bytes=budget or None)
+    return ExportOptions(
+        pairs_per_move=per_move or None, max_game_bytes=budget or None, repair_dialogue=args.repair_dialogue
+    )
 
 
 def _filters(args: argparse.Namespace) -> Filters:

@@ -25,7 +25,9 @@ def game_rows(fmt: str, filters: Filters, options: ExportOptions) -> Callable[[E
     builders: dict[str, Callable[[ExportGame], Iterable[BaseModel]]] = {
         "hanabilogs": lambda game: log_rows(game, options.repair_dialogue),
         "hanabirewards": reward_rows,
-        "preferences": lambda game: preference_rows(game, margin, options.pairs_per_move),
+        "preferences": lambda game: preference_rows(
+            game, margin, options.pairs_per_move, options.repair_dialogue
+        ),
     }
     return builders[fmt]
 

@@ -17,7 +17,14 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from harness.export.datasets import ExportDataError, chat, deciding_call_of, meta, rejected_replies
+from harness.export.datasets import (
+    ExportDataError,
+    accepted,
+    chat,
+    deciding_call_of,
+    meta,
+    rejected_replies,
+)
 from harness.export.rows import ChatMessage, PreferenceRow
 from harness.export.source import ExportGame
 from harness.records import MoveRecord
@@ -29,14 +36,16 @@ DEFAULT_MAX_GAME_BYTES = 1_000_000
 
 
 def within_budget(rows: list[PreferenceRow], budget: int | None) -> tuple[list[PreferenceRow], int]:
-    """A game's rows that fit in `budget` bytes of JSONL (all of them when they do), keeping the pairs with the
-    largest rating gaps (earlier turns first on a tie), in their original order; and how many were left out."""
+    """A game's rows that fit in `budget` bytes of JSONL (all of them when they do), in their original order, and
+    how many were left out: moves' first pairs (and repair pairs) before further pairs of a move, each by largest
+    rating gap, earlier turns first on a tie."""
     sizes = [len(row.model_dump_json().encode("utf-8")) + 1 for row in rows]
     if budget is None or sum(sizes) <= budget:
         return rows, 0
     keep: set[int] = set()
     used = 0
-    for i in sorted(range(len(rows)), key=lambda i: (-rows[i].rating_gap, rows[i].turn, i)):
+    # first every move's main pair (its first rating pair, and repair pairs), largest gap first; then further pairs
+    for i in sorted(range(len(rows)), key=lambda i: (rows[i].pair_index > 0, -rows[i].rating_gap, rows[i].turn, i)):
         if used + sizes[i] <= budget:
             keep.add(i)
             used += sizes[i]
@@ -110,10 +119,42 @@ def reply_text(call: CallDef, record: MoveRecord, index: int) -> str:
     return json.dumps(payload)
 
 
+def repair_rows(game: ExportGame, record: MoveRecord) -> Iterator[PreferenceRow]:
+    """One pair per reply of the move's deciding call that the harness rejected: the accepted reply (the model's
+    own words) chosen over the rejected one, after the call's first request."""
+    call = deciding_call_of(record)
+    final = accepted(game, record, call)
+    columns = meta(game, record, game.header.seats[record.seat].model, call.role)
+    played = record.ratings[record.move_index]
+    for attempt in call.attempts[:-1]:
+        if attempt.reply is None:
+            continue  # a provider error: no reply to prefer against
+        yield PreferenceRow(
+            **columns,
+            prompt=chat(call.attempts[0].messages),
+            rejected_replies=rejected_replies(call),
+            chosen=[ChatMessage(role="assistant", content=final.reply or "")],
+            rejected=[ChatMessage(role="assistant", content=attempt.reply)],
+            chosen_move_index=record.move_index,
+            chosen_move=record.legal_moves[record.move_index],
+            chosen_rating=0.0 if played is None else played,
+            rejected_move_index=-1,
+            rejected_move="",
+            rejected_rating=0.0,
+            rating_gap=0.0,
+            played_move_index=record.move_index,
+            pair_index=0,
+            pair_kind="repair",
+            rejected_error=attempt.error_kind or "",
+        )
+
+
 def preference_rows(
-    game: ExportGame, margin: float, per_move: int | None = DEFAULT_PAIRS_PER_MOVE
+    game: ExportGame, margin: float, per_move: int | None = DEFAULT_PAIRS_PER_MOVE, repair: bool = False
 ) -> Iterator[PreferenceRow]:
     for record in game.selected_moves():
+        if repair:
+            yield from repair_rows(game, record)
         found = pairs(record.ratings, record.move_index, margin, per_move)
         if not found:
             continue
@@ -144,4 +185,6 @@ def preference_rows(
                 rating_gap=chosen_rating - rejected_rating,
                 played_move_index=record.move_index,
                 pair_index=pair_index,
+                pair_kind="ratings",
+                rejected_error="",
             )

@@ -120,15 +120,27 @@ class PreferenceRow(DecisionRowMeta):
     )
     chosen_move_index: int = Field(description="index of the best-rated move among the legal moves")
     chosen_move: str = Field(description="the best-rated move (HLE text)")
-    chosen_rating: float = Field(description="the model's rating of the chosen move")
-    rejected_move_index: int = Field(description="index of the lower-rated move")
-    rejected_move: str = Field(description="the lower-rated move (HLE text)")
-    rejected_rating: float = Field(description="the model's rating of the rejected move")
-    rating_gap: float = Field(description="chosen_rating - rejected_rating (at least --margin)")
+    chosen_rating: float = Field(
+        description="the model's rating of the chosen move (in a repair pair 0.0 when the move was not rated)"
+    )
+    rejected_move_index: int = Field(description="index of the lower-rated move; -1 in a repair pair")
+    rejected_move: str = Field(description="the lower-rated move (HLE text); empty in a repair pair")
+    rejected_rating: float = Field(description="the model's rating of the rejected move; 0.0 in a repair pair")
+    rating_gap: float = Field(
+        description="chosen_rating - rejected_rating (at least --margin); 0.0 in a repair pair"
+    )
     played_move_index: int = Field(description="index of the move the model actually played")
     pair_index: int = Field(
         description="0 for the move's pair against its worst-rated move; 1, 2, ... for further pairs of the same "
         "move (only with --pairs-per-move above 1), against moves rated progressively higher"
+    )
+    pair_kind: str = Field(
+        description='"ratings": a pair of written replies from the model\'s ratings; "repair" (only with '
+        "--repair-dialogue): the model's accepted reply chosen over a reply of the same call the harness rejected"
+    )
+    rejected_error: str = Field(
+        description='for a "repair" pair, the error kind the harness gave the rejected reply (unparseable, '
+        'illegal_move, ...); empty for "ratings" pairs'
     )
 
 
@@ -218,7 +230,7 @@ class ExportOptions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    repair_dialogue: bool = False  # hanabilogs: rejected replies and feedback kept in `messages` (weight 0)
+    repair_dialogue: bool = False  # hanabilogs: rejected replies kept in `messages` (weight 0); preferences: pairs
     pairs_per_move: int | None = None  # preferences: most pairs per decided move; None = every pair
     max_game_bytes: int | None = None  # preferences: a game's pairs beyond this size are left out, smallest gaps first
 
