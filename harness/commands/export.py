@@ -142,7 +142,7 @@ def handle(args: argparse.Namespace) -> int:
     from harness.export.datasets import ExportDataError
     from harness.export.hanablive import ReplayError
     from harness.export.schema import SCHEMA_VERSION
-    from harness.export.source import SourceError, select
+    from harness.export.source import SourceError, find_runs, select
     from harness.export.writer import OutPathError, check_out, write_export
     from harness.secrets import redact
     from harness.store import now_iso
@@ -150,8 +150,9 @@ def handle(args: argparse.Namespace) -> int:
     filters = _filters(args)
     options = _options(args)
     try:
-        check_out(args.out, args.force, args.runs, args.format, SCHEMA_VERSION)
-        selection = select(args.runs, filters)
+        runs = find_runs(args.runs)
+        check_out(args.out, args.force, runs, args.format, SCHEMA_VERSION)
+        selection = select(runs, filters)
         for problem in selection.corrupt:
             print(f"warning: {problem}; the game is left out of the export", file=sys.stderr)
         command = redact(shlex.join(["hanabi-eval", *args.argv[1:]]))
