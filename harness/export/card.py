@@ -1,7 +1,8 @@
 """The dataset card (README.md) and the machine-readable manifest (export_manifest.json) of an export.
 
-Every number here is counted from the selection and the rows actually written; the wording is in
-prompts/export_card.md.j2. Column descriptions come from the row schemas, so the card always matches the file.
+Every number here is counted from the selection and the rows actually written (`Tally` measures them while they
+are written); the wording is in prompts/export_card.md.j2. Column names, types and descriptions, and the card's
+`dataset_info` features, come from the row models through harness/export/schema.py, so the card matches the file.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ class Tally:
 
     def replay(self, game: ExportGame) -> Iterator[str]:
         data, end = replay_with_end(game)
-        text = data.model_dump_json(by_alias=True) + "\n"
+        text = data.model_dump_json(by_alias=True) + "\n"  # as replay_json writes it
         self.rows += 1
         self.bytes += len(text.encode("utf-8"))
         self.replay_ends.append(end)

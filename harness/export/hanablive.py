@@ -179,13 +179,9 @@ def replay_with_end(game: ExportGame) -> tuple[HanabLiveGame, ReplayEnd]:
     return HanabLiveGame(players=player_names(header), deck=deck, actions=actions), end
 
 
-def replay(game: ExportGame) -> HanabLiveGame:
-    return replay_with_end(game)[0]
-
-
 def replay_json(game: ExportGame) -> str:
-    """The replay file's text, with hanab.live's field names."""
-    return replay(game).model_dump_json(by_alias=True, indent=2) + "\n"
+    """The replay file's text: one line of JSON with hanab.live's field names (what the export writes)."""
+    return replay_with_end(game)[0].model_dump_json(by_alias=True) + "\n"
 
 
 def file_name(game: ExportGame) -> str:

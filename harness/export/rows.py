@@ -1,8 +1,9 @@
 """The schemas of every exported row and file: one pydantic model each, with a description per column.
 
-Rows have a fixed set of columns with fixed types, so that every row of a file shares one Arrow schema: lists
-instead of dicts keyed by move index, and variable nested data in a JSON string column (`extra`). The column
-descriptions here are the ones the dataset card prints; change a column and its card entry changes with it.
+Rows have a fixed set of columns with fixed types and no null, so that every file of a kind, from any run and
+scaffold, shares one Arrow schema (harness/export/schema.py derives it and refuses a nullable field): lists instead of
+dicts keyed by move index, and variable nested data in a JSON string column (`extra`). The column descriptions here
+are the ones the dataset card prints; change a column and its card entry changes with it.
 """
 
 from __future__ import annotations
