@@ -152,7 +152,8 @@ def test_every_replay_re_simulates_to_the_logged_game(runs: list[Path], replays:
     assert {len(json.loads((replays / f).read_text())["players"]) for f in files} == {2, 3, 4, 5}
     endings: Counter[str] = Counter()
     early: Counter[str] = Counter()
-    ends = json.loads((replays / "export_manifest.json").read_text())["replay_ends"]
+    manifest = json.loads((replays / "export_manifest.json").read_text())
+    ends = manifest["replay_ends"]
     assert len(ends) == len(files)
     for name in files:
         replay = json.loads((replays / name).read_text())
@@ -181,6 +182,7 @@ def test_every_replay_re_simulates_to_the_logged_game(runs: list[Path], replays:
     # Both of hanab.live's early ends occur: the best reachable score reached (the cautious bot's game), and the
     # last needed card left only in the hand of a player who will not move again (2 players, seed 1).
     assert set(early) == {"max score", "no playable card"}
+    assert manifest["hle_played_on"] == endings["stopped early"]
     card = (replays / "README.md").read_text()
     assert f"so\n{endings['stopped early']} of {len(files)} games end earlier here than in the log" in card
 

@@ -265,6 +265,7 @@ def manifest(facts: CardFacts, selection: Selection, tally: Tally) -> ExportMani
             for (s, n), p in sorted(seeds.items())
         ],
         game_list=[g.summary() for g in selection.games],
+        hle_played_on=facts.replays_cut,
         replay_ends=tally.replay_ends,
         preference_size=facts.preference_size,
     )

@@ -159,7 +159,7 @@ class HanabLiveAction(BaseModel):
 
     type: Literal[0, 1, 2, 3]
     target: int
-    value: int = 0  # hanab.live's validateJSON requires 0 on plays and discards
+    value: int = 0  # 0 on plays and discards, as hanab.live's validateJSON (command_replay_create.go) requires
 
 
 class HanabLiveOptions(BaseModel):
@@ -285,5 +285,6 @@ class ExportManifest(BaseModel):
     source_runs: list[SourceRunInfo]
     seeds: list[ExportedSeed]
     game_list: list[ExportedGame]
-    replay_ends: list[ReplayEnd] = []  # hanablive only
+    hle_played_on: int = 0  # hanablive: games HLE played on after hanab.live would have ended them
+    replay_ends: list[ReplayEnd] = []  # hanablive only: every game's end on hanab.live beside HLE's
     preference_size: PreferenceSize | None = None  # preferences only
