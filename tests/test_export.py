@@ -737,3 +737,25 @@ def test_preferences_prefer_the_accepted_reply_over_rejected_ones_only_when_aske
         assert row["prompt"] == [m.model_dump() for m in call.attempts[0].messages]
         assert row["rejected_move_index"] == -1 and row["rejected_error"] == call.attempts[0].error_kind
     assert '`pair_kind` "repair"' in (tmp_path / "repair" / "README.md").read_text()
+
+
+def test_repeats_of_a_seed_are_told_apart_in_rows_card_and_manifest(runs: dict[str, Path], tmp_path: Path) -> None:
+    """A run that plays a seed more than once (`GameHeader.repeat`, game ids suffixed -r1, ...): every play is
+    exported, rows carry `repeat`, and the card and manifest count the plays per seed."""
+    import shutil
+
+    run = tmp_path / "repeated"
+    shutil.copytree(runs["sherlock"], run)
+    (first,) = sorted((run / "games").glob("*.jsonl"))
+    header, *rest = first.read_text().splitlines(keepends=True)
+    data = json.loads(header)
+    again = {**data, "repeat": 1, "game_id": f"{data['game_id']}-r1"}
+    (run / "games" / f"{again['game_id']}.jsonl").write_text(json.dumps(again) + "\n" + "".join(rest))
+    assert export(tmp_path / "rewards", "hanabirewards", run) == 0
+    rows = rows_of(tmp_path / "rewards" / "hanabirewards.jsonl")
+    assert {(r["game_id"], r["repeat"]) for r in rows} == {(data["game_id"], 0), (again["game_id"], 1)}
+    card = (tmp_path / "rewards" / "README.md").read_text()
+    assert f"| `{data['run_id']}` | custom | 2 | {data['seed']} | 2 |" in card  # seed, plays per seed
+    manifest = json.loads((tmp_path / "rewards" / "export_manifest.json").read_text())
+    assert manifest["seeds"] == [{"seed_set": "custom", "seed": data["seed"], "players": [2], "games": 2}]
+    assert sorted(g["repeat"] for g in manifest["game_list"]) == [0, 1]
