@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.cards import MAX_PLAYERS, MAX_SCORE, MIN_PLAYERS
-from harness.commands import EXIT_OK, UsageError
+from harness.commands import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from harness.export import FORMATS
 
 if TYPE_CHECKING:
@@ -160,10 +160,20 @@ def handle(args: argparse.Namespace) -> int:
         write_export(args.out, _files(args.format, selection, filters, options, command, now_iso(), tally))
     except (SourceError, OutPathError, ExportDataError, ReplayError) as exc:
         raise UsageError(str(exc)) from None
+    except OSError as exc:  # a read-only or full disk: the staging folder is already removed, --out is untouched
+        where = exc.filename or args.out
+        print(
+            f"hanabi-eval: error: cannot write the export at {where} ({exc.strerror or exc}); free some space or "
+            "choose a writable --out",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     unit = "replay files" if args.format == "hanablive" else "rows"
     stopped = sum(1 for end in tally.replay_ends if end.hanablive_actions < end.hle_moves)
     extra = f"; hanab.live ends {stopped} of them before HLE did" if args.format == "hanablive" else ""
     damaged = f"; left out {len(selection.corrupt)} damaged game logs" if selection.corrupt else ""
+    if tally.dropped[0]:
+        extra += f"; left out {tally.dropped[0]} pairs beyond --max-game-kb"
     print(
         f"Exported {tally.rows} {unit} from {len(selection.games)} games ({selection.moves} moves) as "
         f"{args.format} to {args.out}; skipped {selection.skipped_incomplete} interrupted or unfinished "
