@@ -160,11 +160,11 @@ def handle(args: argparse.Namespace) -> int:
         write_export(args.out, _files(args.format, selection, filters, options, command, now_iso(), tally))
     except (SourceError, OutPathError, ExportDataError, ReplayError) as exc:
         raise UsageError(str(exc)) from None
-    except OSError as exc:  # a read-only or full disk: the staging folder is already removed, --out is untouched
+    except OSError as exc:  # an unreadable log, a read-only or full disk: staging is removed, --out untouched
         where = exc.filename or args.out
         print(
-            f"hanabi-eval: error: cannot write the export at {where} ({exc.strerror or exc}); free some space or "
-            "choose a writable --out",
+            f"hanabi-eval: error: {where}: {exc.strerror or exc}; nothing was exported (free some space, or "
+            "choose a readable run and a writable --out)",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
