@@ -208,3 +208,23 @@ def test_replays_name_seats_and_use_the_no_variant_suits(runs: list[Path], repla
                 }
             elif move.rank is not None:
                 assert action["type"] == 3 and action["value"] == move.rank
+
+
+def test_replays_load_as_one_row_per_game_with_the_declared_features(
+    replays: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import yaml
+    from datasets import Features, load_dataset
+
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    header = (replays / "README.md").read_text().split("---")[1]
+    declared = Features._from_yaml_list(yaml.safe_load(header)["dataset_info"]["features"])
+    files = sorted(p for p in replays.glob("*.json") if p.name != "export_manifest.json")
+    cache = str(tmp_path / "hf" / "datasets")
+    loose = load_dataset("json", data_files=[str(p) for p in files], split="train", cache_dir=cache)
+    folder = load_dataset(str(replays), split="train", cache_dir=cache)
+    assert loose.features == folder.features == declared
+    assert loose.num_rows == folder.num_rows == len(files)
+    assert sorted(len(a) for a in loose["actions"]) == sorted(len(json.loads(p.read_text())["actions"]) for p in files)
