@@ -3,8 +3,9 @@ every other seat (columns), the paper's design (Section 6.1: exactly one seat of
 
 A player is a seat's model:scaffold. A complete game with two distinct players, one of them in a single seat, counts
 in cell (that player, the other); with two players in one seat each (2 players) it counts in both cells. Self-play
-games of the players met in cross-play fill the diagonal. Games with other line-ups (three players, or two players
-sharing 4 seats 2-2) are counted and left out. Shown only when the runs hold a cross-play game.
+games of the players met in cross-play, at the player counts cross-play was played at, fill the diagonal. Games with
+other line-ups (three players, or two players sharing 4 seats 2-2) are counted and left out. Shown only when the runs
+hold a cross-play game. A seat that sets its own k is a player of its own ("model:scaffold (k=3)").
 """
 
 from __future__ import annotations
@@ -82,8 +83,9 @@ def crossplay(rows: Sequence[GameRow]) -> CrossPlay | None:
         for key in placed:
             cells[key].append(row)
     met = sorted({p for key in cells for p in key})
+    counts = {r.players for r in mixed}
     for row in done:
-        if len(set(row.seat_players)) == 1 and row.seat_players[0] in met:
+        if len(set(row.seat_players)) == 1 and row.seat_players[0] in met and row.players in counts:
             cells[(row.seat_players[0], row.seat_players[0])].append(row)
     pooled = [_cell(one, rest, None, games) for (one, rest), games in sorted(cells.items())]
     per_count = []

@@ -89,7 +89,7 @@ class GameRow(BaseModel):
     seed: int
     repeat: int  # which play of this seed; repeats of one deal count as one deal when pairing
     k: int | None  # best-of-k samples per move, when every seat uses the same k (1 for single-call scaffolds)
-    seat_players: list[str]  # each seat's model:scaffold, in position order
+    seat_players: list[str]  # each seat's model:scaffold (and k, when the seat sets it), in position order
     status: GameStatus
     interrupted_reason: str | None
     end_reason: str | None
@@ -205,6 +205,13 @@ def _best_of(seat: SeatConfig) -> int | None:
     return scaffold.k if scaffold.strategy in ("single", "best_of_k") else None
 
 
+def _player(seat: SeatConfig) -> str:
+    """Who sits in a seat, for cross-play: model:scaffold, with the seat's own k when it sets one."""
+    if seat.k is None or f"k={seat.k}" in seat.label:
+        return seat.label
+    return f"{seat.label} (k={seat.k})"
+
+
 def _common_k(seats: Sequence[SeatConfig]) -> int | None:
     ks = {_best_of(s) for s in seats}
     return ks.pop() if len(ks) == 1 else None
@@ -217,7 +224,8 @@ def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[
         try:
             contents = read_game_log(path)
         except LogCorrupt as exc:
-            skipped.append(SkippedLog(run=run.path.name, path=str(path), problem=str(exc).split(": ", 1)[-1]))
+            problem = str(exc).removeprefix(f"{path}:")  # "<line>: not a valid log record (...)"
+            skipped.append(SkippedLog(run=run.path.name, path=str(path), problem=f"line {problem}"))
             continue
         except (OSError, UnicodeError) as exc:
             skipped.append(SkippedLog(run=run.path.name, path=str(path), problem=f"unreadable ({exc})"))
@@ -256,7 +264,7 @@ def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[
             seed=header.seed,
             repeat=header.repeat,
             k=_common_k(header.seats),
-            seat_players=[s.label for s in header.seats],
+            seat_players=[_player(s) for s in header.seats],
             status=status,
             interrupted_reason=result.interrupted_reason if result else None,
             end_reason=str(result.end_reason) if result and result.end_reason else None,
