@@ -212,7 +212,8 @@ def score_distributions(rows: Sequence[GameRow], colors: dict[str, str]) -> str 
         counts = np.bincount(values, minlength=MAX_SCORE + 1)
         axes.bar(range(MAX_SCORE + 1), counts, color=colors[group], width=0.85)
         axes.axvline(float(np.mean(values)), color="black", ls="dashed", lw=1)
-        axes.set_title(_wrap(f"{group} ({len(values)} games)", 45), fontsize=8)
+        games = f"{len(values)} game{'s' if len(values) != 1 else ''}"
+        axes.set_title(_wrap(f"{group} ({games})", 45), fontsize=8)
         axes.set_xlim(-0.7, MAX_SCORE + 0.7)
         axes.set_xlabel("score", fontsize=8)
         axes.set_ylabel("games", fontsize=8)
@@ -297,6 +298,10 @@ def score_against_cost(points: Sequence[Spend], colors: dict[str, str]) -> str |
     costs = [p.cost_per_game or 0.0 for p in priced]
     if min(costs) > 0 and max(costs) / min(costs) > 50:
         axes.set_xscale("log")
+    else:
+        axes.set_xlim(0, max(costs) * 1.15 if max(costs) > 0 else 1.0)
+    if max(costs) == 0:
+        axes.text(0.02, 0.04, "every priced group cost $0 (offline models)", transform=axes.transAxes, fontsize=8)
     axes.set_ylim(-0.8, MAX_SCORE + 1)
     axes.set_xlabel("cost per game (USD, every attempt of every game)")
     axes.set_ylabel("mean score out of 25 (fireworks at the end)")
