@@ -442,3 +442,17 @@ def test_a_corrupted_log_is_named_and_skipped_and_the_rest_is_reported(
     skipped = md_table(markdown, "Logs skipped")
     assert [Path(r["file"]).name for r in skipped] == ["3p-custom-seed2.jsonl", "2p-custom-seed1.jsonl"]
     assert json.loads((tmp_path / "report" / "runs.json").read_text())[0]["games_skipped"] == 1
+
+
+def test_a_run_whose_every_log_is_corrupted_is_one_line_with_exit_code_2(
+    built, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = tmp_path / "mycroft"
+    shutil.copytree(_run_dir(built["runs"], "local-smart-mycroft-"), run_dir)
+    (log,) = (run_dir / "games").glob("*.jsonl")
+    log.write_text("{not json\n" + log.read_text())
+    capsys.readouterr()
+    assert main(["report", str(run_dir), "--out", str(tmp_path / "report")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{log}: line 1: not a valid log record" in err
+    assert not (tmp_path / "report").exists()

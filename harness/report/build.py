@@ -94,6 +94,12 @@ def build_report(paths: Sequence[Path], out: Path, by: Sequence[str]) -> tuple[R
     dataset = load(paths, by)
     if not dataset.games:
         names = ", ".join(r.name for r in dataset.runs)
+        if dataset.skipped:
+            first = dataset.skipped[0]
+            raise ReportInputError(
+                f"no readable game log in {names}: {len(dataset.skipped)} could not be read "
+                f"(first: {first.path}: {first.problem}); fix or remove them"
+            )
         raise ReportInputError(f"no game logs in {names}; nothing to report yet")
     content = build_content(dataset, list(by))
     out.mkdir(parents=True, exist_ok=True)
