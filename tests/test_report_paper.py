@@ -286,9 +286,13 @@ def test_reliability_counts_every_game_so_a_model_whose_games_stop_looks_broken(
     broken = table["openai/broken · watson"]
     assert broken["complete"] == "0" and broken["interrupted"] == "2" and broken["stopped"] == "100.0%"
     assert int(broken["invalid replies"]) >= 4 and broken["unparseable"].startswith(broken["invalid replies"])
-    # the survivorship view next to it still counts complete games only, and says so
+    # the game-flow table counts complete games, and beside them how many stopped and their invalid replies
     flow = rows_by(md_table(markdown, "Game flow and reliability"), "group")
     assert flow["openai/broken · watson"]["games"] == "0"
+    assert flow["openai/broken · watson"]["games stopped"] == "2 of 2"
+    assert flow["openai/broken · watson"]["invalid replies, all games"] == (
+        f"{broken['invalid replies']} · {broken['invalid / move']}/move"
+    )
     page, _ = html_page(built["default"])
     assert html_table(page, "reliability") == md_table(markdown, "Reliability over all games")
 
