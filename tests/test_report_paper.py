@@ -348,8 +348,19 @@ def test_cross_play_is_a_matrix_of_one_seat_against_the_rest(built) -> None:
     assert table[smart][smart] == mean_se(scores({smart}, 2)) and len(scores({smart}, 2)) == 2
     assert table[cautious][cautious] == mean_se(scores({cautious}, 2))
     assert set(table) == {smart, cautious}
+    per_count = rows_by(
+        md_table(markdown, "Cross-play per player count"), "one seat", "other seats", "players"
+    )
+    assert per_count[(smart, cautious, "2")]["mean ± s.e."] == mean_se(mixed)
+    assert set(per_count) == {
+        (smart, cautious, "2"),
+        (cautious, smart, "2"),
+        (smart, smart, "2"),
+        (cautious, cautious, "2"),
+    }
     page, _ = html_page(built["default"])
     assert html_table(page, "crossplay") == md_table(markdown, "Cross-play")
+    assert html_table(page, "crossplay-players") == md_table(markdown, "Cross-play per player count")
 
 
 def test_the_best_of_k_curve_takes_k_from_the_seat_or_the_scaffold(built) -> None:
