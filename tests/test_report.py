@@ -506,8 +506,7 @@ def test_scaffolds_on_the_same_seeds_are_compared_pair_by_pair(built) -> None:
 
 def test_the_html_is_self_contained_and_holds_the_markdown_numbers(built) -> None:
     page, raw = html_page(built["default"])
-    # two per-player-count plots, heat map, distributions, score against cost, state tracking
-    assert len(page.images) == 6
+    assert len(page.images) == 5  # two per-player-count plots, heat map, distributions, state tracking
     assert all(src.startswith("data:image/png;base64,") for src in page.images)
     assert all(src.startswith("data:") for src in page.srcs)
     assert not [h for h in page.hrefs if re.match(r"\s*(https?:)?//", h)]

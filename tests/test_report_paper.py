@@ -3,8 +3,9 @@ over all games, cross-play, Best-of-K and judge scores, each checked against an 
 raw JSONL logs.
 
 Runs (real, small): local/smart with Watson and Sherlock at 2, 3 and 4 players; local/smart with best-of-5-watson and
-with Mycroft; a mixed team local/smart + local/cautious; and a scripted model behind the local HTTP server that
-answers well for a few moves, then never again, so both of its games stop (one at its very first move). Written
+with Mycroft; a mixed team local/smart + local/cautious; a scripted model behind the local HTTP server that answers
+well for a few moves, then never again, so both of its games stop (one at its very first move); and two priced model
+names served by the scripted server, so that the score-against-cost plot has something to compare. Written
 directly with the harness's own records, because a run cannot vary a seat's k yet: copies of the Watson run's 2-player
 games whose header seats carry k=3 (local/smart plays the same whatever k says), and a repeat (`repeat` = 1) of one
 Sherlock deal. Judge files are written through a small pydantic model of the judge's schema.
@@ -29,6 +30,7 @@ from tests.fakeserver import FakeModelServer, Reply, careful_player
 from tests.test_report import html_page, html_table, md_table, percentile_interval, rows_by
 
 GOOD_REPLIES = 4  # the scripted model's good answers before it stops making sense
+PAID_MODELS = ("gpt-4o-mini", "gpt-4.1-mini")
 
 
 class JudgeLine(BaseModel):
@@ -89,6 +91,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                 "--players", "2", "--seeds", "1,2", "--concurrency", "1", "--max-retries", "1", *out,
             )  # fmt: skip
         assert code == 1
+        for model in PAID_MODELS:  # priced by LiteLLM's bundled price table; the replies come from the script
+            with FakeModelServer(careful_player, model_name=model) as server:
+                base = ["--model", f"openai/{model}", "--api-base", server.base_url, "--scaffold", "watson"]
+                assert run(*base, "--players", "2", "--seeds", "1", *out) == 0
     _seat_k_copies(runs)
     _repeat_one_deal(runs)
     _judge(runs)
@@ -261,9 +267,14 @@ def test_the_total_cost_is_stated_and_an_unpriced_model_is_never_zero(built) -> 
         )
         assert rows[("run", run_name)]["total tokens"] == f"{spent:,}"
     assert "$0.0000" not in broken.values()
-    page, _ = html_page(built["default"])
+    page, raw = html_page(built["default"])
     assert html_table(page, "spending") == table
     assert (built["default"] / "figures" / "cost.png").stat().st_size > 0
+    assert "Not drawn, unpriced: openai/broken · watson." in raw
+    paid = [
+        r for (level, _), r in rows.items() if level == "group" and r["cost"] not in ("$0.0000", "unpriced")
+    ]
+    assert len(paid) == len(PAID_MODELS)
 
 
 def test_reliability_counts_every_game_so_a_model_whose_games_stop_looks_broken(built) -> None:

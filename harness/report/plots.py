@@ -280,9 +280,9 @@ def tracking_over_turns(rows: Sequence[TrackingByTurn]) -> str | None:
 
 def score_against_cost(points: Sequence[Spend], colors: dict[str, str]) -> str | None:
     """Mean score of each priced group against its cost per game; unpriced groups are left out (named in the
-    report). None when no group is priced."""
+    report). None unless at least two groups paid something: with fewer there is no trade-off to show."""
     priced = [p for p in points if p.cost_per_game is not None and p.mean_score is not None]
-    if not priced:
+    if sum((p.cost_per_game or 0.0) > 0 for p in priced) < 2:
         return None
     figure = Figure(figsize=(7.5, 4.8))
     axes = figure.add_subplot()
@@ -299,9 +299,7 @@ def score_against_cost(points: Sequence[Spend], colors: dict[str, str]) -> str |
     if min(costs) > 0 and max(costs) / min(costs) > 50:
         axes.set_xscale("log")
     else:
-        axes.set_xlim(0, max(costs) * 1.15 if max(costs) > 0 else 1.0)
-    if max(costs) == 0:
-        axes.text(0.02, 0.04, "every priced group cost $0 (offline models)", transform=axes.transAxes, fontsize=8)
+        axes.set_xlim(-0.03 * max(costs), max(costs) * 1.15)  # room for the markers of $0 groups
     axes.set_ylim(-0.8, MAX_SCORE + 1)
     axes.set_xlabel("cost per game (USD, every attempt of every game)")
     axes.set_ylabel("mean score out of 25 (fireworks at the end)")
