@@ -414,6 +414,10 @@ def test_judge_scores_sit_beside_the_measured_tracking_by_turn(built) -> None:
     assert {r["overall"] for r in published} == {"0.252", "0.459"} and all(
         "Table 4" in r["judge"] for r in published
     )
+    by_turn = rows_by(md_table(markdown, "State tracking by turn"), "group", "turns")
+    page, _ = html_page(built["default"])
+    assert html_table(page, "tracking-turns") == md_table(markdown, "State tracking by turn")
+    assert html_table(page, "judge") == md_table(markdown, "State tracking: judge scores")
     bins = json.loads((built["default"] / "tracking_by_turn.json").read_text())
     for entry in (b for b in bins if b["group"] == "local/smart · mycroft"):
         inside = [
@@ -421,6 +425,9 @@ def test_judge_scores_sit_beside_the_measured_tracking_by_turn(built) -> None:
         ]
         assert entry["judged_turns"] == len(inside)
         assert entry["judge_overall"] == (pytest.approx(np.mean(inside)) if inside else None)
+        shown = by_turn[("local/smart · mycroft", f"{entry['first_turn']}-{entry['last_turn']}")]
+        assert shown["judge overall"] == (f"{np.mean(inside):.3f}" if inside else "—")
+        assert shown["judged turns"] == str(len(inside))
 
 
 def test_no_table_holds_nan_and_sources_name_their_table_or_figure(built) -> None:
