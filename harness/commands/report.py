@@ -49,7 +49,11 @@ def handle(args: argparse.Namespace) -> int:
     print(
         f"Report on {runs} run{'s' if runs != 1 else ''}: {content.complete_games} complete games, "
         f"{len(content.not_complete)} not complete (listed, not counted)"
-        + (f", {len(content.skipped)} unreadable logs skipped." if content.skipped else ".")
+        + (
+            f", {len(content.skipped)} unreadable log{'s' if len(content.skipped) != 1 else ''} skipped."
+            if content.skipped
+            else "."
+        )
     )
     total = content.spending.total
     price = "unpriced" if total.cost_usd is None else f"${total.cost_usd:.4f}"
