@@ -41,7 +41,12 @@ def base_prompt(scaffold: str) -> str:
         return scaffold
     if definition.strategy != "best_of_k":
         return scaffold
-    key = (definition.system_template, definition.user_template, definition.state_template, definition.context)
+    key = (
+        definition.system_template,
+        definition.user_template,
+        definition.state_template,
+        definition.context,
+    )
     for name in scaffold_names():
         other = load_scaffold(name)
         if other.strategy == "single" and key == (

@@ -36,7 +36,7 @@ class Spend(BaseModel):
 
     @property
     def pricing(self) -> str:
-        """"priced", "unpriced" (no game had a cost) or "partly priced"."""
+        """Whether the games had a price: priced, unpriced (no game had a cost) or partly priced."""
         if self.priced_games == 0:
             return "unpriced"
         return "priced" if self.unpriced_games == 0 else "partly priced"

@@ -87,7 +87,9 @@ def read_judgements(run: Path, games: Mapping[str, _Game]) -> tuple[list[JudgedT
             try:
                 records.append(JudgeRecord.model_validate_json(line))
             except ValidationError as exc:
-                unreadable.append((str(path), f"line {number}: not a judge record ({exc.errors()[0]['msg']})"))
+                unreadable.append(
+                    (str(path), f"line {number}: not a judge record ({exc.errors()[0]['msg']})")
+                )
                 records = []
                 break
         for record in records:
