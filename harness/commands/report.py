@@ -62,4 +62,6 @@ def handle(args: argparse.Namespace) -> int:
     print(f"HTML: {written[0]}")
     print(f"Markdown: {written[1]}")
     print(f"Tables (CSV and JSON): {args.out}")
+    if any(path.suffix == ".png" for path in written):
+        print(f"Plots (PNG): {args.out / 'figures'}")
     return EXIT_OK
