@@ -4,6 +4,7 @@ from run logs alone (engine replays of logged moves for play quality; no model i
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from harness.commands import EXIT_OK, UsageError
@@ -42,12 +43,25 @@ def handle(args: argparse.Namespace) -> int:
         content, written = build_report(args.runs, args.out, args.by)
     except ReportInputError as exc:
         raise UsageError(str(exc)) from None
+    for skipped in content.skipped:
+        print(f"warning: skipped {skipped.path}: {skipped.problem}", file=sys.stderr)
     runs = len(content.runs)
     print(
         f"Report on {runs} run{'s' if runs != 1 else ''}: {content.complete_games} complete games, "
-        f"{len(content.not_complete)} not complete (listed, not counted)."
+        f"{len(content.not_complete)} not complete (listed, not counted)"
+        + (
+            f", {len(content.skipped)} unreadable log{'s' if len(content.skipped) != 1 else ''} skipped."
+            if content.skipped
+            else "."
+        )
     )
+    total = content.spending.total
+    price = "unpriced" if total.cost_usd is None else f"${total.cost_usd:.4f}"
+    unpriced = f" ({total.unpriced_games} games unpriced)" if total.pricing == "partly priced" else ""
+    print(f"Total cost: {price}{unpriced}; {total.total_tokens:,} tokens.")
     print(f"HTML: {written[0]}")
     print(f"Markdown: {written[1]}")
     print(f"Tables (CSV and JSON): {args.out}")
+    if any(path.suffix == ".png" for path in written):
+        print(f"Plots (PNG): {args.out / 'figures'}")
     return EXIT_OK

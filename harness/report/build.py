@@ -1,4 +1,5 @@
-"""Writes a report folder: report.html (self-contained), report.md, and the same figures as CSV and JSON tables.
+"""Writes a report folder: report.html (self-contained), report.md, the same figures as CSV and JSON tables, and
+each plot as a PNG file under figures/ (for a paper).
 
 The one entry point of the report package. Reads the given runs, computes, renders and writes; it never calls a
 model and never writes into a run directory.
@@ -6,6 +7,7 @@ model and never writes into a run directory.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,9 +15,13 @@ from harness.report.content import ReportContent, build_content
 from harness.report.export import write_table
 from harness.report.load import ReportInputError, load
 from harness.report.quality import GameQuality
+from harness.report.reliability import flat_reliability
 from harness.report.render import render_html, render_markdown
+from harness.report.wide import flat_wide
 
 HTML, MARKDOWN = "report.html", "report.md"
+FIGURES = "figures"
+_PNG_URI = "data:image/png;base64,"
 
 
 def _game_table(content: ReportContent) -> list[dict[str, object]]:
@@ -23,27 +29,63 @@ def _game_table(content: ReportContent) -> list[dict[str, object]]:
         (q.run_id, q.game_id): q.model_dump(exclude={"run_id", "game_id"}) for q in content.quality_games
     }
     unjudged = dict.fromkeys(k for k in GameQuality.model_fields if k not in ("run_id", "game_id"))
-    return [
-        {**row.model_dump(mode="json"), **quality.get((row.run_id, row.game_id), unjudged)}
+    return [  # every game gets every error kind's column (0 where it had none), so CSV and JSON agree
+        {
+            **row.model_dump(mode="json"),
+            "error_kinds": {kind: row.error_kinds.get(kind, 0) for kind in content.error_kinds},
+            **quality.get((row.run_id, row.game_id), unjudged),
+        }
         for row in content.games
     ]
 
 
 def write_tables(content: ReportContent, out: Path) -> list[Path]:
+    spent = content.spending
     tables: dict[str, Sequence[object]] = {
+        "main_table": flat_wide(content.wide),
         "games": _game_table(content),
         "summary": content.groups,
         "summary_by_players": content.by_players,
         "paired": content.paired.comparisons,
+        "paired_by_players": content.paired.by_players,
+        "spending": [
+            {"level": level, **item.model_dump(), "pricing": item.pricing}
+            for level, items in (("run", spent.runs), ("group", spent.groups), ("total", [spent.total]))
+            for item in items
+        ],
+        "reliability": flat_reliability(content.reliability),
         "quality": content.quality,
         "tracking": content.tracking,
         "tracking_by_turn": content.tracking_turns,
         "scaffold_model": content.heat,
         "runs": content.runs,
+        "references": content.references,
     }
+    optional: dict[str, Sequence[object]] = {
+        "crossplay": content.crossplay.by_players if content.crossplay else [],
+        "crossplay_matrix": content.crossplay.pooled if content.crossplay else [],
+        "best_of_k": content.best_of_k,
+        "judge": content.judge,
+        "skipped_logs": content.skipped,
+    }
+    tables.update({name: rows for name, rows in optional.items() if rows})
     written: list[Path] = []
     for name, rows in tables.items():
         written.extend(write_table(out, name, rows))  # type: ignore[arg-type]
+    return written
+
+
+def write_figures(content: ReportContent, out: Path) -> list[Path]:
+    """Each plot of the report as figures/<name>.png, the same image the HTML embeds."""
+    written = []
+    for name, uri in content.plots.model_dump().items():
+        if not uri or not uri.startswith(_PNG_URI):
+            continue
+        folder = out / FIGURES
+        folder.mkdir(exist_ok=True)
+        path = folder / f"{name}.png"
+        path.write_bytes(base64.b64decode(uri[len(_PNG_URI) :]))
+        written.append(path)
     return written
 
 
@@ -52,10 +94,16 @@ def build_report(paths: Sequence[Path], out: Path, by: Sequence[str]) -> tuple[R
     dataset = load(paths, by)
     if not dataset.games:
         names = ", ".join(r.name for r in dataset.runs)
+        if dataset.skipped:
+            first = dataset.skipped[0]
+            raise ReportInputError(
+                f"no readable game log in {names}: {len(dataset.skipped)} could not be read "
+                f"(first: {first.path}: {first.problem}); fix or remove them"
+            )
         raise ReportInputError(f"no game logs in {names}; nothing to report yet")
     content = build_content(dataset, list(by))
     out.mkdir(parents=True, exist_ok=True)
     html, markdown = out / HTML, out / MARKDOWN
     html.write_text(render_html(content), encoding="utf-8")
     markdown.write_text(render_markdown(content), encoding="utf-8")
-    return content, [html, markdown, *write_tables(content, out)]
+    return content, [html, markdown, *write_tables(content, out), *write_figures(content, out)]

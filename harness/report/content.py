@@ -1,5 +1,6 @@
-"""Assembles everything the report shows from a loaded Dataset: summaries, paired comparisons, play quality,
-state tracking, references and plots. The result, ReportContent, is what the templates and the CSV/JSON export read.
+"""Assembles everything the report shows from a loaded Dataset: the wide main table, summaries, paired comparisons,
+spending, reliability over all games, play quality, state tracking and judge scores, cross-play, Best-of-K,
+references and plots. The result, ReportContent, is what the templates and the CSV/JSON export read.
 """
 
 from __future__ import annotations
@@ -10,7 +11,11 @@ from pydantic import BaseModel, ConfigDict
 
 from harness import __version__
 from harness.report import plots
-from harness.report.load import Dataset, GameRow, RunInfo
+from harness.report.bestofk import KPoint, best_of_k
+from harness.report.costs import Spending, spending
+from harness.report.crossplay import CrossPlay, crossplay
+from harness.report.judge import JudgeSummary, judge_by_turn, judge_summaries
+from harness.report.load import Dataset, GameRow, RunInfo, SkippedLog
 from harness.report.paired import PairedSection, compare_groups
 from harness.report.quality import (
     GameQuality,
@@ -21,7 +26,8 @@ from harness.report.quality import (
     game_quality,
     summarize,
 )
-from harness.report.references import Reference, references
+from harness.report.references import CompactReference, JudgeReference, compact, judge_references, references
+from harness.report.reliability import GroupReliability, error_kinds, reliability
 from harness.report.stats import BootstrapSettings
 from harness.report.summary import (
     GroupSummary,
@@ -38,6 +44,7 @@ from harness.report.tracking import (
     tracking_by_turn,
     tracking_summaries,
 )
+from harness.report.wide import WideTable, wide_table
 
 
 class Unreplayable(BaseModel):
@@ -48,13 +55,6 @@ class Unreplayable(BaseModel):
     problem: str
 
 
-class ReferenceRow(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    reference: Reference
-    drawn: bool  # drawn on a score-per-player-count plot of this report
-
-
 class Plots(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -63,6 +63,9 @@ class Plots(BaseModel):
     heatmap: str | None
     distributions: str | None
     tracking: str | None
+    cost: str | None
+    best_of_k: str | None
+    crossplay: str | None
 
 
 class ReportContent(BaseModel):
@@ -74,6 +77,15 @@ class ReportContent(BaseModel):
     games: list[GameRow]
     complete_games: int
     not_complete: list[GameRow]
+    skipped: list[SkippedLog]  # logs that could not be read, named and left out
+    wide: list[WideTable]  # the main result: fireworks at the end, then 0 after three strikes
+    spending: Spending
+    reliability: list[GroupReliability]
+    error_kinds: list[str]
+    crossplay: CrossPlay | None
+    best_of_k: list[KPoint]
+    judge: list[JudgeSummary]
+    judge_references: list[JudgeReference]
     groups: list[GroupSummary]
     by_players: list[PlayersSummary]
     heat: list[HeatCell]
@@ -84,7 +96,7 @@ class ReportContent(BaseModel):
     tracking: list[TrackingSummary]
     tracking_turns: list[TrackingByTurn]
     turn_bin: int
-    references: list[ReferenceRow]
+    references: list[CompactReference]
     bootstrap: BootstrapSettings
     plots: Plots
 
@@ -115,16 +127,18 @@ def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
     by_players = players_summaries(rows)
     heat = heat_cells(rows)
     quality, quality_games, unreplayable = _quality(dataset)
-    tracking_turns = tracking_by_turn(dataset.moves)
+    tracking_turns = tracking_by_turn(dataset.moves, judge_by_turn(dataset.judged, TURN_BIN))
     colors = plots.colors_for([g.group for g in groups])
     counts = {s.players for s in by_players}
-    reference_rows = [
-        ReferenceRow(
-            reference=ref,
-            drawn=any(ref.applies_to(c, p) for c in ("fireworks", "zero_on_strikeout") for p in counts),
-        )
+    drawn = {
+        ref
         for ref in references()
-    ]
+        if any(ref.applies_to(c, p) for c in ("fireworks", "zero_on_strikeout") for p in counts)
+    }
+    spent = spending(rows)
+    cross = crossplay(rows)
+    curve = best_of_k(rows)
+    judged = judge_summaries(dataset.judged)
     return ReportContent(
         version=__version__,
         by=by,
@@ -132,6 +146,15 @@ def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
         games=rows,
         complete_games=sum(r.status == "complete" for r in rows),
         not_complete=[r for r in rows if r.status != "complete"],
+        skipped=dataset.skipped,
+        wide=[wide_table(rows, by, "fireworks"), wide_table(rows, by, "engine")],
+        spending=spent,
+        reliability=reliability(rows),
+        error_kinds=error_kinds(rows),
+        crossplay=cross,
+        best_of_k=curve,
+        judge=judged,
+        judge_references=list(judge_references()) if judged else [],
         groups=groups,
         by_players=by_players,
         heat=heat,
@@ -142,7 +165,7 @@ def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
         tracking=tracking_summaries(dataset.moves),
         tracking_turns=tracking_turns,
         turn_bin=TURN_BIN,
-        references=reference_rows,
+        references=compact(references(), drawn),
         bootstrap=BootstrapSettings(),
         plots=Plots(
             scores_fireworks=plots.scores_by_players(by_players, "fireworks", references(), colors),
@@ -150,5 +173,8 @@ def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
             heatmap=plots.scaffold_model_heatmap(heat),
             distributions=plots.score_distributions(rows, colors),
             tracking=plots.tracking_over_turns(tracking_turns),
+            cost=plots.score_against_cost(spent.groups, colors),
+            best_of_k=plots.best_of_k_curve(curve),
+            crossplay=plots.crossplay_matrix(cross),
         ),
     )

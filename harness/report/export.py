@@ -1,11 +1,13 @@
 """Writes report tables as CSV and JSON for notebooks: the same flat rows in both (nested figures become columns
-joined with "_", e.g. fireworks_iqm_ci_low), so a CSV and its JSON always hold the same values.
+joined with "_", e.g. fireworks_iqm_ci_low), so a CSV and its JSON always hold the same values. A figure that does
+not exist is an empty CSV cell and null in JSON, never nan.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,8 @@ def flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:
             flat.update(flatten(value, f"{name}_"))
         elif isinstance(value, list | tuple):
             flat[name] = "; ".join(" vs ".join(v) if isinstance(v, list | tuple) else str(v) for v in value)
+        elif isinstance(value, float) and not math.isfinite(value):
+            flat[name] = None  # never a nan or inf in a table: an empty cell, null in JSON
         else:
             flat[name] = value
     return flat

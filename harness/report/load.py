@@ -3,6 +3,9 @@
 Reads manifest.json, status.json and the game logs only; never calls a model and never writes into a run
 directory. A folder that is not itself a run is searched for runs below it. A game counts as complete only when its
 log ends in a complete result line; interrupted games and logs without a result line are kept, marked as such.
+A game log that cannot be read (a corrupted line) is skipped and named in `Dataset.skipped`; the rest is read.
+Calls, attempts, error kinds, tokens and cost are counted over every attempt of a game: its moves' calls and the
+failed calls of every interruption, so a game that stopped counts what it spent and what went wrong.
 """
 
 from __future__ import annotations
@@ -15,8 +18,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness.engine import EndReason
-from harness.records import GameHeader, MoveRecord, SeatConfig
+from harness.play import PROVIDER_ERRORS
+from harness.records import Call, GameHeader, MoveRecord, SeatConfig
 from harness.report.grouping import group_label, lineup_of, models_of, scaffolds_of
+from harness.report.judge import JudgedTurn, read_judgements
+from harness.scaffold import ScaffoldError, load_scaffold
 from harness.store import MANIFEST, STATUS, LogCorrupt, RunDir, read_game_log
 from harness.tracking import Tracking
 
@@ -53,6 +59,17 @@ class RunInfo(BaseModel):
     games_complete: int
     games_interrupted: int
     games_unfinished: int
+    games_skipped: int  # logs that could not be read (named in the report's "Logs skipped")
+
+
+class SkippedLog(BaseModel):
+    """A game log (or judge file) the report could not read; it is named in a warning and left out."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run: str
+    path: str
+    problem: str
 
 
 class GameRow(BaseModel):
@@ -70,6 +87,9 @@ class GameRow(BaseModel):
     players: int
     seed_set: str
     seed: int
+    repeat: int  # which play of this seed; repeats of one deal count as one deal when pairing
+    k: int | None  # best-of-k samples per move, when every seat uses the same k (1 for single-call scaffolds)
+    seat_players: list[str]  # each seat's model:scaffold (and k, when the seat sets it), in position order
     status: GameStatus
     interrupted_reason: str | None
     end_reason: str | None
@@ -80,14 +100,18 @@ class GameRow(BaseModel):
     moves: int
     lives_lost: int | None
     hints_given: int | None
-    calls: int | None
-    retries: int | None
-    invalid_replies: int | None
-    provider_errors: int | None
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    total_tokens: int | None
-    cost_usd: float | None
+    # Counted over every attempt of the game (its moves' calls and the failed calls of its interruptions):
+    calls: int
+    attempts: int
+    retries: int
+    invalid_replies: int
+    provider_errors: int
+    error_kinds: dict[str, int]  # attempts per error kind (an open set: whatever kinds the log holds)
+    failed_moves: int  # moves that could not be made (one per interruption)
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    cost_usd: float | None  # None: no attempt of the game had a price (an unpriced model), never a guessed $0
     latency_s: float  # summed over the logged moves' attempts
 
 
@@ -124,6 +148,8 @@ class Dataset(BaseModel):
     runs: list[RunInfo]
     games: list[LoadedGame]
     moves: list[MoveRow]
+    skipped: list[SkippedLog] = []
+    judged: list[JudgedTurn] = []
 
     @property
     def rows(self) -> list[GameRow]:
@@ -153,27 +179,71 @@ def load(paths: Sequence[Path], by: Sequence[str]) -> Dataset:
     runs: list[RunInfo] = []
     games: list[LoadedGame] = []
     moves: list[MoveRow] = []
+    skipped: list[SkippedLog] = []
+    judged: list[JudgedTurn] = []
     for path in find_runs(paths):
-        run_games = _load_games(RunDir(path), by)
-        runs.append(_run_info(RunDir(path), run_games))
+        run_games, run_skipped = _load_games(RunDir(path), by)
+        runs.append(_run_info(RunDir(path), run_games, len(run_skipped)))
         games.extend(run_games)
+        skipped.extend(run_skipped)
         for game in run_games:
             moves.extend(_move_row(game.row, record) for record in game.moves)
-    return Dataset(runs=runs, games=games, moves=moves)
+        turns, unreadable = read_judgements(path, {g.row.game_id: g.row for g in run_games})
+        judged.extend(turns)
+        skipped.extend(SkippedLog(run=path.name, path=p, problem=problem) for p, problem in unreadable)
+    return Dataset(runs=runs, games=games, moves=moves, skipped=skipped, judged=judged)
 
 
-def _load_games(run: RunDir, by: Sequence[str]) -> list[LoadedGame]:
+def _best_of(seat: SeatConfig) -> int | None:
+    """Samples per move of a seat: its own k, else its scaffold's (1 for single-call scaffolds)."""
+    if seat.k is not None:
+        return seat.k
+    try:
+        scaffold = load_scaffold(seat.scaffold)
+    except ScaffoldError:
+        return None  # a scaffold this checkout does not have
+    return scaffold.k if scaffold.strategy in ("single", "best_of_k") else None
+
+
+def _player(seat: SeatConfig) -> str:
+    """Who sits in a seat, for cross-play: model:scaffold, with the seat's own k when it sets one."""
+    if seat.k is None or f"k={seat.k}" in seat.label:
+        return seat.label
+    return f"{seat.label} (k={seat.k})"
+
+
+def _common_k(seats: Sequence[SeatConfig]) -> int | None:
+    ks = {_best_of(s) for s in seats}
+    return ks.pop() if len(ks) == 1 else None
+
+
+def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[SkippedLog]]:
     games = []
+    skipped = []
     for path in run.game_paths():
         try:
             contents = read_game_log(path)
         except LogCorrupt as exc:
-            raise ReportInputError(str(exc)) from None
+            problem = str(exc).removeprefix(f"{path}:")  # "<line>: not a valid log record (...)"
+            skipped.append(SkippedLog(run=run.path.name, path=str(path), problem=f"line {problem}"))
+            continue
+        except (OSError, UnicodeError) as exc:
+            skipped.append(SkippedLog(run=run.path.name, path=str(path), problem=f"unreadable ({exc})"))
+            continue
         if contents.header is None:
             continue  # nothing was written yet: not a game
         header = contents.header
         result = contents.result
         status: GameStatus = "unfinished" if result is None else result.status
+        calls: list[Call] = [c for m in contents.moves for c in m.calls] + contents.failed_calls
+        attempts = [a for c in calls for a in c.attempts]
+        kinds: dict[str, int] = {}
+        for attempt in attempts:
+            if attempt.error_kind:
+                kinds[str(attempt.error_kind)] = kinds.get(str(attempt.error_kind), 0) + 1
+        costs = [a.cost_usd for a in attempts if a.cost_usd is not None]
+        prompt = sum(a.usage.prompt_tokens for a in attempts)
+        completion = sum(a.usage.completion_tokens for a in attempts)
         values = {
             "model": models_of(header.seats),
             "scaffold": scaffolds_of(header.seats),
@@ -192,6 +262,9 @@ def _load_games(run: RunDir, by: Sequence[str]) -> list[LoadedGame]:
             players=header.players,
             seed_set=header.seed_set,
             seed=header.seed,
+            repeat=header.repeat,
+            k=_common_k(header.seats),
+            seat_players=[_player(s) for s in header.seats],
             status=status,
             interrupted_reason=result.interrupted_reason if result else None,
             end_reason=str(result.end_reason) if result and result.end_reason else None,
@@ -202,18 +275,21 @@ def _load_games(run: RunDir, by: Sequence[str]) -> list[LoadedGame]:
             moves=len(contents.moves),
             lives_lost=result.lives_lost if result else None,
             hints_given=result.hints_given if result else None,
-            calls=result.calls if result else None,
-            retries=result.retries if result else None,
-            invalid_replies=result.invalid_replies if result else None,
-            provider_errors=result.provider_errors if result else None,
-            prompt_tokens=result.usage.prompt_tokens if result else None,
-            completion_tokens=result.usage.completion_tokens if result else None,
-            total_tokens=result.usage.total_tokens if result else None,
-            cost_usd=result.cost_usd if result else None,
+            calls=len(calls),
+            attempts=len(attempts),
+            retries=len(attempts) - len(calls),
+            invalid_replies=sum(n for kind, n in kinds.items() if kind not in PROVIDER_ERRORS),
+            provider_errors=sum(n for kind, n in kinds.items() if kind in PROVIDER_ERRORS),
+            error_kinds=dict(sorted(kinds.items())),
+            failed_moves=sum(r.status == "interrupted" for r in contents.results),
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            total_tokens=prompt + completion,
+            cost_usd=sum(costs) if costs else None,
             latency_s=sum(m.latency_s for m in contents.moves),
         )
         games.append(LoadedGame(row=row, header=header, moves=contents.moves))
-    return games
+    return games, skipped
 
 
 def _move_row(game: GameRow, record: MoveRecord) -> MoveRow:
@@ -247,7 +323,7 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _run_info(run: RunDir, games: list[LoadedGame]) -> RunInfo:
+def _run_info(run: RunDir, games: list[LoadedGame], skipped: int) -> RunInfo:
     manifest = _read_json(run.manifest_path) or {}
     status = _read_json(run.path / STATUS) or {}
     config = manifest.get("config") or {}
@@ -288,4 +364,5 @@ def _run_info(run: RunDir, games: list[LoadedGame]) -> RunInfo:
         games_complete=statuses.count("complete"),
         games_interrupted=statuses.count("interrupted"),
         games_unfinished=statuses.count("unfinished"),
+        games_skipped=skipped,
     )

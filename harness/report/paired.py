@@ -1,7 +1,9 @@
-"""Paired comparisons between groups: games of the same deal (seed set, seed, player count) compared seed by seed.
+"""Paired comparisons between groups: games of the same deal (seed set, seed, player count) compared deal by deal,
+pooled over player counts and for each player count on its own.
 
-Only complete games count, and only deals that both groups played. When a group played a deal more than once
-(several runs in one group), the mean of its scores on that deal is used, and the comparison says how often.
+Only complete games count, and only deals that both groups played. A deal is one deal however often it was played:
+repeats of a seed (`GameHeader.repeat`) and plays of it in several runs of one group are averaged into the group's
+score on that deal before pairing, and the comparison says on how many deals that happened.
 """
 
 from __future__ import annotations
@@ -28,12 +30,21 @@ class PairedComparison(BaseModel):
     engine: PairedStats  # 0 after three strikes
     players: list[int]  # player counts among the pairs
     repeated_deals: int  # deals that A or B played more than once (their mean is used)
+    games_a: int  # complete games of A on the paired deals (more than the pairs when deals were repeated)
+    games_b: int
+
+
+class PlayersComparison(PairedComparison):
+    """The same comparison restricted to the deals of one player count."""
+
+    player_count: int
 
 
 class PairedSection(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    comparisons: list[PairedComparison]
+    comparisons: list[PairedComparison]  # pooled over player counts
+    by_players: list[PlayersComparison]  # one per pair of groups and player count they share
     without_common_deals: list[tuple[str, str]]  # group pairs that share no complete deal
 
 
@@ -49,29 +60,41 @@ def _deal_means(games: dict[Deal, list[GameRow]], deals: list[Deal], field: str)
     return [float(np.mean([getattr(r, field) for r in games[deal]])) for deal in deals]
 
 
+def _compare(
+    a: str, b: str, games_a: dict[Deal, list[GameRow]], games_b: dict[Deal, list[GameRow]], deals: list[Deal]
+) -> dict[str, object]:
+    return {
+        "a": a,
+        "b": b,
+        "fireworks": paired_stats(
+            _deal_means(games_a, deals, "fireworks_score"), _deal_means(games_b, deals, "fireworks_score")
+        ),
+        "engine": paired_stats(
+            _deal_means(games_a, deals, "engine_score"), _deal_means(games_b, deals, "engine_score")
+        ),
+        "players": sorted({d[2] for d in deals}),
+        "repeated_deals": sum(len(games_a[d]) > 1 or len(games_b[d]) > 1 for d in deals),
+        "games_a": sum(len(games_a[d]) for d in deals),
+        "games_b": sum(len(games_b[d]) for d in deals),
+    }
+
+
 def compare_groups(rows: Sequence[GameRow]) -> PairedSection:
     table = _scores_by_deal(rows)
     comparisons = []
+    per_count = []
     disjoint = []
     for a, b in combinations(sorted(table), 2):
         deals = sorted(set(table[a]) & set(table[b]))
         if not deals:
             disjoint.append((a, b))
             continue
-        comparisons.append(
-            PairedComparison(
-                a=a,
-                b=b,
-                fireworks=paired_stats(
-                    _deal_means(table[a], deals, "fireworks_score"),
-                    _deal_means(table[b], deals, "fireworks_score"),
-                ),
-                engine=paired_stats(
-                    _deal_means(table[a], deals, "engine_score"),
-                    _deal_means(table[b], deals, "engine_score"),
-                ),
-                players=sorted({d[2] for d in deals}),
-                repeated_deals=sum(len(table[a][d]) > 1 or len(table[b][d]) > 1 for d in deals),
+        comparisons.append(PairedComparison.model_validate(_compare(a, b, table[a], table[b], deals)))
+        for count in sorted({d[2] for d in deals}):
+            mine = [d for d in deals if d[2] == count]
+            per_count.append(
+                PlayersComparison.model_validate(
+                    {**_compare(a, b, table[a], table[b], mine), "player_count": count}
+                )
             )
-        )
-    return PairedSection(comparisons=comparisons, without_common_deals=disjoint)
+    return PairedSection(comparisons=comparisons, by_players=per_count, without_common_deals=disjoint)

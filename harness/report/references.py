@@ -1,7 +1,9 @@
-"""Published reference scores (harness/report/baselines.toml), each with its source, convention and setting.
+"""Published reference scores (harness/report/baselines.toml), each with its source (publication and table or
+figure), convention and setting; and the published LLM-judge ratings of Mycroft state tracking.
 
 A reference is drawn on a plot only where it applies: a self-play score for one player count, under the same
-scoring convention as the plot. Everything else is listed in the report's reference table, never drawn.
+scoring convention as the plot. Everything else is listed in the report's reference table, never drawn. The table is
+compact: one row per agent and source, a column per player count.
 """
 
 from __future__ import annotations
@@ -34,13 +36,70 @@ class Reference(BaseModel):
         return self.setting == "self-play" and self.convention == convention and self.players == players
 
 
+class JudgeReference(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    label: str
+    overall_rating: float
+    deduction_accuracy: float
+    history_integration: float
+    state_tracking_quality: float
+    source: str
+
+
 class _File(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     reference: list[Reference]
+    judge_reference: list[JudgeReference] = []
 
 
 @cache
-def references() -> tuple[Reference, ...]:
+def _file() -> _File:
     with BASELINES.open("rb") as handle:
-        return tuple(_File.model_validate(tomllib.load(handle)).reference)
+        return _File.model_validate(tomllib.load(handle))
+
+
+def references() -> tuple[Reference, ...]:
+    return tuple(_file().reference)
+
+
+def judge_references() -> tuple[JudgeReference, ...]:
+    return tuple(_file().judge_reference)
+
+
+PLAYER_COUNTS = (2, 3, 4, 5)
+
+
+class CompactReference(BaseModel):
+    """One agent from one source: its score per player count (None where the source gives none) or its average."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+    kind: str
+    convention: Convention
+    setting: str
+    source: str
+    scores: dict[int, float | None]  # player count -> score
+    average: float | None  # a score averaged over several player counts
+    drawn: bool  # some of its scores are drawn on a plot of this report
+
+
+def compact(refs: tuple[Reference, ...], drawn: set[Reference]) -> list[CompactReference]:
+    rows: dict[tuple[str, str, str, str, str], list[Reference]] = {}
+    for ref in refs:
+        rows.setdefault((ref.label, ref.kind, ref.convention, ref.setting, ref.source), []).append(ref)
+    return [
+        CompactReference(
+            label=label,
+            kind=kind,
+            convention=convention,  # type: ignore[arg-type]
+            setting=setting,
+            source=source,
+            scores={p: next((r.score for r in group if r.players == p), None) for p in PLAYER_COUNTS},
+            average=next((r.score for r in group if r.players is None), None),
+            drawn=any(r in drawn for r in group),
+        )
+        for (label, kind, convention, setting, source), group in rows.items()
+    ]

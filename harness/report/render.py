@@ -1,42 +1,68 @@
 """Renders the report's content through the Jinja templates prompts/report.html.j2 and prompts/report.md.j2.
 
-Number formatting lives here as filters (one place, so HTML and Markdown print the same digits); the wording lives
-in the templates. Templates receive only the computed ReportContent.
+Number formatting lives here as filters (one place, so HTML and Markdown print the same digits; a missing figure is
+"—", an unknown price "unpriced", never nan or $0); the wording lives in the templates. Templates receive only the
+computed ReportContent.
 """
 
 from __future__ import annotations
+
+import math
 
 import jinja2
 
 from harness.paths import prompts_dir
 from harness.report.content import ReportContent
+from harness.report.crossplay import matrix
 from harness.report.stats import Interval
 
 MISSING = "—"
+UNPRICED = "unpriced"
+
+
+def _absent(value: float | None) -> bool:
+    """No figure to print: None, or a nan/inf that must never reach a table."""
+    return value is None or not math.isfinite(value)
 
 
 def num(value: float | None, digits: int = 2) -> str:
-    return MISSING if value is None else f"{value:.{digits}f}"
+    return MISSING if _absent(value) else f"{value:.{digits}f}"
 
 
 def pct(value: float | None, digits: int = 1) -> str:
-    return MISSING if value is None else f"{100 * value:.{digits}f}%"
+    return MISSING if _absent(value) else f"{100 * value:.{digits}f}%"  # type: ignore[operator]
 
 
 def interval(value: Interval | None, digits: int = 2) -> str:
-    return MISSING if value is None else f"[{value.low:.{digits}f}, {value.high:.{digits}f}]"
+    if value is None or _absent(value.low) or _absent(value.high):
+        return MISSING
+    return f"[{value.low:.{digits}f}, {value.high:.{digits}f}]"
 
 
 def signed(value: float | None, digits: int = 2) -> str:
-    return MISSING if value is None else f"{value:+.{digits}f}"
+    return MISSING if _absent(value) else f"{value:+.{digits}f}"
 
 
 def usd(value: float | None) -> str:
-    return MISSING if value is None else f"${value:.4f}"
+    return MISSING if _absent(value) else f"${value:.4f}"
+
+
+def cost(value: float | None) -> str:
+    """A cost, or "unpriced" when no price was reported (never $0 for an unknown price)."""
+    return UNPRICED if _absent(value) else f"${value:.4f}"
 
 
 def thousands(value: float | None) -> str:
-    return MISSING if value is None else f"{value:,.0f}"
+    return MISSING if _absent(value) else f"{value:,.0f}"
+
+
+def mean_se(mean: float | None, se: float | None, games: int) -> str:
+    """A wide-table cell: "mean ± s.e. (n)", the mean alone for one game, "—" for none."""
+    if games == 0 or _absent(mean):
+        return MISSING
+    if _absent(se):
+        return f"{mean:.2f} (n={games})"
+    return f"{mean:.2f} ± {se:.2f} (n={games})"
 
 
 def md_cell(text: object) -> str:
@@ -54,14 +80,27 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters.update(
-        num=num, pct=pct, interval=interval, signed=signed, usd=usd, thousands=thousands, md=md_cell
+        num=num,
+        pct=pct,
+        interval=interval,
+        signed=signed,
+        usd=usd,
+        cost=cost,
+        thousands=thousands,
+        md=md_cell,
     )
+    env.globals["mean_se"] = mean_se
     return env
 
 
+def _render(template: str, content: ReportContent, autoescape: bool) -> str:
+    grid = matrix(content.crossplay) if content.crossplay else []
+    return _environment(autoescape).get_template(template).render(r=content, crossplay_grid=grid)
+
+
 def render_html(content: ReportContent) -> str:
-    return _environment(autoescape=True).get_template("report.html.j2").render(r=content)
+    return _render("report.html.j2", content, autoescape=True)
 
 
 def render_markdown(content: ReportContent) -> str:
-    return _environment(autoescape=False).get_template("report.md.j2").render(r=content)
+    return _render("report.md.j2", content, autoescape=False)

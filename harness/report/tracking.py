@@ -1,6 +1,7 @@
 """State tracking of working-memory seats (Mycroft) in the report: the accuracy measured on every move
 (MoveRecord.tracking: exact-match rate, precision and recall, for the seat's own hand and for the other players'
 knowledge), averaged per group and per bin of turns. Complete games only; every measured move weighs the same.
+Beside it, per bin, the LLM judge's mean overall rating of the same turns when the runs hold judge files.
 """
 
 from __future__ import annotations
@@ -21,12 +22,12 @@ class TrackingFigures(BaseModel):
 
     group: str
     moves: int  # moves with a measurement
-    own_exact: float
-    own_precision: float
-    own_recall: float
-    others_exact: float
-    others_precision: float
-    others_recall: float
+    own_exact: float | None  # None: no measured move (a bin only the judge rated)
+    own_precision: float | None
+    own_recall: float | None
+    others_exact: float | None
+    others_precision: float | None
+    others_recall: float | None
 
 
 class TrackingSummary(TrackingFigures):
@@ -36,16 +37,17 @@ class TrackingSummary(TrackingFigures):
 class TrackingByTurn(TrackingFigures):
     first_turn: int
     last_turn: int
+    judged_turns: int = 0  # turns of this bin the judge rated
+    judge_overall: float | None = None  # their mean overall rating (0-1)
 
 
-def _figures(moves: Sequence[MoveRow]) -> dict[str, float]:
+def _figures(moves: Sequence[MoveRow]) -> dict[str, float | None]:
     tracked = [m.tracking for m in moves if m.tracking is not None]
-    figures = {}
+    figures: dict[str, float | None] = {}
     for side in ("own", "others"):
         for measure in ("exact", "precision", "recall"):
-            figures[f"{side}_{measure}"] = float(
-                np.mean([getattr(getattr(t, side), measure) for t in tracked])
-            )
+            values = [getattr(getattr(t, side), measure) for t in tracked]
+            figures[f"{side}_{measure}"] = float(np.mean(values)) if values else None
     return figures
 
 
@@ -69,20 +71,29 @@ def tracking_summaries(moves: Sequence[MoveRow]) -> list[TrackingSummary]:
     ]
 
 
-def tracking_by_turn(moves: Sequence[MoveRow]) -> list[TrackingByTurn]:
-    rows = []
-    for group, measured in sorted(_measured(moves).items()):
-        bins: dict[int, list[MoveRow]] = defaultdict(list)
+def tracking_by_turn(
+    moves: Sequence[MoveRow], judged: dict[tuple[str, int], tuple[int, float]] | None = None
+) -> list[TrackingByTurn]:
+    """Per group and bin of TURN_BIN turns: the measured figures, and the judge's (turns, mean overall rating)
+    from `judged` (keyed by group and bin index) where it rated turns of that bin."""
+    judged = judged or {}
+    bins: dict[tuple[str, int], list[MoveRow]] = defaultdict(list)
+    for group, measured in _measured(moves).items():
         for move in measured:
-            bins[(move.turn - 1) // TURN_BIN].append(move)
-        for index, in_bin in sorted(bins.items()):
-            rows.append(
-                TrackingByTurn(
-                    group=group,
-                    first_turn=index * TURN_BIN + 1,
-                    last_turn=(index + 1) * TURN_BIN,
-                    moves=len(in_bin),
-                    **_figures(in_bin),
-                )
+            bins[(group, (move.turn - 1) // TURN_BIN)].append(move)
+    rows = []
+    for group, index in sorted(set(bins) | set(judged)):
+        in_bin = bins.get((group, index), [])
+        judged_turns, judge_overall = judged.get((group, index), (0, None))
+        rows.append(
+            TrackingByTurn(
+                group=group,
+                first_turn=index * TURN_BIN + 1,
+                last_turn=(index + 1) * TURN_BIN,
+                moves=len(in_bin),
+                judged_turns=judged_turns,
+                judge_overall=judge_overall,
+                **_figures(in_bin),
             )
+        )
     return rows

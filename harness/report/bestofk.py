@@ -1,0 +1,89 @@
+"""Best-of-K: score against k, the number of samples per move (the paper's Appendix E.1, Figure 20).
+
+A game's k is its seats' k (`SeatConfig.k`, else the scaffold's: 1 for a single-call scaffold). Games are put on one
+curve per model and base prompt: a best-of-k scaffold sits on the curve of the single-call scaffold with the same
+prompt templates and context (best-of-5-watson on watson's). Only complete games where every seat has the same model,
+prompt and k count. Shown only when some curve has two or more values of k.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from functools import cache
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.report.load import GameRow
+from harness.report.stats import Interval, score_stats
+from harness.scaffold import ScaffoldError, load_scaffold, scaffold_names
+
+
+class KPoint(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    curve: str  # model · base prompt
+    k: int
+    scaffolds: list[str]
+    players: list[int]
+    games: int
+    mean: float | None
+    se: float | None
+    ci: Interval | None
+
+
+@cache
+def base_prompt(scaffold: str) -> str:
+    """The single-call scaffold whose prompt a best-of-k scaffold samples; the scaffold itself otherwise."""
+    try:
+        definition = load_scaffold(scaffold)
+    except ScaffoldError:
+        return scaffold
+    if definition.strategy != "best_of_k":
+        return scaffold
+    key = (
+        definition.system_template,
+        definition.user_template,
+        definition.state_template,
+        definition.context,
+    )
+    for name in scaffold_names():
+        other = load_scaffold(name)
+        if other.strategy == "single" and key == (
+            other.system_template,
+            other.user_template,
+            other.state_template,
+            other.context,
+        ):
+            return name
+    return scaffold
+
+
+def best_of_k(rows: Sequence[GameRow]) -> list[KPoint]:
+    games: dict[tuple[str, int], list[GameRow]] = defaultdict(list)
+    for row in rows:
+        if row.status != "complete" or row.k is None:
+            continue
+        models = set(row.model.split(" + "))
+        prompts = {base_prompt(s) for s in row.scaffold.split(" + ")}
+        if len(models) == 1 and len(prompts) == 1:
+            games[(f"{models.pop()} · {prompts.pop()}", row.k)].append(row)
+    varied = {curve for curve, _ in games if len({k for c, k in games if c == curve}) > 1}
+    points = []
+    for (curve, k), done in sorted(games.items()):
+        if curve not in varied:
+            continue
+        stats = score_stats([g.fireworks_score or 0 for g in done])
+        points.append(
+            KPoint(
+                curve=curve,
+                k=k,
+                scaffolds=sorted({g.scaffold for g in done}),
+                players=sorted({g.players for g in done}),
+                games=stats.n,
+                mean=stats.mean,
+                se=stats.se,
+                ci=stats.mean_ci,
+            )
+        )
+    return points

@@ -1,0 +1,85 @@
+"""What the runs spent: tokens and cost per run, per group and overall, cost per game and per point.
+
+Every attempt of every game counts (complete, interrupted or unfinished; rejected replies and failed calls too): that
+is what was paid. A game is priced when its provider reported a cost for at least one attempt; a game with no cost
+at all (a model LiteLLM has no price for) is unpriced and shown as such, never as $0. Totals over a mix say how
+many games they leave out. Cost per game divides by every game played; cost per point divides by the fireworks points
+of the complete priced games (the points the money bought).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.report.load import GameRow
+
+
+class Spend(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str  # the run, the group, or "all runs"
+    games: int  # every logged game
+    complete: int
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    priced_games: int
+    unpriced_games: int
+    cost_usd: float | None  # over the priced games; None when no game is priced
+    cost_per_game: float | None  # cost / priced games
+    points: int  # fireworks points of the complete priced games
+    cost_per_point: float | None
+    mean_score: float | None  # mean fireworks score of the complete games, for the score-against-cost plot
+
+    @property
+    def pricing(self) -> str:
+        """Whether the games had a price: priced, unpriced (no game had a cost) or partly priced."""
+        if self.priced_games == 0:
+            return "unpriced"
+        return "priced" if self.unpriced_games == 0 else "partly priced"
+
+
+def spend(name: str, rows: Sequence[GameRow]) -> Spend:
+    priced = [r for r in rows if r.cost_usd is not None]
+    cost = sum(r.cost_usd or 0.0 for r in priced) if priced else None
+    points = sum(r.fireworks_score or 0 for r in priced if r.status == "complete")
+    done = [r for r in rows if r.status == "complete"]
+    return Spend(
+        name=name,
+        games=len(rows),
+        complete=len(done),
+        prompt_tokens=sum(r.prompt_tokens for r in rows),
+        completion_tokens=sum(r.completion_tokens for r in rows),
+        total_tokens=sum(r.total_tokens for r in rows),
+        priced_games=len(priced),
+        unpriced_games=len(rows) - len(priced),
+        cost_usd=cost,
+        cost_per_game=cost / len(priced) if cost is not None else None,
+        points=points,
+        cost_per_point=cost / points if cost is not None and points else None,
+        mean_score=sum(r.fireworks_score or 0 for r in done) / len(done) if done else None,
+    )
+
+
+class Spending(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    runs: list[Spend]
+    groups: list[Spend]
+    total: Spend
+
+
+def spending(rows: Sequence[GameRow]) -> Spending:
+    by_run: dict[str, list[GameRow]] = defaultdict(list)
+    by_group: dict[str, list[GameRow]] = defaultdict(list)
+    for row in rows:
+        by_run[row.run].append(row)
+        by_group[row.group].append(row)
+    return Spending(
+        runs=[spend(name, by_run[name]) for name in sorted(by_run)],
+        groups=[spend(name, by_group[name]) for name in sorted(by_group)],
+        total=spend("all runs", rows),
+    )

@@ -1,0 +1,150 @@
+"""State-tracking judge scores, when a run holds them: `<run>/judge/<game_id>.jsonl`, one JSON object per judged
+working-memory (Mycroft) turn, rated by an LLM judge as in the paper's Appendix E.3 (ratings in [0, 1]).
+
+The report only reads these files (the judge command writes them). A line that is not a valid record makes its file
+skipped and named, like a corrupted game log; a judgement of a game the run does not hold is ignored.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+JUDGE_DIR = "judge"
+RATINGS = ("overall_rating", "deduction_accuracy", "history_integration", "state_tracking_quality")
+
+
+class JudgeRecord(BaseModel):
+    """One judged turn, as the judge writes it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    game_id: str
+    turn: int = Field(ge=1)
+    seat: int = Field(ge=0)
+    judge_model: str
+    overall_rating: float = Field(ge=0, le=1)
+    deduction_accuracy: float = Field(ge=0, le=1)
+    history_integration: float = Field(ge=0, le=1)
+    state_tracking_quality: float = Field(ge=0, le=1)
+    detailed_feedback: str = ""
+    key_issues: list[str] | str = []
+    strengths: list[str] | str = []
+
+
+class JudgedTurn(BaseModel):
+    """A judged turn placed in its group, with the status of its game."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    game_id: str
+    group: str
+    game_status: str
+    turn: int
+    seat: int
+    judge_model: str
+    overall_rating: float
+    deduction_accuracy: float
+    history_integration: float
+    state_tracking_quality: float
+
+
+class _Game(Protocol):
+    @property
+    def run_id(self) -> str: ...
+    @property
+    def group(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+
+
+def read_judgements(run: Path, games: Mapping[str, _Game]) -> tuple[list[JudgedTurn], list[tuple[str, str]]]:
+    """The judged turns of a run's games, and the judge files that could not be read (path, problem)."""
+    folder = run / JUDGE_DIR
+    if not folder.is_dir():
+        return [], []
+    turns: list[JudgedTurn] = []
+    unreadable: list[tuple[str, str]] = []
+    for path in sorted(folder.glob("*.jsonl")):
+        game = games.get(path.stem)
+        if game is None:
+            continue
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeError) as exc:
+            unreadable.append((str(path), f"unreadable ({exc})"))
+            continue
+        records = []
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(JudgeRecord.model_validate_json(line))
+            except ValidationError as exc:
+                unreadable.append(
+                    (str(path), f"line {number}: not a judge record ({exc.errors()[0]['msg']})")
+                )
+                records = []
+                break
+        for record in records:
+            if record.game_id != path.stem:
+                continue
+            turns.append(
+                JudgedTurn(
+                    run_id=game.run_id,
+                    group=game.group,
+                    game_status=game.status,
+                    **record.model_dump(include={"game_id", "turn", "seat", "judge_model", *RATINGS}),
+                )
+            )
+    return turns, unreadable
+
+
+class JudgeSummary(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    group: str
+    judge_models: list[str]
+    games: int
+    turns: int
+    overall_rating: float
+    deduction_accuracy: float
+    history_integration: float
+    state_tracking_quality: float
+
+
+def _means(turns: Sequence[JudgedTurn]) -> dict[str, float]:
+    return {name: float(np.mean([getattr(t, name) for t in turns])) for name in RATINGS}
+
+
+def judge_summaries(turns: Sequence[JudgedTurn]) -> list[JudgeSummary]:
+    """Mean judge ratings per group over the judged turns of complete games."""
+    by_group: dict[str, list[JudgedTurn]] = defaultdict(list)
+    for turn in turns:
+        if turn.game_status == "complete":
+            by_group[turn.group].append(turn)
+    return [
+        JudgeSummary(
+            group=group,
+            judge_models=sorted({t.judge_model for t in judged}),
+            games=len({(t.run_id, t.game_id) for t in judged}),
+            turns=len(judged),
+            **_means(judged),
+        )
+        for group, judged in sorted(by_group.items())
+    ]
+
+
+def judge_by_turn(turns: Sequence[JudgedTurn], turn_bin: int) -> dict[tuple[str, int], tuple[int, float]]:
+    """(group, bin index) -> (judged turns, mean overall rating), complete games only."""
+    bins: dict[tuple[str, int], list[float]] = defaultdict(list)
+    for turn in turns:
+        if turn.game_status == "complete":
+            bins[(turn.group, (turn.turn - 1) // turn_bin)].append(turn.overall_rating)
+    return {key: (len(values), float(np.mean(values))) for key, values in bins.items()}

@@ -1,0 +1,112 @@
+"""Reliability over ALL games of a group, interrupted and unfinished ones included (no survivorship): games that
+stopped, moves attempted, calls, attempts, retries, and rejected or failed attempts by error kind, per move.
+
+Every attempt counts: the calls of the logged moves and the failed calls of every interruption (the move that could
+not be made). Error kinds are an open set: whatever kinds the logs hold get a column, none is hard-coded. Moves
+attempted = logged moves + moves that could not be made, so a model whose games all stop shows its failures per move
+instead of vanishing from the table.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.play import PROVIDER_ERRORS
+from harness.report.load import GameRow
+
+
+class KindCount(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    kind: str
+    provider: bool  # a provider error (rate limit, server error, timeout, connection), not an invalid reply
+    attempts: int
+    per_move: float | None
+
+
+class GroupReliability(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    group: str
+    games: int
+    complete: int
+    interrupted: int
+    unfinished: int
+    stopped_share: float | None  # interrupted / games
+    moves_attempted: int
+    calls: int
+    attempts: int
+    retries: int
+    retries_per_move: float | None
+    invalid_replies: int
+    invalid_per_move: float | None
+    provider_errors: int
+    kinds: list[KindCount]  # one per error kind of the whole report, in the table's column order
+
+
+def _ratio(count: float, total: float) -> float | None:
+    return count / total if total else None
+
+
+def error_kinds(rows: Sequence[GameRow]) -> list[str]:
+    """Every error kind the logs hold: invalid-reply kinds first, then provider errors, each alphabetically."""
+    kinds = {kind for row in rows for kind in row.error_kinds}
+    return sorted(kinds, key=lambda kind: (kind in PROVIDER_ERRORS, kind))
+
+
+def reliability(rows: Sequence[GameRow]) -> list[GroupReliability]:
+    kinds = error_kinds(rows)
+    by_group: dict[str, list[GameRow]] = defaultdict(list)
+    for row in rows:
+        by_group[row.group].append(row)
+    table = []
+    for group in sorted(by_group):
+        games = by_group[group]
+        moves = sum(g.moves + g.failed_moves for g in games)
+        counts = {kind: sum(g.error_kinds.get(kind, 0) for g in games) for kind in kinds}
+        retries = sum(g.retries for g in games)
+        invalid = sum(g.invalid_replies for g in games)
+        interrupted = sum(g.status == "interrupted" for g in games)
+        table.append(
+            GroupReliability(
+                group=group,
+                games=len(games),
+                complete=sum(g.status == "complete" for g in games),
+                interrupted=interrupted,
+                unfinished=sum(g.status == "unfinished" for g in games),
+                stopped_share=_ratio(interrupted, len(games)),
+                moves_attempted=moves,
+                calls=sum(g.calls for g in games),
+                attempts=sum(g.attempts for g in games),
+                retries=retries,
+                retries_per_move=_ratio(retries, moves),
+                invalid_replies=invalid,
+                invalid_per_move=_ratio(invalid, moves),
+                provider_errors=sum(g.provider_errors for g in games),
+                kinds=[
+                    KindCount(
+                        kind=kind,
+                        provider=kind in PROVIDER_ERRORS,
+                        attempts=counts[kind],
+                        per_move=_ratio(counts[kind], moves),
+                    )
+                    for kind in kinds
+                ],
+            )
+        )
+    return table
+
+
+def flat_reliability(table: Sequence[GroupReliability]) -> list[dict[str, object]]:
+    """For CSV/JSON: the kinds as columns `<kind>` (attempts) and `<kind>_per_move`."""
+    flat = []
+    for row in table:
+        record: dict[str, object] = row.model_dump(exclude={"kinds"})
+        for kind in row.kinds:
+            record[kind.kind] = kind.attempts
+            record[f"{kind.kind}_per_move"] = kind.per_move
+        flat.append(record)
+    return flat

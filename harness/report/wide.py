@@ -1,0 +1,121 @@
+"""The main result as one wide table (the paper's Figure 3 view): a row per group of the report's `--by` dimensions
+other than the player count (model · scaffold by default), a column per player count with mean ± s.e., then the
+mean over all the row's complete games with its 95% bootstrap interval and the game count. One table per scoring
+convention. Interrupted and unfinished games are counted beside each row, never scored, so a row whose games all
+stopped shows up with no score rather than vanishing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.report.grouping import group_label
+from harness.report.load import GameRow
+from harness.report.stats import Interval, ScoreStats, score_stats
+
+ScoreConvention = Literal["fireworks", "engine"]
+ALL_GAMES = "all games"  # the row label when the report is grouped by player count alone
+
+
+class WideCell(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    players: int
+    games: int
+    mean: float | None
+    se: float | None
+
+
+class WideRow(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    row: str
+    cells: list[WideCell]  # one per player count of the table, in order (games 0 where the row has none)
+    games: int  # complete games
+    not_complete: int  # interrupted or unfinished games of the row
+    mean: float | None
+    se: float | None
+    ci: Interval | None
+
+
+class WideTable(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    convention: ScoreConvention
+    dimensions: list[str]
+    player_counts: list[int]
+    rows: list[WideRow]
+
+
+def row_label(row: GameRow, by: Sequence[str]) -> str:
+    values = {
+        "model": row.model,
+        "scaffold": row.scaffold,
+        "seats": row.seats,
+        "run": row.run,
+    }
+    dimensions = [d for d in by if d != "players"]
+    return group_label(values, dimensions) if dimensions else ALL_GAMES
+
+
+def _score(row: GameRow, convention: ScoreConvention) -> int:
+    return (row.fireworks_score if convention == "fireworks" else row.engine_score) or 0
+
+
+def wide_table(rows: Sequence[GameRow], by: Sequence[str], convention: ScoreConvention) -> WideTable:
+    counts = sorted({r.players for r in rows})
+    by_row: dict[str, list[GameRow]] = defaultdict(list)
+    for row in rows:
+        by_row[row_label(row, by)].append(row)
+    table_rows = []
+    for label in sorted(by_row):
+        games = by_row[label]
+        done = [g for g in games if g.status == "complete"]
+        cells = []
+        for count in counts:
+            stats = score_stats([_score(g, convention) for g in done if g.players == count])
+            cells.append(WideCell(players=count, games=stats.n, mean=stats.mean, se=stats.se))
+        overall: ScoreStats = score_stats([_score(g, convention) for g in done])
+        table_rows.append(
+            WideRow(
+                row=label,
+                cells=cells,
+                games=overall.n,
+                not_complete=len(games) - len(done),
+                mean=overall.mean,
+                se=overall.se,
+                ci=overall.mean_ci,
+            )
+        )
+    return WideTable(
+        convention=convention,
+        dimensions=[d for d in by if d != "players"],
+        player_counts=counts,
+        rows=table_rows,
+    )
+
+
+def flat_wide(tables: Sequence[WideTable]) -> list[dict[str, object]]:
+    """The wide tables as flat rows for CSV/JSON: one row per table row, columns per player count."""
+    flat: list[dict[str, object]] = []
+    for table in tables:
+        for row in table.rows:
+            record: dict[str, object] = {"convention": table.convention, "row": row.row}
+            for cell in row.cells:
+                record[f"mean_{cell.players}p"] = cell.mean
+                record[f"se_{cell.players}p"] = cell.se
+                record[f"games_{cell.players}p"] = cell.games
+            record.update(
+                mean=row.mean,
+                se=row.se,
+                ci_low=row.ci.low if row.ci else None,
+                ci_high=row.ci.high if row.ci else None,
+                games=row.games,
+                not_complete=row.not_complete,
+            )
+            flat.append(record)
+    return flat
