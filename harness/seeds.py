@@ -99,7 +99,9 @@ def resolve_seeds(spec: str) -> list[SeedDeck]:
         seeds = [int(p) for p in parts]
         shown = spec if len(spec) <= 40 else f"{spec[:37]}..."
         if len(set(seeds)) != len(seeds):
-            raise SeedSpecError(f"--seeds {shown!r} repeats a seed; list each seed once")
+            raise SeedSpecError(
+                f"--seeds {shown!r} repeats a seed; list each seed once and play it again with --repeats N"
+            )
         if any(s < 0 for s in seeds):
             raise SeedSpecError(f"--seeds {shown!r} has a negative seed; seeds are whole numbers from 0")
         return [SeedDeck(seed=s, deck=tuple(_deck_for(s)), seed_set="custom") for s in seeds]

@@ -94,6 +94,7 @@ class SweepConfig(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z0-9._-]+$")
     players: list[int] = Field(min_length=1)
     seeds: list[str] = Field(min_length=1)  # seed set names, comma-separated seeds, or seed files
+    repeats: int = Field(default=1, ge=1)  # plays of each seed
     scaffolds: list[str] = []  # self-play runs: every model with every scaffold
     models: list[SweepModel] = []
     teams: list[TeamDef] = []
@@ -161,7 +162,12 @@ class SweepConfig(BaseModel):
         seeds = []
         for spec in self.seeds:
             seeds.extend(resolve_seeds(spec))
-        common = {"seeds": tuple(seeds), "reply_retries": self.reply_retries, "retry": self.retry}
+        common = {
+            "seeds": tuple(seeds),
+            "repeats": self.repeats,
+            "reply_retries": self.reply_retries,
+            "retry": self.retry,
+        }
         runs = [
             RunConfig(seats=(model.seat(scaffold),), players=tuple(self.players), **common)
             for model in self.models
