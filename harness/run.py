@@ -88,6 +88,9 @@ class RunConfig(BaseModel):
         )
         if self.repeats == 1:  # one play per seed: the identity of runs made before repeats existed
             del identity["repeats"]
+        for seat in identity["seats"]:  # likewise for seats without a thinking budget
+            if seat["params"].get("thinking_budget") is None:
+                seat["params"].pop("thinking_budget", None)
         return identity
 
     def digest(self) -> str:

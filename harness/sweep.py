@@ -41,6 +41,9 @@ class SweepModel(BaseModel):
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, gt=0)
     reasoning_effort: str | None = None
+    thinking_budget: int | None = Field(
+        default=None, gt=0
+    )  # reasoning tokens (the paper: 20k for Gemini 2.5)
     timeout_s: float = Field(default=600.0, gt=0)
     concurrency: int | None = Field(default=None, gt=0)  # games of this model in flight at once
     deployments: list[Deployment] = []
@@ -61,6 +64,7 @@ class SweepModel(BaseModel):
                 temperature=self.temperature,
                 max_tokens=self.max_tokens,
                 reasoning_effort=self.reasoning_effort,
+                thinking_budget=self.thinking_budget,
                 timeout_s=self.timeout_s,
             ),
             deployments=tuple(self.deployments),

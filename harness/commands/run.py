@@ -60,6 +60,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--temperature", type=float)
     run.add_argument("--max-tokens", type=int)
     run.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"])
+    run.add_argument(
+        "--thinking-budget", type=int, metavar="TOKENS", help="reasoning tokens allowed (Gemini, Anthropic)"
+    )
     add_session_options(run, recorded=False)
     run.set_defaults(handler=handle)
 
@@ -210,6 +213,8 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
     check_operational(args)
     if args.max_tokens is not None:
         _check_positive("--max-tokens", args.max_tokens, integer=True)
+    if args.thinking_budget is not None:
+        _check_positive("--thinking-budget", args.thinking_budget, integer=True)
     if args.temperature is not None and not 0.0 <= args.temperature <= 2.0:
         raise UsageError(f"--temperature {args.temperature} is outside 0-2")
     if args.out.exists() and not args.out.is_dir():
@@ -226,6 +231,7 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
         temperature=args.temperature,
         max_tokens=args.max_tokens,
         reasoning_effort=args.reasoning_effort,
+        thinking_budget=args.thinking_budget,
         timeout_s=args.timeout,
     )
     try:
@@ -293,6 +299,7 @@ SWEEP_CONFLICTS = (
     "temperature",
     "max_tokens",
     "reasoning_effort",
+    "thinking_budget",
 )
 
 
