@@ -19,6 +19,7 @@ from harness.export.datasets import ExportDataError, chat, deciding_call_of, met
 from harness.export.rows import ChatMessage, PreferenceRow
 from harness.export.source import ExportGame
 from harness.records import MoveRecord
+from harness.rewards import preference_gap
 from harness.scaffold import CallDef, ScaffoldError, load_scaffold
 
 DEFAULT_MARGIN = 0.5
@@ -115,6 +116,6 @@ def preference_rows(game: ExportGame, margin: float) -> Iterator[PreferenceRow]:
                 rejected_move_index=worse,
                 rejected_move=record.legal_moves[worse],
                 rejected_rating=rejected_rating,
-                rating_gap=chosen_rating - rejected_rating,
+                rating_gap=preference_gap(record.ratings, best, worse),
                 played_move_index=record.move_index,
             )
