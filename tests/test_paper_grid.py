@@ -113,3 +113,22 @@ def test_a_thinking_budget_reaches_the_provider(monkeypatch: pytest.MonkeyPatch)
 def test_a_thinking_budget_below_one_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--thinking-budget", "0", "--out", str(tmp_path / "o")]) == 2
     assert "--thinking-budget 0 must be" in capsys.readouterr().err
+
+
+def test_the_mycroft_and_state_tracking_sweeps_play_the_papers_settings() -> None:
+    mycroft = load_sweep(ROOT / "sweeps" / "paper-mycroft.toml").runs()
+    selfplay = [r for r in mycroft if not r.mixed]
+    assert {r.seats[0].model for r in selfplay} == {
+        "openai/o3",
+        "openai/o4-mini",
+        "xai/grok-3-mini",
+        "gemini/gemini-2.5-pro",
+    }
+    assert all(r.seats[0].scaffold == "mycroft" and r.players == (2, 3, 4, 5) for r in selfplay)
+    crossplay = [r for r in mycroft if r.mixed]
+    assert [r.players for r in crossplay] == [(2,), (3,), (4,), (5,)]
+    assert all([s.model for s in r.seats].count("xai/grok-3-mini") == 1 for r in crossplay)
+    tracking = load_sweep(ROOT / "sweeps" / "paper-state-tracking.toml").runs()
+    assert {r.seats[0].model for r in tracking} == {"openai/o4-mini", "xai/grok-3-mini"}
+    assert all(r.players == (5,) and [s.seed for s in r.seeds] == [2, 3, 5, 7, 11] for r in tracking)
+    assert all(r.seats[0].params.reasoning_effort == "high" for r in tracking)
