@@ -25,12 +25,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from harness import __version__
-from harness.engine import Game, HistoryEntry, Knowledge, MoveKind
+from harness.engine import Game, HistoryEntry, IllegalMoveError, Knowledge, MoveKind
 from harness.models import FatalModelError, ModelClient, ProviderGaveUp
 from harness.paths import prompts_dir
 from harness.records import Attempt, Call, GameHeader, Message, MoveRecord, SeatConfig
 from harness.scaffold import ScaffoldError, load_scaffold, render_template
-from harness.store import RunDir, now_iso, read_game_log, write_json_atomic
+from harness.store import LogCorrupt, RunDir, now_iso, read_game_log, write_json_atomic
 
 JUDGE_DIR = "judge"
 ATTEMPTS_DIR = "attempts"
@@ -169,7 +169,9 @@ def deduction_block(record: MoveRecord) -> str | None:
     if isinstance(found, str):
         return found
     if isinstance(found, dict):  # one line per player, compact
-        return "\n".join(f"{json.dumps(str(k))}: {json.dumps(v, ensure_ascii=False)}" for k, v in found.items())
+        return "\n".join(
+            f"{json.dumps(str(k))}: {json.dumps(v, ensure_ascii=False)}" for k, v in found.items()
+        )
     return json.dumps(found, ensure_ascii=False)
 
 
@@ -385,10 +387,15 @@ async def judge_run(
     outcome = JudgeOutcome()
     pending: list[TurnToJudge] = []
     for path in run.game_paths():
-        contents = read_game_log(path)
-        if contents.header is None:
-            continue
-        turns = turns_to_judge(contents.header, contents.moves)
+        try:
+            contents = read_game_log(path)
+            if contents.header is None:
+                continue
+            turns = turns_to_judge(contents.header, contents.moves)
+        except (LogCorrupt, IllegalMoveError) as exc:
+            raise JudgeInputError(
+                f"{path}: {exc}; the log cannot be replayed, so it cannot be judged"
+            ) from None
         if not turns:
             continue
         outcome.games += 1

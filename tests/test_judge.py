@@ -242,3 +242,15 @@ def test_another_judge_on_the_same_run_is_refused(run: Path, capsys: pytest.Capt
 def test_verdicts_are_read_strictly(reply: str, usable: bool) -> None:
     verdict = read_verdict(reply)
     assert (not isinstance(verdict, tuple)) is usable
+
+
+def test_a_corrupt_log_is_named_in_one_line(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (path,) = RunDir(run).game_paths()
+    lines = path.read_text().splitlines()
+    lines[3] = lines[3][:40]
+    path.write_text("\n".join(lines) + "\n")
+    with FakeModelServer(good_judge) as server:
+        assert judge(run, server) == 2
+        assert server.exchanges == []
+    err = capsys.readouterr().err
+    assert path.name in err and len(err.strip().splitlines()) == 1

@@ -172,6 +172,11 @@ def _judge(runs: list[Path], seat: SeatConfig, policy: RetryPolicy, args: argpar
         console.print(f"[red]judging stopped[/red]: {exc}")
         console.print("Fix the cause (key, model name, server), then run the same command again.")
         return EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        console.print(
+            "Interrupted: the judgements made so far are kept; run the same command again to go on."
+        )
+        return EXIT_INTERRUPTED
     except OSError as exc:
         raise UsageError(f"cannot write the judgements: {exc.strerror or exc}") from None
     if failed:
