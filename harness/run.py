@@ -111,7 +111,7 @@ class RunConfig(BaseModel):
     def plans(self) -> list[GamePlan]:
         """Every game of the run, in order: player count, seed, seating, repeat. A repeat plays the same deal with
         the same seating again; its game id ends in -r{repeat} from the second play on (mixed teams: after the
-        seating's own -r{rotation})"""
+        seating's own -r{rotation})."""
         plans = []
         for players in self.players:
             team = self.seats * players if len(self.seats) == 1 else self.seats
