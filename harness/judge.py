@@ -107,6 +107,9 @@ class JudgeOutcome(BaseModel):
     already: int = 0  # turns judged by an earlier session
     judged: list[Judgement] = []
     failed: list[tuple[str, int, str]] = []  # (game id, turn, why)
+    requests: int = 0  # requests sent in this session, good or bad
+    tokens: int = 0
+    cost_usd: float = 0.0  # as the provider reported it (0 when it reports none)
 
 
 # ---- reading replies ---------------------------------------------------------------------------------------------
@@ -412,6 +415,9 @@ async def judge_run(
                 _log_attempts(judge_dir, turn, "failed", stop.call)
                 raise
         _log_attempts(judge_dir, turn, "judged" if verdict is not None else "failed", call)
+        outcome.requests += len(call.attempts)
+        outcome.tokens += sum(a.usage.total_tokens for a in call.attempts)
+        outcome.cost_usd += sum(a.cost_usd or 0.0 for a in call.attempts)
         if verdict is None:
             outcome.failed.append((turn.game_id, turn.turn, why or "no verdict"))
         else:

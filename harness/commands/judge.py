@@ -163,6 +163,10 @@ def _judge(runs: list[Path], seat: SeatConfig, policy: RetryPolicy, args: argpar
                 f"{path}: {len(outcome.judged)} turns judged now, {outcome.already} before, "
                 f"{len(outcome.failed)} failed, in {outcome.games} games. Mean: {shown}"
             )
+            console.print(
+                f"Judge requests this session: {outcome.requests}, {outcome.tokens:,} tokens, "
+                f"${outcome.cost_usd:.4f} as reported by the provider"
+            )
             for game_id, turn, why in outcome.failed[:5]:
                 console.print(f"[red]not judged[/red] {game_id} turn {turn}: {why}")
             console.print(f"Judgements: {judge_dir}")
