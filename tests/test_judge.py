@@ -254,3 +254,13 @@ def test_a_corrupt_log_is_named_in_one_line(run: Path, capsys: pytest.CaptureFix
         assert server.exchanges == []
     err = capsys.readouterr().err
     assert path.name in err and len(err.strip().splitlines()) == 1
+
+
+def test_no_key_reaches_the_judge_files(run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = "sk-judge-secret-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    with FakeModelServer(good_judge) as server:
+        assert judge(run, server) == 0
+        assert server.exchanges[0].headers["authorization"].endswith(secret)  # the key was used, not written
+    written = [p for p in (run / "judge").rglob("*") if p.is_file()]
+    assert written and all(secret not in p.read_text() for p in written)

@@ -56,6 +56,9 @@ def handle(args: argparse.Namespace) -> int:
     for flag, value in (("--max-retries", args.max_retries), ("--provider-retries", args.provider_retries)):
         if value < 0:
             raise UsageError(f"{flag} {value} cannot be negative")
+    for flag, value in (("--retry-wait", args.retry_wait), ("--retry-wait-max", args.retry_wait_max)):
+        if value < 0:
+            raise UsageError(f"{flag} {value} cannot be negative")
     if args.temperature is not None and not 0.0 <= args.temperature <= 2.0:
         raise UsageError(f"--temperature {args.temperature} is outside 0-2")
     if args.max_tokens is not None and args.max_tokens <= 0:
