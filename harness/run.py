@@ -88,9 +88,11 @@ class RunConfig(BaseModel):
         )
         if self.repeats == 1:  # one play per seed: the identity of runs made before repeats existed
             del identity["repeats"]
-        for seat in identity["seats"]:  # likewise for seats without a thinking budget
+        for seat in identity["seats"]:  # likewise for seats without a thinking budget or a sample count
             if seat["params"].get("thinking_budget") is None:
                 seat["params"].pop("thinking_budget", None)
+            if seat.get("k") is None:
+                seat.pop("k", None)
         return identity
 
     def digest(self) -> str:

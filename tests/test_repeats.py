@@ -95,6 +95,7 @@ def test_one_play_per_seed_keeps_the_identity_runs_had_before_repeats() -> None:
     once = RunConfig(seats=(SeatConfig(model="local/smart", scaffold="watson"),), players=(2,), seeds=seeds)
     assert "repeats" not in once.identity()
     assert "thinking_budget" not in once.identity()["seats"][0]["params"]
+    assert "k" not in once.identity()["seats"][0]
     thrice = once.model_copy(update={"repeats": 3})
     assert thrice.digest() != once.digest()
     assert [p.game_id for p in once.plans()] == ["2p-custom-seed1", "2p-custom-seed2"]
