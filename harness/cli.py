@@ -12,13 +12,22 @@ from typing import NoReturn
 
 from harness.commands import EXIT_USAGE, UsageError
 from harness.commands import export as export_command
+from harness.commands import judge as judge_command
 from harness.commands import report as report_command
 from harness.commands import resume as resume_command
 from harness.commands import run as run_command
 from harness.commands import runs as runs_command
 from harness.commands import scaffolds as scaffolds_command
 
-COMMANDS = [run_command, resume_command, runs_command, scaffolds_command, export_command, report_command]
+COMMANDS = [
+    run_command,
+    resume_command,
+    runs_command,
+    scaffolds_command,
+    export_command,
+    report_command,
+    judge_command,
+]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -299,6 +299,10 @@ class ModelClient:
             kwargs["max_tokens"] = params.max_tokens
         if params.reasoning_effort is not None:
             kwargs["reasoning_effort"] = params.reasoning_effort
+        if (
+            params.thinking_budget is not None
+        ):  # LiteLLM maps it to Gemini's thinkingBudget, Anthropic's budget
+            kwargs["thinking"] = {"type": "enabled", "budget_tokens": params.thinking_budget}
         if self.seat.api_base:
             kwargs["api_base"] = self.seat.api_base
             if provider_of(self.seat.model) in ("openai", "hosted_vllm") and not os.environ.get(

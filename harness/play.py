@@ -80,6 +80,7 @@ async def play_game(
                     game_id=plan.game_id,
                     seed=plan.seed,
                     seed_set=plan.seed_set,
+                    repeat=plan.repeat,
                     deck=list(deck),
                     players=plan.players,
                     seats=[public_seat(s) for s in plan.seats],

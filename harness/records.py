@@ -23,6 +23,7 @@ class GenerationParams(BaseModel):
     temperature: float | None = None
     max_tokens: int | None = None
     reasoning_effort: str | None = None
+    thinking_budget: int | None = Field(default=None, gt=0)  # reasoning tokens allowed (LiteLLM `thinking`)
     timeout_s: float = 600.0
 
 

@@ -23,7 +23,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harness import __version__, event_loop
 from harness.agent import SeatAgent
@@ -61,6 +61,7 @@ class RunConfig(BaseModel):
     players: tuple[int, ...]
     seeds: tuple[SeedDeck, ...]
     rotation: Rotation = "seed"  # mixed teams: who sits where, see harness.seats.rotations
+    repeats: int = Field(default=1, ge=1)  # plays of each seed (the same deal, played again)
     reply_retries: int = 3
     retry: RetryPolicy = RetryPolicy()
 
@@ -77,7 +78,7 @@ class RunConfig(BaseModel):
     def identity(self) -> dict[str, Any]:
         """What decides the games' content. Operational settings (server URL, timeout, retry limits) are left out,
         so fixing one of them (a new server, a raised limit) continues the same run."""
-        return self.model_dump(
+        identity = self.model_dump(
             mode="json",
             exclude={
                 "seats": {"__all__": {"api_base": True, "deployments": True, "params": {"timeout_s"}}},
@@ -85,6 +86,14 @@ class RunConfig(BaseModel):
                 "retry": True,
             },
         )
+        if self.repeats == 1:  # one play per seed: the identity of runs made before repeats existed
+            del identity["repeats"]
+        for seat in identity["seats"]:  # likewise for seats without a thinking budget or a sample count
+            if seat["params"].get("thinking_budget") is None:
+                seat["params"].pop("thinking_budget", None)
+            if seat.get("k") is None:
+                seat.pop("k", None)
+        return identity
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:10]
@@ -102,21 +111,27 @@ class RunConfig(BaseModel):
         }
 
     def plans(self) -> list[GamePlan]:
+        """Every game of the run, in order: player count, seed, seating, repeat. A repeat plays the same deal with
+        the same seating again; its game id ends in -r{repeat} from the second play on (mixed teams: after the
+        seating's own -r{rotation})."""
         plans = []
         for players in self.players:
             team = self.seats * players if len(self.seats) == 1 else self.seats
             for index, seed in enumerate(self.seeds):
                 for shift, seats in rotations(team, index, self.rotation if self.mixed else "off"):
-                    suffix = f"-r{shift}" if self.mixed else ""
-                    plans.append(
-                        GamePlan(
-                            game_id=f"{players}p-{seed.seed_set}-seed{seed.seed}{suffix}",
-                            players=players,
-                            seed=seed.seed,
-                            seed_set=seed.seed_set,
-                            seats=seats,
+                    seating = f"-r{shift}" if self.mixed else ""
+                    for repeat in range(self.repeats):
+                        again = f"-r{repeat}" if repeat > 0 else ""
+                        plans.append(
+                            GamePlan(
+                                game_id=f"{players}p-{seed.seed_set}-seed{seed.seed}{seating}{again}",
+                                players=players,
+                                seed=seed.seed,
+                                seed_set=seed.seed_set,
+                                seats=seats,
+                                repeat=repeat,
+                            )
                         )
-                    )
         return plans
 
     def default_name(self) -> str:
@@ -129,7 +144,8 @@ class RunConfig(BaseModel):
             who = "team-" + "+".join(labels)
             if len(who) > 90:
                 who = who[:90].rstrip("+-.")
-        return f"{who}-{players}p-{seed_sets}-{self.digest()}"
+        again = f"-x{self.repeats}" if self.repeats > 1 else ""
+        return f"{who}-{players}p-{seed_sets}{again}-{self.digest()}"
 
 
 def _slug(text: str) -> str:

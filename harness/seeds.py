@@ -1,8 +1,9 @@
 """Named seed sets: each seed with the 50-card deck it deals, so a seed means the same game on every platform.
 
-A seed set is a JSONL file in seeds/ (one `{"seed": N, "deck": [...]}` per line). A run's `--seeds` takes a set
-name, a comma-separated list of seeds, or a path to such a file. A seed that is in no stored set gets its deck from
-the engine when the run starts; the run records that deck.
+A seed set is a JSONL file in seeds/ (one `{"seed": N, "deck": [...]}` per line; scripts/make_seeds.py writes
+them). A run's `--seeds` takes a set name, a comma-separated list of seeds, or a path to such a file. A seed that is
+in no stored set gets its deck from the engine when the run starts; the run records that deck. A seed list names
+deals, each once: playing a deal several times is `--repeats`, not a seed listed twice.
 """
 
 from __future__ import annotations
@@ -99,7 +100,9 @@ def resolve_seeds(spec: str) -> list[SeedDeck]:
         seeds = [int(p) for p in parts]
         shown = spec if len(spec) <= 40 else f"{spec[:37]}..."
         if len(set(seeds)) != len(seeds):
-            raise SeedSpecError(f"--seeds {shown!r} repeats a seed; list each seed once")
+            raise SeedSpecError(
+                f"--seeds {shown!r} repeats a seed; list each seed once and play it again with --repeats N"
+            )
         if any(s < 0 for s in seeds):
             raise SeedSpecError(f"--seeds {shown!r} has a negative seed; seeds are whole numbers from 0")
         return [SeedDeck(seed=s, deck=tuple(_deck_for(s)), seed_set="custom") for s in seeds]

@@ -44,6 +44,7 @@ class GamePlan(BaseModel):
     seed: int
     seed_set: str
     seats: tuple[SeatConfig, ...]
+    repeat: int = 0  # which play of the seed (0-based), when a run plays each seed more than once
 
 
 class RunStatus(BaseModel):

@@ -41,6 +41,9 @@ class SweepModel(BaseModel):
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, gt=0)
     reasoning_effort: str | None = None
+    thinking_budget: int | None = Field(
+        default=None, gt=0
+    )  # reasoning tokens (the paper: 20k for Gemini 2.5)
     timeout_s: float = Field(default=600.0, gt=0)
     concurrency: int | None = Field(default=None, gt=0)  # games of this model in flight at once
     deployments: list[Deployment] = []
@@ -61,6 +64,7 @@ class SweepModel(BaseModel):
                 temperature=self.temperature,
                 max_tokens=self.max_tokens,
                 reasoning_effort=self.reasoning_effort,
+                thinking_budget=self.thinking_budget,
                 timeout_s=self.timeout_s,
             ),
             deployments=tuple(self.deployments),
@@ -94,6 +98,7 @@ class SweepConfig(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z0-9._-]+$")
     players: list[int] = Field(min_length=1)
     seeds: list[str] = Field(min_length=1)  # seed set names, comma-separated seeds, or seed files
+    repeats: int = Field(default=1, ge=1)  # plays of each seed
     scaffolds: list[str] = []  # self-play runs: every model with every scaffold
     models: list[SweepModel] = []
     teams: list[TeamDef] = []
@@ -161,7 +166,12 @@ class SweepConfig(BaseModel):
         seeds = []
         for spec in self.seeds:
             seeds.extend(resolve_seeds(spec))
-        common = {"seeds": tuple(seeds), "reply_retries": self.reply_retries, "retry": self.retry}
+        common = {
+            "seeds": tuple(seeds),
+            "repeats": self.repeats,
+            "reply_retries": self.reply_retries,
+            "retry": self.retry,
+        }
         runs = [
             RunConfig(seats=(model.seat(scaffold),), players=tuple(self.players), **common)
             for model in self.models

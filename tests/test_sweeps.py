@@ -12,7 +12,6 @@ import pytest
 
 from harness.cli import main
 from harness.store import read_game_log
-from harness.sweep import load_sweep
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -176,12 +175,3 @@ def test_a_different_sweep_on_the_same_folder_is_refused(
     capsys.readouterr()
     assert main(["run", "--config", str(demo), "--out", str(out), "--no-progress"]) == 2
     assert "holds a different sweep" in capsys.readouterr().err
-
-
-def test_the_paper_grid_example_covers_its_models_scaffolds_players_and_seeds() -> None:
-    sweep = load_sweep(ROOT / "sweeps" / "paper-main-grid.toml")
-    runs = sweep.runs()
-    assert len(sweep.models) == 16 and sweep.scaffolds == ["watson", "sherlock"]
-    assert len(runs) == 32
-    assert all(run.players == (2, 3, 4, 5) and len(run.seeds) == 10 for run in runs)
-    assert sum(len(run.plans()) for run in runs) == 1280

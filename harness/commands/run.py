@@ -23,6 +23,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--seeds", help="seed set name, comma-separated seeds, or a seed file (default standard)"
     )
     run.add_argument(
+        "--repeats",
+        type=int,
+        metavar="N",
+        help="play each seed N times: the same deal again, as a separate game (default 1)",
+    )
+    run.add_argument(
         "--seat",
         action="append",
         metavar="MODEL[:SCAFFOLD][,key=value...]",
@@ -54,6 +60,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--temperature", type=float)
     run.add_argument("--max-tokens", type=int)
     run.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"])
+    run.add_argument(
+        "--thinking-budget", type=int, metavar="TOKENS", help="reasoning tokens allowed (Gemini, Anthropic)"
+    )
     add_session_options(run, recorded=False)
     run.set_defaults(handler=handle)
 
@@ -117,6 +126,7 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
     args.scaffold = args.scaffold or "watson"
     args.players = [len(args.seat)] if args.seat else (args.players or [2])
     args.seeds = args.seeds or "standard"
+    args.repeats = 1 if args.repeats is None else args.repeats
     config, out, name = _validated_config(args)
     return play_run(
         out / (name or config.default_name()),
@@ -198,9 +208,13 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
             )
     if len(set(args.players)) != len(args.players):
         raise UsageError("--players repeats a player count; list each count once")
+    if args.repeats < 1:
+        raise UsageError(f"--repeats {args.repeats} must be 1 or more (plays of each seed)")
     check_operational(args)
     if args.max_tokens is not None:
         _check_positive("--max-tokens", args.max_tokens, integer=True)
+    if args.thinking_budget is not None:
+        _check_positive("--thinking-budget", args.thinking_budget, integer=True)
     if args.temperature is not None and not 0.0 <= args.temperature <= 2.0:
         raise UsageError(f"--temperature {args.temperature} is outside 0-2")
     if args.out.exists() and not args.out.is_dir():
@@ -217,6 +231,7 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
         temperature=args.temperature,
         max_tokens=args.max_tokens,
         reasoning_effort=args.reasoning_effort,
+        thinking_budget=args.thinking_budget,
         timeout_s=args.timeout,
     )
     try:
@@ -237,6 +252,7 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
         players=tuple(args.players),
         seeds=tuple(seeds),
         rotation=args.rotation,
+        repeats=args.repeats,
         reply_retries=args.max_retries,
         retry=RetryPolicy(
             provider_retries=args.provider_retries,
@@ -278,10 +294,12 @@ SWEEP_CONFLICTS = (
     "scaffold",
     "players",
     "seeds",
+    "repeats",
     "api_base",
     "temperature",
     "max_tokens",
     "reasoning_effort",
+    "thinking_budget",
 )
 
 

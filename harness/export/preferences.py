@@ -28,6 +28,7 @@ from harness.export.datasets import (
 from harness.export.rows import ChatMessage, PreferenceRow
 from harness.export.source import ExportGame
 from harness.records import MoveRecord
+from harness.rewards import preference_gap
 from harness.scaffold import CallDef, ScaffoldError, load_scaffold
 
 DEFAULT_MARGIN = 0.5
@@ -182,7 +183,7 @@ def preference_rows(
                 rejected_move_index=worse,
                 rejected_move=record.legal_moves[worse],
                 rejected_rating=rejected_rating,
-                rating_gap=chosen_rating - rejected_rating,
+                rating_gap=preference_gap(record.ratings, best, worse),
                 played_move_index=record.move_index,
                 pair_index=pair_index,
                 pair_kind="ratings",

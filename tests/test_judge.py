@@ -1,0 +1,266 @@
+"""The state-tracking judge: each Mycroft turn graded against the engine's true knowledge, every attempt logged,
+reruns judging only what is missing, bad input refused before any call."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from harness.engine import Game
+from harness.judge import Judgement, read_verdict
+from harness.store import RunDir, read_game_log
+from tests.fakeserver import FakeModelServer, Reply
+
+VERDICT = {
+    "overall_rating": 0.5,
+    "deduction_accuracy": 0.75,
+    "history_integration": 0.25,
+    "state_tracking_quality": 0.5,
+    "detailed_feedback": "card1 of player+1 lost its rank",
+    "key_issues": ["missed a negative inference"],
+    "strengths": ["kept the clued ranks"],
+}
+CONTRACT_KEYS = [
+    "game_id",
+    "turn",
+    "seat",
+    "judge_model",
+    "overall_rating",
+    "deduction_accuracy",
+    "history_integration",
+    "state_tracking_quality",
+    "detailed_feedback",
+    "key_issues",
+    "strengths",
+]
+
+
+def good_judge(request: dict[str, Any]) -> Reply:
+    return Reply(content=json.dumps(VERDICT))
+
+
+@pytest.fixture(scope="module")
+def mycroft_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("played")
+    argv = [
+        "run",
+        "--scaffold",
+        "mycroft",
+        "--seeds",
+        "1",
+        "--players",
+        "2",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
+    assert main(argv) == 0
+    (run,) = [p for p in out.iterdir() if p.is_dir()]
+    return run
+
+
+@pytest.fixture
+def run(mycroft_run: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "run"
+    shutil.copytree(mycroft_run, copy)
+    return copy
+
+
+def judge(run: Path, server: FakeModelServer, *extra: str) -> int:
+    return main(["judge", str(run), "--model", "openai/judge", "--api-base", server.base_url, *extra])
+
+
+def judgements(run: Path) -> list[dict[str, Any]]:
+    (path,) = (run / "judge").glob("*.jsonl")
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_every_mycroft_turn_is_judged_against_the_engines_knowledge(run: Path) -> None:
+    (log_path,) = RunDir(run).game_paths()
+    log = read_game_log(log_path)
+    with FakeModelServer(good_judge) as server:
+        assert judge(run, server) == 0
+    lines = judgements(run)
+    assert sorted((j["turn"], j["seat"]) for j in lines) == [(m.turn, m.seat) for m in log.moves]
+    assert all(list(j) == CONTRACT_KEYS and j["judge_model"] == "openai/judge" for j in lines)
+    assert all(Judgement.model_validate(j).overall_rating == 0.5 for j in lines)
+    # The truth the judge sees is HLE's knowledge at that turn, rebuilt by replay, not the model's deductions.
+    prompts = {
+        int(e.request["messages"][1]["content"].split(" at turn ")[1].split(" ")[0]): e.request["messages"][1]
+        for e in server.exchanges
+    }
+    game = Game(2, log.header.deck)
+    checked = 0
+    for record in log.moves:
+        prompt = prompts[record.turn]["content"]
+        truth = prompt.split("== Ground truth from the game engine ==")[1].split("== The player's")[0]
+        for offset in (0, 1):
+            player = (record.seat + offset) % 2
+            for index, known in enumerate(game.knowledge(player)):
+                colours = ", ".join(known.could_be_colors)
+                ranks = ", ".join(str(r) for r in known.could_be_ranks)
+                assert f"card{index}" in truth
+                assert f"could be colours {colours}; could be ranks {ranks}" in truth
+                checked += 1
+        if record.turn > 2:
+            assert "What happened since" in prompt and f"Turn {record.turn - 1}: P" in prompt
+        game.apply(record.move)
+    assert checked > 100
+    record = json.loads((run / "judge" / "judge.json").read_text())
+    assert record["identity"]["judge_model"] == "openai/judge" and record["sessions"]
+
+
+def test_a_rerun_judges_only_what_is_missing(run: Path) -> None:
+    with FakeModelServer(good_judge) as server:
+        assert judge(run, server) == 0
+        first = len(server.exchanges)
+        assert judge(run, server) == 0
+        assert len(server.exchanges) == first  # nothing left to judge
+        (path,) = (run / "judge").glob("*.jsonl")
+        lines = path.read_bytes().split(b"\n")
+        path.write_bytes(
+            b"\n".join(lines[:-3]) + b"\n" + lines[-3][:20]
+        )  # two lines lost, one torn by a crash
+        assert judge(run, server) == 0
+        assert len(server.exchanges) == first + 2
+    assert len(judgements(run)) == first
+
+
+def test_unusable_verdicts_are_re_asked_with_feedback_and_logged(run: Path) -> None:
+    replies = iter(['Rating: {"overall_rating": 0.5}', json.dumps({**VERDICT, "overall_rating": 1.5})])
+
+    def flaky(request: dict[str, Any]) -> Reply:
+        if "at turn 3 " in request["messages"][1]["content"]:
+            return Reply(content=next(replies, json.dumps(VERDICT)))
+        return good_judge(request)
+
+    with FakeModelServer(flaky) as server:
+        assert judge(run, server) == 0
+    attempts = [
+        json.loads(line)
+        for line in next((run / "judge" / "attempts").glob("*.jsonl")).read_text().splitlines()
+    ]
+    (turn3,) = [a for a in attempts if a["turn"] == 3]
+    kinds = [a["error_kind"] for a in turn3["call"]["attempts"]]
+    assert kinds == ["unparseable", "unparseable", None]
+    assert "overall_rating" in turn3["call"]["attempts"][1]["error"]
+    third = turn3["call"]["attempts"][2]["messages"]
+    assert third[-1]["role"] == "user" and "could not be used" in third[-1]["content"]
+    assert {j["turn"] for j in judgements(run)} >= {3}
+
+
+def test_turns_that_stay_unjudged_stop_with_exit_1_and_a_rerun_finishes_them(
+    run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def stubborn(request: dict[str, Any]) -> Reply:
+        if "at turn 5 " in request["messages"][1]["content"]:
+            return Reply(content="no")
+        return good_judge(request)
+
+    with FakeModelServer(stubborn) as server:
+        assert judge(run, server, "--max-retries", "1") == 1
+    assert "could not be judged" in capsys.readouterr().out
+    assert 5 not in {j["turn"] for j in judgements(run)}
+    with FakeModelServer(good_judge) as server:
+        assert judge(run, server) == 0
+        assert len(server.exchanges) == 1
+    assert 5 in {j["turn"] for j in judgements(run)}
+
+
+def test_a_judge_that_refuses_the_key_stops_judging_with_exit_1(run: Path) -> None:
+    with FakeModelServer(lambda request: Reply(status=401)) as server:
+        assert judge(run, server) == 1
+    assert not list((run / "judge").glob("*.jsonl"))
+    failed = [
+        json.loads(line)
+        for line in next((run / "judge" / "attempts").glob("*.jsonl")).read_text().splitlines()
+    ]
+    assert failed and all(a["status"] == "failed" for a in failed)
+
+
+@pytest.mark.parametrize(
+    ("model", "named"),
+    [
+        ("local/smart", "cannot judge"),
+        ("nosuchprovider/x", "unknown provider 'nosuchprovider'"),
+        ("openai/o4-mini", "OPENAI_API_KEY"),
+        ("o4-mini", "not a LiteLLM model string"),
+    ],
+)
+def test_an_unreachable_judge_is_refused_before_any_call(
+    model: str, named: str, run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["judge", str(run), "--model", model]) == 2
+    err = capsys.readouterr().err
+    assert named in err and len(err.strip().splitlines()) == 1
+    assert not (run / "judge").exists()
+
+
+def test_a_run_without_mycroft_games_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main(["run", "--seeds", "1", "--out", str(out), "--no-progress"]) == 0
+    capsys.readouterr()
+    with FakeModelServer(good_judge) as server:
+        assert judge(out, server) == 2
+        assert server.exchanges == []
+    err = capsys.readouterr().err
+    assert "no Mycroft" in err and len(err.strip().splitlines()) == 1
+    assert not list(out.rglob("judge"))
+
+
+def test_another_judge_on_the_same_run_is_refused(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeModelServer(good_judge) as server:
+        assert judge(run, server) == 0
+        argv = ["judge", str(run), "--model", "openai/other", "--api-base", server.base_url]
+        calls = len(server.exchanges)
+        assert main(argv) == 2
+        assert len(server.exchanges) == calls
+    assert "another judge" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("reply", "usable"),
+    [
+        (json.dumps(VERDICT), True),
+        ("```json\n" + json.dumps(VERDICT) + "\n```", True),
+        (json.dumps({**VERDICT, "overall_rating": 1}), True),
+        ("Here it is: " + json.dumps(VERDICT), False),
+        (json.dumps(VERDICT) + json.dumps(VERDICT), False),
+        (json.dumps({**VERDICT, "overall_rating": True}), False),
+        (json.dumps({**VERDICT, "overall_rating": "0.5"}), False),
+        (json.dumps({**VERDICT, "history_integration": -0.1}), False),
+        (json.dumps({k: v for k, v in VERDICT.items() if k != "strengths"}), False),
+        ("[" * 100_000 + "]" * 100_000, False),
+        ("", False),
+    ],
+)
+def test_verdicts_are_read_strictly(reply: str, usable: bool) -> None:
+    verdict = read_verdict(reply)
+    assert (not isinstance(verdict, tuple)) is usable
+
+
+def test_a_corrupt_log_is_named_in_one_line(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (path,) = RunDir(run).game_paths()
+    lines = path.read_text().splitlines()
+    lines[3] = lines[3][:40]
+    path.write_text("\n".join(lines) + "\n")
+    with FakeModelServer(good_judge) as server:
+        assert judge(run, server) == 2
+        assert server.exchanges == []
+    err = capsys.readouterr().err
+    assert path.name in err and len(err.strip().splitlines()) == 1
+
+
+def test_no_key_reaches_the_judge_files(run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = "sk-judge-secret-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    with FakeModelServer(good_judge) as server:
+        assert judge(run, server) == 0
+        assert server.exchanges[0].headers["authorization"].endswith(secret)  # the key was used, not written
+    written = [p for p in (run / "judge").rglob("*") if p.is_file()]
+    assert written and all(secret not in p.read_text() for p in written)
