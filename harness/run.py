@@ -112,7 +112,7 @@ class RunConfig(BaseModel):
 
     def plans(self) -> list[GamePlan]:
         """Every game of the run, in order: player count, seed, seating, repeat. A repeat plays the same deal with
-        the same seating again; its game id ends in -r{repeat} from the second play on (mixed teams: after the
+        the same seating again; its game id ends in -play{repeat} from the second play on (mixed teams: after the
         seating's own -r{rotation})."""
         plans = []
         for players in self.players:
@@ -121,7 +121,7 @@ class RunConfig(BaseModel):
                 for shift, seats in rotations(team, index, self.rotation if self.mixed else "off"):
                     seating = f"-r{shift}" if self.mixed else ""
                     for repeat in range(self.repeats):
-                        again = f"-r{repeat}" if repeat > 0 else ""
+                        again = f"-play{repeat}" if repeat > 0 else ""
                         plans.append(
                             GamePlan(
                                 game_id=f"{players}p-{seed.seed_set}-seed{seed.seed}{seating}{again}",

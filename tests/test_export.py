@@ -749,7 +749,7 @@ def test_repeats_of_a_seed_are_told_apart_in_rows_card_and_manifest(runs: dict[s
     (first,) = sorted((run / "games").glob("*.jsonl"))
     header, *rest = first.read_text().splitlines(keepends=True)
     data = json.loads(header)
-    again = {**data, "repeat": 1, "game_id": f"{data['game_id']}-r1"}
+    again = {**data, "repeat": 1, "game_id": f"{data['game_id']}-play1"}
     (run / "games" / f"{again['game_id']}.jsonl").write_text(json.dumps(again) + "\n" + "".join(rest))
     assert export(tmp_path / "rewards", "hanabirewards", run) == 0
     rows = rows_of(tmp_path / "rewards" / "hanabirewards.jsonl")

@@ -45,10 +45,10 @@ def test_repeats_play_each_seed_again_with_its_own_game_id_and_header(tmp_path: 
     (run,) = run_dirs(out)
     logs = {p.stem: read_game_log(p) for p in (run / "games").glob("*.jsonl")}
     assert sorted(logs) == sorted(
-        f"2p-custom-seed{s}{suffix}" for s in (1, 2) for suffix in ("", "-r1", "-r2")
+        f"2p-custom-seed{s}{suffix}" for s in (1, 2) for suffix in ("", "-play1", "-play2")
     )
     for seed in (1, 2):
-        plays = [logs[f"2p-custom-seed{seed}{suffix}"] for suffix in ("", "-r1", "-r2")]
+        plays = [logs[f"2p-custom-seed{seed}{suffix}"] for suffix in ("", "-play1", "-play2")]
         assert [g.header.repeat for g in plays] == [0, 1, 2]
         assert all(g.header.deck == deck_for_seed(seed) and g.complete for g in plays)
     manifest = json.loads((run / "manifest.json").read_text())
@@ -63,10 +63,10 @@ def test_a_rerun_plays_only_the_missing_repeat(tmp_path: Path) -> None:
     assert main(argv) == 0
     (run,) = run_dirs(out)
     first = (run / "games" / "2p-custom-seed4.jsonl").read_bytes()
-    (run / "games" / "2p-custom-seed4-r1.jsonl").unlink()
+    (run / "games" / "2p-custom-seed4-play1.jsonl").unlink()
     assert main(argv) == 0
     assert (run / "games" / "2p-custom-seed4.jsonl").read_bytes() == first
-    assert read_game_log(run / "games" / "2p-custom-seed4-r1.jsonl").header.repeat == 1
+    assert read_game_log(run / "games" / "2p-custom-seed4-play1.jsonl").header.repeat == 1
     assert main(["resume", str(run), "--no-progress"]) == 0
     assert run_dirs(out) == [run]
 
@@ -108,7 +108,7 @@ def test_mixed_team_repeats_keep_the_seating_suffix_and_add_their_own() -> None:
     )
     config = RunConfig(seats=seats, players=(2,), seeds=tuple(resolve_seeds("5")), repeats=2)
     ids = [p.game_id for p in config.plans()]
-    assert ids == ["2p-custom-seed5-r0", "2p-custom-seed5-r0-r1"]
+    assert ids == ["2p-custom-seed5-r0", "2p-custom-seed5-r0-play1"]
     assert len(set(ids)) == len(ids)
 
 
@@ -161,7 +161,7 @@ def test_a_sweep_plays_its_repeats(tmp_path: Path, capsys: pytest.CaptureFixture
     text += '[[models]]\nmodel = "local/smart"\n'
     path.write_text(text.format(2))
     (run,) = load_sweep(path).runs()
-    assert [p.game_id for p in run.plans()] == ["2p-custom-seed1", "2p-custom-seed1-r1"]
+    assert [p.game_id for p in run.plans()] == ["2p-custom-seed1", "2p-custom-seed1-play1"]
     path.write_text(text.format(0))
     assert main(["run", "--config", str(path), "--out", str(tmp_path / "o")]) == 2
     assert "repeats" in capsys.readouterr().err

@@ -125,8 +125,8 @@ def _repeat_one_deal(runs: Path) -> None:
     games = _run_dir(runs, "local-smart-sherlock-") / "games"
     lines = (games / "2p-custom-seed1.jsonl").read_text().splitlines()
     header = GameHeader.model_validate_json(lines[0])
-    repeat = header.model_copy(update={"repeat": 1, "game_id": "2p-custom-seed1-r1"})
-    (games / "2p-custom-seed1-r1.jsonl").write_text("\n".join([repeat.model_dump_json(), *lines[1:]]) + "\n")
+    repeat = header.model_copy(update={"repeat": 1, "game_id": "2p-custom-seed1-play1"})
+    (games / "2p-custom-seed1-play1.jsonl").write_text("\n".join([repeat.model_dump_json(), *lines[1:]]) + "\n")
 
 
 def _judge(runs: Path) -> None:
