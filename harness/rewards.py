@@ -69,9 +69,13 @@ def preference_gap(ratings: Sequence[float | None], chosen: int, rejected: int) 
     return better - worse
 
 
-def _ratings_of(column: Sequence[Any]) -> list[float | None]:
-    """A HanabiRewards `candidate_ratings` cell ([{"rating": x}, ...]) or a plain list of ratings."""
-    return [item.get("rating") if isinstance(item, dict) else item for item in column]
+def _ratings_of(column: Sequence[Any], rated: Sequence[bool] | None = None) -> list[float | None]:
+    """A HanabiRewards row's ratings: `candidate_ratings` (floats; 0.0 stands in for a missing rating) read with
+    its `candidate_rated` mask, so that a move the data's model left unrated earns nothing under every transform."""
+    values = [item.get("rating") if isinstance(item, dict) else item for item in column]
+    if rated is None:
+        return values
+    return [value if ok else None for value, ok in zip(values, rated, strict=True)]
 
 
 def _text_of(completion: Any) -> str:
@@ -102,17 +106,21 @@ def grpo_reward_function(
 ) -> Callable[..., list[float]]:
     """A reward function for TRL's GRPOTrainer over a HanabiRewards dataset: each completion is read for its chosen
     move and earns `rating_reward` from the row's `candidate_ratings`. TRL passes the dataset's other columns as
-    keyword arguments; only `candidate_ratings` is read."""
+    keyword arguments; only `candidate_ratings` and `candidate_rated` are read."""
     if mode not in TRANSFORMS:
         raise ValueError(f"unknown rating transform {mode!r}; use one of {', '.join(TRANSFORMS)}")
     parse = parse_action or project_action_parser()
 
     def hanabi_move_rating(
-        completions: Sequence[Any], candidate_ratings: Sequence[Sequence[Any]], **_columns: Any
+        completions: Sequence[Any],
+        candidate_ratings: Sequence[Sequence[Any]],
+        candidate_rated: Sequence[Sequence[bool]] | None = None,
+        **_columns: Any,
     ) -> list[float]:
         scores = []
-        for completion, column in zip(completions, candidate_ratings, strict=True):
-            ratings = _ratings_of(column)
+        masks: Sequence[Sequence[bool] | None] = candidate_rated or [None] * len(candidate_ratings)
+        for completion, column, rated in zip(completions, candidate_ratings, masks, strict=True):
+            ratings = _ratings_of(column, rated)
             scores.append(rating_reward(ratings, parse(_text_of(completion), len(ratings)), mode))
         return scores
 

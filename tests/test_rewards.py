@@ -123,3 +123,14 @@ def test_the_preference_export_gap_is_the_preference_gap(runs: dict[str, Path], 
         ratings = by_turn[pair["turn"]].ratings
         gap = preference_gap(ratings, pair["chosen_move_index"], pair["rejected_move_index"])
         assert pair["rating_gap"] == gap == pytest.approx(1.0)
+
+
+def test_a_move_the_data_left_unrated_earns_nothing_under_every_transform() -> None:
+    # HanabiRewards writes 0.0 for a missing rating and marks it in candidate_rated; 0.0 must not read as a rating
+    # (normalize would turn it into 0.5)
+    completions = [[{"role": "assistant", "content": "Reasoning: x\nChosen Move Number: 1"}]]
+    columns = {"candidate_ratings": [[0.8, 0.0]], "candidate_rated": [[True, False]]}
+    for mode in ("clip", "raw", "normalize"):
+        assert grpo_reward_function(mode)(completions, **columns) == [0.0]
+    rated_zero = {"candidate_ratings": [[0.8, 0.0]], "candidate_rated": [[True, True]]}
+    assert grpo_reward_function("normalize")(completions, **rated_zero) == [0.5]
