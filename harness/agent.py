@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.formats import ParsedReply, ReplyProblem
 from harness.models import FatalModelError, ModelClient, ProviderGaveUp
 from harness.records import Attempt, Call, Message, SeatConfig
-from harness.replies import ParsedReply, ReplyProblem, parse_reply
 from harness.scaffold import CallDef, ScaffoldDef, render_call, render_memory_state
 from harness.tracking import score_deductions
 from harness.view import SeatView
@@ -155,11 +155,7 @@ class SeatAgent:
 
 
 def _validate(text: str, n_legal: int, spec: CallDef) -> ParsedReply | str:
-    if spec.contract == "report":
-        if not text.strip():
-            raise ReplyProblem("empty_reply", "Your reply was empty. Write the analysis you were asked for.")
-        return text.strip()
-    return parse_reply(text, n_legal, spec.contract, spec.required_fields)
+    return spec.reply_format.read(text, n_legal)
 
 
 def _report(view: SeatView, call: Call, reply: ParsedReply | str) -> dict[str, Any]:
