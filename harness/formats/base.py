@@ -6,6 +6,7 @@ carry and in their wording. The report format reads free text. Wording lives in 
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -100,7 +101,7 @@ class ReplyFormat:
             "moves": moves_text(allowed),
             **facts,
         }
-        return render("formats/feedback.j2", **context)
+        return render("formats/feedback.j2", **context) + "\n\n" + render(self.reminder, **context)
 
     # ---- reading ----
 
@@ -171,6 +172,8 @@ class ReplyFormat:
         action = distinct[0]
         if action not in allowed:
             raise Unreadable("illegal_move", "not_allowed", move=action, legal=action in range(n_legal))
+        if chosen_object is not None and chosen_object in _examples(self.template):
+            raise Unreadable("unparseable", "copied_example")
         # the fields come from where the move came from: the JSON object, or the text layout's lines
         data = reading.text_fields(outside, labels) if chosen_object is None else _json_fields(chosen_object)
         self._check_required(data)
@@ -243,6 +246,13 @@ class ReplyFormat:
         return json.dumps(payload)
 
 
+@cache
+def _examples(template: str) -> list[dict[str, Any]]:
+    """The JSON objects the instructions show as examples: a reply that is one of them copied the instructions."""
+    shown = render(template, players=2)
+    return [reading.normalised_keys(s.value) for s in reading.json_spans(shown) if isinstance(s.value, dict)]
+
+
 def _plain(number: float) -> str:
     return f"{number:.2f}" if isinstance(number, float) else str(number)
 
@@ -269,10 +279,10 @@ def _json_fields(obj: dict[str, Any]) -> dict[str, Any]:
 def _rating_pairs(raw: Any) -> list[tuple[str, Any]]:
     """Ratings as (move key, value) pairs, from a list of objects, a dict keyed by move, or a plain list."""
     if isinstance(raw, dict):
-        return [(str(k), v) for k, v in raw.items()]
+        return [(str(k), v) for k, v in itertools.islice(raw.items(), reading.MAX_RATINGS_READ)]
     pairs: list[tuple[str, Any]] = []
     if isinstance(raw, list):
-        for position, item in enumerate(raw):
+        for position, item in enumerate(raw[: reading.MAX_RATINGS_READ]):
             if isinstance(item, dict):
                 lowered = reading.normalised_keys(item)
                 key = next((lowered[k] for k in ("action", "move", "index", "id") if k in lowered), None)
@@ -287,7 +297,10 @@ def _align_ratings(pairs: list[tuple[str, Any]], n_legal: int) -> tuple[list[flo
     """A rating per legal move; missing ones None (never invented), unusable ones recorded as invalid."""
     ratings: list[float | None] = [None] * n_legal
     invalid: dict[str, str] = {}
-    for key, value in pairs:
+    limit = MAX_RATINGS_PER_MOVE * n_legal
+    if len(pairs) > limit:
+        invalid["(more)"] = f"{len(pairs) - limit} ratings beyond {limit} left unread"
+    for key, value in pairs[:limit]:
         index = _index(key)
         if index is None or not 0 <= index < n_legal:
             invalid[str(key)[:40]] = f"{str(value)[:40]} (no such move)"
@@ -301,8 +314,12 @@ def _align_ratings(pairs: list[tuple[str, Any]], n_legal: int) -> tuple[list[flo
     return ratings, invalid
 
 
+_INDEX = re.compile(r"[ \t]{0,4}(?:move[ \t]{0,3})?#?[ \t]{0,3}(\d{1,6})[ \t]{0,4}", re.IGNORECASE)
+MAX_RATINGS_PER_MOVE = 4  # a reply rating far more moves than there are is not read past this many per move
+
+
 def _index(key: str) -> int | None:
-    match = re.fullmatch(r"[ \t]{0,4}(?:move[ \t]{0,3})?#?[ \t]{0,3}(\d{1,6})[ \t]{0,4}", key, re.IGNORECASE)
+    match = _INDEX.fullmatch(key)
     return int(match.group(1)) if match else None
 
 

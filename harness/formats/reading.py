@@ -9,6 +9,7 @@ the format turns them into feedback in its own words.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import unicodedata
@@ -17,6 +18,7 @@ from typing import Any
 
 MAX_REPLY_CHARS = 200_000  # about 50k tokens: longer replies are rejected unread, as "oversized"
 MAX_JSON_DEPTH = 32  # brackets nested deeper than this are rejected unread, as "oversized"
+MAX_RATINGS_READ = 256  # ratings read from one reply (Hanabi has at most about 50 legal moves)
 MAX_JSON_OBJECTS = 64  # more top-level JSON objects than this in one reply are rejected, as "oversized"
 
 ACTION_KEYS = (
@@ -307,7 +309,8 @@ def text_fields(text: str, labels: Labels) -> dict[str, Any]:
         stop = ratings_label.start() if ratings_label and ratings_label.start() > reason_label.end() else None
         reason = before_choice[reason_label.end() : stop].strip()
     ratings_text = before_choice[ratings_label.end() :] if ratings_label else before_choice
-    pairs = [(m.group(1), m.group(2)) for m in _TEXT_RATING.finditer(ratings_text)]
+    found = itertools.islice(_TEXT_RATING.finditer(ratings_text), MAX_RATINGS_READ)
+    pairs = [(m.group(1), m.group(2)) for m in found]
     return {
         "move_ratings": pairs if (pairs or ratings_label) else None,
         "reason": reason,
