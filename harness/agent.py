@@ -140,11 +140,7 @@ class SeatAgent:
         attempts: list[Attempt] = []
         metadata: dict[str, Any] = {}
         if self.client.reads_view:  # only the offline provider decides from the view itself
-            metadata = {
-                "view": view.model_dump(mode="json"),
-                "output": spec.output,
-                "contract": spec.contract,
-            }
+            metadata = {"view": view.model_dump(mode="json"), "format": fmt.name}
         n_legal = len(view.legal_moves)
         original = messages
         failed_replies: dict[str, int] = {}  # failed reply text -> the attempt that first sent it
