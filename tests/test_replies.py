@@ -205,7 +205,7 @@ def test_ambiguity_feedback_says_what_was_ambiguous() -> None:
     cases = {
         "Chosen Move Number: 2.5": '"2.5", which is not a whole move number',
         "Chosen Move Number: 1\u200b2": "broken up by an invisible character (the digits 1 2)",
-        '{"reason": {"id": 1}}': "appears only inside reason.id",
+        '{"reason": {"id": 1}}': 'appears only in "reason.id", not where the chosen move belongs',
         'Chosen Move Number: 1\n{"action": 3}': "move 1 in the Chosen Move Number line, move 3 in a JSON object",
         "Chosen Move Number: 1 or 2": '"1 or 2", which names more than one move',
     }
