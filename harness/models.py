@@ -353,11 +353,16 @@ class ModelClient:
         latency = time.perf_counter() - started
         choices = getattr(response, "choices", None) or []
         message = choices[0].message if choices else None
+        content = (message.content or "") if message is not None else ""
         reasoning = _reasoning_of(message) if message is not None else None
+        if len(content) + len(reasoning or "") > REDACT_INLINE_CHARS:  # long texts: off the event loop
+            content, reasoning = await asyncio.to_thread(_redacted, content, reasoning)
+        else:
+            content, reasoning = _redacted(content, reasoning)
         answered = base.model_copy(
             update={
-                "reply": redact(message.content or "") if message is not None else "",
-                "reasoning": redact(reasoning) if reasoning else None,
+                "reply": content,
+                "reasoning": reasoning or None,
                 "finish_reason": (getattr(choices[0], "finish_reason", None) or None) if choices else None,
                 "usage": _usage_of(response),
                 "cost_usd": _cost_of(response) if self.priced else None,
@@ -452,6 +457,13 @@ def _classify(lib: Any, exc: Exception) -> tuple[ErrorKind, bool]:
     if isinstance(status, int) and status >= 500:
         return "server_error", True
     return "bad_request", False
+
+
+REDACT_INLINE_CHARS = 20_000  # longer replies are redacted in a thread, so no game waits on another's
+
+
+def _redacted(content: str, reasoning: str | None) -> tuple[str, str | None]:
+    return redact(content), redact(reasoning) if reasoning else reasoning
 
 
 def _safe_error(exc: Exception) -> str:
