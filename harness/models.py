@@ -205,6 +205,8 @@ class ModelClient:
         self.seat = seat
         self.policy = policy
         self._router: Any = None
+        # --api-base without its credentials, and those credentials as the provider expects them
+        self._endpoint = split_credentials(seat.api_base) if seat.api_base else None
         providers = {provider_of(seat.model), *(provider_of(d.model) for d in seat.deployments if d.model)}
         self._setup_inline = all(_setup_never_blocks(p) for p in providers)  # see harness.event_loop
         if provider_of(seat.model) == LOCAL_PROVIDER:
@@ -309,8 +311,8 @@ class ModelClient:
         }
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
-        if self.seat.api_base:
-            kwargs["api_base"], url_key, headers = split_credentials(self.seat.api_base)
+        if self._endpoint is not None:
+            kwargs["api_base"], url_key, headers = self._endpoint
             if headers:
                 kwargs["extra_headers"] = headers
             if url_key:
