@@ -303,7 +303,7 @@ def text_fields(text: str, labels: Labels) -> dict[str, Any]:
     before_choice = text if labels.first_start < 0 else text[: labels.first_start]
     ratings_label = _RATINGS_LABEL.search(before_choice)
     reason_label = _REASON_LABEL.search(before_choice)
-    reason = ""
+    reason = None  # no "Reasoning:" label: missing, not empty
     if reason_label:
         stop = ratings_label.start() if ratings_label and ratings_label.start() > reason_label.end() else None
         reason = before_choice[reason_label.end() : stop].strip()
