@@ -441,7 +441,9 @@ def _classify(lib: Any, exc: Exception) -> tuple[ErrorKind, bool]:
     if isinstance(exc, lib.NotFoundError):
         return "not_found", False
     if isinstance(exc, lib.BadRequestError | lib.UnprocessableEntityError):
-        if _CONTEXT_OVERFLOW.search(str(exc)):  # servers LiteLLM does not map (llama.cpp: "exceeds the ... context")
+        if _CONTEXT_OVERFLOW.search(
+            str(exc)
+        ):  # servers LiteLLM does not map (llama.cpp: "exceeds the ... context")
             return "context_overflow", False
         return "bad_request", False
     if isinstance(exc, lib.Timeout):
