@@ -59,6 +59,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     run.add_argument("--temperature", type=float)
     run.add_argument("--max-tokens", type=int)
+    run.add_argument(
+        "--max-tokens-on-truncation",
+        type=int,
+        help="re-ask a reply cut off by the token limit with this larger limit (default: keep --max-tokens)",
+    )
     run.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"])
     run.add_argument(
         "--thinking-budget", type=int, metavar="TOKENS", help="reasoning tokens allowed (Gemini, Anthropic)"
@@ -215,6 +220,8 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
         _check_positive("--max-tokens", args.max_tokens, integer=True)
     if args.thinking_budget is not None:
         _check_positive("--thinking-budget", args.thinking_budget, integer=True)
+    if args.max_tokens_on_truncation is not None:
+        _check_positive("--max-tokens-on-truncation", args.max_tokens_on_truncation, integer=True)
     if args.temperature is not None and not 0.0 <= args.temperature <= 2.0:
         raise UsageError(f"--temperature {args.temperature} is outside 0-2")
     if args.out.exists() and not args.out.is_dir():
@@ -230,6 +237,7 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
     params = GenerationParams(
         temperature=args.temperature,
         max_tokens=args.max_tokens,
+        max_tokens_on_truncation=args.max_tokens_on_truncation,
         reasoning_effort=args.reasoning_effort,
         thinking_budget=args.thinking_budget,
         timeout_s=args.timeout,
@@ -298,6 +306,7 @@ SWEEP_CONFLICTS = (
     "api_base",
     "temperature",
     "max_tokens",
+    "max_tokens_on_truncation",
     "reasoning_effort",
     "thinking_budget",
 )

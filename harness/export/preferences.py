@@ -12,9 +12,7 @@ required fields, to the move it names.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from decimal import Decimal
 from typing import Any
 
 from harness.export.datasets import (
@@ -82,11 +80,6 @@ def pairs(
     return [(best, i) for _, i in chosen]
 
 
-def _plain(number: float) -> str:
-    """A rating written positionally (never 1e-05), with the digits that read back to the same float."""
-    return format(Decimal(repr(number)), "f")
-
-
 def deciding_call(scaffold_name: str) -> CallDef:
     """The definition of the call that chooses a scaffold's move: its decider, or its own single call."""
     try:
@@ -100,24 +93,18 @@ def deciding_call(scaffold_name: str) -> CallDef:
 
 
 def reply_text(call: CallDef, record: MoveRecord, index: int) -> str:
-    """A well-formed reply in the output format of `call` that chooses legal move `index`."""
+    """A well-formed reply in the reply format of `call` (harness.formats) that chooses legal move `index`."""
     reason = REASON.format(description=record.legal_moves[index])
     rated = [(i, r) for i, r in enumerate(record.ratings) if r is not None]
-    if call.output == "text":
-        listed = ", ".join(f"Move {i}: {_plain(r)}" for i, r in rated)
-        return f"Reasoning: {reason}\nMove Ratings: {listed}\nChosen Move Number: {index}"
-    payload: dict[str, Any] = {}
+    extras: dict[str, Any] = {}
     if call.contract == "memory":
         deductions = (record.memory or {}).get("deductions")
         if deductions is None:
             raise ExportDataError(
                 f"turn {record.turn} of a {record.scaffold} seat has no logged deductions; the log is damaged"
             )
-        payload["deductions"] = deductions
-    payload["move_ratings"] = [{"action": i, "rating": r} for i, r in rated]
-    payload["reason"] = reason
-    payload["action"] = index
-    return json.dumps(payload)
+        extras["deductions"] = deductions
+    return call.reply_format.write(index, rated, reason, extras)
 
 
 def repair_rows(game: ExportGame, record: MoveRecord) -> Iterator[PreferenceRow]:
