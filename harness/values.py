@@ -169,6 +169,23 @@ def play_out(game: Game, bot: Bot) -> int:
     return game.fireworks_sum
 
 
+def rollout_scores(
+    view: SeatView, moves: Sequence[Move], rollouts: int, seed: int, bot: str
+) -> list[list[int]]:
+    """For each move, the final fireworks score of rollouts 0..rollouts-1 (rollout r deals the same world for every
+    move, and for every rollout count: the first k rollouts of a longer run are exactly a run of k)."""
+    player = get_bot(bot)
+    history = [entry.move for entry in view.history]
+    scores: list[list[int]] = [[] for _ in moves]
+    for r in range(rollouts):
+        world = sample_world(view, random.Random(f"hanabi-eval values {seed} {r}"))
+        for move, got in zip(moves, scores, strict=True):
+            game = Game.replay(view.num_players, world, history)
+            game.apply(move)
+            got.append(play_out(game, player))
+    return scores
+
+
 def move_values(
     view: SeatView,
     rollouts: int,
@@ -185,15 +202,7 @@ def move_values(
     if not view.legal_moves:
         raise ValueError("the view is not of the seat to move, or the game is over")
     chosen = [view.legal_moves[i] for i in (range(len(view.legal_moves)) if only is None else only)]
-    player = get_bot(bot)
-    history = [entry.move for entry in view.history]
-    scores: list[list[int]] = [[] for _ in chosen]
-    for r in range(rollouts):
-        world = sample_world(view, random.Random(f"hanabi-eval values {seed} {r}"))
-        for legal, got in zip(chosen, scores, strict=True):
-            game = Game.replay(view.num_players, world, history)
-            game.apply(legal.move)
-            got.append(play_out(game, player))
+    scores = rollout_scores(view, [legal.move for legal in chosen], rollouts, seed, bot)
     return DecisionValues(
         turn=view.turn,
         seat=view.seat,
