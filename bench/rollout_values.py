@@ -6,8 +6,9 @@ Positions come from `local/smart` self-play on deck seed 0: for every player cou
 to move at that turn. Each position gets one run of the largest rollout count; because rollout r always deals the
 same world, its first k rollouts are exactly a run with k rollouts, so smaller counts are read from the same run.
 Prints, per position and rollout count k: legal moves, the mean standard error of a value, the spread of values
-between disjoint blocks of k rollouts (the noise a fresh seed would show), how often the best move of a block is
-the best move of the whole run, and the wall-clock cost of one decision at k rollouts (one process).
+between disjoint blocks of k rollouts (the noise a fresh seed would show), the regret of trusting k rollouts (the
+whole run's value of its best move minus the whole run's value of each block's best move, averaged over blocks;
+0 at the full count by definition), and the wall-clock cost of one decision at k rollouts (one process).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> None:
     counts = [k for k in (2**i for i in range(1, 11)) if k <= args.rollouts // 2] + [args.rollouts]
 
     header = (
-        f"{'players':>7} {'turn':>4} {'moves':>5} {'k':>4} {'mean se':>7} {'spread':>6} {'best agrees':>11} "
+        f"{'players':>7} {'turn':>4} {'moves':>5} {'k':>4} {'mean se':>7} {'spread':>6} {'regret':>6} "
         f"{'s/decision':>10}"
     )
     print(f"bot {DEFAULT_BOT}, deck seed 0, value seed {args.seed}, one process")
@@ -67,7 +68,8 @@ def main(argv: list[str] | None = None) -> None:
             begin = time.perf_counter()
             scores = rollout_scores(view, moves, args.rollouts, args.seed, DEFAULT_BOT)
             per_rollout = (time.perf_counter() - begin) / args.rollouts
-            overall = best([statistics.fmean(s) for s in scores])
+            full = [statistics.fmean(s) for s in scores]
+            overall = best(full)
             for k in counts:
                 se = statistics.fmean(statistics.stdev(s[:k]) / math.sqrt(k) for s in scores)
                 blocks = args.rollouts // k
@@ -77,12 +79,10 @@ def main(argv: list[str] | None = None) -> None:
                     if blocks > 1
                     else float("nan")
                 )
-                agrees = (
-                    f"{sum(best(block) == overall for block in means) / blocks:.0%}" if blocks > 1 else "-"
-                )
+                regret = statistics.fmean(full[overall] - full[best(block)] for block in means)
                 print(
                     f"{players:>7} {view.turn:>4} {len(moves):>5} {k:>4} {se:>7.2f} {spread:>6.2f} "
-                    f"{agrees:>11} {per_rollout * k:>10.1f}"
+                    f"{regret:>6.2f} {per_rollout * k:>10.1f}"
                 )
 
 

@@ -17,8 +17,17 @@ from harness.commands import resume as resume_command
 from harness.commands import run as run_command
 from harness.commands import runs as runs_command
 from harness.commands import scaffolds as scaffolds_command
+from harness.commands import values as values_command
 
-COMMANDS = [run_command, resume_command, runs_command, scaffolds_command, export_command, report_command]
+COMMANDS = [
+    run_command,
+    resume_command,
+    runs_command,
+    scaffolds_command,
+    export_command,
+    report_command,
+    values_command,
+]
 
 
 class _Parser(argparse.ArgumentParser):
