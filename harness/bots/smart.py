@@ -208,7 +208,7 @@ class _Turn:
             # Below every other kind of move: with one life left only a certain card is ever played.
             return -1.0 + 0.02 * info.p_play, f"With one life left I play only certain cards, and {chance}."
         if view.turns_left is not None and info.p_play > 0:
-            rating = 0.1 + 0.75 * info.p_play
+            rating = 0.5 + 0.5 * info.p_play
             return rating, (
                 f"The game is in its final round and {chance}; with {view.life_tokens} lives left the risk "
                 "costs nothing."
