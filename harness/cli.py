@@ -18,6 +18,7 @@ from harness.commands import resume as resume_command
 from harness.commands import run as run_command
 from harness.commands import runs as runs_command
 from harness.commands import scaffolds as scaffolds_command
+from harness.commands import values as values_command
 
 COMMANDS = [
     run_command,
@@ -27,6 +28,7 @@ COMMANDS = [
     export_command,
     report_command,
     judge_command,
+    values_command,
 ]
 
 

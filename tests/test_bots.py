@@ -174,15 +174,25 @@ def test_bots_do_not_discard_at_max_info_tokens() -> None:
             assert move.kind is not MoveKind.DISCARD
 
 
-def test_smart_bot_saves_a_five_on_the_next_players_chop() -> None:
+def test_smart_bot_keeps_the_next_player_busy_then_saves_the_five_on_their_chop() -> None:
     deck = deck_for_seed(1)  # player 1 holds Y5 G1 W1 B2 W5: the Y5 is on the chop
-    assert Game(2, deck).hands()[1] == ["Y5", "G1", "W1", "B2", "W5"]
-    view = current_view(Game(2, deck))
-    # After any hint player 1 has 7 info tokens and nothing known to play, so it would discard its chop next.
-    decision = get_bot("smart").decide(view)
+    game = Game(2, deck)
+    assert game.hands()[1] == ["Y5", "G1", "W1", "B2", "W5"]
+    bot = get_bot("smart")
+    view = current_view(game)
+    # Player 1 has nothing known to play, so it would discard its chop next: a clue that gives it plays comes first.
+    decision = bot.decide(view)
     legal = view.legal_moves[decision.move_index]
-    assert legal.move.is_hint and legal.target_player == 1 and 0 in legal.touches
-    assert "Y5" in decision.reason
+    assert legal.move.is_hint and legal.target_player == 1 and 0 not in legal.touches
+    assert "Y5" in decision.reason and "play" in decision.reason
+    for _ in range(12):
+        view = current_view(game)
+        game.apply(view.legal_moves[bot.decide(view).move_index].move)
+    assert "Y5" not in game.discards()
+    # The Y5 was saved: its holder has been told something about it.
+    y5 = game.hands()[1].index("Y5")
+    known = game.knowledge(1)[y5]
+    assert known.color == "Y" or known.rank == 5
 
 
 def test_replay_tracks_every_hand_like_the_engine() -> None:

@@ -2,9 +2,11 @@
 
 Every seat replays the public history under the clue convention in harness.bots.conventions, so a hint's meaning
 ("play this", "play or keep this") is shared knowledge. On its turn the bot rates every legal move:
-certain plays first, then saving a teammate's critical chop card, then play clues that let a teammate know a card
-is playable (good touch, no duplicates), then discarding known-useless cards and the chop, and in the final round
-some reasonable risks. It never plays an uncertain card with one life left.
+certain plays first, then saving a teammate's critical chop card (unless a play clue keeps the next player busy
+first, as SmartBot does), then play clues that let a teammate know a card is playable (good touch, no duplicates),
+then discarding known-useless cards and the chop; with a life to spare it tries a hinted card that is either
+playable or useless, and in the final round it takes some reasonable risks. It never plays an uncertain card with
+one life left.
 """
 
 from __future__ import annotations
@@ -31,6 +33,12 @@ from harness.view import LegalMove, OtherHand, SeatView
 LATER_PLAY_WEIGHT = 0.7
 # Touching a card whose identity the convention then rules out plants a false belief (it can lead to a misplay).
 MISREAD_PENALTY = 0.3
+# A play clue to the next player, who would otherwise discard a critical chop card: above every other move.
+PLAY_BEFORE_SAVE = 0.99
+# A hinted card that is playable or useless is tried (with a life to spare) when it is at least this likely to play,
+# rated between discarding the chop and discarding a known-useless card.
+PLAY_OR_TRASH_CHANCE = 0.3
+PLAY_OR_TRASH = 0.3
 # With this few cards left to draw, a discard brings the end nearer: stall with a hint instead if possible.
 STALL_DECK = 3
 
@@ -150,6 +158,15 @@ class _Turn:
             return True
         return self.view.num_players in TWO_SAVE_PLAYERS and c.card[1] == "2" and self.visible[c.card] == 1
 
+    def _about_to_lose_chop(self, hand: OtherHand, mate: MateInfo) -> bool:
+        """Whether this teammate will discard a chop card that must be saved, having nothing better to do."""
+        return (
+            mate.chop is not None
+            and not any(mate.known_play)
+            and not any(mate.known_useless)
+            and self._needs_save(hand, mate.chop)
+        )
+
     def _unlocks(self, name: str) -> bool:
         """Whether some teammate holds a touched copy of the card right after `name`."""
         color, rank = parse_card(name)
@@ -191,10 +208,22 @@ class _Turn:
             # Below every other kind of move: with one life left only a certain card is ever played.
             return -1.0 + 0.02 * info.p_play, f"With one life left I play only certain cards, and {chance}."
         if view.turns_left is not None and info.p_play > 0:
-            rating = 0.1 + 0.75 * info.p_play
+            rating = 0.5 + 0.5 * info.p_play
             return rating, (
                 f"The game is in its final round and {chance}; with {view.life_tokens} lives left the risk "
                 "costs nothing."
+            )
+        if (
+            info.slot.touched
+            and view.life_tokens >= 2
+            and info.p_play >= PLAY_OR_TRASH_CHANCE
+            and all(name in self.playable or name in self.dead for name in info.candidates)
+        ):
+            # A hinted card that is playable or already useless (say a 1 whose other candidates were played): a miss
+            # loses nothing but a spare life, and it never wastes a card that could still score.
+            return PLAY_OR_TRASH, (
+                f"Card {index} is either playable or useless ({chance}); with {view.life_tokens} lives left I "
+                "try it."
             )
         rating = -0.35 - 0.5 * (1 - info.p_play) - 0.1 * info.p_critical
         return (
@@ -307,6 +336,16 @@ class _Turn:
             )
         if plays and in_time:
             rating = 0.5 + 0.1 * min(plays, 3) + 0.02 * good_new - penalty
+            if new_plays and offset == 1 and self._about_to_lose_chop(hand, mate):
+                # SmartBot's order: a clue that gives the next player a play keeps them from discarding this turn,
+                # and the save can follow; it beats both the save and my own certain play.
+                rating = PLAY_BEFORE_SAVE + 0.005 * min(len(new_plays), 2) - penalty
+                shown = ", ".join(new_plays)
+                return rating, (
+                    f"Player {player} would discard their chop card {hand.cards[mate.chop or 0].card} next, which "
+                    f"must be saved; hinting {what} shows them they can play {shown} instead, and the save can "
+                    "follow."
+                )
             if not any(mate.known_play):
                 rating += 0.05
             if offset == 1:

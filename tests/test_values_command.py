@@ -1,0 +1,75 @@
+"""`hanabi-eval values RUN_DIR`: values for the complete games' decisions, resumable, incomplete games skipped."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.store import read_game_log
+from harness.values import MAX_ROLLOUTS
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("runs")
+    assert main(["run", "--seeds", "1", "--out", str(out), "--run-name", "r", "--no-progress"]) == 0
+    return out / "r"
+
+
+def test_values_cover_the_late_decisions_resume_and_skip_incomplete_games(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "r"
+    shutil.copytree(run_dir, run)
+    (log_path,) = sorted((run / "games").glob("*.jsonl"))
+    log = read_game_log(log_path)
+    last = log.moves[-1].turn
+    # a second game whose result line is missing: unfinished, so it is skipped and named
+    unfinished = run / "games" / "2p-unfinished.jsonl"
+    unfinished.write_bytes(b"".join(log_path.read_bytes().splitlines(keepends=True)[:-1]))
+
+    args = ["values", str(run), "--rollouts", "2", "--from-turn", str(last - 2)]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "skipping 1 incomplete game(s): 2p-unfinished" in printed
+    values_path = run / "values" / f"{log_path.stem}.jsonl"
+    lines = [json.loads(line) for line in values_path.read_text().splitlines()]
+    assert [line["turn"] for line in lines] == [last - 2, last - 1, last]
+    assert not (run / "values" / "2p-unfinished.jsonl").exists()
+    for line, record in zip(lines, log.moves[-3:], strict=True):
+        assert line["chosen"] == record.move.description and line["rollouts"] == 2
+        assert sorted(m["move"] for m in line["moves"]) == sorted(record.legal_moves)
+        assert all(m["logged_index"] == record.legal_moves.index(m["move"]) for m in line["moves"])
+        assert all(0 <= m["value"] <= 25 and m["se"] is not None for m in line["moves"])
+    # on the very last turn nothing follows: a discard or hint is worth the score before that move, exactly
+    before_last = log.moves[-2].fireworks_after
+    quiet = [m for m in lines[-1]["moves"] if not m["move"].startswith("(Play")]
+    assert quiet and all(m["value"] == before_last and m["se"] == 0 for m in quiet)
+
+    # resumable: a torn last line is redone, identically (values are deterministic by seed)
+    before = values_path.read_bytes()
+    values_path.write_bytes(before[: before.rfind(b"\n", 0, len(before) - 1) + 1] + b'{"game_id": "tor')
+    assert main(args) == 0
+    assert "1 decision(s) valued, 2 already done" in capsys.readouterr().out
+    assert values_path.read_bytes() == before
+    assert main(args) == 0
+    assert "0 decision(s) valued, 3 already done" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("count", ["0", "-3", str(MAX_ROLLOUTS + 1)])
+def test_a_rollout_count_outside_the_cap_is_refused_before_any_work(
+    run_dir: Path, count: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["values", str(run_dir), "--rollouts", count]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and f"1-{MAX_ROLLOUTS}" in err
+    assert not (run_dir / "values").exists()
+
+
+def test_a_folder_that_is_not_a_run_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["values", str(tmp_path)]) == 2
+    assert "not a run directory" in capsys.readouterr().err
