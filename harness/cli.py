@@ -7,16 +7,20 @@ and exit code 2. Exit code 1 means a run finished with interrupted games (resuma
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from typing import NoReturn
 
-from harness.commands import EXIT_USAGE, UsageError
+from harness.commands import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 from harness.commands import export as export_command
 from harness.commands import report as report_command
 from harness.commands import resume as resume_command
 from harness.commands import run as run_command
 from harness.commands import runs as runs_command
 from harness.commands import scaffolds as scaffolds_command
+from harness.commands.run import SessionEnded
+from harness.disk import explain
+from harness.interrupt import EXIT_STOPPED
 
 COMMANDS = [run_command, resume_command, runs_command, scaffolds_command, export_command, report_command]
 
@@ -45,6 +49,26 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"hanabi-eval: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except SessionEnded as exc:
+        print(str(exc), file=sys.stderr)
+        if exc.code == EXIT_STOPPED and argv is None:
+            _exit_quietly()
+        return exc.code
+    except KeyboardInterrupt:  # before any game started (or after all ended): nothing to resume mid-move
+        print("Stopped by Ctrl-C.", file=sys.stderr)
+        if argv is None:
+            _exit_quietly()
+        return EXIT_STOPPED
+
+    except OSError as exc:  # a disk fault outside a session (e.g. creating --out)
+        print(f"hanabi-eval: error: {explain(exc)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _exit_quietly() -> None:
+    """After a stop, the process is on its way out: a further Ctrl-C during Python's own teardown must not turn
+    exit code 130 into death by signal (and the teardown is short: nothing is left to write)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import shlex
+from collections.abc import Iterator
 from pathlib import Path
 
 from harness.cards import MAX_PLAYERS, MIN_PLAYERS
@@ -144,19 +147,20 @@ def play_run(
     from harness.run import RunConfig, RunConfigError, execute, open_run
     from harness.store import LogCorrupt
     from harness.summary import score_table
-    from harness.workers import WorkerFailed
 
     assert isinstance(config, RunConfig)
     console = Console()
-    try:
-        with open_run(run_path, config, command) as (run, manifest):
-            plans = config.plans()
-            seats = ", ".join(sorted({s.label for s in config.seats}))
-            console.print(f"Run {run.path} · {len(plans)} games · {seats}")
-            console.print(expected_calls_line([(p, run.game_path(p.game_id)) for p in plans]))
-            results = execute(config, run, manifest, concurrency, show_progress, workers)
-    except (RunConfigError, RunLocked, ResumeMismatch, LogCorrupt, WorkerFailed) as exc:
-        raise UsageError(str(exc)) from None
+    hint = resume_hint(run_path)
+    with session_errors(hint):
+        try:
+            with open_run(run_path, config, command) as (run, manifest):
+                plans = config.plans()
+                seats = ", ".join(sorted({s.label for s in config.seats}))
+                console.print(f"Run {run.path} · {len(plans)} games · {seats}")
+                console.print(expected_calls_line([(p, run.game_path(p.game_id)) for p in plans]))
+                results = execute(config, run, manifest, concurrency, show_progress, workers, hint)
+        except (RunConfigError, RunLocked, ResumeMismatch, LogCorrupt) as exc:
+            raise UsageError(str(exc)) from None
     console.print(score_table(results))
     console.print(f"Logs: {run.path / 'games'}  (manifest: {run.manifest_path})")
     interrupted = [(p, r) for p, r in results if r.status == "interrupted"]
@@ -166,6 +170,39 @@ def play_run(
         console.print(f"Fix the cause, then continue with: hanabi-eval resume {run.path}")
         return EXIT_INTERRUPTED
     return EXIT_OK
+
+
+def resume_hint(path: Path) -> str:
+    return f"continue with: hanabi-eval resume {shlex.quote(str(path))}"
+
+
+class SessionEnded(Exception):
+    """A session that ended early (Ctrl-C, a disk fault, a worker lost): said in one line, with its exit code."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@contextlib.contextmanager
+def session_errors(hint: str) -> Iterator[None]:
+    """Turn a stopped or failed session into one line and an exit code (raised as SessionEnded)."""
+    from harness.disk import DiskFault, explain
+    from harness.interrupt import EXIT_STOPPED, SessionStopped
+    from harness.workers import WorkerFailed
+
+    try:
+        yield
+    except SessionStopped as exc:
+        raise SessionEnded(str(exc), EXIT_STOPPED) from None
+    except KeyboardInterrupt:
+        raise SessionEnded(f"Stopped by Ctrl-C; {hint}", EXIT_STOPPED) from None
+    except DiskFault as exc:
+        raise SessionEnded(f"hanabi-eval: error: {exc}", EXIT_INTERRUPTED) from None
+    except OSError as exc:
+        raise SessionEnded(f"hanabi-eval: error: {explain(exc, hint)}", EXIT_INTERRUPTED) from None
+    except WorkerFailed as exc:
+        raise SessionEnded(f"hanabi-eval: error: {exc}; {hint}", EXIT_INTERRUPTED) from None
 
 
 def expected_calls_line(plans: list[tuple[object, Path]]) -> str:
@@ -321,7 +358,6 @@ def play_sweep(
     from harness.store import LogCorrupt, now_iso
     from harness.summary import sweep_table
     from harness.sweep import SweepConfig, SweepConfigError, open_sweep_dir
-    from harness.workers import WorkerFailed
 
     assert isinstance(sweep, SweepConfig)
     runs = sweep.runs()
@@ -336,23 +372,29 @@ def play_sweep(
         for deployment in model["deployments"]:
             deployment["api_base"] = safe_url(deployment["api_base"])
     console = Console()
-    try:
-        open_sweep_dir(folder, sweep, {**source, "created_at": now_iso(), "config": recorded})
-        with ExitStack() as stack:
-            jobs = []
-            for config in runs:
-                run, manifest = stack.enter_context(open_run(folder / config.default_name(), config, command))
-                jobs.append(RunJob(config=config, run=run, manifest=manifest))
-            games = sum(len(job.config.plans()) for job in jobs)
-            console.print(f"Sweep {folder} · {len(jobs)} runs · {games} games")
-            console.print(
-                expected_calls_line(
-                    [(p, job.run.game_path(p.game_id)) for job in jobs for p in job.config.plans()]
+    hint = resume_hint(folder)
+    with session_errors(hint):
+        try:
+            open_sweep_dir(folder, sweep, {**source, "created_at": now_iso(), "config": recorded})
+            with ExitStack() as stack:
+                jobs = []
+                for config in runs:
+                    run, manifest = stack.enter_context(
+                        open_run(folder / config.default_name(), config, command)
+                    )
+                    jobs.append(RunJob(config=config, run=run, manifest=manifest))
+                games = sum(len(job.config.plans()) for job in jobs)
+                console.print(f"Sweep {folder} · {len(jobs)} runs · {games} games")
+                console.print(
+                    expected_calls_line(
+                        [(p, job.run.game_path(p.game_id)) for job in jobs for p in job.config.plans()]
+                    )
                 )
-            )
-            results = play_session(jobs, sweep.concurrency, sweep.model_limits(), show_progress, workers)
-    except (SweepConfigError, RunConfigError, RunLocked, ResumeMismatch, LogCorrupt, WorkerFailed) as exc:
-        raise UsageError(str(exc)) from None
+                results = play_session(
+                    jobs, sweep.concurrency, sweep.model_limits(), show_progress, workers, hint
+                )
+        except (SweepConfigError, RunConfigError, RunLocked, ResumeMismatch, LogCorrupt) as exc:
+            raise UsageError(str(exc)) from None
     console.print(sweep_table([(job.config, r) for job, r in zip(jobs, results, strict=True)]))
     interrupted = [r for run_results in results for _, r in run_results if r.status == "interrupted"]
     if interrupted:
