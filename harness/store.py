@@ -236,7 +236,7 @@ def write_json_atomic(path: Path, payload: Any) -> None:
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        raise with_path(exc, path) from None
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
 
 
 class RunDir:
