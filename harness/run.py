@@ -196,7 +196,7 @@ def manifest_for(config: RunConfig, run_id: str, command: list[str]) -> dict[str
 
 @contextmanager
 def open_run(
-    run_path: Path, config: RunConfig, command: list[str]
+    run_path: Path, config: RunConfig, command: list[str], concurrency: int | None = None
 ) -> Iterator[tuple[RunDir, dict[str, Any]]]:
     """Create the run directory, or reopen it if it holds this very configuration, and hold its lock.
 
@@ -212,6 +212,8 @@ def open_run(
     with RunLock(run.path) as lock:
         existing = run.read_manifest()  # re-read under the lock
         session = {"started_at": now_iso(), "command": public_command(command), **config.operational()}
+        if concurrency is not None:
+            session["concurrency"] = concurrency
         if lock.previous_holder:
             session["took_over_lock_of"] = lock.previous_holder
         if existing is None:
