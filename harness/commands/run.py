@@ -8,6 +8,7 @@ import math
 import re
 import shlex
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -162,7 +163,7 @@ def play_run(
     from harness.play import ResumeMismatch
     from harness.run import RunConfig, RunConfigError, execute, expected_calls, open_run
     from harness.store import LogCorrupt, RunDir
-    from harness.summary import score_table
+    from harness.summary import score_table, summarize, summary_table
 
     assert isinstance(config, RunConfig)
     console = Console()
@@ -176,10 +177,13 @@ def play_run(
                 seats = ", ".join(sorted({s.label for s in config.seats}))
                 console.print(f"Run {run.path} · {len(plans)} games · {seats}")
                 console.print(expected_calls_line(*to_play))
+                started = time.monotonic()
                 results = execute(config, run, manifest, concurrency, show_progress, workers, hint)
+                wall_s = time.monotonic() - started
         except (RunConfigError, RunLocked, ResumeMismatch, LogCorrupt) as exc:
             raise UsageError(str(exc)) from None
     console.print(score_table(results))
+    console.print(summary_table(summarize([(r, run.game_path(p.game_id)) for p, r in results], wall_s)))
     console.print(f"Logs: {run.path / 'games'}  (manifest: {run.manifest_path})")
     interrupted = [(p, r) for p, r in results if r.status == "interrupted"]
     for plan, result in interrupted:
@@ -453,7 +457,7 @@ def play_sweep(
     from harness.run import RunConfigError, RunJob, expected_calls, open_run, play_session
     from harness.secrets import safe_url
     from harness.store import LogCorrupt, RunDir, now_iso
-    from harness.summary import sweep_table
+    from harness.summary import summarize, summary_table, sweep_table
     from harness.sweep import SweepConfig, SweepConfigError, open_sweep_dir
 
     assert isinstance(sweep, SweepConfig)
@@ -487,12 +491,16 @@ def play_sweep(
                 games = sum(len(job.config.plans()) for job in jobs)
                 console.print(f"Sweep {folder} · {len(jobs)} runs · {games} games")
                 console.print(expected_calls_line(*to_play))
+                started = time.monotonic()
                 results = play_session(
                     jobs, sweep.concurrency, sweep.model_limits(), show_progress, workers, hint
                 )
         except (SweepConfigError, RunConfigError, RunLocked, ResumeMismatch, LogCorrupt) as exc:
             raise UsageError(str(exc)) from None
+    wall_s = time.monotonic() - started
     console.print(sweep_table([(job.config, r) for job, r in zip(jobs, results, strict=True)]))
+    logs = [(r, job.run.game_path(p.game_id)) for job, pairs in zip(jobs, results, strict=True) for p, r in pairs]
+    console.print(summary_table(summarize(logs, wall_s)))
     interrupted = [r for run_results in results for _, r in run_results if r.status == "interrupted"]
     if interrupted:
         console.print(
