@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from harness import __version__, event_loop
+from harness import __version__, event_loop, retry_events
 from harness.agent import SeatAgent
 from harness.disk import DiskFault, explain
 from harness.interrupt import SessionStopped, Stop
@@ -379,7 +379,8 @@ def play_session(
     where it can still be written); `resume_hint` ("continue with: hanabi-eval resume ...") ends their message."""
     verify_logs(jobs)
     selected = [(index, plan) for index, job in enumerate(jobs) for plan in job.config.plans()]
-    progress = RunProgress(total_games=len(selected), enabled=show_progress)
+    moves_left = expected_moves([(plan, jobs[index].run.game_path(plan.game_id)) for index, plan in selected])
+    progress = RunProgress(total_games=len(selected), enabled=show_progress, expected_moves=moves_left)
     statuses = [RunStatusFile(job.run, job.config.plans()) for job in jobs]
     stop = Stop(resume_hint)
 
@@ -394,7 +395,7 @@ def play_session(
     try:
         for status in statuses:
             status.write("running")
-        with stop.in_thread(stop_now), progress:
+        with stop.in_thread(stop_now), progress, retry_events.listening(progress.backoff):
             if workers <= 1:
                 flat = event_loop.run(
                     play_plans(
@@ -470,6 +471,15 @@ def _move_usage(record: MoveRecord) -> tuple[int, float]:
 
 # Mean moves per game of the built-in player's self-play (offline demo, standard seeds): a typical game length.
 TYPICAL_MOVES = {2: 67, 3: 61, 4: 62, 5: 56}
+
+
+def expected_moves(plans: list[tuple[GamePlan, Path]]) -> int:
+    """Moves the unfinished games are still expected to take (typical game lengths less the moves logged)."""
+    return sum(
+        max(TYPICAL_MOVES[plan.players] - count_moves(path), 1)
+        for plan, path in plans
+        if finished_result(path) is None
+    )
 
 
 def expected_calls(plans: list[tuple[GamePlan, Path]]) -> tuple[int, int]:

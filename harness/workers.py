@@ -20,7 +20,7 @@ import time
 from multiprocessing import get_context
 from typing import Any
 
-from harness import event_loop
+from harness import event_loop, retry_events
 from harness.interrupt import STOP_WORKER, Stop
 from harness.progress import RunProgress
 from harness.records import GameResult, MoveRecord, SeatConfig
@@ -124,10 +124,17 @@ def _worker(
 
     stop = Stop(signum=STOP_WORKER, second_exits=False)
     signal.signal(STOP_WORKER, _stop_before_play)  # until play_plans listens: no log is open before then
+
+    def backoff(model: str, error_kind: str | None, wait_s: float) -> None:
+        events.put(("backoff", model, error_kind, wait_s))
+
     try:
-        event_loop.run(
-            play_plans(jobs, selected, concurrency, limits, on_move=tally.add, on_game=game_done, stop=stop)
-        )
+        with retry_events.listening(backoff):
+            event_loop.run(
+                play_plans(
+                    jobs, selected, concurrency, limits, on_move=tally.add, on_game=game_done, stop=stop
+                )
+            )
     except _StoppedBeforePlay:
         pass
     except OSError as exc:  # a disk fault: the parent says it in one line
@@ -244,6 +251,8 @@ def _collect(
         kind = event[0]
         if kind == "moves":
             progress.moves_done(event[1], event[2], event[3])
+        elif kind == "backoff":
+            progress.backoff(event[1], event[2], event[3])
         elif kind == "game":
             result = GameResult.model_validate_json(event[3])
             plan = plans[(event[1], event[2])]
