@@ -31,9 +31,31 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"hanabi-eval: error: {message} (see hanabi-eval {where}--help)\n")
 
 
+class _Version(argparse.Action):
+    """`--version`: the package version and the git commit it runs from (computed only when asked)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> NoReturn:
+        parser.exit(0, version_line() + "\n")
+
+
+def version_line() -> str:
+    from harness import __version__
+    from harness.run import git_state
+
+    git = git_state()
+    if git["commit"] is None:
+        where = "git commit unknown (not run from a git checkout)"
+    else:
+        where = f"git {git['commit'][:12]}" + (", with uncommitted changes" if git["dirty"] else "")
+    return f"hanabi-eval {__version__} ({where})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="hanabi-eval", description="Evaluate LLM agents playing the cooperative card game Hanabi."
+    )
+    parser.add_argument(
+        "--version", action=_Version, nargs=0, help="print the version and git commit of this harness, then exit"
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for command in COMMANDS:
