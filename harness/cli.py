@@ -35,7 +35,8 @@ class _Version(argparse.Action):
     """`--version`: the package version and the git commit it runs from (computed only when asked)."""
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> NoReturn:
-        parser.exit(0, version_line() + "\n")
+        print(version_line())
+        parser.exit(0)
 
 
 def version_line() -> str:
