@@ -56,7 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hanabi-eval", description="Evaluate LLM agents playing the cooperative card game Hanabi."
     )
     parser.add_argument(
-        "--version", action=_Version, nargs=0, help="print the version and git commit of this harness, then exit"
+        "--version",
+        action=_Version,
+        nargs=0,
+        help="print the version and git commit of this harness, then exit",
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for command in COMMANDS:

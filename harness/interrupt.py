@@ -43,6 +43,8 @@ class Stop:
             for hook in self._on_second:
                 with contextlib.suppress(Exception):
                     hook()
+            if sys.stderr.isatty():  # the live display hid the cursor and is not there to show it again
+                sys.stderr.write("\x1b[?25h\n")
             sys.stderr.write(f"Stopped at once by a second Ctrl-C; the logs are intact. {self.resume_hint}\n")
             sys.stderr.flush()
             os._exit(EXIT_STOPPED)

@@ -141,7 +141,9 @@ def _slug(text: str) -> str:
 
 def git_state() -> dict[str, Any]:
     root = Path(__file__).resolve().parent.parent
-    if not (root / "pyproject.toml").exists():  # an installed wheel: the git repository around it is not its source
+    if not (
+        root / "pyproject.toml"
+    ).exists():  # an installed wheel: the git repository around it is not its source
         return {"commit": None, "dirty": None}
     try:
         commit = subprocess.run(

@@ -180,7 +180,9 @@ def _by_kind(counts: dict[str, int]) -> str:
     if not counts:
         return "none"
     total = sum(counts.values())
-    return f"{total}: " + ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    return f"{total}: " + ", ".join(
+        f"{kind} {n}" for kind, n in sorted(counts.items(), key=lambda kv: -kv[1])
+    )
 
 
 def _duration(seconds: float) -> str:

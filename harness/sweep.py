@@ -191,7 +191,9 @@ class SweepConfig(BaseModel):
                 runs.append(RunConfig(seats=seats, players=(players,), rotation=entry.rotation, **common))
         if self.timeout_s is not None:  # an operational setting: the runs' identities stay the same
             timeout_s = self.timeout_s
-            runs = [r.model_copy(update={"seats": tuple(_timed(s, timeout_s) for s in r.seats)}) for r in runs]
+            runs = [
+                r.model_copy(update={"seats": tuple(_timed(s, timeout_s) for s in r.seats)}) for r in runs
+            ]
         return runs
 
     def model_limits(self) -> dict[str, int]:

@@ -100,14 +100,18 @@ def add_session_options(parser: argparse.ArgumentParser, recorded: bool) -> None
         default=1,
         help="processes to spread the games over, to use more cores (default 1)",
     )
-    parser.add_argument("--max-retries", type=int, help=f"re-asks after an invalid reply {said('max_retries')}")
+    parser.add_argument(
+        "--max-retries", type=int, help=f"re-asks after an invalid reply {said('max_retries')}"
+    )
     parser.add_argument(
         "--provider-retries", type=int, help=f"retries after provider errors {said('provider_retries')}"
     )
     parser.add_argument(
         "--retry-wait", type=float, help=f"base of the exponential backoff {said('retry_wait', ' s')}"
     )
-    parser.add_argument("--retry-wait-max", type=float, help=f"longest backoff wait {said('retry_wait_max', ' s')}")
+    parser.add_argument(
+        "--retry-wait-max", type=float, help=f"longest backoff wait {said('retry_wait_max', ' s')}"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no live progress display")
 
 
@@ -499,7 +503,9 @@ def play_sweep(
             raise UsageError(str(exc)) from None
     wall_s = time.monotonic() - started
     console.print(sweep_table([(job.config, r) for job, r in zip(jobs, results, strict=True)]))
-    logs = [(r, job.run.game_path(p.game_id)) for job, pairs in zip(jobs, results, strict=True) for p, r in pairs]
+    logs = [
+        (r, job.run.game_path(p.game_id)) for job, pairs in zip(jobs, results, strict=True) for p, r in pairs
+    ]
     console.print(summary_table(summarize(logs, wall_s)))
     interrupted = [r for run_results in results for _, r in run_results if r.status == "interrupted"]
     if interrupted:
