@@ -33,6 +33,7 @@ THOUSAND_AND_ONE = ",".join(str(seed) for seed in range(1001))
         (["--retry-wait-max", "nan"], "--retry-wait-max nan must be a finite number of seconds above 0"),
         (["--retry-wait", "inf"], "--retry-wait inf must be a finite number, 0 or more"),
         (["--temperature", "nan"], "--temperature nan is outside 0-2"),
+        (["--workers", "100000"], "--workers 100000 is more than 4 processes per core"),
         (
             ["--seat", "local/smart,timeout=inf", "--seat", "local/smart"],
             "timeout inf must be a finite number",

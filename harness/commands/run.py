@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import re
 import shlex
 import sys
@@ -316,6 +317,12 @@ def check_operational(args: argparse.Namespace) -> None:
     for flag, value in (("--concurrency", args.concurrency), ("--workers", args.workers)):
         if value is not None:
             _check_positive(flag, value, integer=True)
+    cores = os.cpu_count() or 1
+    if args.workers is not None and args.workers > 4 * cores:
+        raise UsageError(
+            f"--workers {args.workers} is more than 4 processes per core ({cores} cores); "
+            f"use at most {4 * cores} (one per core is usually best)"
+        )
     for flag, value in (("--timeout", args.timeout), ("--retry-wait-max", args.retry_wait_max)):
         if value is not None:
             _check_positive(flag, value)
