@@ -6,7 +6,8 @@
     local/smart:watson                      (the built-in rule-based player)
 
 Model strings may themselves hold a colon (ollama/llama3:8b, ollama/llama3:latest): the part after the last colon is
-taken as the scaffold only when it names one; a near miss of a scaffold name (`:sherlok`) is refused as a typo.
+taken as the scaffold only when it names one; a near miss of a scaffold name (`:sherlok`), or any other name after a
+built-in player (`local/smart:holmes`), is refused as a typo.
 Seat rotation puts each distinct player in each position equally often across seeds.
 """
 
@@ -40,6 +41,8 @@ def parse_seat(spec: str, default_scaffold: str, default_params: GenerationParam
                 f"--seat {spec!r}: unknown scaffold {right!r} (did you mean {close[0]}?); "
                 "see `hanabi-eval scaffolds`"
             )
+        elif left.startswith("local/"):  # a built-in player's name has no tag: this was meant as a scaffold
+            raise SeatSpecError(f"--seat {spec!r}: unknown scaffold {right!r}; see `hanabi-eval scaffolds`")
     settings: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
