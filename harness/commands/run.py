@@ -376,10 +376,9 @@ def confirm_size(games: int, calls: int, yes: bool) -> None:
     what = f"{games:,} games to play (about {calls:,} model calls before retries)"
     if not sys.stdin.isatty():
         raise UsageError(f"{what}; add --yes to start a run this large")
-    try:
-        answer = input(f"{what}. Start? [y/N] ")
-    except EOFError:
-        answer = ""
+    sys.stderr.write(f"{what}. Start? [y/N] ")  # where input() would put it only without readline
+    sys.stderr.flush()
+    answer = sys.stdin.readline()
     if answer.strip().lower() not in ("y", "yes"):
         raise UsageError(f"{what}; not started (add --yes to start without asking)")
 
