@@ -28,8 +28,10 @@ def explain(exc: OSError, resume_hint: str = "") -> str:
     elif exc.errno in READ_ONLY:
         fix = f"make that folder writable or choose another --out{then}"
     elif exc.errno in GONE:
-        fix = (
-            f"the folder was removed or unmounted while the run wrote to it; restore it or start again{then}"
+        fix = "the folder was removed or unmounted while the run wrote to it; " + (
+            f"restore it, then {resume_hint} (or run the same command again to start afresh)"
+            if resume_hint
+            else "restore it, or run the same command again to start afresh"
         )
     else:
         fix = f"check that disk{then}"
