@@ -7,6 +7,7 @@ resumes to the end.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -53,7 +54,8 @@ def ctrl_c(process: subprocess.Popen[str], presses: int = 1) -> tuple[int, str, 
     for press in range(presses):
         if press:
             time.sleep(0.2)
-        os.killpg(process.pid, signal.SIGINT)  # what the terminal does: every process of the foreground group
+        with contextlib.suppress(ProcessLookupError):  # a second press may come after the run has ended
+            os.killpg(process.pid, signal.SIGINT)  # what the terminal does: every process of the foreground group
     out, err = process.communicate(timeout=60)
     return process.returncode, out, err
 
