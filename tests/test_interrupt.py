@@ -54,8 +54,9 @@ def ctrl_c(process: subprocess.Popen[str], presses: int = 1) -> tuple[int, str, 
     for press in range(presses):
         if press:
             time.sleep(0.2)
-        with contextlib.suppress(ProcessLookupError):  # a second press may come after the run has ended
-            os.killpg(process.pid, signal.SIGINT)  # what the terminal does: every process of the foreground group
+        # what the terminal does: every process of the foreground group (a second press may find the run ended)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=60)
     return process.returncode, out, err
 
