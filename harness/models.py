@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
+from harness import retry_events
 from harness.event_loop import run_inline
 from harness.records import Attempt, ErrorKind, Message, SeatConfig, Usage
 from harness.secrets import redact, register_secret, safe_url, split_credentials
@@ -294,6 +295,13 @@ class ModelClient:
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
+        wait = self._backoff(state, exc)
+        retry_events.backoff(
+            self.seat.model, exc.attempt.error_kind if isinstance(exc, _Retryable) else None, wait
+        )
+        return wait
+
+    def _backoff(self, state: RetryCallState, exc: BaseException | None) -> float:
         if isinstance(exc, _Retryable) and exc.retry_after is not None:
             return min(exc.retry_after, self.policy.wait_max_s)
         ceiling = min(self.policy.wait_max_s, self.policy.wait_base_s * 2 ** (state.attempt_number - 1))

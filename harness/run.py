@@ -9,6 +9,7 @@ it: command, configuration, versions, git commit, seeds with their decks, and th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import hashlib
 import json
@@ -25,8 +26,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from harness import __version__, event_loop
+from harness import __version__, event_loop, retry_events
 from harness.agent import SeatAgent
+from harness.disk import DiskFault, explain
+from harness.interrupt import SessionStopped, Stop
 from harness.lock import RunLock
 from harness.models import ModelClient, RetryPolicy, close_clients, sent_params_record, warm_up
 from harness.play import play_game, rebuild
@@ -36,10 +39,10 @@ from harness.scaffold import load_scaffold
 from harness.seats import Rotation, rotations
 from harness.secrets import public_command, public_seat, redact, safe_url
 from harness.seeds import SeedDeck
+from harness.session_status import RunStatusFile
 from harness.store import (
     GamePlan,
     RunDir,
-    RunStatus,
     count_moves,
     finished_result,
     now_iso,
@@ -154,6 +157,10 @@ def _slug(text: str) -> str:
 
 def git_state() -> dict[str, Any]:
     root = Path(__file__).resolve().parent.parent
+    if not (
+        root / "pyproject.toml"
+    ).exists():  # an installed wheel: the git repository around it is not its source
+        return {"commit": None, "dirty": None}
     try:
         commit = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"],
@@ -210,7 +217,7 @@ def manifest_for(config: RunConfig, run_id: str, command: list[str]) -> dict[str
 
 @contextmanager
 def open_run(
-    run_path: Path, config: RunConfig, command: list[str]
+    run_path: Path, config: RunConfig, command: list[str], concurrency: int | None = None
 ) -> Iterator[tuple[RunDir, dict[str, Any]]]:
     """Create the run directory, or reopen it if it holds this very configuration, and hold its lock.
 
@@ -226,6 +233,8 @@ def open_run(
     with RunLock(run.path) as lock:
         existing = run.read_manifest()  # re-read under the lock
         session = {"started_at": now_iso(), "command": public_command(command), **config.operational()}
+        if concurrency is not None:
+            session["concurrency"] = concurrency
         if lock.previous_holder:
             session["took_over_lock_of"] = lock.previous_holder
         if existing is None:
@@ -295,9 +304,14 @@ async def play_plans(
     model_limits: dict[str, int],
     on_move: MoveListener,
     on_game: GameListener,
+    stop: Stop | None = None,
 ) -> list[tuple[int, GamePlan, GameResult]]:
     """Play the selected games in this event loop: at most `concurrency` at once, and at most
-    `model_limits[model]` games that seat `model`."""
+    `model_limits[model]` games that seat `model`.
+
+    When `stop` is pressed, or when one game fails (a disk fault), every other game is cancelled: no new call
+    starts, calls in flight are dropped (their move is played again on resume) and every log is closed intact.
+    Returns the games that ended; after a failure, raises it."""
     agents: dict[SeatConfig, SeatAgent] = {}
     for job in jobs:
         for seat, agent in build_agents(job.config).items():
@@ -331,8 +345,30 @@ async def play_plans(
         on_game(index, plan, result)
         return index, plan, result
 
+    tasks = [asyncio.create_task(one(index, plan)) for index, plan in selected]
+    failures: list[BaseException] = []
+
+    def halt() -> None:
+        for task in tasks:
+            task.cancel()
+
+    async def watched(task: asyncio.Task[tuple[int, GamePlan, GameResult]]) -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            try:
+                await task
+            except Exception as exc:
+                if not failures:
+                    failures.append(exc)
+                    halt()
+
+    if stop is not None and stop.requested:  # pressed before the loop listened
+        halt()
     try:
-        return list(await asyncio.gather(*(one(index, plan) for index, plan in selected)))
+        with stop.in_loop(halt) if stop is not None else contextlib.nullcontext():
+            await asyncio.gather(*(watched(task) for task in tasks))
+        if failures:
+            raise failures[0]
+        return [task.result() for task in tasks if not task.cancelled()]
     finally:
         await close_clients()
         gc.unfreeze()  # a process that goes on after play (tests, a library caller) collects as usual again
@@ -355,16 +391,32 @@ def play_session(
     model_limits: dict[str, int],
     show_progress: bool,
     workers: int = 1,
+    resume_hint: str = "",
 ) -> list[list[tuple[GamePlan, GameResult]]]:
     """Play the unfinished games of several runs, in this process or spread over `workers` processes, keeping
-    each run's status file up to date. Returns each job's (plan, result) pairs in plan order."""
+    each run's status file up to date. Returns each job's (plan, result) pairs in plan order.
+
+    Raises SessionStopped after a Ctrl-C (status "stopped") and DiskFault when a write fails (status "failed",
+    where it can still be written); `resume_hint` ("continue with: hanabi-eval resume ...") ends their message."""
     verify_logs(jobs)
     selected = [(index, plan) for index, job in enumerate(jobs) for plan in job.config.plans()]
-    progress = RunProgress(total_games=len(selected), enabled=show_progress)
-    for job in jobs:
-        _write_status(job, "running", [])
+    moves_left = expected_moves([(plan, jobs[index].run.game_path(plan.game_id)) for index, plan in selected])
+    progress = RunProgress(total_games=len(selected), enabled=show_progress, expected_moves=moves_left)
+    statuses = [RunStatusFile(job.run, job.config.plans()) for job in jobs]
+    stop = Stop(resume_hint)
+
+    def game_done(index: int, plan: GamePlan, result: GameResult) -> None:
+        progress.game_done(result)
+        statuses[index].game_done(plan.game_id, result)
+        statuses[index].maybe_write()
+
+    def stop_now() -> None:  # before the games' loop listens, or between its end and ours: as Python would
+        raise KeyboardInterrupt
+
     try:
-        with progress:
+        for status in statuses:
+            status.write("running")
+        with stop.in_thread(stop_now), progress, retry_events.listening(progress.backoff):
             if workers <= 1:
                 flat = event_loop.run(
                     play_plans(
@@ -373,24 +425,49 @@ def play_session(
                         concurrency,
                         model_limits,
                         on_move=lambda record: progress.moves_done(1, *_move_usage(record)),
-                        on_game=lambda index, plan, result: progress.game_done(result),
+                        on_game=game_done,
+                        stop=stop,
                     )
                 )
             else:
                 from harness.workers import play_in_workers
 
-                flat = play_in_workers(jobs, selected, concurrency, model_limits, workers, progress)
-    except BaseException as exc:
-        for job in jobs:
-            _write_status(job, "interrupted", [], reason=redact(f"{type(exc).__name__}: {exc}")[:500])
+                flat = play_in_workers(
+                    jobs, selected, concurrency, model_limits, workers, progress, stop, game_done
+                )
+    except OSError as exc:
+        reason = explain(exc, resume_hint)
+        for status in statuses:
+            status.try_write("failed", reason)
+        raise DiskFault(reason) from None
+    except DiskFault as exc:
+        for status in statuses:
+            status.try_write("failed", str(exc))
         raise
+    except BaseException as exc:
+        stopped = isinstance(exc, KeyboardInterrupt)
+        for status in statuses:
+            status.try_write(
+                "stopped" if stopped else "failed",
+                "stopped by Ctrl-C" if stopped else redact(f"{type(exc).__name__}: {exc}")[:500],
+            )
+        raise
+    if stop.requested:
+        for status in statuses:
+            status.try_write("stopped", "stopped by Ctrl-C")
+        complete = sum(s.counts()[0] for s in statuses)
+        total = sum(len(s.games) for s in statuses)
+        raise SessionStopped(f"Stopped by Ctrl-C: {complete} of {total} games complete; {resume_hint}")
     order = {(index, plan.game_id): n for n, (index, plan) in enumerate(selected)}
     flat.sort(key=lambda item: order[(item[0], item[1].game_id)])
     grouped: list[list[tuple[GamePlan, GameResult]]] = [[] for _ in jobs]
     for index, plan, result in flat:
         grouped[index].append((plan, result))
-    for job, results in zip(jobs, grouped, strict=True):
-        _write_status(job, "done", results)
+    try:
+        for status in statuses:
+            status.write("done")
+    except OSError as exc:
+        raise DiskFault(explain(exc, resume_hint)) from None
     return grouped
 
 
@@ -401,32 +478,12 @@ def execute(
     concurrency: int,
     show_progress: bool,
     workers: int = 1,
+    resume_hint: str = "",
 ) -> list[tuple[GamePlan, GameResult]]:
     """Play every unfinished game of one run."""
     job = RunJob(config=config, run=run, manifest=manifest)
-    (results,) = play_session([job], concurrency, {}, show_progress, workers)
+    (results,) = play_session([job], concurrency, {}, show_progress, workers, resume_hint)
     return results
-
-
-def _write_status(
-    job: RunJob, state: str, results: list[tuple[GamePlan, GameResult]], reason: str | None = None
-) -> None:
-    total = len(job.config.plans())
-    interrupted = [r for _, r in results if r.status == "interrupted"]
-    complete = len(results) - len(interrupted)
-    if state == "done":
-        state = "interrupted" if interrupted else "complete"
-        reason = interrupted[0].interrupted_reason if interrupted else None
-    job.run.write_status(
-        RunStatus(
-            status=state,  # type: ignore[arg-type]
-            games_total=total,
-            games_complete=complete,
-            games_interrupted=len(interrupted) if results else 0,
-            reason=reason,
-            updated_at=now_iso(),
-        )
-    )
 
 
 def _move_usage(record: MoveRecord) -> tuple[int, float]:
@@ -435,6 +492,15 @@ def _move_usage(record: MoveRecord) -> tuple[int, float]:
 
 # Mean moves per game of the built-in player's self-play (offline demo, standard seeds): a typical game length.
 TYPICAL_MOVES = {2: 67, 3: 61, 4: 62, 5: 56}
+
+
+def expected_moves(plans: list[tuple[GamePlan, Path]]) -> int:
+    """Moves the unfinished games are still expected to take (typical game lengths less the moves logged)."""
+    return sum(
+        max(TYPICAL_MOVES[plan.players] - count_moves(path), 1)
+        for plan, path in plans
+        if finished_result(path) is None
+    )
 
 
 def expected_calls(plans: list[tuple[GamePlan, Path]]) -> tuple[int, int]:

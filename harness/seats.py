@@ -5,12 +5,15 @@
     openai/my-model:watson,api_base=http://127.0.0.1:8001/v1
     local/smart:watson                      (the built-in rule-based player)
 
-Model strings may themselves hold a colon (ollama/llama3:8b): the part after the last colon is taken as the scaffold
-only when it names one. Seat rotation puts each distinct player in each position equally often across seeds.
+Model strings may themselves hold a colon (ollama/llama3:8b, ollama/llama3:latest): the part after the last colon is
+taken as the scaffold only when it names one; a near miss of a scaffold name (`:sherlok`), or any other name after a
+built-in player (`local/smart:holmes`), is refused as a typo.
+Seat rotation puts each distinct player in each position equally often across seeds.
 """
 
 from __future__ import annotations
 
+import difflib
 from typing import Literal
 
 from pydantic import ValidationError
@@ -33,7 +36,12 @@ def parse_seat(spec: str, default_scaffold: str, default_params: GenerationParam
         left, right = head.rsplit(":", 1)
         if right in scaffold_names():
             model, scaffold = left, right
-        elif "/" not in right and right and not right[0].isdigit():
+        elif close := difflib.get_close_matches(right.lower(), scaffold_names(), n=1, cutoff=0.75):
+            raise SeatSpecError(
+                f"--seat {spec!r}: unknown scaffold {right!r} (did you mean {close[0]}?); "
+                "see `hanabi-eval scaffolds`"
+            )
+        elif left.startswith("local/"):  # a built-in player's name has no tag: this was meant as a scaffold
             raise SeatSpecError(f"--seat {spec!r}: unknown scaffold {right!r}; see `hanabi-eval scaffolds`")
     settings: dict[str, str] = {}
     for pair in pairs:

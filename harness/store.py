@@ -10,6 +10,7 @@ written is ever modified in place.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 from concurrent import futures
@@ -20,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from harness.disk import with_path
 from harness.records import LOG_LINE, Call, GameHeader, GameResult, MoveRecord, SeatConfig
 from harness.secrets import redact
 from harness.seeds import SeedDeck
@@ -51,7 +53,9 @@ class GamePlan(BaseModel):
 class RunStatus(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    status: Literal["running", "interrupted", "complete"]
+    status: Literal[
+        "running", "interrupted", "complete", "stopped", "failed"
+    ]  # stopped: Ctrl-C; failed: disk
     games_total: int
     games_complete: int
     games_interrupted: int
@@ -161,8 +165,7 @@ class GameLog:
     """
 
     def __init__(self, path: Path, valid_bytes: int | None = None) -> None:
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path  # its folder exists (RunDir.write_manifest makes it): one that vanished is an error
         if valid_bytes is not None and path.exists() and path.stat().st_size > valid_bytes:
             with path.open("r+b") as handle:
                 handle.truncate(valid_bytes)
@@ -175,8 +178,13 @@ class GameLog:
         """Write one record after the previous one is on disk, and start syncing it."""
         line = redact(record.model_dump_json()).encode() + b"\n"  # a last guard: fields are redacted at source
         await self.durable()
-        self._handle.write(line)
-        self._handle.flush()
+        try:
+            self._handle.write(line)
+            self._handle.flush()
+        except (
+            OSError
+        ) as exc:  # a full disk: at most this line is cut short, a torn tail that resume cuts off
+            raise with_path(exc, self.path) from None
         self._syncing = _sync_pool().submit(_DATA_SYNC, self._handle.fileno())
 
     async def durable(self) -> None:
@@ -185,8 +193,11 @@ class GameLog:
             # usually long done, and then not awaited: awaiting would still wait a whole turn of a busy loop
             if not self._syncing.done():  # shielded: a cancelled game must not cancel its record's sync
                 await asyncio.shield(asyncio.wrap_future(self._syncing))
-            self._syncing.result()
-            self._syncing = None
+            syncing, self._syncing = self._syncing, None
+            try:
+                syncing.result()
+            except OSError as exc:
+                raise with_path(exc, self.path) from None
 
     def close(self, report_sync_errors: bool = True) -> None:
         """Close the file once its last sync has finished (never under a sync in flight), and raise if that sync
@@ -196,9 +207,16 @@ class GameLog:
             if syncing is not None:
                 futures.wait([syncing])
         finally:
-            self._handle.close()
+            try:
+                self._handle.close()
+            except OSError as exc:  # the rest of a line a full disk cut short: it stays a torn tail
+                if report_sync_errors:
+                    raise with_path(exc, self.path) from None
         if syncing is not None and report_sync_errors:
-            syncing.result()
+            try:
+                syncing.result()
+            except OSError as exc:
+                raise with_path(exc, self.path) from None
 
     def __enter__(self) -> GameLog:
         return self
@@ -208,13 +226,19 @@ class GameLog:
 
 
 def write_json_atomic(path: Path, payload: Any) -> None:
+    """Replace `path` whole: a failed write (full disk) leaves the old file as it was and no temporary file."""
     tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        handle.write(redact(json.dumps(payload, indent=2, sort_keys=False)))
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with tmp.open("w", encoding="utf-8") as handle:
+            handle.write(redact(json.dumps(payload, indent=2, sort_keys=False)))
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
 
 
 class RunDir:

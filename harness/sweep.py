@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -38,13 +39,11 @@ class SweepModel(BaseModel):
 
     model: str
     api_base: str | None = None
-    temperature: float | None = Field(default=None, ge=0, le=2)
+    temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)
     max_tokens: int | None = Field(default=None, gt=0)
     reasoning_effort: str | None = None
-    thinking_budget: int | None = Field(
-        default=None, gt=0
-    )  # reasoning tokens (the paper: 20k for Gemini 2.5)
-    timeout_s: float = Field(default=600.0, gt=0)
+    thinking_budget: int | None = Field(default=None, gt=0)  # reasoning tokens (the paper: 20k for Gemini 2.5)
+    timeout_s: float = Field(default=600.0, gt=0, allow_inf_nan=False)
     concurrency: int | None = Field(default=None, gt=0)  # games of this model in flight at once
     deployments: list[Deployment] = []
 
@@ -95,7 +94,7 @@ class CrossplayDef(BaseModel):
 class SweepConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(pattern=r"^[A-Za-z0-9._-]+$")
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # one plain folder name inside --out
     players: list[int] = Field(min_length=1)
     seeds: list[str] = Field(min_length=1)  # seed set names, comma-separated seeds, or seed files
     repeats: int = Field(default=1, ge=1)  # plays of each seed
@@ -106,6 +105,7 @@ class SweepConfig(BaseModel):
     concurrency: int = Field(default=16, gt=0)  # games in flight across the whole sweep
     reply_retries: int = Field(default=3, ge=0)
     retry: RetryPolicy = RetryPolicy()
+    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)  # every seat's, over its own
 
     @field_validator("players")
     @classmethod
@@ -125,6 +125,17 @@ class SweepConfig(BaseModel):
                 load_scaffold(name)
             except ScaffoldError as exc:
                 raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("retry")
+    @classmethod
+    def _retry(cls, value: RetryPolicy) -> RetryPolicy:
+        if not (math.isfinite(value.wait_base_s) and value.wait_base_s >= 0):
+            raise ValueError("wait_base_s must be a finite number of seconds, 0 or more")
+        if not (math.isfinite(value.wait_max_s) and value.wait_max_s > 0):
+            raise ValueError("wait_max_s must be a finite number of seconds above 0")
+        if value.provider_retries < 0:
+            raise ValueError("provider_retries cannot be negative")
         return value
 
     @model_validator(mode="after")
@@ -186,6 +197,11 @@ class SweepConfig(BaseModel):
             for players in entry.players or self.players:
                 seats = (one,) + (rest,) * (players - 1)
                 runs.append(RunConfig(seats=seats, players=(players,), rotation=entry.rotation, **common))
+        if self.timeout_s is not None:  # an operational setting: the runs' identities stay the same
+            timeout_s = self.timeout_s
+            runs = [
+                r.model_copy(update={"seats": tuple(_timed(s, timeout_s) for s in r.seats)}) for r in runs
+            ]
         return runs
 
     def model_limits(self) -> dict[str, int]:
@@ -195,6 +211,10 @@ class SweepConfig(BaseModel):
         return hashlib.sha256(json.dumps(sorted(run.digest() for run in self.runs())).encode()).hexdigest()[
             :10
         ]
+
+
+def _timed(seat: SeatConfig, timeout_s: float) -> SeatConfig:
+    return seat.model_copy(update={"params": seat.params.model_copy(update={"timeout_s": timeout_s})})
 
 
 def load_or_raise(name: str, key: str) -> None:

@@ -20,10 +20,11 @@ import time
 from multiprocessing import get_context
 from typing import Any
 
-from harness import event_loop
+from harness import event_loop, retry_events
+from harness.interrupt import STOP_WORKER, Stop
 from harness.progress import RunProgress
 from harness.records import GameResult, MoveRecord, SeatConfig
-from harness.run import RunJob, Selected, play_plans
+from harness.run import GameListener, RunJob, Selected, play_plans
 from harness.secrets import redact
 from harness.store import GamePlan
 
@@ -65,6 +66,14 @@ def _worker_jobs(jobs: list[RunJob], workers: int) -> list[RunJob]:
     return result
 
 
+def _worker_plans(selected: Selected, workers: int) -> Selected:
+    """The plans as one worker plays them: seated by the seats with shared-out limits, which its agents serve."""
+    return [
+        (index, plan.model_copy(update={"seats": tuple(_shared_seat(s, workers) for s in plan.seats)}))
+        for index, plan in selected
+    ]
+
+
 def _die_with_parent() -> None:
     if sys.platform.startswith("linux"):
         import ctypes
@@ -103,6 +112,9 @@ def _worker(
     jobs: list[RunJob], selected: Selected, concurrency: int, limits: dict[str, int], events: Any
 ) -> None:
     _die_with_parent()
+    signal.signal(
+        signal.SIGINT, signal.SIG_IGN
+    )  # the terminal's Ctrl-C: the parent decides (harness.interrupt)
     pid = os.getpid()
     tally = _MoveTally(events)
 
@@ -110,13 +122,39 @@ def _worker(
         tally.report()
         events.put(("game", index, plan.game_id, result.model_dump_json()))
 
+    stop = Stop(signum=STOP_WORKER, second_exits=False)
+    signal.signal(STOP_WORKER, _stop_before_play)  # until play_plans listens: no log is open before then
+
+    def backoff(model: str, error_kind: str | None, wait_s: float) -> None:
+        events.put(("backoff", model, error_kind, wait_s))
+
     try:
-        event_loop.run(play_plans(jobs, selected, concurrency, limits, on_move=tally.add, on_game=game_done))
+        with retry_events.listening(backoff):
+            event_loop.run(
+                play_plans(
+                    jobs, selected, concurrency, limits, on_move=tally.add, on_game=game_done, stop=stop
+                )
+            )
+    except _StoppedBeforePlay:
+        pass
+    except OSError as exc:  # a disk fault: the parent says it in one line
+        tally.report()
+        events.put(("disk", pid, (exc.errno, exc.strerror, exc.filename)))
+        return
     except BaseException as exc:
         tally.report()
         events.put(("failed", pid, redact(f"{type(exc).__name__}: {exc}")[:500]))
-        raise
+        return
+    signal.signal(STOP_WORKER, signal.SIG_IGN)
     events.put(("done", pid, ""))
+
+
+class _StoppedBeforePlay(Exception):
+    """Told to stop while still setting up (imports, warm-up): nothing to close, nothing written yet."""
+
+
+def _stop_before_play(*_: object) -> None:
+    raise _StoppedBeforePlay
 
 
 def play_in_workers(
@@ -126,8 +164,11 @@ def play_in_workers(
     model_limits: dict[str, int],
     workers: int,
     progress: RunProgress,
+    stop: Stop | None = None,
+    on_game: GameListener | None = None,
 ) -> list[tuple[int, GamePlan, GameResult]]:
-    """Play the selected games in `workers` processes; return (job index, plan, result) for every game."""
+    """Play the selected games in `workers` processes; return (job index, plan, result) for every game that
+    ended. A press of `stop` tells every worker to stop (see harness.interrupt); a second one kills them."""
     context = get_context("fork" if sys.platform.startswith("linux") else "spawn")
     events = context.Queue()
     parts = shards(selected, workers)
@@ -136,7 +177,13 @@ def play_in_workers(
     processes = [
         context.Process(
             target=_worker,
-            args=(worker_jobs, part, share(concurrency, len(parts)), limits, events),
+            args=(
+                worker_jobs,
+                _worker_plans(part, len(parts)),
+                share(concurrency, len(parts)),
+                limits,
+                events,
+            ),
             daemon=True,
         )
         for part in parts
@@ -145,29 +192,27 @@ def play_in_workers(
     results: list[tuple[int, GamePlan, GameResult]] = []
     reported: dict[int, str] = {}
     failures: list[str] = []
+    disk_fault: OSError | None = None
+
+    def halt() -> None:
+        for process in processes:
+            if process.pid is not None and process.is_alive():
+                with contextlib.suppress(OSError):
+                    os.kill(process.pid, STOP_WORKER)
+
+    def kill() -> None:
+        for process in processes:
+            if process.pid is not None:
+                with contextlib.suppress(OSError):
+                    os.kill(process.pid, signal.SIGKILL)
+
+    if stop is not None:
+        stop.on_second_press(kill)
     try:
         for process in processes:
             process.start()
-        while len(reported) < len(processes):
-            try:
-                event = events.get(timeout=0.5)
-            except queue_module.Empty:
-                for process in processes:
-                    if not process.is_alive() and process.pid not in reported:
-                        reported[process.pid] = "died"
-                        failures.append(f"worker {process.pid} stopped with exit code {process.exitcode}")
-                continue
-            kind = event[0]
-            if kind == "moves":
-                progress.moves_done(event[1], event[2], event[3])
-            elif kind == "game":
-                result = GameResult.model_validate_json(event[3])
-                results.append((event[1], plans[(event[1], event[2])], result))
-                progress.game_done(result)
-            else:
-                reported[event[1]] = kind
-                if kind == "failed":
-                    failures.append(f"worker {event[1]}: {event[2]}")
+        with stop.in_thread(halt) if stop is not None else contextlib.nullcontext():
+            disk_fault = _collect(processes, events, plans, results, reported, failures, progress, on_game)
     except BaseException:
         for process in processes:
             process.terminate()
@@ -175,6 +220,55 @@ def play_in_workers(
     finally:
         for process in processes:
             process.join(timeout=10)
+    if disk_fault is not None:
+        raise disk_fault
     if failures:
         raise WorkerFailed("; ".join(failures) + " (the games' logs are intact: resume the run)")
     return results
+
+
+def _collect(
+    processes: list[Any],
+    events: Any,
+    plans: dict[tuple[int, str], GamePlan],
+    results: list[tuple[int, GamePlan, GameResult]],
+    reported: dict[int, str],
+    failures: list[str],
+    progress: RunProgress,
+    on_game: GameListener | None,
+) -> OSError | None:
+    """Take the workers' events until every worker has reported; return the first disk fault, if any."""
+    disk_fault: OSError | None = None
+    while len(reported) < len(processes):
+        try:
+            event = events.get(timeout=0.5)
+        except queue_module.Empty:
+            for process in processes:
+                if not process.is_alive() and process.pid not in reported:
+                    reported[process.pid] = "died"
+                    failures.append(f"worker {process.pid} stopped with exit code {process.exitcode}")
+            continue
+        kind = event[0]
+        if kind == "moves":
+            progress.moves_done(event[1], event[2], event[3])
+        elif kind == "backoff":
+            progress.backoff(event[1], event[2], event[3])
+        elif kind == "game":
+            result = GameResult.model_validate_json(event[3])
+            plan = plans[(event[1], event[2])]
+            results.append((event[1], plan, result))
+            if on_game is not None:
+                on_game(event[1], plan, result)
+            else:
+                progress.game_done(result)
+        else:
+            reported[event[1]] = kind
+            if kind == "failed":
+                failures.append(f"worker {event[1]}: {event[2]}")
+            elif kind == "disk" and disk_fault is None:
+                disk_fault = OSError(*event[2])
+                for process in processes:  # the others stop too, their logs intact
+                    if process.pid is not None and process.is_alive():
+                        with contextlib.suppress(OSError):
+                            os.kill(process.pid, STOP_WORKER)
+    return disk_fault

@@ -1,16 +1,28 @@
-"""An installed (non-editable) hanabi-eval has every module, template, scaffold and seed set: pyproject.toml names
-every package and its package-data globs cover every data file."""
+"""An installed hanabi-eval, editable or not, has every module, template, scaffold, seed set and sweep, and installing
+it prints no setuptools warnings: pyproject.toml names every package and its package data covers every data file."""
 
 from __future__ import annotations
 
+import re
+import subprocess
 import tomllib
+import venv
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
+SETUPTOOLS_NOISE = re.compile(r"Warning:|Warning\)|deprecated|is absent from the `packages`")
+DATA = {"prompts": "*.j2", "scaffolds": "*.toml", "seeds": "*.jsonl", "sweeps": "*.toml"}
 
 
 def setuptools_config() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+
+
+def data_files() -> list[Path]:
+    """Every shipped data file, relative to the repository root."""
+    return sorted(p.relative_to(ROOT) for folder, glob in DATA.items() for p in (ROOT / folder).rglob(glob))
 
 
 def test_every_python_package_is_listed() -> None:
@@ -20,16 +32,45 @@ def test_every_python_package_is_listed() -> None:
 
 
 def test_every_data_file_is_shipped() -> None:
-    globs = setuptools_config()["package-data"]["harness.data"]
-    for folder, pattern in (
-        ("prompts", "*.j2"),
-        ("scaffolds", "*.toml"),
-        ("seeds", "*.jsonl"),
-        ("sweeps", "*.toml"),
-    ):
-        for path in (ROOT / folder).rglob(pattern):
-            relative = path.relative_to(ROOT)
-            assert any(relative.match(g) for g in globs), f"{relative} matches no package-data glob"
-    report_globs = setuptools_config()["package-data"]["harness.report"]
+    config = setuptools_config()
+    for relative in data_files():
+        package = "harness.data." + ".".join(relative.parent.parts)
+        assert package in config["packages"], f"add {package} to [tool.setuptools] packages"
+        assert any(relative.match(g) for g in config["package-data"][package]), f"{relative}: no package-data"
+    report_globs = config["package-data"]["harness.report"]
     for path in (ROOT / "harness" / "report").glob("*.toml"):
-        assert any(path.name == g or Path(path.name).match(g) for g in report_globs)
+        assert any(Path(path.name).match(g) for g in report_globs)
+
+
+@pytest.mark.parametrize("editable", [False, True], ids=["pip install .", "pip install -e ."])
+def test_an_install_in_a_fresh_venv_is_quiet_and_ships_the_data(tmp_path: Path, editable: bool) -> None:
+    venv.create(tmp_path / "venv", with_pip=True)
+    python = tmp_path / "venv" / "bin" / "python"
+    target = ["-e", str(ROOT)] if editable else [str(ROOT)]
+    install = subprocess.run(
+        # -v shows the build backend's output, where setuptools' warnings go (about 320 lines of them, once)
+        [str(python), "-m", "pip", "install", "-v", "--no-deps", "--disable-pip-version-check", *target],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
+    )
+    if install.returncode != 0 and "Could not find a version that satisfies the requirement setuptools" in (
+        install.stdout + install.stderr
+    ):
+        pytest.skip("no package index reachable for the build backend")
+    assert install.returncode == 0, install.stderr
+    noise = [line for line in (install.stdout + install.stderr).splitlines() if SETUPTOOLS_NOISE.search(line)]
+    assert noise == []
+    listing = subprocess.run(
+        [str(python), "-c", "from harness.paths import data_root; print(data_root())"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+    )
+    root = Path(listing.stdout.strip())
+    if not editable:
+        assert "site-packages" in root.parts  # the wheel's own copy, not the checkout
+    missing = [str(p) for p in data_files() if not (root / p).is_file()]
+    assert missing == []

@@ -12,6 +12,7 @@ from pathlib import Path
 from harness.commands import UsageError
 from harness.commands.run import add_session_options
 from harness.models import RetryPolicy
+from harness.records import SeatConfig
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -23,7 +24,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from harness.commands.run import check_operational, play_run
+    from harness.commands.run import SESSION_DEFAULTS, check_operational, play_run
     from harness.models import ModelSpecError, check_model
     from harness.run import RunConfigError, config_of
     from harness.store import RunDir
@@ -34,18 +35,19 @@ def handle(args: argparse.Namespace) -> int:
         )
     from harness.sweep import SWEEP_FILE
 
+    check_operational(args)
     if (args.run_dir / SWEEP_FILE).exists():
         return _resume_sweep(args)
+    run = RunDir(args.run_dir)
     try:
-        config = config_of(RunDir(args.run_dir))
+        config = config_of(run)
     except RunConfigError as exc:
         raise UsageError(str(exc)) from None
-    check_operational(args)
     seats = list(config.seats)
     if args.api_base is not None:
         if len({s.model for s in seats}) > 1:
             raise UsageError("--api-base is ambiguous for a run with several models; resume without it")
-        seats = [s.model_copy(update={"api_base": args.api_base}) for s in seats]
+        seats = [_with_api_base(s, args.api_base) for s in seats]
     if args.timeout is not None:
         seats = [
             s.model_copy(update={"params": s.params.model_copy(update={"timeout_s": args.timeout})})
@@ -60,24 +62,37 @@ def handle(args: argparse.Namespace) -> int:
             check_model(seat)
     except ModelSpecError as exc:
         raise UsageError(str(exc)) from None
-    return play_run(args.run_dir, config, args.argv, args.concurrency, not args.no_progress, args.workers)
+    sessions = (run.read_manifest() or {}).get("sessions", [])
+    recorded = next((s["concurrency"] for s in reversed(sessions) if s.get("concurrency")), None)
+    concurrency = args.concurrency or recorded or SESSION_DEFAULTS["concurrency"]
+    return play_run(args.run_dir, config, args.argv, concurrency, not args.no_progress, args.workers)
+
+
+def _with_api_base(seat: SeatConfig, api_base: str) -> SeatConfig:
+    """The seat served at `api_base`: its own URL, or that of its one deployment (a seat spread over several
+    deployments has no one URL to replace)."""
+    if not seat.deployments:
+        return seat.model_copy(update={"api_base": api_base})
+    if len(seat.deployments) > 1:
+        raise UsageError(
+            f"--api-base cannot stand for the {len(seat.deployments)} deployments of {seat.model}; "
+            "edit the deployments in the sweep file and run it again"
+        )
+    (deployment,) = seat.deployments
+    return seat.model_copy(update={"deployments": (deployment.model_copy(update={"api_base": api_base}),)})
 
 
 def _resume_sweep(args: argparse.Namespace) -> int:
-    from harness.commands.run import check_operational, play_sweep
+    from harness.commands.run import play_sweep, with_session_options
     from harness.sweep import read_sweep_dir
 
-    if args.api_base is not None or args.timeout is not None:
+    if args.api_base is not None:
         raise UsageError(
-            "--api-base and --timeout apply to one run; for a sweep, edit its file and run it again"
+            "--api-base applies to one run; resume a run of the sweep with it, or edit the sweep file"
         )
-    check_operational(args)
     sweep = read_sweep_dir(args.run_dir)
     assert sweep is not None
-    updates: dict[str, object] = {"concurrency": args.concurrency, "retry": _retry_policy(args, sweep.retry)}
-    if args.max_retries is not None:
-        updates["reply_retries"] = args.max_retries
-    sweep = sweep.model_copy(update=updates)
+    sweep = with_session_options(sweep, args)  # only what is given: the recorded settings stand otherwise
     return play_sweep(args.run_dir, sweep, {"resumed": True}, args.argv, not args.no_progress, args.workers)
 
 

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
+import os
+import re
+import shlex
+import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from harness.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.commands import EXIT_INTERRUPTED, EXIT_OK, UsageError
 
 DEFAULT_MODEL = "local/smart"
+LARGE_RUN = 1000  # games to play above which a run asks before it starts (--yes to skip)
+RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -69,23 +79,36 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--thinking-budget", type=int, metavar="TOKENS", help="reasoning tokens allowed (Gemini, Anthropic)"
     )
     add_session_options(run, recorded=False)
+    run.add_argument(
+        "--yes",
+        action="store_true",
+        help=f"start a run of more than {LARGE_RUN:,} games without asking",
+    )
     run.set_defaults(handler=handle)
 
 
+SESSION_DEFAULTS = {
+    "timeout": 600.0,
+    "concurrency": 8,
+    "max_retries": 3,
+    "provider_retries": 6,
+    "retry_wait": 2.0,
+    "retry_wait_max": 120.0,
+}
+
+
 def add_session_options(parser: argparse.ArgumentParser, recorded: bool) -> None:
-    """The options that may change from one session of a run to the next; they are not part of its identity. With
-    `recorded` (resume), those a run records default to None: the recorded value stands."""
+    """The options that may change from one session of a run to the next; they are not part of its identity.
+    They default to None, so that a value given can be told from one not given: a single run fills in
+    SESSION_DEFAULTS, a sweep keeps its file's settings, and resume keeps what the run recorded."""
 
-    def default(value: float) -> float | None:
-        return None if recorded else value
+    def said(flag: str, unit: str = "") -> str:
+        if recorded:
+            return "(default: as recorded)"
+        return f"(default {SESSION_DEFAULTS[flag]:g}{unit}; with --config: the sweep file's)"
 
-    def said(value: float, unit: str = "") -> str:
-        return "(default: as recorded)" if recorded else f"(default {value:g}{unit})"
-
-    parser.add_argument(
-        "--timeout", type=float, default=default(600.0), help=f"seconds per request {said(600)}"
-    )
-    parser.add_argument("--concurrency", type=int, default=8, help="games played at once (default 8)")
+    parser.add_argument("--timeout", type=float, help=f"seconds per request {said('timeout')}")
+    parser.add_argument("--concurrency", type=int, help=f"games played at once {said('concurrency')}")
     parser.add_argument(
         "--workers",
         type=int,
@@ -93,19 +116,16 @@ def add_session_options(parser: argparse.ArgumentParser, recorded: bool) -> None
         help="processes to spread the games over, to use more cores (default 1)",
     )
     parser.add_argument(
-        "--max-retries", type=int, default=default(3), help=f"re-asks after an invalid reply {said(3)}"
+        "--max-retries", type=int, help=f"re-asks after an invalid reply {said('max_retries')}"
     )
     parser.add_argument(
-        "--provider-retries", type=int, default=default(6), help=f"retries after provider errors {said(6)}"
+        "--provider-retries", type=int, help=f"retries after provider errors {said('provider_retries')}"
     )
     parser.add_argument(
-        "--retry-wait",
-        type=float,
-        default=default(2.0),
-        help=f"base of the exponential backoff {said(2, ' s')}",
+        "--retry-wait", type=float, help=f"base of the exponential backoff {said('retry_wait', ' s')}"
     )
     parser.add_argument(
-        "--retry-wait-max", type=float, default=default(120.0), help=f"longest backoff wait {said(120, ' s')}"
+        "--retry-wait-max", type=float, help=f"longest backoff wait {said('retry_wait_max', ' s')}"
     )
     parser.add_argument("--no-progress", action="store_true", help="no live progress display")
 
@@ -132,6 +152,9 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
     args.players = [len(args.seat)] if args.seat else (args.players or [2])
     args.seeds = args.seeds or "standard"
     args.repeats = 1 if args.repeats is None else args.repeats
+    for key, value in SESSION_DEFAULTS.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
     config, out, name = _validated_config(args)
     return play_run(
         out / (name or config.default_name()),
@@ -140,6 +163,7 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
         args.concurrency,
         not args.no_progress,
         args.workers,
+        yes=args.yes,
     )
 
 
@@ -150,29 +174,36 @@ def play_run(
     concurrency: int,
     show_progress: bool,
     workers: int = 1,
+    yes: bool = True,
 ) -> int:
     """Open (or reopen) a run under its lock, play its unfinished games, print the scores and where the logs are."""
     from rich.console import Console
 
     from harness.lock import RunLocked
     from harness.play import ResumeMismatch
-    from harness.run import RunConfig, RunConfigError, execute, open_run
-    from harness.store import LogCorrupt
-    from harness.summary import score_table
-    from harness.workers import WorkerFailed
+    from harness.run import RunConfig, RunConfigError, execute, expected_calls, open_run
+    from harness.store import LogCorrupt, RunDir
+    from harness.summary import score_table, summarize, summary_table
 
     assert isinstance(config, RunConfig)
     console = Console()
-    try:
-        with open_run(run_path, config, command) as (run, manifest):
-            plans = config.plans()
-            seats = ", ".join(sorted({s.label for s in config.seats}))
-            console.print(f"Run {run.path} · {len(plans)} games · {seats}")
-            console.print(expected_calls_line([(p, run.game_path(p.game_id)) for p in plans]))
-            results = execute(config, run, manifest, concurrency, show_progress, workers)
-    except (RunConfigError, RunLocked, ResumeMismatch, LogCorrupt, WorkerFailed) as exc:
-        raise UsageError(str(exc)) from None
+    hint = resume_hint(run_path)
+    to_play = expected_calls([(p, RunDir(run_path).game_path(p.game_id)) for p in config.plans()])
+    confirm_size(*to_play, yes)
+    with session_errors(hint):
+        try:
+            with open_run(run_path, config, command, concurrency) as (run, manifest):
+                plans = config.plans()
+                seats = ", ".join(sorted({s.label for s in config.seats}))
+                console.print(f"Run {run.path} · {len(plans)} games · {seats}")
+                console.print(expected_calls_line(*to_play))
+                started = time.monotonic()
+                results = execute(config, run, manifest, concurrency, show_progress, workers, hint)
+                wall_s = time.monotonic() - started
+        except (RunConfigError, RunLocked, ResumeMismatch, LogCorrupt) as exc:
+            raise UsageError(str(exc)) from None
     console.print(score_table(results))
+    console.print(summary_table(summarize([(r, run.game_path(p.game_id)) for p, r in results], wall_s)))
     console.print(f"Logs: {run.path / 'games'}  (manifest: {run.manifest_path})")
     interrupted = [(p, r) for p, r in results if r.status == "interrupted"]
     for plan, result in interrupted:
@@ -183,11 +214,41 @@ def play_run(
     return EXIT_OK
 
 
-def expected_calls_line(plans: list[tuple[object, Path]]) -> str:
-    """What the games still to play will cost in model calls, said before any is made."""
-    from harness.run import expected_calls
+def resume_hint(path: Path) -> str:
+    return f"continue with: hanabi-eval resume {shlex.quote(str(path))}"
 
-    remaining, calls = expected_calls(plans)
+
+class SessionEnded(Exception):
+    """A session that ended early (Ctrl-C, a disk fault, a worker lost): said in one line, with its exit code."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@contextlib.contextmanager
+def session_errors(hint: str) -> Iterator[None]:
+    """Turn a stopped or failed session into one line and an exit code (raised as SessionEnded)."""
+    from harness.disk import DiskFault, explain
+    from harness.interrupt import EXIT_STOPPED, SessionStopped
+    from harness.workers import WorkerFailed
+
+    try:
+        yield
+    except SessionStopped as exc:
+        raise SessionEnded(str(exc), EXIT_STOPPED) from None
+    except KeyboardInterrupt:
+        raise SessionEnded(f"Stopped by Ctrl-C; {hint}", EXIT_STOPPED) from None
+    except DiskFault as exc:
+        raise SessionEnded(f"hanabi-eval: error: {exc}", EXIT_INTERRUPTED) from None
+    except OSError as exc:
+        raise SessionEnded(f"hanabi-eval: error: {explain(exc, hint)}", EXIT_INTERRUPTED) from None
+    except WorkerFailed as exc:
+        raise SessionEnded(f"hanabi-eval: error: {exc}; {hint}", EXIT_INTERRUPTED) from None
+
+
+def expected_calls_line(remaining: int, calls: int) -> str:
+    """What the games still to play will cost in model calls, said before any is made."""
     if not remaining:
         return "Every game is finished: no model calls needed."
     return (
@@ -216,13 +277,15 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
     if args.repeats < 1:
         raise UsageError(f"--repeats {args.repeats} must be 1 or more (plays of each seed)")
     check_operational(args)
+    if args.run_name is not None:
+        check_run_name(args.run_name)
     if args.max_tokens is not None:
         _check_positive("--max-tokens", args.max_tokens, integer=True)
     if args.thinking_budget is not None:
         _check_positive("--thinking-budget", args.thinking_budget, integer=True)
     if args.max_tokens_on_truncation is not None:
         _check_positive("--max-tokens-on-truncation", args.max_tokens_on_truncation, integer=True)
-    if args.temperature is not None and not 0.0 <= args.temperature <= 2.0:
+    if args.temperature is not None and not 0.0 <= args.temperature <= 2.0:  # nan is not either
         raise UsageError(f"--temperature {args.temperature} is outside 0-2")
     if args.out.exists() and not args.out.is_dir():
         raise UsageError(f"--out {args.out} is a file; give a folder for the run directories")
@@ -255,6 +318,8 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
             check_model(seat)
     except (ModelSpecError, SeatSpecError, ScaffoldError) as exc:
         raise UsageError(str(exc)) from None
+    for seat in seats:
+        check_seat_params(seat)
     config = RunConfig(
         seats=seats,
         players=tuple(args.players),
@@ -273,8 +338,15 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
 
 def check_operational(args: argparse.Namespace) -> None:
     """Check the settings that may change between sessions of a run (None: not given)."""
-    _check_positive("--concurrency", args.concurrency, integer=True)
-    _check_positive("--workers", args.workers, integer=True)
+    for flag, value in (("--concurrency", args.concurrency), ("--workers", args.workers)):
+        if value is not None:
+            _check_positive(flag, value, integer=True)
+    cores = os.cpu_count() or 1
+    if args.workers is not None and args.workers > 4 * cores:
+        raise UsageError(
+            f"--workers {args.workers} is more than 4 processes per core ({cores} cores); "
+            f"use at most {4 * cores} (one per core is usually best)"
+        )
     for flag, value in (("--timeout", args.timeout), ("--retry-wait-max", args.retry_wait_max)):
         if value is not None:
             _check_positive(flag, value)
@@ -283,8 +355,8 @@ def check_operational(args: argparse.Namespace) -> None:
         ("--provider-retries", args.provider_retries),
         ("--retry-wait", args.retry_wait),
     ):
-        if value is not None and value < 0:
-            raise UsageError(f"{flag} {value} cannot be negative")
+        if value is not None and not (value >= 0 and math.isfinite(value)):  # nan is not >= 0
+            raise UsageError(f"{flag} {value} must be a finite number, 0 or more")
     if args.api_base and not args.api_base.startswith(("http://", "https://")):
         raise UsageError(
             f"--api-base {args.api_base!r} is not an http(s) URL; write e.g. http://127.0.0.1:8000/v1"
@@ -292,9 +364,47 @@ def check_operational(args: argparse.Namespace) -> None:
 
 
 def _check_positive(flag: str, value: float, integer: bool = False) -> None:
-    if value <= 0:
-        kind = "a whole number" if integer else "a number"
+    if not value > 0 or not math.isfinite(value):  # nan and inf are not times a request can wait
+        kind = "a whole number" if integer else "a finite number of seconds"
         raise UsageError(f"{flag} {value} must be {kind} above 0")
+
+
+def check_run_name(name: str) -> None:
+    """A run name is one plain folder name: the run is written inside --out, never elsewhere."""
+    if not RUN_NAME.fullmatch(name):
+        raise UsageError(
+            f"--run-name {name!r} is not a plain folder name; use letters, digits and . _ + - "
+            "(no path: the run goes inside --out)"
+        )
+
+
+def check_seat_params(seat: object) -> None:
+    """A seat's generation settings from --seat or a sweep: finite, in range."""
+    from harness.records import SeatConfig
+
+    assert isinstance(seat, SeatConfig)
+    params = seat.params
+    where = f"seat {seat.model}"
+    if not params.timeout_s > 0 or not math.isfinite(params.timeout_s):
+        raise UsageError(f"{where}: timeout {params.timeout_s} must be a finite number of seconds above 0")
+    if params.temperature is not None and not 0.0 <= params.temperature <= 2.0:
+        raise UsageError(f"{where}: temperature {params.temperature} is outside 0-2")
+    if params.max_tokens is not None and params.max_tokens <= 0:
+        raise UsageError(f"{where}: max_tokens {params.max_tokens} must be a whole number above 0")
+
+
+def confirm_size(games: int, calls: int, yes: bool) -> None:
+    """Ask before a run of more than LARGE_RUN games starts; without a terminal, refuse unless --yes."""
+    if games <= LARGE_RUN or yes:
+        return
+    what = f"{games:,} games to play (about {calls:,} model calls before retries)"
+    if not sys.stdin.isatty():
+        raise UsageError(f"{what}; add --yes to start a run this large")
+    sys.stderr.write(f"{what}. Start? [y/N] ")  # where input() would put it only without readline
+    sys.stderr.flush()
+    answer = sys.stdin.readline()
+    if answer.strip().lower() not in ("y", "yes"):
+        raise UsageError(f"{what}; not started (add --yes to start without asking)")
 
 
 SWEEP_CONFLICTS = (
@@ -328,12 +438,50 @@ def _run_sweep(args: argparse.Namespace, command: list[str]) -> int:
         sweep = load_sweep(args.config)
     except SweepConfigError as exc:
         raise UsageError(str(exc)) from None
+    sweep = with_session_options(sweep, args)
+    for config in sweep.runs():
+        for seat in config.seats:
+            check_seat_params(seat)
     source = {"file": str(args.config), "command": public_command(command)}
-    return play_sweep(args.out / sweep.name, sweep, source, command, not args.no_progress, args.workers)
+    return play_sweep(
+        args.out / sweep.name, sweep, source, command, not args.no_progress, args.workers, yes=args.yes
+    )
+
+
+def with_session_options(sweep: object, args: argparse.Namespace) -> object:
+    """The sweep with the session options given on the command line over its file's (or record's) settings."""
+    from harness.sweep import SweepConfig
+
+    assert isinstance(sweep, SweepConfig)
+    updates: dict[str, object] = {}
+    if args.concurrency is not None:
+        updates["concurrency"] = args.concurrency
+    if args.max_retries is not None:
+        updates["reply_retries"] = args.max_retries
+    if args.timeout is not None:
+        updates["timeout_s"] = args.timeout
+    retry = {
+        key: value
+        for key, value in (
+            ("provider_retries", args.provider_retries),
+            ("wait_base_s", args.retry_wait),
+            ("wait_max_s", args.retry_wait_max),
+        )
+        if value is not None
+    }
+    if retry:
+        updates["retry"] = sweep.retry.model_copy(update=retry)
+    return sweep.model_copy(update=updates)
 
 
 def play_sweep(
-    folder: Path, sweep: object, source: dict, command: list[str], show_progress: bool, workers: int = 1
+    folder: Path,
+    sweep: object,
+    source: dict,
+    command: list[str],
+    show_progress: bool,
+    workers: int = 1,
+    yes: bool = True,
 ) -> int:
     """Open every run of a sweep under its lock and play them together in one event loop."""
     from contextlib import ExitStack
@@ -343,12 +491,11 @@ def play_sweep(
     from harness.lock import RunLocked
     from harness.models import ModelSpecError, check_model
     from harness.play import ResumeMismatch
-    from harness.run import RunConfigError, RunJob, open_run, play_session
+    from harness.run import RunConfigError, RunJob, expected_calls, open_run, play_session
     from harness.secrets import safe_url
-    from harness.store import LogCorrupt, now_iso
-    from harness.summary import sweep_table
+    from harness.store import LogCorrupt, RunDir, now_iso
+    from harness.summary import summarize, summary_table, sweep_table
     from harness.sweep import SweepConfig, SweepConfigError, open_sweep_dir
-    from harness.workers import WorkerFailed
 
     assert isinstance(sweep, SweepConfig)
     runs = sweep.runs()
@@ -363,24 +510,36 @@ def play_sweep(
         for deployment in model["deployments"]:
             deployment["api_base"] = safe_url(deployment["api_base"])
     console = Console()
-    try:
-        open_sweep_dir(folder, sweep, {**source, "created_at": now_iso(), "config": recorded})
-        with ExitStack() as stack:
-            jobs = []
-            for config in runs:
-                run, manifest = stack.enter_context(open_run(folder / config.default_name(), config, command))
-                jobs.append(RunJob(config=config, run=run, manifest=manifest))
-            games = sum(len(job.config.plans()) for job in jobs)
-            console.print(f"Sweep {folder} · {len(jobs)} runs · {games} games")
-            console.print(
-                expected_calls_line(
-                    [(p, job.run.game_path(p.game_id)) for job in jobs for p in job.config.plans()]
+    hint = resume_hint(folder)
+    to_play = expected_calls(
+        [(p, RunDir(folder / c.default_name()).game_path(p.game_id)) for c in runs for p in c.plans()]
+    )
+    confirm_size(*to_play, yes)
+    with session_errors(hint):
+        try:
+            open_sweep_dir(folder, sweep, {**source, "created_at": now_iso(), "config": recorded})
+            with ExitStack() as stack:
+                jobs = []
+                for config in runs:
+                    run, manifest = stack.enter_context(
+                        open_run(folder / config.default_name(), config, command, sweep.concurrency)
+                    )
+                    jobs.append(RunJob(config=config, run=run, manifest=manifest))
+                games = sum(len(job.config.plans()) for job in jobs)
+                console.print(f"Sweep {folder} · {len(jobs)} runs · {games} games")
+                console.print(expected_calls_line(*to_play))
+                started = time.monotonic()
+                results = play_session(
+                    jobs, sweep.concurrency, sweep.model_limits(), show_progress, workers, hint
                 )
-            )
-            results = play_session(jobs, sweep.concurrency, sweep.model_limits(), show_progress, workers)
-    except (SweepConfigError, RunConfigError, RunLocked, ResumeMismatch, LogCorrupt, WorkerFailed) as exc:
-        raise UsageError(str(exc)) from None
+        except (SweepConfigError, RunConfigError, RunLocked, ResumeMismatch, LogCorrupt) as exc:
+            raise UsageError(str(exc)) from None
+    wall_s = time.monotonic() - started
     console.print(sweep_table([(job.config, r) for job, r in zip(jobs, results, strict=True)]))
+    logs = [
+        (r, job.run.game_path(p.game_id)) for job, pairs in zip(jobs, results, strict=True) for p, r in pairs
+    ]
+    console.print(summary_table(summarize(logs, wall_s)))
     interrupted = [r for run_results in results for _, r in run_results if r.status == "interrupted"]
     if interrupted:
         console.print(

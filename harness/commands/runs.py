@@ -31,27 +31,41 @@ def handle(args: argparse.Namespace) -> int:
             f"{args.folder} is not a folder; give the folder that holds your runs (default results)"
         )
     manifests = sorted(args.folder.rglob("manifest.json"))
+    progresses = [(m.parent, run_progress(m.parent)) for m in manifests]
+    damaged = any(p.corrupt for _, p in progresses)
     table = Table(title=f"Runs under {args.folder}")
     table.add_column("run", overflow="fold")
-    for column in ("players", "status", "done", "interrupted", "total", "mean", "updated"):
-        numeric = column in ("done", "interrupted", "total", "mean")
-        table.add_column(column, justify="right" if numeric else "left")
-    for manifest in manifests:
-        progress = run_progress(manifest.parent)
+    columns = ["players", "status", "done", "interrupted", "total", "mean", "updated (UTC)"]
+    if damaged:
+        columns.insert(5, "corrupt")
+    for column in columns:
+        numeric = column in ("done", "interrupted", "total", "mean", "corrupt")
+        table.add_column(column, justify="right" if numeric else "left", no_wrap=column == "status")
+    for folder, progress in progresses:
         mean = f"{progress.mean_score:.2f}" if progress.mean_score is not None else "-"
-        table.add_row(
-            str(manifest.parent.relative_to(args.folder)),
+        cells = [
             progress.players,
             progress.status,
             str(progress.complete),
             str(progress.interrupted),
             str(progress.total),
             mean,
-            progress.updated_at or "-",
-        )
+            (progress.updated_at or "-")[:16].replace("T", " "),
+        ]
+        if damaged:
+            cells.insert(5, f"[red]{len(progress.corrupt)}[/red]" if progress.corrupt else "0")
+        table.add_row(str(folder.relative_to(args.folder)), *cells)
     console = Console()
+    if not console.is_terminal:  # a pipe or a file: whole names, not folded to 80 columns
+        console = Console(width=200)
     if not manifests:
         console.print(f"No runs under {args.folder}.")
-    else:
-        console.print(table)
+        return EXIT_OK
+    console.print(table)
+    for folder, progress in progresses:
+        for where in progress.corrupt:
+            console.print(
+                f"[red]corrupt log[/red] {folder / where}: not a valid record; report and export skip this game",
+                soft_wrap=True,
+            )
     return EXIT_OK

@@ -1,0 +1,155 @@
+"""Bad disks, as a user meets them: a read-only --out, a disk that fills up mid-run, a run folder removed mid-run.
+
+Each is said in one line naming the path and the fix, exit code 1, never a traceback; the status says "failed" with
+the reason where it can still be written, and nothing already written is damaged: once the cause is gone the run
+resumes to the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.store import read_game_log
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ["--players", "2", "--seeds", "1,2,3", "--no-progress"]
+
+
+def mount_tmpfs(folder: Path, options: str) -> bool:
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        return False
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True)
+    return done.returncode == 0
+
+
+@pytest.fixture
+def read_only_folder(tmp_path: Path) -> Iterator[Path]:
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        yield folder
+        folder.chmod(0o755)
+    elif mount_tmpfs(folder, "ro,size=1m"):
+        yield folder
+        subprocess.run(["umount", str(folder)], check=True)
+    else:
+        pytest.skip("as root without mount, no folder can be made read-only")
+
+
+def assert_whole_logs(out: Path) -> None:
+    for path in out.glob("**/games/*.jsonl"):
+        contents = read_game_log(path)  # raises LogCorrupt on a damaged line
+        assert [m.turn for m in contents.moves] == list(range(1, len(contents.moves) + 1)), path
+
+
+def one_error_line(err: str) -> str:
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_a_read_only_out_is_one_line_naming_the_folder_and_exit_1(
+    read_only_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", *GAMES, "--out", str(read_only_folder / "results")]) == 1
+    line = one_error_line(capsys.readouterr().err)
+    assert line.startswith(f"hanabi-eval: error: cannot write {read_only_folder / 'results'}")
+    assert "make that folder writable or choose another --out" in line
+
+
+def test_a_disk_that_fills_up_mid_run_fails_in_one_line_and_resumes_once_there_is_room(
+    tmp_path: Path,
+) -> None:
+    """The file size limit stands in for a full disk (a write fails with EFBIG instead of ENOSPC): anyone can set
+    it, where a small full filesystem needs root."""
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+
+    failed = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", *GAMES, "--out", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        preexec_fn=small_files,
+        timeout=300,
+    )
+    assert failed.returncode == 1
+    line = one_error_line(failed.stderr)
+    run_dir = next(tmp_path.iterdir())
+    assert line.startswith(f"hanabi-eval: error: cannot write {run_dir / 'games'}")
+    assert "File too large; free some space on that disk" in line
+    assert line.endswith(f"then continue with: hanabi-eval resume {run_dir}")
+    status = json.loads((run_dir / "status.json").read_text())
+    assert status["status"] == "failed" and "File too large" in status["reason"]
+    assert_whole_logs(tmp_path)
+    assert main(["resume", str(run_dir), "--no-progress"]) == 0
+    assert_whole_logs(tmp_path)
+    assert json.loads((run_dir / "status.json").read_text())["games_complete"] == 3
+
+
+def test_a_full_filesystem_mid_run_keeps_what_was_written(tmp_path: Path) -> None:
+    disk = tmp_path / "small-disk"
+    disk.mkdir()
+    if not mount_tmpfs(disk, "size=400k"):
+        pytest.skip("needs root and mount to make a small filesystem")
+    try:
+        failed = subprocess.run(
+            [sys.executable, "-m", "harness.cli", "run", *GAMES, "--out", str(disk)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert failed.returncode == 1
+        line = one_error_line(failed.stderr)
+        assert "No space left on device; free some space on that disk" in line
+        assert_whole_logs(disk)
+        subprocess.run(["mount", "-o", "remount,size=20m", str(disk)], check=True)
+        assert main(["resume", str(next(disk.iterdir())), "--no-progress"]) == 0
+        assert_whole_logs(disk)
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)
+
+
+def test_a_run_folder_removed_mid_run_stops_it_in_one_line(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            "run",
+            "--model",
+            "local/smart@25ms",
+            *GAMES,
+            "--out",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 90
+    while not list(tmp_path.glob("*/games/*.jsonl")):
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    run_dir = next(tmp_path.iterdir())
+    shutil.rmtree(run_dir)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 1
+    line = one_error_line(err)
+    assert f"cannot write {run_dir}" in line and "the folder was removed" in line

@@ -1,0 +1,49 @@
+"""The README's commands, run in a fresh clone, leave `git status` clean: every folder they write is ignored, so a
+later run made from that checkout records a clean tree."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
+
+
+def test_every_out_folder_the_readme_names_is_ignored() -> None:
+    readme = (ROOT / "README.md").read_text()
+    folders = set(re.findall(r"--out ([\w./-]+)", readme)) | {"results"}  # results: the default --out
+    folders = {f for f in folders if not f.startswith("<")}
+    assert {"results/", "exports/rewards", "reports/all"} <= folders
+    for folder in folders:
+        probe = f"{folder.rstrip('/')}/some-run/manifest.json"
+        assert subprocess.run(["git", "check-ignore", "-q", probe], cwd=ROOT).returncode == 0, folder
+
+
+def test_the_readme_commands_in_a_fresh_clone_leave_git_status_clean(tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    git("clone", "-q", str(ROOT), str(clone), cwd=tmp_path)
+
+    def hanabi_eval(*args: str) -> None:
+        done = subprocess.run(
+            [sys.executable, "-m", "harness.cli", *args],
+            cwd=clone,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+
+    hanabi_eval("run", "--model", "local/smart", "--seeds", "1", "--out", "results/", "--no-progress")
+    (run,) = [p for p in (clone / "results").iterdir() if p.is_dir()]
+    hanabi_eval(
+        "export", str(run.relative_to(clone)), "--format", "hanabirewards", "--out", "exports/rewards"
+    )
+    hanabi_eval("report", "results/", "--out", "reports/all")
+    assert (clone / "exports" / "rewards").is_dir() and (clone / "reports" / "all").is_dir()
+    assert git("status", "--porcelain", cwd=clone) == ""

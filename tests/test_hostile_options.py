@@ -1,0 +1,151 @@
+"""Hostile and careless option values, as a user or an attacker types them: each is refused in one line with exit
+code 2 before anything is written or called; a very large run asks first."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+THOUSAND_AND_ONE = ",".join(str(seed) for seed in range(1001))
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        (["--run-name", "../../escaped"], "--run-name '../../escaped' is not a plain folder name"),
+        (["--run-name", "/tmp/elsewhere"], "--run-name '/tmp/elsewhere' is not a plain folder name"),
+        (["--run-name", ""], "--run-name '' is not a plain folder name"),
+        (["--run-name", "a/b"], "--run-name 'a/b' is not a plain folder name"),
+        (["--run-name", ".."], "--run-name '..' is not a plain folder name"),
+        (["--timeout", "nan"], "--timeout nan must be a finite number of seconds above 0"),
+        (["--timeout", "inf"], "--timeout inf must be a finite number of seconds above 0"),
+        (["--timeout", "-1"], "--timeout -1.0 must be a finite number of seconds above 0"),
+        (["--retry-wait-max", "nan"], "--retry-wait-max nan must be a finite number of seconds above 0"),
+        (["--retry-wait", "inf"], "--retry-wait inf must be a finite number, 0 or more"),
+        (["--temperature", "nan"], "--temperature nan is outside 0-2"),
+        (["--workers", "100000"], "--workers 100000 is more than 4 processes per core"),
+        (
+            ["--seat", "local/smart,timeout=inf", "--seat", "local/smart"],
+            "timeout inf must be a finite number",
+        ),
+    ],
+)
+def test_a_hostile_value_is_refused_in_one_line_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], options: list[str], named: str
+) -> None:
+    out = tmp_path / "results"
+    assert main(["run", "--seeds", "1", "--out", str(out), "--no-progress", *options]) == 2
+    err = capsys.readouterr().err
+    assert named in err and len(err.strip().splitlines()) == 1, err
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_resume_refuses_a_nan_wait_before_playing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--seeds", "1", "--out", str(tmp_path), "--no-progress"]) == 0
+    run_dir = next(tmp_path.iterdir())
+    assert main(["resume", str(run_dir), "--retry-wait-max", "nan"]) == 2
+    assert "--retry-wait-max nan must be a finite number" in capsys.readouterr().err
+
+
+def test_a_sweep_named_dot_dot_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sweep = tmp_path / "up.toml"
+    sweep.write_text(
+        'name = ".."\nplayers = [2]\nseeds = ["1"]\nscaffolds = ["watson"]\n'
+        '[[models]]\nmodel = "local/smart"\n'
+    )
+    assert main(["run", "--config", str(sweep), "--out", str(tmp_path / "out")]) == 2
+    assert "name: String should match pattern" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_over_a_thousand_games_without_a_terminal_are_refused_unless_yes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "--seeds", THOUSAND_AND_ONE, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "1,001 games to play (about 67,067 model calls before retries); add --yes" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_over_a_thousand_games_at_a_terminal_asks_first(tmp_path: Path) -> None:
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            "run",
+            "--seeds",
+            THOUSAND_AND_ONE,
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        cwd=ROOT,
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+    )
+    os.close(terminal)
+    asked = b""
+    deadline = time.monotonic() + 60
+    while b"Start? [y/N]" not in asked:
+        assert time.monotonic() < deadline and process.poll() is None, asked
+        ready, _, _ = select.select([controller], [], [], 1.0)
+        if ready:
+            asked += os.read(controller, 1024)
+    assert b"1,001 games to play" in asked
+    os.write(controller, b"n\n")
+    answered = b""
+    while True:
+        try:
+            chunk = os.read(controller, 1024)
+        except OSError:  # the other end closed: the command is over
+            break
+        if not chunk:
+            break
+        answered += chunk
+    process.wait(timeout=60)
+    os.close(controller)
+    assert process.returncode == 2 and b"not started" in answered
+    assert not (tmp_path / "o").exists()
+
+
+def test_yes_starts_a_large_run(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            "run",
+            "--seeds",
+            THOUSAND_AND_ONE,
+            "--yes",
+            "--no-progress",
+            "--out",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 90
+    while not list(tmp_path.glob("*/games/*.jsonl")):
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert "1001 games" in out and process.returncode == 130, err

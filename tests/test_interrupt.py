@@ -1,0 +1,145 @@
+"""Ctrl-C, as a user presses it: real subprocesses of `hanabi-eval run` and real SIGINTs to their process group.
+
+The first press stops the run with one line naming the resume command and exit code 130, the status says
+"stopped" and counts the games completed in every session; a second press exits at once. Either way the run
+resumes to the end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from harness.store import read_game_log
+
+ROOT = Path(__file__).resolve().parent.parent
+SLOW = ["--model", "local/smart@25ms", "--players", "2", "3", "--seeds", "1,2,3", "--no-progress"]
+
+
+def start(out: Path, *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "run", *SLOW, "--out", str(out), *extra],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+
+
+def finished_games(out: Path) -> int:
+    return sum(1 for p in out.glob("*/games/*.jsonl") if b'"type":"result"' in p.read_bytes()[-4000:])
+
+
+def moves_logged(out: Path) -> int:
+    return sum(p.read_bytes().count(b'{"type":"move"') for p in out.glob("*/games/*.jsonl"))
+
+
+def wait_until(condition, process: subprocess.Popen[str], limit_s: float = 90) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + limit_s
+    while not condition():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the run did not get there in time"
+        time.sleep(0.05)
+
+
+def ctrl_c(process: subprocess.Popen[str], presses: int = 1) -> tuple[int, str, str]:
+    for press in range(presses):
+        if press:
+            time.sleep(0.2)
+        # what the terminal does: every process of the foreground group (a second press may find the run ended)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    return process.returncode, out, err
+
+
+def status_of(out: Path) -> dict:
+    return json.loads(next(out.glob("*/status.json")).read_text())
+
+
+def resume_command(err: str) -> list[str]:
+    command = err.strip().split("continue with: ", 1)[1]
+    argv = shlex.split(command)
+    assert argv[:2] == ["hanabi-eval", "resume"]
+    return [sys.executable, "-m", "harness.cli", *argv[1:], "--no-progress"]
+
+
+def assert_whole_logs(out: Path) -> None:
+    for path in out.glob("*/games/*.jsonl"):
+        contents = read_game_log(path)
+        assert not contents.torn
+        assert [m.turn for m in contents.moves] == list(range(1, len(contents.moves) + 1)), path
+
+
+def test_ctrl_c_stops_with_one_line_and_the_resume_command_counts_every_session(tmp_path: Path) -> None:
+    process = start(tmp_path, "--concurrency", "2")
+    wait_until(lambda: finished_games(tmp_path) >= 1, process)
+    code, _, err = ctrl_c(process)
+    assert code == 130
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("Stopped by Ctrl-C")
+    run_dir = next(tmp_path.iterdir())
+    assert f"continue with: hanabi-eval resume {run_dir}" in err
+    first = status_of(tmp_path)
+    done_first = finished_games(tmp_path)
+    assert first["status"] == "stopped" and first["games_complete"] == done_first >= 1
+    assert first["games_total"] == 6
+    assert_whole_logs(tmp_path)
+
+    # a second session, stopped too: the status counts the games of both sessions
+    second = subprocess.Popen(
+        [*resume_command(err)[:-1], "--concurrency", "2", "--no-progress"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    wait_until(lambda: finished_games(tmp_path) > done_first, second)
+    code, _, err = ctrl_c(second)
+    assert code == 130 and len(err.strip().splitlines()) == 1, err
+    assert status_of(tmp_path)["games_complete"] == finished_games(tmp_path) > done_first
+    listing = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "runs", str(tmp_path)], cwd=ROOT, capture_output=True, text=True
+    )
+    row = next(line for line in listing.stdout.splitlines() if "stopped" in line)
+    cells = [cell.strip() for cell in row.split("│")]
+    assert cells[cells.index("stopped") + 1] == str(finished_games(tmp_path))  # the "done" column
+
+    finished = subprocess.run(resume_command(err), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert finished.returncode == 0, finished.stderr
+    assert status_of(tmp_path)["status"] == "complete" and status_of(tmp_path)["games_complete"] == 6
+    assert_whole_logs(tmp_path)
+
+
+def test_a_second_ctrl_c_exits_at_once_and_the_workers_stop_writing(tmp_path: Path) -> None:
+    process = start(tmp_path, "--workers", "2")
+    wait_until(lambda: moves_logged(tmp_path) >= 20, process)
+    code, _, err = ctrl_c(process, presses=2)
+    assert code == 130 and "Traceback" not in err, err
+    assert "hanabi-eval resume" in err.strip().splitlines()[-1]
+    time.sleep(0.5)
+    frozen = moves_logged(tmp_path)
+    time.sleep(1.0)
+    assert moves_logged(tmp_path) == frozen  # no worker goes on writing
+    finished = subprocess.run(resume_command(err), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert finished.returncode == 0, finished.stderr
+    assert_whole_logs(tmp_path)
+    assert status_of(tmp_path)["games_complete"] == 6
+
+
+def test_ctrl_c_with_worker_processes_stops_them_all_with_one_line(tmp_path: Path) -> None:
+    process = start(tmp_path, "--workers", "2")
+    wait_until(lambda: moves_logged(tmp_path) >= 20, process)
+    code, _, err = ctrl_c(process)
+    assert code == 130 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert status_of(tmp_path)["status"] == "stopped"
+    assert_whole_logs(tmp_path)

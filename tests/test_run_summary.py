@@ -1,0 +1,83 @@
+"""The summary a run prints at its end: games, mean score, tokens, cost, wall time, and every rejected attempt by
+error kind, over every move of every game, interrupted ones included; never nan."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from harness.play import PROVIDER_ERRORS
+from harness.store import read_game_log
+from tests.fakeserver import FakeModelServer, Reply, careful_player
+
+
+def kinds_in_logs(folder: Path) -> Counter[str]:
+    kinds: Counter[str] = Counter()
+    for path in folder.glob("**/games/*.jsonl"):
+        contents = read_game_log(path)
+        calls = [c for m in contents.moves for c in m.calls] + contents.failed_calls
+        kinds.update(a.error_kind for c in calls for a in c.attempts if a.error_kind)
+    return kinds
+
+
+def summary_rows(out: str) -> dict[str, str]:
+    rows = {}
+    for line in out.splitlines():
+        cells = [cell.strip() for cell in line.split("│")]
+        if len(cells) == 4 and cells[1]:
+            rows[cells[1]] = cells[2]
+    return rows
+
+
+def test_the_summary_counts_every_rejected_attempt_by_kind_including_an_interrupted_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    counter = itertools.count()
+
+    def every_third_reply_is_a_ramble(request: dict[str, Any]) -> Reply:
+        if next(counter) % 3 == 2:
+            return Reply(content="Hmm, let me think about all of this for a while.")
+        return careful_player(request)
+
+    with FakeModelServer(every_third_reply_is_a_ramble) as server:
+        argv = ["run", "--model", "openai/m", "--api-base", server.base_url, "--seeds", "1,2"]
+        assert main([*argv, "--out", str(tmp_path / "a"), "--no-progress"]) == 0
+    rows = summary_rows(capsys.readouterr().out)
+    kinds = kinds_in_logs(tmp_path / "a")
+    invalid = {k: n for k, n in kinds.items() if k not in PROVIDER_ERRORS}
+    assert sum(invalid.values()) > 10
+    assert rows["invalid replies"].startswith(f"{sum(invalid.values())}: ")
+    for kind, count in invalid.items():
+        assert f"{kind} {count}" in rows["invalid replies"]
+    assert rows["games"] == "2: 2 complete, 0 interrupted"
+    assert rows["tokens"].split()[0] != "0" and rows["cost"].startswith("$")
+    assert rows["wall time"].endswith("this session")
+
+    def rambles(request: dict[str, Any]) -> Reply:
+        return Reply(content="I cannot decide.")
+
+    with FakeModelServer(rambles) as server:
+        argv = [
+            "run",
+            "--model",
+            "openai/m",
+            "--api-base",
+            server.base_url,
+            "--seeds",
+            "1",
+            "--max-retries",
+            "2",
+        ]
+        assert main([*argv, "--out", str(tmp_path / "b"), "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    rows = summary_rows(out)
+    assert rows["games"] == "1: 0 complete, 1 interrupted"
+    assert rows["mean score"] == "- over complete games"
+    (kind,) = kinds_in_logs(tmp_path / "b")
+    assert rows["invalid replies"] == f"3: {kind} 3"  # the failed move's three attempts
+    assert "nan" not in out

@@ -1,0 +1,39 @@
+"""`hanabi-eval runs` on a folder where something is damaged: the damage is named, the rest is listed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+
+def test_a_corrupted_finished_log_is_named_and_the_folder_still_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "--players", "2", "--seeds", "1,2", "--out", str(tmp_path), "--no-progress"]) == 0
+    assert main(["run", "--players", "3", "--seeds", "1", "--out", str(tmp_path), "--no-progress"]) == 0
+    damaged = next(tmp_path.glob("*-2p-*/games/2p-custom-seed2.jsonl"))
+    lines = damaged.read_bytes().split(b"\n")
+    lines[4] = lines[4][: len(lines[4]) // 2]  # one line cut in half in the middle of a finished log
+    damaged.write_bytes(b"\n".join(lines))
+    capsys.readouterr()
+    assert main(["runs", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"corrupt log {damaged} line 5" in out.replace("\n", "")
+    rows = [line for line in out.splitlines() if line.startswith("│")]
+    assert len(rows) == 2 and all("complete" in row for row in rows)
+    assert "nan" not in out
+
+
+def test_an_unreadable_manifest_does_not_hide_the_other_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "--players", "2", "--seeds", "1", "--out", str(tmp_path / "a"), "--no-progress"]) == 0
+    assert main(["run", "--players", "2", "--seeds", "2", "--out", str(tmp_path / "b"), "--no-progress"]) == 0
+    next((tmp_path / "a").glob("*/manifest.json")).write_text("{ not json")
+    capsys.readouterr()
+    assert main(["runs", str(tmp_path)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("│")]
+    assert sorted(row.split("│")[3].strip() for row in rows) == ["complete", "unreadable"]

@@ -1,0 +1,25 @@
+"""`hanabi-eval --version` names the package version and the commit it runs from."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness import __version__
+from harness.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_version_names_the_package_version_and_the_git_commit(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0
+    out = capsys.readouterr().out.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert out.startswith(f"hanabi-eval {__version__} (git {commit[:12]}")
+    assert len(out.splitlines()) == 1
