@@ -15,7 +15,10 @@ fi
 # hanabi-learning-environment 0.0.4 ships a CMakeLists that CMake 4 rejects without this policy floor.
 export CMAKE_POLICY_VERSION_MINIMUM=3.5
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e ".[dev]"
+# setuptools prints a general notice on every editable install (folders named like the package may shadow it);
+# the project's own layout is checked by tests/test_packaging.py, so that one notice is not shown.
+PYTHONWARNINGS="ignore::UserWarning:setuptools.command.editable_wheel" \
+  .venv/bin/python -m pip install --quiet -e ".[dev]"
 
 if [ "${1:-}" != "--no-demo" ]; then
   .venv/bin/hanabi-eval run --model local/smart --scaffold watson --players 2 3 4 5 --seeds standard --out results
