@@ -23,7 +23,7 @@ def logs(out: Path) -> list[Any]:
 
 
 def first_prompts(records: list[Any], label: str) -> list[str]:
-    return [c.attempts[0].messages[1].content for r in records if r.player == label for c in r.calls]
+    return [c.attempts[0].messages[-1].content for r in records if r.player == label for c in r.calls]
 
 
 def test_a_mixed_team_sends_each_seats_prompts_to_its_own_server_and_rotates_positions(
@@ -45,8 +45,8 @@ def test_a_mixed_team_sends_each_seats_prompts_to_its_own_server_and_rotates_pos
         games = logs(tmp_path)
         records = [r for g in games for r in g.moves]
         sent = {
-            "alpha": sorted(e.request["messages"][1]["content"] for e in alpha.exchanges),
-            "beta": sorted(e.request["messages"][1]["content"] for e in beta.exchanges),
+            "alpha": sorted(e.request["messages"][-1]["content"] for e in alpha.exchanges),
+            "beta": sorted(e.request["messages"][-1]["content"] for e in beta.exchanges),
         }
         assert sent["alpha"] == sorted(first_prompts(records, "openai/alpha:watson"))
         assert sent["beta"] == sorted(first_prompts(records, "openai/beta:sherlock"))
