@@ -75,14 +75,18 @@ class SeatAgent:
         if failure is not None:
             raise MoveInterrupted(failure.reason, calls)
         answers = [o for o in outcomes if isinstance(o, tuple)]
-        if scaffold.decider is None:
+        final = scaffold.final_call
+        if final is None:
             (call, reply) = answers[0]
             assert isinstance(reply, ParsedReply)
             return self._with_memory(view, reply, calls)
         reports = [_report(view, call, reply) for call, reply in answers]
-        decider_messages = render_call(scaffold, scaffold.decider, view, memory, reports)
+        sampled = None
+        if scaffold.strategy == "best_of_k":  # the final agent chooses among the sampled moves only
+            sampled = tuple(dict.fromkeys(r["action"] for r in reports))
+        decider_messages = render_call(scaffold, final, view, memory, reports, sampled)
         try:
-            call, reply = await self._ask(scaffold.decider, decider_messages, view)
+            call, reply = await self._ask(final, decider_messages, view, sampled)
         except MoveInterrupted as stop:
             raise MoveInterrupted(stop.reason, calls + stop.calls) from None
         assert isinstance(reply, ParsedReply)
@@ -107,9 +111,10 @@ class SeatAgent:
         return Decision(reply=reply, calls=calls, memory=notes, tracking=tracking)
 
     async def _ask(
-        self, spec: CallDef, messages: list[Message], view: SeatView
+        self, spec: CallDef, messages: list[Message], view: SeatView, allowed: tuple[int, ...] | None = None
     ) -> tuple[Call, ParsedReply | str]:
-        """One logical call: ask, validate against the call's contract, re-ask with feedback on a bad reply."""
+        """One logical call: ask, validate against the call's contract, re-ask with feedback on a bad reply.
+        `allowed`: the only moves this call may choose (best-of-k's final agent: the sampled moves)."""
         attempts: list[Attempt] = []
         metadata: dict[str, Any] = {}
         if self.client.reads_view:  # only the offline provider decides from the view itself
@@ -133,6 +138,8 @@ class SeatAgent:
             answer = got[-1]
             try:
                 parsed = _validate(answer.reply or "", n_legal, spec)
+                if allowed is not None:
+                    _check_sampled(parsed, allowed, view)
             except ReplyProblem as problem:
                 attempts[-1] = answer.model_copy(update={"error_kind": problem.kind, "error": str(problem)})
                 bad_replies += 1
@@ -160,6 +167,17 @@ def _validate(text: str, n_legal: int, spec: CallDef) -> ParsedReply | str:
             raise ReplyProblem("empty_reply", "Your reply was empty. Write the analysis you were asked for.")
         return text.strip()
     return parse_reply(text, n_legal, spec.contract, spec.required_fields)
+
+
+def _check_sampled(parsed: ParsedReply | str, allowed: tuple[int, ...], view: SeatView) -> None:
+    """Best-of-k: a final choice that no sample made is refused, and the model is asked again."""
+    if isinstance(parsed, ParsedReply) and parsed.action not in allowed:
+        moves = ", ".join(f"{i} {view.legal_moves[i].description}" for i in allowed)
+        raise ReplyProblem(
+            "illegal_move",
+            f"Move {parsed.action} was not chosen by any of the sampled answers. You may only choose one of the "
+            f"sampled moves: {moves}. Answer again in the same format.",
+        )
 
 
 def _report(view: SeatView, call: Call, reply: ParsedReply | str) -> dict[str, Any]:

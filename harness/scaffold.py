@@ -156,6 +156,31 @@ def scaffold_names() -> list[str]:
     return sorted(p.stem for p in scaffolds_dir().glob("*.toml"))
 
 
+def parse_k(text: str, where: str) -> int:
+    """A best-of-k sample count as written by a user ("k=3" in a seat or sweep spec)."""
+    prefix = f"{where}: " if where else ""
+    try:
+        k = int(text)
+    except ValueError:
+        raise ScaffoldError(f"{prefix}k={text!r} is not a whole number; give k from 1 to {MAX_K}") from None
+    if not 1 <= k <= MAX_K:
+        raise ScaffoldError(f"{prefix}k={k} is out of range; give k from 1 to {MAX_K}")
+    return k
+
+
+def parse_scaffold_spec(spec: str) -> tuple[str, int | None]:
+    """A sweep's scaffold entry: "NAME" or "NAME,k=N" (best-of-k with N samples); checked against the scaffold."""
+    name, _, rest = spec.partition(",")
+    k = None
+    if rest:
+        key, sep, value = rest.partition("=")
+        if key.strip() != "k" or not sep:
+            raise ScaffoldError(f"scaffold {spec!r}: the only setting a scaffold takes is k=N (best-of-k)")
+        k = parse_k(value.strip(), f"scaffold {spec!r}")
+    load_scaffold(name.strip(), k)
+    return name.strip(), k
+
+
 def figure2_ladder() -> list[ScaffoldDef]:
     """The paper's Figure 2 ladder, rung by rung: Watson, SPIN-Bench, its two ablations, Sherlock."""
     rungs = [s for s in map(load_scaffold, scaffold_names()) if s.ladder_rung is not None]
@@ -261,9 +286,12 @@ def render_call(
     view: SeatView,
     memory: dict[str, Any] | None = None,
     reports: list[dict[str, Any]] | None = None,
+    sampled: tuple[int, ...] | None = None,
 ) -> list[Message]:
-    """The messages of one call. `reports` are the earlier calls' replies, for a decider."""
+    """The messages of one call. `reports` are the earlier calls' replies, for a decider; `sampled` the moves a
+    best-of-k final agent may choose from."""
     context = {
+        "sampled": sampled or (),
         "view": view,
         "ctx": scaffold.context,
         "memory": memory,

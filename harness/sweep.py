@@ -21,7 +21,7 @@ from harness.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.models import RetryPolicy
 from harness.records import Deployment, GenerationParams, SeatConfig
 from harness.run import RunConfig
-from harness.scaffold import ScaffoldError, load_scaffold, scaffold_names
+from harness.scaffold import ScaffoldError, load_scaffold, parse_scaffold_spec, scaffold_names
 from harness.seats import Rotation, SeatSpecError, parse_seat
 from harness.seeds import SeedSpecError, resolve_seeds
 from harness.store import write_json_atomic
@@ -53,9 +53,11 @@ class SweepModel(BaseModel):
         return value
 
     def seat(self, scaffold: str) -> SeatConfig:
+        name, k = parse_scaffold_spec(scaffold)
         return SeatConfig(
             model=self.model,
-            scaffold=scaffold,
+            scaffold=name,
+            k=k,
             api_base=self.api_base,
             params=GenerationParams(
                 temperature=self.temperature,
@@ -94,7 +96,7 @@ class SweepConfig(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z0-9._-]+$")
     players: list[int] = Field(min_length=1)
     seeds: list[str] = Field(min_length=1)  # seed set names, comma-separated seeds, or seed files
-    scaffolds: list[str] = []  # self-play runs: every model with every scaffold
+    scaffolds: list[str] = []  # self-play runs: every model with every scaffold ("NAME" or "NAME,k=N")
     models: list[SweepModel] = []
     teams: list[TeamDef] = []
     crossplay: list[CrossplayDef] = []
@@ -117,7 +119,7 @@ class SweepConfig(BaseModel):
     def _scaffolds(cls, value: list[str]) -> list[str]:
         for name in value:
             try:
-                load_scaffold(name)
+                parse_scaffold_spec(name)
             except ScaffoldError as exc:
                 raise ValueError(str(exc)) from None
         return value

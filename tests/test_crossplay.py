@@ -84,7 +84,7 @@ def test_the_papers_cross_play_design_is_one_line_of_a_sweep(tmp_path: Path) -> 
 
 def counting(request: dict[str, Any]) -> Reply:
     """A legal player that answers analysis requests with prose, as a model would."""
-    user = request["messages"][1]["content"]
+    user = next(m["content"] for m in request["messages"] if m["role"] == "user")
     roles = ("move analyst", "discard strategist", "history analyst")
     if any(f"Your role: you are the {role}" in user for role in roles):
         return Reply(content="Move 0 looks weakest; card 1 is the safest discard. Player 2 wants us to play.")
@@ -118,11 +118,11 @@ def test_multi_call_scaffolds_make_and_log_every_call(
         assert [c.role for c in record.calls] == roles
         decider = record.calls[-1].attempts[-1]
         assert json.loads(decider.reply)["action"] == record.move_index  # the decider's choice is the move
-        user = decider.messages[1].content
+        user = next(m.content for m in decider.messages if m.role == "user")
         if scaffold.startswith("moa"):
             assert "Report from the analyst adviser" in user and "card 1 is the safest discard" in user
         else:
-            assert user.count("chose move") == 5
+            assert user.count("chose move") == 5 and "You may choose ONLY one of the moves" in user
     assert requests == len(roles) * len(game.moves)
 
 

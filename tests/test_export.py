@@ -314,7 +314,9 @@ def test_a_multi_call_scaffold_exports_every_call_and_the_deciders_choice(
         for side in ("chosen", "rejected"):
             text = row[side][0]["content"]
             parsed = parse_reply(text, len(record.legal_moves), decider.contract, decider.required_fields)
-            assert parsed.action == row[f"{side}_move_index"] and json.loads(text)["action"] == parsed.action
+            assert parsed.action == row[f"{side}_move_index"]
+            if decider.output == "json":
+                assert json.loads(text)["action"] == parsed.action
 
 
 def test_filters_select_games_and_seats(runs: dict[str, Path], tmp_path: Path) -> None:
