@@ -1,7 +1,10 @@
 """A seat's player: turns a SeatView into a validated Decision by asking its model through its scaffold.
 
-Bad replies (unparseable, a missing field, an illegal move) are answered with a message naming the problem and the
-model is asked again, up to a limit; provider errors are retried inside ModelClient. When the limits run out the
+Replies are read strictly in the call's reply format (harness.formats). A bad reply (empty, unparseable, ambiguous,
+cut off by the token limit, stopped by a content filter, oversized, a missing field, an illegal move) is answered
+with feedback naming the problem in the format's own words and the model is asked again, up to a limit; the re-ask
+holds the original prompt, the failed reply cut to a bound and the feedback. The same failed reply twice stops the
+re-asks early. Provider errors are retried inside ModelClient. When the limits run out the
 move is not made: MoveInterrupted carries every attempt so the game stops with its log intact. No move is ever
 invented, guessed or substituted for a model.
 """
@@ -9,16 +12,36 @@ invented, guessed or substituted for a model.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.formats import ParsedReply, ReplyFormat, ReplyProblem
 from harness.models import FatalModelError, ModelClient, ProviderGaveUp
 from harness.records import Attempt, Call, Message, SeatConfig
-from harness.replies import ParsedReply, ReplyProblem, parse_reply
-from harness.scaffold import CallDef, ScaffoldDef, render_call, render_memory_state
+from harness.scaffold import CallDef, ScaffoldDef, render_call, render_memory_state, render_template
+from harness.secrets import REDACTED
 from harness.tracking import score_deductions
 from harness.view import SeatView
+
+REASK_REPLY_CHARS = 2_000  # a re-ask quotes at most this much of the failed reply
+READ_INLINE_CHARS = 20_000  # longer replies are read in a thread
+# error kinds of replies (not of providers): each counts against --max-retries
+REPLY_PROBLEMS = frozenset(
+    {
+        "empty_reply",
+        "unparseable",
+        "missing_field",
+        "illegal_move",
+        "ambiguous",
+        "truncated",
+        "content_filter",
+        "oversized",
+        "repeated_reply",
+        "echoed_secret",
+    }
+)
 
 
 class Decision(BaseModel):
@@ -111,10 +134,13 @@ class SeatAgent:
         return Decision(reply=reply, calls=calls, memory=notes, tracking=tracking)
 
     async def _ask(
-        self, spec: CallDef, messages: list[Message], view: SeatView, allowed: tuple[int, ...] | None = None
+        self, spec: CallDef, messages: list[Message], view: SeatView, allowed: Collection[int] | None = None
     ) -> tuple[Call, ParsedReply | str]:
-        """One logical call: ask, validate against the call's contract, re-ask with feedback on a bad reply.
-        `allowed`: the only moves this call may choose (best-of-k's final agent: the sampled moves)."""
+        """One logical call: ask, read the reply strictly in the call's format, and re-ask on a bad reply.
+
+        A re-ask holds the original prompt, the failed reply (cut to REASK_REPLY_CHARS) and the feedback, never a
+        growing transcript. The same failed reply twice stops the re-asks at once ("repeated_reply")."""
+        fmt = spec.reply_format
         attempts: list[Attempt] = []
         metadata: dict[str, Any] = {}
         if self.client.reads_view:  # only the offline provider decides from the view itself
@@ -124,10 +150,14 @@ class SeatAgent:
                 "contract": spec.contract,
             }
         n_legal = len(view.legal_moves)
-        bad_replies = 0
+        original = messages
+        failed_replies: dict[str, int] = {}  # failed reply text -> the attempt that first sent it
+        max_tokens: int | None = None
         while True:
             try:
-                got = await self.client.call(messages, metadata, first_number=len(attempts) + 1)
+                got = await self.client.call(
+                    messages, metadata, first_number=len(attempts) + 1, max_tokens=max_tokens
+                )
             except ProviderGaveUp as exc:
                 attempts.extend(exc.attempts)
                 raise MoveInterrupted(str(exc), [self._call(spec.role, attempts)]) from None
@@ -137,21 +167,32 @@ class SeatAgent:
             attempts.extend(got)
             answer = got[-1]
             try:
-                parsed = _validate(answer.reply or "", n_legal, spec)
-                if allowed is not None:
-                    _check_sampled(parsed, allowed, view)
+                parsed = await _read(fmt, answer, n_legal, allowed)
             except ReplyProblem as problem:
+                text = answer.reply or ""
+                first = failed_replies.get(text) if text.strip() else None
+                failed_replies.setdefault(text, answer.number)
+                if first is not None:
+                    error = f"the same reply as attempt {first}, which was rejected: {problem.kind}"
+                    attempts[-1] = answer.model_copy(update={"error_kind": "repeated_reply", "error": error})
+                    reason = (
+                        f"{self.config.model} sent the same invalid reply again as {spec.role} "
+                        f"(repeated_reply; first rejected as {problem.kind}: {_first_line(str(problem))})"
+                    )
+                    raise MoveInterrupted(reason, [self._call(spec.role, attempts)]) from None
                 attempts[-1] = answer.model_copy(update={"error_kind": problem.kind, "error": str(problem)})
-                bad_replies += 1
+                bad_replies = sum(1 for a in attempts if a.error_kind in REPLY_PROBLEMS)
                 if bad_replies > self.reply_retries:
                     reason = (
                         f"{self.config.model} gave {bad_replies} invalid replies in a row as {spec.role} "
-                        f"(last: {problem.kind}: {problem})"
+                        f"(last: {problem.kind}: {_first_line(str(problem))})"
                     )
                     raise MoveInterrupted(reason, [self._call(spec.role, attempts)]) from None
+                if problem.kind == "truncated":
+                    max_tokens = self.config.params.max_tokens_on_truncation or max_tokens
                 messages = [
-                    *messages,
-                    Message(role="assistant", content=answer.reply or ""),
+                    *original,
+                    Message(role="assistant", content=_cut(text)),
                     Message(role="user", content=str(problem)),
                 ]
                 continue
@@ -161,23 +202,40 @@ class SeatAgent:
         return Call(role=role, model=self.config.model, attempts=attempts)
 
 
-def _validate(text: str, n_legal: int, spec: CallDef) -> ParsedReply | str:
-    if spec.contract == "report":
-        if not text.strip():
-            raise ReplyProblem("empty_reply", "Your reply was empty. Write the analysis you were asked for.")
-        return text.strip()
-    return parse_reply(text, n_legal, spec.contract, spec.required_fields)
+async def _read(
+    fmt: ReplyFormat, answer: Attempt, n_legal: int, allowed: Collection[int] | None
+) -> ParsedReply | str:
+    """Read an answer in its format. A reply the token limit cut off, or a content filter stopped, is never used,
+    even when a move could be read from it; nor is one that held a credential of the run (redacted on arrival).
+    Long replies are read in a thread, so no game waits on another's reading (the reading itself is linear and
+    size-capped: harness.formats.reading)."""
+    if answer.finish_reason == "length":
+        raise ReplyProblem("truncated", fmt.feedback("truncated", _allowed(allowed, n_legal)))
+    if answer.finish_reason == "content_filter":
+        raise ReplyProblem("content_filter", fmt.feedback("content_filter", _allowed(allowed, n_legal)))
+    text = answer.reply or ""
+    if REDACTED in text:  # a credential was taken out of it: an echo of the request, not a model's answer
+        raise ReplyProblem("echoed_secret", fmt.feedback("echoed_secret", _allowed(allowed, n_legal)))
+    if len(text) > READ_INLINE_CHARS:
+        return await asyncio.to_thread(fmt.read, text, n_legal, allowed)
+    return fmt.read(text, n_legal, allowed)
 
 
-def _check_sampled(parsed: ParsedReply | str, allowed: tuple[int, ...], view: SeatView) -> None:
-    """Best-of-k: a final choice that no sample made is refused, and the model is asked again."""
-    if isinstance(parsed, ParsedReply) and parsed.action not in allowed:
-        moves = ", ".join(f"{i} {view.legal_moves[i].description}" for i in allowed)
-        raise ReplyProblem(
-            "illegal_move",
-            f"Move {parsed.action} was not chosen by any of the sampled answers. You may only choose one of the "
-            f"sampled moves: {moves}. Answer again in the same format.",
-        )
+def _allowed(allowed: Collection[int] | None, n_legal: int) -> Collection[int]:
+    return range(n_legal) if allowed is None else allowed
+
+
+def _cut(text: str) -> str:
+    """A failed reply as a re-ask quotes it: whole up to REASK_REPLY_CHARS, else its start and its end."""
+    if len(text) <= REASK_REPLY_CHARS:
+        return text
+    half = REASK_REPLY_CHARS // 2
+    marker = render_template("formats/cut_reply.j2", left_out=len(text) - 2 * half).strip()
+    return f"{text[:half]}\n{marker}\n{text[-half:]}"
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else text
 
 
 def _report(view: SeatView, call: Call, reply: ParsedReply | str) -> dict[str, Any]:

@@ -3,12 +3,16 @@
 LiteLLM is imported lazily (commands that call no model stay fast) with its bundled price list (no network at
 import). There is exactly one retry layer: tenacity here. LiteLLM's own retries and the SDKs' are switched off, so
 waits never multiply. Provider errors (429, 5xx, timeouts, dropped connections) are retried with exponential backoff
-and jitter, honouring Retry-After; authentication, unknown-model and context-window errors are not retried.
-Every attempt, failed or not, is returned as an Attempt record. API keys never enter a record.
+and jitter, honouring Retry-After; authentication, unknown-model and context-window errors are not retried, and
+each has its own error kind. `--timeout` is an overall deadline per request: a server that trickles bytes is cut
+off when it passes. Every attempt, failed or not, is returned as an Attempt record with the provider's
+finish_reason; its reply, reasoning and error are redacted of secrets before anything else sees them. Credentials
+in an --api-base URL are taken out of it and sent as the provider expects (harness.secrets.split_credentials).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import random
@@ -22,6 +26,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 
 from harness.event_loop import run_inline
 from harness.records import Attempt, ErrorKind, Message, SeatConfig, Usage
+from harness.secrets import redact, register_secret, safe_url, split_credentials
 
 if TYPE_CHECKING:
     import litellm as litellm_module
@@ -37,7 +42,8 @@ class ModelSpecError(ValueError):
 
 
 class FatalModelError(RuntimeError):
-    """An error that retrying cannot fix (bad key, unknown model, context window exceeded)."""
+    """An error that retrying cannot fix (bad key, unknown model, context window exceeded); the attempt carries
+    its error kind."""
 
     def __init__(self, message: str, attempt: Attempt) -> None:
         super().__init__(message)
@@ -218,11 +224,15 @@ class ModelClient:
             model_list = []
             for deployment in self.seat.deployments:
                 params: dict[str, Any] = {"model": deployment.model or self.seat.model}
+                url_key: str | None = None
                 if deployment.api_base:
-                    params["api_base"] = deployment.api_base
+                    params["api_base"], url_key, headers = split_credentials(deployment.api_base)
+                    if headers:
+                        params["extra_headers"] = headers
                 key = os.environ.get(deployment.api_key_env) if deployment.api_key_env else None
-                if key:
-                    params["api_key"] = key
+                register_secret(key)
+                if key or url_key:
+                    params["api_key"] = key or url_key
                 elif deployment.api_base and provider_of(params["model"]) in ("openai", "hosted_vllm"):
                     params["api_key"] = NO_KEY_PLACEHOLDER
                 for limit in ("rpm", "tpm", "max_parallel_requests"):
@@ -244,10 +254,15 @@ class ModelClient:
         return provider_of(self.seat.model) == LOCAL_PROVIDER
 
     async def call(
-        self, messages: list[Message], metadata: dict[str, Any], first_number: int
+        self,
+        messages: list[Message],
+        metadata: dict[str, Any],
+        first_number: int,
+        max_tokens: int | None = None,
     ) -> list[Attempt]:
         """Send `messages` until the provider answers; return every attempt, the last one with a reply.
 
+        `max_tokens` overrides the seat's limit for this call (a re-ask after a truncated reply, when allowed).
         Raises ProviderGaveUp when provider errors outlast the policy, FatalModelError on errors that retrying
         cannot fix.
         """
@@ -261,7 +276,9 @@ class ModelClient:
         try:
             async for state in retrying:
                 with state:
-                    attempt, retry_after = await self._once(messages, metadata, first_number + len(attempts))
+                    attempt, retry_after = await self._once(
+                        messages, metadata, first_number + len(attempts), max_tokens
+                    )
                     attempts.append(attempt)
                     if attempt.error_kind is not None:
                         raise _Retryable(attempt, retry_after)
@@ -280,28 +297,24 @@ class ModelClient:
         return random.uniform(0, ceiling)  # full jitter
 
     async def _once(
-        self, messages: list[Message], metadata: dict[str, Any], number: int
+        self, messages: list[Message], metadata: dict[str, Any], number: int, max_tokens: int | None = None
     ) -> tuple[Attempt, float | None]:
         """One request. Returns the attempt and, for a retryable provider error, the wait the provider asked for."""
         lib = litellm()
         kwargs: dict[str, Any] = {
             "model": self.seat.model,
             "messages": [m.model_dump() for m in messages],
-            "timeout": self.seat.params.timeout_s,
-            "num_retries": 0,
-            "max_retries": 0,
-            "drop_params": True,
+            **sent_params(self.seat),
         }
-        params = self.seat.params
-        if params.temperature is not None:
-            kwargs["temperature"] = params.temperature
-        if params.max_tokens is not None:
-            kwargs["max_tokens"] = params.max_tokens
-        if params.reasoning_effort is not None:
-            kwargs["reasoning_effort"] = params.reasoning_effort
+        if max_tokens is not None:
+            kwargs["max_tokens"] = max_tokens
         if self.seat.api_base:
-            kwargs["api_base"] = self.seat.api_base
-            if provider_of(self.seat.model) in ("openai", "hosted_vllm") and not os.environ.get(
+            kwargs["api_base"], url_key, headers = split_credentials(self.seat.api_base)
+            if headers:
+                kwargs["extra_headers"] = headers
+            if url_key:
+                kwargs["api_key"] = url_key
+            elif provider_of(self.seat.model) in ("openai", "hosted_vllm") and not os.environ.get(
                 "OPENAI_API_KEY"
             ):
                 kwargs["api_key"] = NO_KEY_PLACEHOLDER
@@ -313,33 +326,73 @@ class ModelClient:
             kwargs["model"] = ROUTER_ALIAS
             kwargs.pop("api_base", None)
             kwargs.pop("api_key", None)
+            kwargs.pop("extra_headers", None)
         started = time.perf_counter()
         base = Attempt(number=number, messages=list(messages))
+        deadline = self.seat.params.timeout_s
         try:
-            with run_inline(self._setup_inline):
-                response = await send(**kwargs)
+            async with asyncio.timeout(deadline):  # the whole request, however slowly its bytes arrive
+                with run_inline(self._setup_inline):
+                    response = await send(**kwargs)
+        except TimeoutError:
+            latency = time.perf_counter() - started
+            error = f"Timeout: no complete answer within the {deadline:g} s deadline (--timeout)"
+            return base.model_copy(
+                update={"error_kind": "timeout", "error": error, "latency_s": latency}
+            ), None
         except Exception as exc:
             latency = time.perf_counter() - started
-            kind = _classify(lib, exc)
+            kind, retryable = _classify(lib, exc)
             failed = base.model_copy(
                 update={"error_kind": kind, "error": _safe_error(exc), "latency_s": latency}
             )
-            if kind is None:
+            if not retryable:
                 raise FatalModelError(f"{self.seat.model}: {_safe_error(exc)}", failed) from None
             return failed, _retry_after_of(_headers_of(exc))
         latency = time.perf_counter() - started
-        message = response.choices[0].message
+        choices = getattr(response, "choices", None) or []
+        message = choices[0].message if choices else None
+        reasoning = _reasoning_of(message) if message is not None else None
         answered = base.model_copy(
             update={
-                "reply": message.content or "",
-                "reasoning": _reasoning_of(message),
+                "reply": redact(message.content or "") if message is not None else "",
+                "reasoning": redact(reasoning) if reasoning else None,
+                "finish_reason": (getattr(choices[0], "finish_reason", None) or None) if choices else None,
                 "usage": _usage_of(response),
                 "cost_usd": _cost_of(response) if self.priced else None,
                 "latency_s": latency,
-                "resolved_model": getattr(response, "model", None),
+                "resolved_model": redact(str(response.model)) if getattr(response, "model", None) else None,
             }
         )
+        if not choices:  # an answer without choices holds no reply: recorded as such, and re-asked
+            answered = answered.model_copy(update={"finish_reason": "no_choices"})
         return answered, None
+
+
+def sent_params(seat: SeatConfig) -> dict[str, Any]:
+    """The parameters sent to LiteLLM with every call of a seat, besides the model, messages and endpoint: the
+    sampling parameters the user set (absent ones are the provider's defaults), the overall deadline, and the
+    switches that keep one retry layer. Recorded in the run manifest and in each game header as sent."""
+    params = seat.params
+    sent: dict[str, Any] = {}
+    if params.temperature is not None:
+        sent["temperature"] = params.temperature
+    if params.max_tokens is not None:
+        sent["max_tokens"] = params.max_tokens
+    if params.reasoning_effort is not None:
+        sent["reasoning_effort"] = params.reasoning_effort
+    sent.update(timeout=params.timeout_s, num_retries=0, max_retries=0, drop_params=True)
+    return sent
+
+
+def sent_params_record(seat: SeatConfig) -> dict[str, Any]:
+    """What a run records of a seat's calls: its model, endpoint (without credentials) and `sent_params`."""
+    record: dict[str, Any] = {"model": seat.model, **sent_params(seat)}
+    if seat.api_base:
+        record["api_base"] = safe_url(seat.api_base)
+    if seat.params.max_tokens_on_truncation is not None:
+        record["max_tokens_on_truncation"] = seat.params.max_tokens_on_truncation
+    return record
 
 
 # Models the harness itself listed in LiteLLM's price list at zero: offline models, and models LiteLLM has no price
@@ -364,41 +417,37 @@ def list_at_zero_price(model: str) -> None:
     _LISTED_AT_ZERO.add(model)
 
 
-def _classify(lib: Any, exc: Exception) -> ErrorKind | None:
-    """The retryable kind of a provider error, or None when retrying cannot help."""
-    fatal = (
-        lib.AuthenticationError,
-        lib.NotFoundError,
-        lib.ContextWindowExceededError,
-        lib.PermissionDeniedError,
-        lib.BadRequestError,
-        lib.UnprocessableEntityError,
-    )
+def _classify(lib: Any, exc: Exception) -> tuple[ErrorKind, bool]:
+    """The error kind of a provider error, and whether retrying can help."""
     if isinstance(exc, lib.RateLimitError):
-        return "rate_limited"
-    if isinstance(exc, fatal):
-        return None
+        return "rate_limited", True
+    if isinstance(exc, lib.ContextWindowExceededError):
+        return "context_overflow", False
+    if isinstance(exc, lib.AuthenticationError | lib.PermissionDeniedError):
+        return "authentication", False
+    if isinstance(exc, lib.NotFoundError):
+        return "not_found", False
+    if isinstance(exc, lib.BadRequestError | lib.UnprocessableEntityError):
+        return "bad_request", False
     if isinstance(exc, lib.Timeout):
-        return "timeout"
+        return "timeout", True
     text = str(exc).lower()
     if (
         isinstance(exc, lib.APIConnectionError)
         or "connection error" in text
         or "cannot connect to host" in text
     ):
-        return "connection"  # LiteLLM reports refused and dropped connections as InternalServerError
+        return "connection", True  # LiteLLM reports refused and dropped connections as InternalServerError
     if isinstance(exc, lib.InternalServerError | lib.ServiceUnavailableError | lib.BadGatewayError):
-        return "server_error"
+        return "server_error", True
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and status >= 500:
-        return "server_error"
-    return None
+        return "server_error", True
+    return "bad_request", False
 
 
 def _safe_error(exc: Exception) -> str:
     """The first line of an error, without anything that looks like a key."""
-    from harness.secrets import redact
-
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return redact(f"{type(exc).__name__}: {text}")[:500]
 

@@ -13,12 +13,13 @@ from typing import Any
 from harness import __version__
 from harness.agent import MoveInterrupted, SeatAgent
 from harness.engine import MAX_LIFE_TOKENS, Game, IllegalMoveError, MoveKind
-from harness.records import Call, GameHeader, GameResult, MoveRecord, Usage
+from harness.models import sent_params_record
+from harness.records import PROVIDER_ERROR_KINDS, Call, GameHeader, GameResult, MoveRecord, Usage
 from harness.secrets import public_seat
 from harness.store import GameLog, GameLogContents, GamePlan, finished_result, now_iso, read_game_log
 from harness.view import build_view
 
-PROVIDER_ERRORS = {"rate_limited", "server_error", "timeout", "connection"}
+PROVIDER_ERRORS = PROVIDER_ERROR_KINDS
 
 
 class ResumeMismatch(RuntimeError):
@@ -86,6 +87,7 @@ async def play_game(
                     harness_version=__version__,
                     git_commit=git_commit,
                     started_at=now_iso(),
+                    sent_params=[sent_params_record(s) for s in plan.seats],
                 )
             )
         while not game.is_over:

@@ -23,7 +23,10 @@ class GenerationParams(BaseModel):
     temperature: float | None = None
     max_tokens: int | None = None
     reasoning_effort: str | None = None
-    timeout_s: float = 600.0
+    timeout_s: float = 600.0  # an overall deadline per request, however slowly the answer arrives
+    # after a reply cut off by the token limit, re-ask with this larger limit (None: keep max_tokens). Left out of
+    # the record when unset, so runs made before it existed keep their configuration digest.
+    max_tokens_on_truncation: int | None = Field(default=None, gt=0, exclude_if=lambda value: value is None)
 
 
 class Deployment(BaseModel):
@@ -82,15 +85,41 @@ class Usage(BaseModel):
 
 
 ErrorKind = Literal[
+    # provider errors, retried with backoff
     "rate_limited",  # 429
     "server_error",  # 5xx
-    "timeout",
+    "timeout",  # no complete answer within the request's overall deadline (--timeout)
     "connection",
+    # provider errors that retrying cannot fix: the move stops at once
+    "authentication",  # 401, 403
+    "not_found",  # 404: unknown model or path
+    "bad_request",  # 400, 422
+    "context_overflow",  # the prompt does not fit the model's context window
+    # replies that cannot be used: re-asked with feedback in the scaffold's format
     "empty_reply",
     "unparseable",
     "missing_field",
     "illegal_move",
+    "ambiguous",  # more than one reading: two moves, "2.5", a split number, a move only in a nested field
+    "truncated",  # finish_reason "length": cut off by the token limit, never played
+    "content_filter",  # finish_reason "content_filter"
+    "oversized",  # too long or too deeply nested to read
+    "repeated_reply",  # the same failed reply again: retries stop early
+    "echoed_secret",  # the reply held a credential the run sends (a server echoing the request): never used
 ]
+# Readers (report, summary) treat error kinds as an open set and group by them; older logs hold a subset.
+PROVIDER_ERROR_KINDS = frozenset(
+    {
+        "rate_limited",
+        "server_error",
+        "timeout",
+        "connection",
+        "authentication",
+        "not_found",
+        "bad_request",
+        "context_overflow",
+    }
+)
 
 
 class Message(BaseModel):
@@ -109,8 +138,9 @@ class Attempt(BaseModel):
     messages: list[Message]  # exactly what was sent
     reply: str | None = None  # the raw reply text
     reasoning: str | None = None  # the provider's reasoning trace, when it returns one
-    error_kind: ErrorKind | None = None
+    error_kind: ErrorKind | None = None  # None: the reply was used
     error: str | None = None  # the problem, as told to the model or read from the provider
+    finish_reason: str | None = None  # as the provider reported it: "stop", "length", "content_filter", ...
     usage: Usage = Usage()
     cost_usd: float | None = None
     latency_s: float = 0.0
@@ -191,6 +221,7 @@ class GameHeader(BaseModel):
     harness_version: str
     git_commit: str | None
     started_at: str
+    sent_params: list[dict[str, Any]] = []  # per seat: the parameters sent to LiteLLM with every call
 
 
 class GameResult(BaseModel):

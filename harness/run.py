@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from harness import __version__, event_loop
 from harness.agent import SeatAgent
 from harness.lock import RunLock
-from harness.models import ModelClient, RetryPolicy, close_clients, warm_up
+from harness.models import ModelClient, RetryPolicy, close_clients, sent_params_record, warm_up
 from harness.play import play_game, rebuild
 from harness.progress import RunProgress
 from harness.records import GameResult, MoveRecord, SeatConfig
@@ -185,6 +185,7 @@ def manifest_for(config: RunConfig, run_id: str, command: list[str]) -> dict[str
         "command": public_command(command),
         "config_digest": config.digest(),
         "config": json.loads(public.model_dump_json()),
+        "sent_params": [sent_params_record(s) for s in config.seats],  # per seat, as sent to LiteLLM
         "versions": versions(),
         "git": git_state(),
         "seeds": [seed_entry(s) for s in config.seeds],

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from harness.cards import COLOR_NAMES, MAX_SCORE
 from harness.engine import MAX_INFO_TOKENS, MAX_LIFE_TOKENS
+from harness.formats import FORMAT_NAMES, ReplyFormat, format_for
 from harness.paths import prompts_dir, scaffolds_dir
 from harness.records import Message
 from harness.view import SeatView
@@ -56,7 +57,13 @@ class CallDef(BaseModel):
     output: Literal["text", "json"] = "json"
     contract: Literal["move", "memory", "report"] = "move"  # report: free text, read by the decider
     required_fields: tuple[str, ...] = ("action",)
+    format: str | None = None  # a reply format by name (harness.formats); default: from output and contract
     min_players: int = 2  # the role is left out of games with fewer players
+
+    @property
+    def reply_format(self) -> ReplyFormat:
+        """The format this call's reply must have: its instructions, reader, feedback and schema."""
+        return format_for(self.output, self.contract, self.required_fields, self.format)
 
 
 class ScaffoldDef(BaseModel):
@@ -73,6 +80,7 @@ class ScaffoldDef(BaseModel):
     output: Literal["text", "json"]
     contract: Literal["move", "memory"] = "move"
     required_fields: tuple[str, ...] = ("action",)
+    format: str | None = None  # a reply format by name (harness.formats); default: from output and contract
     system_template: str | None = None  # None: the prompt is one user message (the paper's Sherlock, Mycroft)
     user_template: str
     memory_template: str | None = None  # renders the state a working-memory seat keeps for its next turn
@@ -111,6 +119,7 @@ class ScaffoldDef(BaseModel):
             output=self.output,
             contract=self.contract,
             required_fields=self.required_fields,
+            format=self.format,
         )
 
     @property
@@ -244,6 +253,11 @@ def _read(path: Path) -> ScaffoldDef:
         raise ScaffoldError(
             f'scaffold {scaffold.name!r} keeps working memory: set contract = "memory" and a memory_template'
         )
+    for call in (scaffold.base, *scaffold.roles, scaffold.decider):
+        if call is not None and call.format is not None and call.format not in FORMAT_NAMES:
+            raise ScaffoldError(
+                f"scaffold {scaffold.name!r} names reply format {call.format!r}; use one of: {', '.join(FORMAT_NAMES)}"
+            )
     for template in scaffold.templates():
         if not (prompts_dir() / template).is_file():
             raise ScaffoldError(f"scaffold {scaffold.name!r} uses missing template prompts/{template}")

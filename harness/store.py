@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness.records import LOG_LINE, Call, GameHeader, GameResult, MoveRecord, SeatConfig
+from harness.secrets import redact
 from harness.seeds import SeedDeck
 
 MANIFEST = "manifest.json"
@@ -171,7 +172,7 @@ class GameLog:
 
     async def append(self, record: GameHeader | MoveRecord | GameResult) -> None:
         """Write one record after the previous one is on disk, and start syncing it."""
-        line = record.model_dump_json().encode() + b"\n"
+        line = redact(record.model_dump_json()).encode() + b"\n"  # a last guard: fields are redacted at source
         await self.durable()
         self._handle.write(line)
         self._handle.flush()
@@ -208,7 +209,7 @@ class GameLog:
 def write_json_atomic(path: Path, payload: Any) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     with tmp.open("w", encoding="utf-8") as handle:
-        json.dump(payload, handle, indent=2, sort_keys=False)
+        handle.write(redact(json.dumps(payload, indent=2, sort_keys=False)))
         handle.write("\n")
         handle.flush()
         os.fsync(handle.fileno())

@@ -1,8 +1,9 @@
 """A small, real OpenAI-compatible HTTP server on 127.0.0.1 that tests start and script.
 
 Each request to /v1/chat/completions is recorded (body and headers) and answered by a script: a callable that
-gets the parsed request and returns a Reply (status, content or raw body, headers, delay). Helpers build scripts
-that play legal moves, misbehave in chosen ways, or fail with provider errors.
+gets the parsed request and returns a Reply (status, content or raw body, finish_reason, headers, delay, or a body
+trickled out byte by byte). Helpers build scripts that play legal moves, misbehave in chosen ways, or fail with
+provider errors.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ class Reply:
     reasoning: str | None = None
     raw_body: bytes | None = None  # sent as is, instead of a chat completion
     drop_connection: bool = False
+    finish_reason: str | None = "stop"  # as a provider reports it: "stop", "length", "content_filter", ...
+    trickle_s: float = 0.0  # when set, the body is sent one byte at a time with this pause between bytes
 
 
 Script = Callable[[dict[str, Any]], Reply]
@@ -113,7 +116,13 @@ class FakeModelServer:
                     for key, value in reply.headers.items():
                         self.send_header(key, value)
                     self.end_headers()
-                    self.wfile.write(payload)
+                    if reply.trickle_s:
+                        for index in range(len(payload)):
+                            self.wfile.write(payload[index : index + 1])
+                            self.wfile.flush()
+                            time.sleep(reply.trickle_s)
+                    else:
+                        self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True  # the client gave up first (a scripted slow reply)
 
@@ -129,7 +138,7 @@ class FakeModelServer:
             "object": "chat.completion",
             "created": 0,
             "model": self.model_name,
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
             "usage": {
                 "prompt_tokens": prompt_chars // 4,
                 "completion_tokens": len(reply.content or "") // 4,

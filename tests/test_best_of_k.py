@@ -62,7 +62,7 @@ def test_the_final_agent_reads_k_replies_and_only_a_sampled_move_is_played(tmp_p
         assert record.move_index in sampled
         first, *rest = record.calls[-1].attempts
         assert (
-            first.error_kind == "illegal_move" and "not chosen by any of the sampled answers" in first.error
+            first.error_kind == "illegal_move" and "not one of the moves you may choose here" in first.error
         )
         assert rest[-1].error_kind is None
         prompt = next(m.content for m in first.messages if m.role == "user")

@@ -91,7 +91,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     )
     with FakeModelServer(RatingServer()) as server:
         argv = ["--model", "openai/rater", "--api-base", server.base_url, "--seeds", "3,4"]
-        run("served", *argv, "--concurrency", "1", "--max-retries", "1", code=1)
+        run("served", *argv, "--scaffold", "watson-plus", "--concurrency", "1", "--max-retries", "1", code=1)
     with FakeModelServer(reckless) as server:
         argv = ["--model", "openai/reckless", "--api-base", server.base_url, "--seeds", "1"]
         run("bestof", *argv, "--scaffold", "best-of-5-watson")
@@ -209,7 +209,7 @@ def test_hanabirewards_has_one_row_per_decided_move_and_ratings_round_trip_exact
         incomplete += not row["ratings_complete"]
         (call,) = record.calls
         assert row["prompt"] == [m.model_dump() for m in call.attempts[0].messages]
-        assert [m["role"] for m in row["prompt"]] == ["system", "user"]
+        assert [m["role"] for m in row["prompt"]][-1] == "user"  # the paper's Sherlock is one user message
         assert row["completion"] == [{"role": "assistant", "content": call.attempts[-1].reply}]
         extra = json.loads(row["extra"])
         assert extra["invalid_ratings"] == record.invalid_ratings

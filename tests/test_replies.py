@@ -1,12 +1,16 @@
-"""Reply parsing: what models really write is read correctly; what cannot be used is named precisely."""
+"""Reply reading: what models really write is read correctly; what cannot be used is named precisely, in the
+format's own words."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.replies import ReplyProblem, parse_reply
+from harness.formats import ReplyProblem, get_format
+from harness.replies import parse_reply
 
 N = 6  # legal moves 0..5
+TEXT = get_format("text-move")
+JSON = get_format("json-move")
 
 
 @pytest.mark.parametrize(
@@ -19,16 +23,24 @@ N = 6  # legal moves 0..5
             4,
         ),
         ('{"action": "5", "reason": "string index"}', 5),
-        ("{'action': 1}".replace("'", '"'), 1),
+        ('{"action": 1}', 1),
         ('{action: 1, reason: "unquoted keys", move_ratings: [],}', 1),
         ("Reasoning: safe.\nMove Ratings: Move 0: 0.5, Move 1: -0.3\nChosen Move Number: **4**", 4),
         ("Chosen Move Number: 0", 0),
         ("**Chosen move number:** 2", 2),
         ("reasoning...\nChosen Move Number: [3]", 3),
+        ("Reasoning: the red 1 is safe.\nYour chosen move is 3.", 3),
+        ("## Chosen Move Number\n`5`", 5),
+        ("Chosen Move Number: 2 (Play 0), since card 0 is surely playable.", 2),
+        ("<think>maybe Chosen Move Number: 1? no...</think>\nChosen Move Number: 4", 4),
+        ("Chosen Move Number: 3\n\nI chose move 3 because it is safe. Chosen move: 3", 3),
+        ("Chosen Move Number: \uff13", 3),  # a full-width digit, read after NFKC normalisation
     ],
 )
 def test_accepts_real_reply_shapes(text: str, action: int) -> None:
-    assert parse_reply(text, N).action == action
+    for fmt in (TEXT, JSON):
+        reply = fmt.read(text, N)
+        assert not isinstance(reply, str) and reply.action == action
 
 
 def test_text_form_ratings_reason_and_move_labels() -> None:
@@ -63,31 +75,63 @@ def test_missing_and_invalid_ratings_are_recorded_not_invented() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "kind", "named"),
+    ("text", "kind", "text_says", "json_says"),
     [
-        ("", "empty_reply", "empty"),
-        ("   \n", "empty_reply", "empty"),
-        ("I would play my first card.", "unparseable", "Chosen Move Number"),
-        ('{"reason": "forgot the action"}', "unparseable", "action"),
-        ("Chosen Move Number: 17", "illegal_move", "Move 17 is not a legal move"),
-        ('{"action": -1}', "illegal_move", "numbered 0 to 5"),
-        ('{"action": "play the red one"}', "unparseable", "not a move number"),
+        ("", "empty_reply", "empty", "empty"),
+        ("   \n", "empty_reply", "empty", "empty"),
+        (
+            "I would play my first card.",
+            "unparseable",
+            '"Chosen Move Number: N"',
+            'JSON object with an "action"',
+        ),
+        ('{"reason": "forgot the action"}', "unparseable", 'no "action" field', 'no "action" field'),
+        (
+            "Chosen Move Number: 17",
+            "illegal_move",
+            "Move 17 is not a legal move",
+            "Move 17 is not a legal move",
+        ),
+        ('{"action": -1}', "illegal_move", "(0 to 5)", "(0 to 5)"),
+        ('{"action": "play the red one"}', "unparseable", "not a move number", "not a move number"),
+        ("Chosen Move Number: [number]", "unparseable", "does not give a move number", "does not give"),
     ],
 )
-def test_unusable_replies_name_the_problem(text: str, kind: str, named: str) -> None:
-    with pytest.raises(ReplyProblem) as caught:
-        parse_reply(text, N)
-    assert caught.value.kind == kind
-    assert named in str(caught.value)
+def test_unusable_replies_name_the_problem_in_the_formats_words(
+    text: str, kind: str, text_says: str, json_says: str
+) -> None:
+    for fmt, says, reminder in ((TEXT, text_says, "Chosen Move Number: N"), (JSON, json_says, '"action": N')):
+        with pytest.raises(ReplyProblem) as caught:
+            fmt.read(text, N)
+        assert caught.value.kind == kind
+        assert says in str(caught.value)
+        assert reminder in str(caught.value)  # the feedback restates the scaffold's own format
 
 
-def test_required_fields_are_enforced() -> None:
+def test_required_fields_are_enforced_and_an_empty_list_is_called_empty() -> None:
     with pytest.raises(ReplyProblem) as caught:
         parse_reply('{"action": 1, "reason": "no ratings"}', N, required=("action", "move_ratings"))
     assert caught.value.kind == "missing_field"
-    assert '"move_ratings"' in str(caught.value)
+    assert 'lacks the "move_ratings" field, which is required' in str(caught.value)
+    with pytest.raises(ReplyProblem) as caught:
+        parse_reply('{"action": 1, "move_ratings": []}', N, required=("action", "move_ratings"))
+    assert 'the "move_ratings" field is empty: rate every legal move' in str(caught.value)
+    with pytest.raises(ReplyProblem) as caught:
+        TEXT.with_required(("action", "move_ratings")).read("Chosen Move Number: 1", N)
+    assert 'lacks the "Move Ratings" line' in str(caught.value)
 
 
-def test_the_last_json_object_with_an_action_wins() -> None:
+def test_two_json_objects_with_different_moves_are_ambiguous() -> None:
     text = 'Example: {"action": 0}. My answer: {"action": 2, "reason": "final"}'
-    assert parse_reply(text, N).action == 2
+    with pytest.raises(ReplyProblem) as caught:
+        parse_reply(text, N)
+    assert caught.value.kind == "ambiguous"
+    assert "move 0" in str(caught.value) and "move 2" in str(caught.value)
+
+
+def test_a_choice_may_be_restricted_to_some_moves() -> None:
+    assert JSON.read('{"action": 4}', N, allowed={1, 4}).action == 4  # type: ignore[union-attr]
+    with pytest.raises(ReplyProblem) as caught:
+        TEXT.read("Chosen Move Number: 2", N, allowed={1, 4})
+    assert caught.value.kind == "illegal_move"
+    assert "Move 2 is a legal move but not one of the moves you may choose here (1 or 4)" in str(caught.value)

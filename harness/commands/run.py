@@ -56,6 +56,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     run.add_argument("--temperature", type=float)
     run.add_argument("--max-tokens", type=int)
+    run.add_argument(
+        "--max-tokens-on-truncation",
+        type=int,
+        help="re-ask a reply cut off by the token limit with this larger limit (default: keep --max-tokens)",
+    )
     run.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"])
     add_session_options(run, recorded=False)
     run.set_defaults(handler=handle)
@@ -204,6 +209,8 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
     check_operational(args)
     if args.max_tokens is not None:
         _check_positive("--max-tokens", args.max_tokens, integer=True)
+    if args.max_tokens_on_truncation is not None:
+        _check_positive("--max-tokens-on-truncation", args.max_tokens_on_truncation, integer=True)
     if args.temperature is not None and not 0.0 <= args.temperature <= 2.0:
         raise UsageError(f"--temperature {args.temperature} is outside 0-2")
     if args.out.exists() and not args.out.is_dir():
@@ -219,6 +226,7 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
     params = GenerationParams(
         temperature=args.temperature,
         max_tokens=args.max_tokens,
+        max_tokens_on_truncation=args.max_tokens_on_truncation,
         reasoning_effort=args.reasoning_effort,
         timeout_s=args.timeout,
     )
@@ -286,6 +294,7 @@ SWEEP_CONFLICTS = (
     "api_base",
     "temperature",
     "max_tokens",
+    "max_tokens_on_truncation",
     "reasoning_effort",
 )
 

@@ -1,0 +1,146 @@
+"""The reply formats by name, and which one a scaffold call uses."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from harness.cards import COLOR_NAMES, COLORS, RANKS
+from harness.formats.base import ReplyFormat
+from harness.formats.reading import Unreadable
+
+_COLOR_LETTER = {name.lower(): letter for letter, name in COLOR_NAMES.items()}
+
+
+class MemoryFormat(ReplyFormat):
+    """Mycroft's reply: the JSON move plus a "deductions" block, for every player and card, of the colours and
+    ranks that player could still consider possible. Cards are numbered as the prompt numbers them (from 0)."""
+
+    def _extras(self, obj: dict[str, Any]) -> dict[str, Any]:
+        extras = super()._extras(obj)
+        raw = extras.get("deductions")
+        if raw is None or raw in ({}, []):
+            if "deductions" in self.required:
+                raise Unreadable("missing_field", "missing" if raw is None else "empty", field="deductions")
+            return extras
+        extras["deductions"] = _deductions(raw)
+        return extras
+
+
+def _deductions(raw: Any) -> dict[str, list[dict[str, Any]]]:
+    if not isinstance(raw, dict):
+        raise Unreadable("missing_field", "deductions_shape")
+    block: dict[str, list[dict[str, Any]]] = {}
+    for player, cards in raw.items():
+        if not isinstance(cards, list):
+            raise Unreadable("missing_field", "deductions_player", player=str(player))
+        entries = []
+        for position, card in enumerate(cards):
+            number = card.get("card", position) if isinstance(card, dict) else position
+            where = f"{player}, card {number}"
+            if not isinstance(card, dict):
+                raise Unreadable("missing_field", "deductions_card", where=where)
+            if isinstance(number, bool) or not isinstance(number, int):
+                raise Unreadable(
+                    "missing_field", "deductions_card_number", where=f"{player}, entry {position}"
+                )
+            entries.append(
+                {
+                    "card": number,
+                    "colors": _colors(card.get("colors"), where),
+                    "ranks": _ranks(card.get("ranks"), where),
+                }
+            )
+        block[str(player)] = entries
+    return block
+
+
+def _colors(value: Any, where: str) -> list[str]:
+    if not isinstance(value, list):
+        raise Unreadable("missing_field", "deductions_colors", where=where)
+    letters = []
+    for item in value:
+        text = str(item).strip()
+        letter = text.upper() if text.upper() in COLORS else _COLOR_LETTER.get(text.lower())
+        if letter is None:
+            raise Unreadable("missing_field", "deductions_color", where=where, value=text[:20])
+        letters.append(letter)
+    return letters
+
+
+def _ranks(value: Any, where: str) -> list[int]:
+    if not isinstance(value, list):
+        raise Unreadable("missing_field", "deductions_ranks", where=where)
+    ranks = []
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, int) or item not in RANKS:
+            raise Unreadable("missing_field", "deductions_rank", where=where, value=str(item)[:20])
+        ranks.append(item)
+    return ranks
+
+
+_FORMATS: dict[str, ReplyFormat] = {
+    "text-move": ReplyFormat(
+        name="text-move",
+        layout="text",
+        template="formats/text_move.j2",
+        reminder="formats/text_move_again.j2",
+        fields=("reason", "move_ratings", "action"),
+    ),
+    "json-move": ReplyFormat(
+        name="json-move",
+        layout="json",
+        template="formats/json_move.j2",
+        reminder="formats/json_move_again.j2",
+        fields=("move_ratings", "reason", "action"),
+    ),
+    "json-action": ReplyFormat(
+        name="json-action",
+        layout="json",
+        template="formats/json_action.j2",
+        reminder="formats/json_action_again.j2",
+        fields=("reason", "action"),
+    ),
+    "memory": MemoryFormat(
+        name="memory",
+        layout="json",
+        template="formats/memory.j2",
+        reminder="formats/memory_again.j2",
+        fields=("deductions", "move_ratings", "reason", "action"),
+        required=("action", "deductions"),
+    ),
+    "report": ReplyFormat(
+        name="report",
+        layout="free",
+        template="formats/report.j2",
+        reminder="formats/report_again.j2",
+        fields=(),
+        required=(),
+    ),
+}
+FORMAT_NAMES = tuple(_FORMATS)
+
+
+def get_format(name: str, required: Collection[str] | None = None) -> ReplyFormat:
+    """The format called `name`, with the given required fields (default: the format's own)."""
+    try:
+        fmt = _FORMATS[name]
+    except KeyError:
+        raise ValueError(f"unknown reply format {name!r}; use one of: {', '.join(FORMAT_NAMES)}") from None
+    return fmt if required is None else fmt.with_required(required)
+
+
+def format_for(
+    output: str, contract: str, required: Collection[str] = ("action",), name: str | None = None
+) -> ReplyFormat:
+    """The format of a scaffold call: named explicitly, or by its output ("text"/"json") and contract."""
+    if name is None:
+        if contract == "report":
+            name = "report"
+        elif contract == "memory":
+            name = "memory"
+        elif output == "text":
+            name = "text-move"
+        else:
+            name = "json-move"
+    return get_format(name, required)

@@ -1,0 +1,317 @@
+"""Strict, linear-time reading of a reply's text: normalisation, markup, JSON objects and "Chosen Move" labels.
+
+Nothing here can be made slow or deep by a reply. A reply longer than MAX_REPLY_CHARS is not read at all. Every
+regular expression has bounded repetition or a literal it cannot re-enter, so none backtracks over the text; the
+JSON scan visits each character once, keeps no recursion, and gives up as soon as brackets nest deeper than
+MAX_JSON_DEPTH, so `json.loads` only ever sees shallow spans. Problems are raised as `Unreadable(kind, why, facts)`;
+the format turns them into feedback in its own words.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_REPLY_CHARS = 200_000  # about 50k tokens: longer replies are rejected unread, as "oversized"
+MAX_JSON_DEPTH = 32  # brackets nested deeper than this are rejected unread, as "oversized"
+MAX_RATINGS_READ = 256  # ratings read from one reply (Hanabi has at most about 50 legal moves)
+MAX_JSON_OBJECTS = 64  # more top-level JSON objects than this in one reply are rejected, as "oversized"
+
+ACTION_KEYS = (
+    "action",
+    "chosen_move",
+    "chosen_move_number",
+    "chosen_action",
+    "move",
+    "move_index",
+    "move_number",
+)
+RATING_KEYS = ("move_ratings", "ratings", "move_rating")
+REASON_KEYS = ("reason", "reasoning", "rationale", "explanation")
+# keys that would name a move if they stood at the top level; found deeper, they are reported, never used
+NESTED_MOVE_KEYS = (*ACTION_KEYS, "id", "index", "choice")
+NOT_SEARCHED_FOR_MOVES = (*RATING_KEYS, "deductions")  # their "action" keys label ratings, not a choice
+
+
+class Unreadable(Exception):
+    """Why a reply cannot be used: an error kind, a finer reason for the feedback, and the facts to name."""
+
+    def __init__(self, kind: str, why: str, **facts: Any) -> None:
+        super().__init__(f"{kind}: {why}")
+        self.kind = kind
+        self.why = why
+        self.facts = facts
+
+
+# Unicode format characters (zero-width spaces and joiners, direction marks, soft hyphen, BOM): invisible in a reply
+_INVISIBLE = (
+    "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+    "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
+)
+_SPLIT_NUMBER = re.compile(rf"\d[{_INVISIBLE}]{{1,16}}\d")
+_DROP_INVISIBLE = str.maketrans("", "", _INVISIBLE)
+
+
+def normalise(text: str) -> str:
+    """NFKC-normalised text without invisible characters; a number split by one is ambiguous (1<ZWSP>2: 1, 2 or
+    12?). Only what follows a reasoning model's closing </think> is read."""
+    if len(text) > MAX_REPLY_CHARS:
+        raise Unreadable("oversized", "too_long", chars=len(text), limit=MAX_REPLY_CHARS)
+    text = unicodedata.normalize("NFKC", text)
+    split = _SPLIT_NUMBER.search(text)
+    if split:
+        shown = split.group().translate(_DROP_INVISIBLE)
+        raise Unreadable("ambiguous", "split_number", digits=" ".join(shown))
+    text = text.translate(_DROP_INVISIBLE)
+    lowered_start = text.lstrip()[:16].lower()
+    if lowered_start.startswith("<think>") or "</think>" in text:
+        end = text.rfind("</think>")
+        if end < 0:
+            raise Unreadable("unparseable", "unclosed_thinking")
+        text = text[end + len("</think>") :]
+    return text
+
+
+def strip_markup(text: str) -> str:
+    """Text without Markdown emphasis, code marks and heading marks, which models wrap around labels and numbers."""
+    text = text.replace("**", "").replace("__", "").replace("`", "").replace("*", "")
+    return _HEADING.sub("", text)
+
+
+_HEADING = re.compile(r"(?m)^[ \t]{0,8}#{1,6}[ \t]{0,8}")
+
+# ---- JSON objects ----------------------------------------------------------------------------------------------
+
+_STRUCTURE = re.compile(r'["{}\[\]]')
+_STRING_REST = re.compile(r'(?:[^"\\]|\\.)*+"', re.DOTALL)
+
+
+@dataclass
+class JsonSpan:
+    start: int
+    end: int
+    value: Any = None  # the parsed object, or None when the span is not valid JSON even after mending
+    readable: bool = False
+
+
+def json_spans(text: str) -> list[JsonSpan]:
+    """The top-level {...} spans of a text, in order, each parsed when it is JSON (mended for common slips).
+
+    One pass over the text: strings are skipped whole (an unterminated one ends the scan), brackets are counted
+    without recursion, and nesting deeper than MAX_JSON_DEPTH stops everything."""
+    spans: list[JsonSpan] = []
+    position = text.find("{")
+    while position >= 0:
+        start, depth, end = position, 0, -1
+        while True:
+            found = _STRUCTURE.search(text, position)
+            if found is None:
+                break
+            char = found.group()
+            if char == '"':
+                rest = _STRING_REST.match(text, found.end())
+                if rest is None:  # a string never closed: nothing after it can be read as JSON
+                    break
+                position = rest.end()
+                continue
+            position = found.end()
+            if char in "{[":
+                depth += 1
+                if depth > MAX_JSON_DEPTH:
+                    raise Unreadable("oversized", "too_deep", limit=MAX_JSON_DEPTH)
+            else:
+                depth -= 1
+                if depth == 0:
+                    end = position
+                    break
+        if end < 0:
+            break
+        spans.append(JsonSpan(start, end))
+        if len(spans) > MAX_JSON_OBJECTS:
+            raise Unreadable("oversized", "too_many_objects", limit=MAX_JSON_OBJECTS)
+        position = text.find("{", end)
+    for span in spans:
+        span.value, span.readable = _loads(text[span.start : span.end])
+    return spans
+
+
+def _loads(candidate: str) -> tuple[Any, bool]:
+    for attempt in (candidate, _mend(candidate)):
+        try:
+            return json.loads(attempt, strict=False), True
+        except (ValueError, RecursionError):  # JSONDecodeError is a ValueError, as is an over-long integer
+            continue
+    return None, False
+
+
+_TRAILING_COMMA = re.compile(r",[ \t\r\n]{0,40}([}\]])")
+_BARE_KEY = re.compile(r"([{,][ \t\r\n]{0,40})([A-Za-z_][A-Za-z0-9_]{0,40})[ \t]{0,10}:")
+
+
+def _mend(candidate: str) -> str:
+    """Mend the common slips: curly quotes, trailing commas, unquoted keys."""
+    fixed = candidate.replace("\u201c", '"').replace("\u201d", '"').replace("\u201e", '"')
+    fixed = _TRAILING_COMMA.sub(r"\1", fixed)
+    return _BARE_KEY.sub(r'\1"\2":', fixed)
+
+
+def blank_spans(text: str, spans: list[JsonSpan]) -> str:
+    """The text with the given spans replaced by a line break, so labels are read outside JSON objects only."""
+    pieces, position = [], 0
+    for span in spans:
+        pieces.append(text[position : span.start])
+        pieces.append("\n")
+        position = span.end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def key_of(name: Any) -> str:
+    return re.sub(r"[\s\-]+", "_", str(name).strip().lower())
+
+
+def normalised_keys(obj: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in obj.items():
+        out.setdefault(key_of(name), value)
+    return out
+
+
+def nested_move_field(obj: dict[str, Any]) -> str | None:
+    """The path of a move-like key below the top level (outside ratings and deductions), if there is one: a move
+    written there is reported as ambiguous, never used. Iterative; the depth is already bounded by the scan."""
+    stack: list[tuple[str, Any]] = [
+        (str(k), v) for k, v in obj.items() if key_of(k) not in NOT_SEARCHED_FOR_MOVES
+    ]
+    while stack:
+        path, value = stack.pop()
+        items: list[tuple[str, Any]] = []
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if key_of(k) in NESTED_MOVE_KEYS and _looks_like_number(v):
+                    return f"{path}.{k}"
+                items.append((f"{path}.{k}", v))
+        elif isinstance(value, list):
+            items = [(f"{path}[{i}]", v) for i, v in enumerate(value)]
+        stack.extend(items)
+    return None
+
+
+def _looks_like_number(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int | float) or (
+        isinstance(value, str) and bool(re.fullmatch(r"\s{0,4}\d{1,6}\s{0,4}", value))
+    )
+
+
+# ---- values ----------------------------------------------------------------------------------------------------
+
+_MOVE_STRING = re.compile(
+    r"[ \t]{0,8}(?:move[ \t]{0,3})?#?[ \t]{0,3}\[?([+-]?\d{1,9})\]?[ \t]{0,3}(?:\([^()\n]{0,160}\))?[ \t.]{0,3}",
+    re.IGNORECASE,
+)
+_DECIMAL = re.compile(r"[ \t]{0,8}(?:move[ \t]{0,3})?#?[ \t]{0,3}([+-]?\d{1,9}[.,]\d{1,9})", re.IGNORECASE)
+
+
+def move_value(value: Any, where: str) -> int:
+    """A move number from a JSON value: an integer, an integral float, or a string holding just a move number."""
+    if isinstance(value, bool) or value is None:
+        raise Unreadable("unparseable", "not_a_number", value=json.dumps(value), where=where)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if value.is_integer():
+            return int(value)
+        raise Unreadable("ambiguous", "decimal", value=repr(value), where=where)
+    if isinstance(value, dict | list):
+        raise Unreadable("ambiguous", "nested", field=where)
+    text = strip_markup(str(value))
+    match = _MOVE_STRING.fullmatch(text)
+    if match:
+        return int(match.group(1))
+    decimal = _DECIMAL.match(text)
+    if decimal:
+        raise Unreadable("ambiguous", "decimal", value=decimal.group(1), where=where)
+    raise Unreadable("unparseable", "not_a_number", value=json.dumps(str(value)[:60]), where=where)
+
+
+# ---- the text layout -------------------------------------------------------------------------------------------
+
+_LABEL = re.compile(
+    r"chosen[ \t_-]{0,3}(?:move|action)(?:[ \t_-]{0,3}(?:number|index|no\.?|id))?"
+    r"[ \t]{0,5}(?:is|was|will[ \t]be|=|:|-)?[ \t]{0,3}[:=\-]?\s{0,6}"
+    r"(?:[\[(#]|move[ \t]{0,3}#?|number[ \t]{0,3})?[ \t]{0,3}"
+    r"(?P<num>[+-]?\d{1,9})?",
+    re.IGNORECASE,
+)
+_AFTER_DECIMAL = re.compile(r"[.,]\d")
+_AFTER_ALTERNATIVE = re.compile(
+    r"[ \t]{0,3}(?:/|\||-|or\b|and\b|to\b|then\b)[ \t]{0,3}(?:move[ \t]{0,3})?#?[ \t]{0,3}\d", re.IGNORECASE
+)
+
+
+@dataclass
+class Labels:
+    """The "Chosen Move Number" labels of a text: the numbers they give, and whether one gave none."""
+
+    numbers: list[int] = field(default_factory=list)
+    without_number: bool = False
+    first_start: int = -1
+
+
+def chosen_labels(text: str) -> Labels:
+    """Every chosen-move label of a (markup-stripped) text. A label giving "2.5" or "3 or 4" is ambiguous."""
+    labels = Labels()
+    for match in _LABEL.finditer(text):
+        if labels.first_start < 0:
+            labels.first_start = match.start()
+        number = match.group("num")
+        if number is None:
+            labels.without_number = True
+            continue
+        after = text[match.end() : match.end() + 40]
+        if _AFTER_DECIMAL.match(after):
+            decimal = number + after[:1] + re.match(r"[.,](\d{1,9})", after).group(1)  # type: ignore[union-attr]
+            raise Unreadable("ambiguous", "decimal", value=decimal, where="the Chosen Move Number line")
+        alternative = _AFTER_ALTERNATIVE.match(after)
+        if alternative:
+            raise Unreadable(
+                "ambiguous",
+                "alternatives",
+                value=f"{number}{alternative.group()}".strip(),
+                where="the Chosen Move Number line",
+            )
+        labels.numbers.append(int(number))
+    return labels
+
+
+_REASON_LABEL = re.compile(r"reason(?:ing)?[ \t]{0,3}[:=]", re.IGNORECASE)
+_RATINGS_LABEL = re.compile(r"move[ \t]{0,3}ratings?[ \t]{0,3}[:=]", re.IGNORECASE)
+_TEXT_RATING = re.compile(
+    r"move[ \t]{0,3}#?[ \t]{0,3}(\d{1,6})[ \t]{0,3}(?:\([^()\n]{0,160}\)[ \t]{0,3})?[:=][ \t]{0,3}"
+    r"([+\-]?(?:\d{1,6}(?:\.\d{0,9})?|\.\d{1,9}))",
+    re.IGNORECASE,
+)
+
+
+def text_fields(text: str, labels: Labels) -> dict[str, Any]:
+    """Reason and ratings of a text-layout reply (markup-stripped): "Reasoning: ...", "Move Ratings: Move 0: 0.5"."""
+    before_choice = text if labels.first_start < 0 else text[: labels.first_start]
+    ratings_label = _RATINGS_LABEL.search(before_choice)
+    reason_label = _REASON_LABEL.search(before_choice)
+    reason = ""
+    if reason_label:
+        stop = ratings_label.start() if ratings_label and ratings_label.start() > reason_label.end() else None
+        reason = before_choice[reason_label.end() : stop].strip()
+    ratings_text = before_choice[ratings_label.end() :] if ratings_label else before_choice
+    found = itertools.islice(_TEXT_RATING.finditer(ratings_text), MAX_RATINGS_READ)
+    pairs = [(m.group(1), m.group(2)) for m in found]
+    return {
+        "move_ratings": pairs if (pairs or ratings_label) else None,
+        "reason": reason,
+    }
