@@ -139,16 +139,13 @@ class SeatAgent:
         """One logical call: ask, read the reply strictly in the call's format, and re-ask on a bad reply.
 
         A re-ask holds the original prompt, the failed reply (cut to REASK_REPLY_CHARS) and the feedback, never a
-        growing transcript. The same failed reply twice stops the re-asks at once ("repeated_reply")."""
+        growing transcript; if that overflows the context window, the feedback alone follows the prompt. The same
+        failed reply twice stops the re-asks at once ("repeated_reply")."""
         fmt = spec.reply_format
         attempts: list[Attempt] = []
         metadata: dict[str, Any] = {}
         if self.client.reads_view:  # only the offline provider decides from the view itself
-            metadata = {
-                "view": view.model_dump(mode="json"),
-                "output": spec.output,
-                "contract": spec.contract,
-            }
+            metadata = {"view": view.model_dump(mode="json"), "format": fmt.name}
         n_legal = len(view.legal_moves)
         original = messages
         failed_replies: dict[str, int] = {}  # failed reply text -> the attempt that first sent it
@@ -163,6 +160,10 @@ class SeatAgent:
                 raise MoveInterrupted(str(exc), [self._call(spec.role, attempts)]) from None
             except FatalModelError as exc:
                 attempts.append(exc.attempt)
+                if exc.attempt.error_kind == "context_overflow" and len(messages) > len(original) + 1:
+                    # the quoted failed reply pushed the re-ask past the context window: the feedback alone
+                    messages = [*original, messages[-1]]
+                    continue
                 raise MoveInterrupted(str(exc), [self._call(spec.role, attempts)]) from None
             attempts.extend(got)
             answer = got[-1]

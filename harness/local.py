@@ -2,14 +2,13 @@
 
 It goes through the same path as any hosted model (render -> LiteLLM -> parse -> apply -> log). The harness sends
 the seat's SeatView in the request metadata (only to this provider); the bot decides from that view alone and the
-provider answers in the scaffold's output contract, as text or JSON. Usage is counted with LiteLLM's bundled
+provider answers in the call's reply format (harness.formats), as text or JSON. Usage is counted with LiteLLM's bundled
 tokenizer (cl100k), so token figures for offline runs are real counts of the prompts and replies.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from functools import lru_cache
 from typing import Any
@@ -20,6 +19,7 @@ import litellm
 from litellm import CustomLLM
 
 from harness.bots import get_bot
+from harness.formats import get_format
 from harness.models import parse_local_model
 from harness.view import SeatView
 
@@ -48,12 +48,7 @@ class LocalBotProvider(CustomLLM):
         view = SeatView.model_validate(metadata["view"])
         decision = get_bot(bot_name).decide(view)
         text = format_reply(
-            view,
-            decision.move_index,
-            decision.ratings,
-            decision.reason,
-            output=metadata.get("output", "text"),
-            contract=metadata.get("contract", "move"),
+            view, decision.move_index, decision.ratings, decision.reason, metadata.get("format", "text-move")
         )
         # OpenAI's chat accounting: each message's tokens plus 3, plus 3 to prime the reply
         prompt_tokens = sum(count_tokens(str(m.get("content") or "")) + 3 for m in messages) + 3
@@ -92,25 +87,10 @@ def deductions_of(view: SeatView) -> dict[str, Any]:
     return block
 
 
-def format_reply(
-    view: SeatView,
-    action: int,
-    ratings: list[float],
-    reason: str,
-    output: str,
-    contract: str,
-) -> str:
-    """The reply text a well-behaved model would send in this output contract."""
-    if contract == "report":
+def format_reply(view: SeatView, action: int, ratings: list[float], reason: str, reply_format: str) -> str:
+    """The reply text a well-behaved model would send in this reply format (harness.formats)."""
+    if reply_format == "report":
         return f"Recommended move: {action} {view.legal_moves[action].description}.\nAnalysis: {reason}"
-    if output == "json":
-        payload: dict[str, Any] = {
-            "move_ratings": [{"action": i, "rating": round(r, 3)} for i, r in enumerate(ratings)],
-            "reason": reason,
-            "action": action,
-        }
-        if contract == "memory":
-            payload["deductions"] = deductions_of(view)
-        return json.dumps(payload, indent=1)
-    listed = ", ".join(f"Move {i}: {r:.2f}" for i, r in enumerate(ratings))
-    return f"Reasoning: {reason}\nMove Ratings: {listed}\nChosen Move Number: {action}"
+    fmt = get_format(reply_format)
+    extras = {"deductions": deductions_of(view)} if "deductions" in fmt.fields else {}
+    return fmt.write(action, [(i, round(r, 3)) for i, r in enumerate(ratings)], reason, extras)

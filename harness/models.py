@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import os
 import random
+import re
 import time
 from collections.abc import Iterable
 from email.utils import parsedate_to_datetime
@@ -417,6 +418,11 @@ def list_at_zero_price(model: str) -> None:
     _LISTED_AT_ZERO.add(model)
 
 
+_CONTEXT_OVERFLOW = re.compile(
+    r"context[ _](?:length|window|size)|maximum context|too many tokens|prompt is too long", re.IGNORECASE
+)
+
+
 def _classify(lib: Any, exc: Exception) -> tuple[ErrorKind, bool]:
     """The error kind of a provider error, and whether retrying can help."""
     if isinstance(exc, lib.RateLimitError):
@@ -428,6 +434,8 @@ def _classify(lib: Any, exc: Exception) -> tuple[ErrorKind, bool]:
     if isinstance(exc, lib.NotFoundError):
         return "not_found", False
     if isinstance(exc, lib.BadRequestError | lib.UnprocessableEntityError):
+        if _CONTEXT_OVERFLOW.search(str(exc)):  # servers LiteLLM does not map (llama.cpp: "exceeds the ... context")
+            return "context_overflow", False
         return "bad_request", False
     if isinstance(exc, lib.Timeout):
         return "timeout", True

@@ -135,3 +135,104 @@ def test_a_choice_may_be_restricted_to_some_moves() -> None:
         TEXT.read("Chosen Move Number: 2", N, allowed={1, 4})
     assert caught.value.kind == "illegal_move"
     assert "Move 2 is a legal move but not one of the moves you may choose here (1 or 4)" in str(caught.value)
+
+
+MEMORY = get_format("memory", ("action", "move_ratings", "reason", "deductions"))
+
+
+@pytest.mark.parametrize(
+    ("deductions", "says"),
+    [
+        (
+            {
+                "player_0": [
+                    {"card": 0, "colors": ["R"], "ranks": [1]},
+                    {"card": 1, "colors": ["Q"], "ranks": [1]},
+                ]
+            },
+            'player_0, card 1 lists "Q", which is not a colour: use the letters R, Y, G, W, B',
+        ),
+        ({"player_1": [{"card": 3, "colors": ["Red"], "ranks": [7]}]}, "player_1, card 3 lists the rank 7"),
+        ({"player_0": "all ones"}, "player_0 must be a list of cards"),
+        ({}, 'the "deductions" field is empty'),
+    ],
+)
+def test_memory_feedback_is_plain_words_with_the_prompts_card_numbers(deductions: dict, says: str) -> None:
+    reply = {
+        "deductions": deductions,
+        "move_ratings": [{"action": 0, "rating": 0.5}],
+        "reason": "r",
+        "action": 0,
+    }
+    import json
+
+    with pytest.raises(ReplyProblem) as caught:
+        MEMORY.read(json.dumps(reply), N)
+    message = str(caught.value)
+    assert caught.value.kind == "missing_field"
+    assert says in message
+    assert "Value error" not in message and "validation" not in message.lower()
+    assert '"deductions": {"player_0"' in message  # the feedback restates Mycroft's own format
+    assert "Chosen Move Number" not in message
+
+
+def test_memory_deductions_are_kept_with_colour_letters() -> None:
+    reply = MEMORY.read(
+        '{"deductions": {"player_0": [{"card": 0, "colors": ["red", "y"], "ranks": [1, 2]}]}, '
+        '"move_ratings": [{"action": 2, "rating": 1}], "reason": "ok", "action": 2}',
+        N,
+    )
+    assert not isinstance(reply, str)
+    assert reply.extras["deductions"] == {"player_0": [{"card": 0, "colors": ["R", "Y"], "ranks": [1, 2]}]}
+
+
+def test_json_feedback_never_mentions_the_text_layout() -> None:
+    for text in (
+        "",
+        "no move here",
+        '{"action": 1.5}',
+        "Chosen Move Number: 1 or 2",
+        '{"reason": {"id": 2}}',
+    ):
+        for fmt in (JSON, get_format("json-action"), MEMORY):
+            with pytest.raises(ReplyProblem) as caught:
+                fmt.read(text, N)
+            message = str(caught.value)
+            assert "Chosen Move Number: N" not in message and '"action": N' in message
+
+
+def test_ambiguity_feedback_says_what_was_ambiguous() -> None:
+    cases = {
+        "Chosen Move Number: 2.5": '"2.5", which is not a whole move number',
+        "Chosen Move Number: 1\u200b2": "broken up by an invisible character (the digits 1 2)",
+        '{"reason": {"id": 1}}': 'appears only in "reason.id", not where the chosen move belongs',
+        'Chosen Move Number: 1\n{"action": 3}': "move 1 in the Chosen Move Number line, move 3 in a JSON object",
+        "Chosen Move Number: 1 or 2": '"1 or 2", which names more than one move',
+    }
+    for text, says in cases.items():
+        with pytest.raises(ReplyProblem) as caught:
+            TEXT.read(text, N)
+        assert caught.value.kind == "ambiguous"
+        assert says in str(caught.value), str(caught.value)
+
+
+def test_every_format_has_instructions_a_schema_and_writes_what_it_reads() -> None:
+    from harness.formats import FORMAT_NAMES
+
+    for name in FORMAT_NAMES:
+        fmt = get_format(name)
+        assert fmt.schema(5)["title"] == name
+        if name == "report":
+            assert fmt.read(fmt.write(0, [], "My analysis."), 5) == "My analysis."
+            continue
+        assert fmt.instructions(players=3).strip()
+        extras = (
+            {"deductions": {"player_0": [{"card": 0, "colors": ["R"], "ranks": [1]}]}}
+            if name == "memory"
+            else {}
+        )
+        written = fmt.write(3, [(0, 0.125), (3, 1.0)], "because", extras)
+        reply = fmt.read(written, 5)
+        assert not isinstance(reply, str) and reply.action == 3 and reply.reason == "because"
+        if "move_ratings" in fmt.fields:
+            assert reply.ratings == [0.125, None, None, 1.0, None]

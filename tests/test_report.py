@@ -47,7 +47,7 @@ class CarelessPlayer:
         with self.lock:
             if turn == 9 and self.failures < 2:
                 self.failures += 1
-                return Reply(content="I am not sure what to do here.")
+                return Reply(content=f"I am not sure what to do here ({self.failures}).")  # not the same twice
         if turn % 11 == 4 and len(request["messages"]) == 2:
             return Reply(content="Let me think about the fireworks first.")
         moves = legal_moves_in(request)

@@ -267,6 +267,30 @@ def test_a_context_overflow_has_its_own_kind_and_is_counted(tmp_path: Path) -> N
     assert result.provider_errors == 1
 
 
+def test_a_re_ask_that_overflows_the_context_is_sent_again_without_the_quoted_reply(tmp_path: Path) -> None:
+    overflow = {"error": {"message": "maximum context length exceeded", "code": "context_length_exceeded"}}
+    answered: set[str] = set()
+
+    def script(request: dict[str, Any]) -> Reply:
+        key = json.dumps(request["messages"][:2])
+        if key not in answered:
+            answered.add(key)
+            return Reply("I am not sure yet.")
+        if len(request["messages"]) == 4:
+            return Reply(status=400, raw_body=json.dumps(overflow).encode())
+        return careful_player(request)
+
+    with FakeModelServer(script) as server:
+        assert run(server, tmp_path, "--seeds", "5") == 0
+    contents = the_log(tmp_path)
+    assert contents.complete
+    for record in contents.moves:
+        attempts = record.calls[0].attempts
+        assert [a.error_kind for a in attempts] == ["unparseable", "context_overflow", None]
+        assert attempts[2].messages == [*attempts[0].messages, attempts[1].messages[-1]]
+    assert contents.result.provider_errors == len(contents.moves)
+
+
 def test_credentials_in_the_api_base_are_sent_as_basic_auth_and_never_written(tmp_path: Path) -> None:
     password = "s3cret-PASSWORD-4711"
     with FakeModelServer(careful_player) as server:

@@ -10,9 +10,7 @@ required fields, to the move it names.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from decimal import Decimal
 from typing import Any
 
 from harness.export.datasets import ExportDataError, chat, deciding_call_of, meta
@@ -50,11 +48,6 @@ def pairs(ratings: list[float | None], played: int, margin: float) -> list[tuple
     ]
 
 
-def _plain(number: float) -> str:
-    """A rating written positionally (never 1e-05), with the digits that read back to the same float."""
-    return format(Decimal(repr(number)), "f")
-
-
 def deciding_call(scaffold_name: str) -> CallDef:
     """The definition of the call that chooses a scaffold's move: its decider, or its own single call."""
     try:
@@ -68,24 +61,18 @@ def deciding_call(scaffold_name: str) -> CallDef:
 
 
 def reply_text(call: CallDef, record: MoveRecord, index: int) -> str:
-    """A well-formed reply in the output format of `call` that chooses legal move `index`."""
+    """A well-formed reply in the reply format of `call` (harness.formats) that chooses legal move `index`."""
     reason = REASON.format(description=record.legal_moves[index])
     rated = [(i, r) for i, r in enumerate(record.ratings) if r is not None]
-    if call.output == "text":
-        listed = ", ".join(f"Move {i}: {_plain(r)}" for i, r in rated)
-        return f"Reasoning: {reason}\nMove Ratings: {listed}\nChosen Move Number: {index}"
-    payload: dict[str, Any] = {}
+    extras: dict[str, Any] = {}
     if call.contract == "memory":
         deductions = (record.memory or {}).get("deductions")
         if deductions is None:
             raise ExportDataError(
                 f"turn {record.turn} of a {record.scaffold} seat has no logged deductions; the log is damaged"
             )
-        payload["deductions"] = deductions
-    payload["move_ratings"] = [{"action": i, "rating": r} for i, r in rated]
-    payload["reason"] = reason
-    payload["action"] = index
-    return json.dumps(payload)
+        extras["deductions"] = deductions
+    return call.reply_format.write(index, rated, reason, extras)
 
 
 def preference_rows(game: ExportGame, margin: float) -> Iterator[PreferenceRow]:

@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from functools import cache
 from typing import Any, Literal
 
@@ -235,6 +236,8 @@ class ReplyFormat:
         self, action: int, ratings: list[tuple[int, float]], reason: str, extras: dict[str, Any] | None = None
     ) -> str:
         """A well-formed reply in this format choosing `action`, with (move, rating) pairs and a reason."""
+        if self.layout == "free":
+            return reason
         if self.layout == "text":
             listed = ", ".join(f"Move {i}: {_plain(r)}" for i, r in ratings)
             return f"Reasoning: {reason}\nMove Ratings: {listed}\nChosen Move Number: {action}"
@@ -254,7 +257,8 @@ def _examples(template: str) -> list[dict[str, Any]]:
 
 
 def _plain(number: float) -> str:
-    return f"{number:.2f}" if isinstance(number, float) else str(number)
+    """A rating written positionally (never 1e-05), with the digits that read back to the same float."""
+    return format(Decimal(repr(number)), "f")
 
 
 def _first_claims(claims: list[tuple[int, str]]) -> list[tuple[int, str]]:

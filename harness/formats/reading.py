@@ -21,19 +21,12 @@ MAX_JSON_DEPTH = 32  # brackets nested deeper than this are rejected unread, as 
 MAX_RATINGS_READ = 256  # ratings read from one reply (Hanabi has at most about 50 legal moves)
 MAX_JSON_OBJECTS = 64  # more top-level JSON objects than this in one reply are rejected, as "oversized"
 
-ACTION_KEYS = (
-    "action",
-    "chosen_move",
-    "chosen_move_number",
-    "chosen_action",
-    "move",
-    "move_index",
-    "move_number",
-)
+# the field that holds the chosen move, and the few unmistakable spellings of it that models write
+ACTION_KEYS = ("action", "chosen_action", "chosen_move", "chosen_move_number", "chosen_move_index")
 RATING_KEYS = ("move_ratings", "ratings", "move_rating")
 REASON_KEYS = ("reason", "reasoning", "rationale", "explanation")
-# keys that would name a move if they stood at the top level; found deeper, they are reported, never used
-NESTED_MOVE_KEYS = (*ACTION_KEYS, "id", "index", "choice")
+# keys that look like a move elsewhere than in the action field: reported as ambiguous, never used
+NESTED_MOVE_KEYS = (*ACTION_KEYS, "move", "move_index", "move_number", "id", "index", "choice")
 NOT_SEARCHED_FOR_MOVES = (*RATING_KEYS, "deductions")  # their "action" keys label ratings, not a choice
 
 
@@ -182,8 +175,12 @@ def normalised_keys(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def nested_move_field(obj: dict[str, Any]) -> str | None:
-    """The path of a move-like key below the top level (outside ratings and deductions), if there is one: a move
-    written there is reported as ambiguous, never used. Iterative; the depth is already bounded by the scan."""
+    """The path of a move-like key other than the action field (outside ratings and deductions), at the top level
+    ("move": 3) or below it ("reason": {"id": 1}), if there is one: a move written there is reported as ambiguous,
+    never used. Iterative; the depth is already bounded by the scan."""
+    for k, v in obj.items():
+        if key_of(k) in NESTED_MOVE_KEYS and _looks_like_number(v):
+            return f'"{k}"'
     stack: list[tuple[str, Any]] = [
         (str(k), v) for k, v in obj.items() if key_of(k) not in NOT_SEARCHED_FOR_MOVES
     ]
@@ -193,7 +190,7 @@ def nested_move_field(obj: dict[str, Any]) -> str | None:
         if isinstance(value, dict):
             for k, v in value.items():
                 if key_of(k) in NESTED_MOVE_KEYS and _looks_like_number(v):
-                    return f"{path}.{k}"
+                    return f'"{path}.{k}"'
                 items.append((f"{path}.{k}", v))
         elif isinstance(value, list):
             items = [(f"{path}[{i}]", v) for i, v in enumerate(value)]
