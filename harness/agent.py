@@ -118,7 +118,7 @@ class SeatAgent:
     def _with_memory(self, view: SeatView, reply: ParsedReply, calls: list[Call]) -> Decision:
         if not self.scaffold.context.working_memory:
             return Decision(reply=reply, calls=calls)
-        deductions = reply.extras.get("deductions")
+        deductions = reply.extras.get("deductions", reply.extras.get("deduction"))  # -plus / the paper's
         notes = {
             "turn": view.turn,
             "state": render_memory_state(self.scaffold, view),
@@ -129,6 +129,7 @@ class SeatAgent:
             ],
             "action": view.legal_moves[reply.action].description,
             "reason": reply.reason,
+            "reply": calls[-1].final.reply or "",  # the full reply, as the paper's Mycroft shows it next turn
         }
         tracking = score_deductions(view, deductions).model_dump()
         return Decision(reply=reply, calls=calls, memory=notes, tracking=tracking)

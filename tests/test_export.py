@@ -266,9 +266,7 @@ def test_preference_pairs_are_well_formed_replies_in_the_scaffolds_format(
         for side, index in (("chosen", row["chosen_move_index"]), ("rejected", row["rejected_move_index"])):
             (message,) = row[side]
             assert message["role"] == "assistant"
-            parsed = parse_reply(
-                message["content"], len(record.legal_moves), definition.contract, definition.required_fields
-            )
+            parsed = definition.reply_format.read(message["content"], len(record.legal_moves))
             assert parsed.action == index
             assert parsed.ratings == record.ratings
             assert record.legal_moves[index] in parsed.reason
@@ -278,7 +276,7 @@ def test_preference_pairs_are_well_formed_replies_in_the_scaffolds_format(
                 {k: v for k, v in json.loads(t).items() if k not in ("action", "reason")}
                 for t in (chosen, rejected)
             ]
-            assert same[0] == same[1] and ("deductions" in same[0]) == (scaffold == "mycroft")
+            assert same[0] == same[1] and ("deduction" in same[0]) == (scaffold == "mycroft")
         else:
             assert chosen.splitlines()[1] == rejected.splitlines()[1]  # the same "Move Ratings: ..." line
     if definition.output == "json":

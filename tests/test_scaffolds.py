@@ -54,7 +54,7 @@ def test_watson_and_mycroft_prompts_hold_no_engine_deductions() -> None:
     ):
         text = "\n".join(m.content for m in render_messages(load_scaffold(name), view))
         assert not re.search(r"could be (any of these colors: )?(Red|Yellow|Green|White|Blue)", text), name
-    mycroft = render_messages(load_scaffold("mycroft"), view)[1].content
+    mycroft = render_messages(load_scaffold("mycroft-plus"), view)[1].content
     assert "They know" not in mycroft and "they know" not in mycroft  # no other players' perspective
     assert "first turn" in mycroft
 
@@ -81,11 +81,11 @@ def test_mycroft_prompt_carries_the_seats_previous_notes() -> None:
         "action": "(Play 0)",
         "reason": "unique-reason-marker",
     }
-    prompt = render_messages(load_scaffold("mycroft"), view, notes)[1].content
+    prompt = render_messages(load_scaffold("mycroft-plus"), view, notes)[1].content
     assert "previous turn (turn 4)" in prompt
     assert "(the state as it was)" in prompt and "unique-reason-marker" in prompt
     assert '"colors": ["R"]' in prompt and "(Play 0): 0.9" in prompt and "(Discard 0): none" in prompt
-    assert "card 0 is the oldest card" in render_messages(load_scaffold("mycroft"), view)[0].content
+    assert "card 0 is the oldest card" in render_messages(load_scaffold("mycroft-plus"), view)[0].content
 
 
 def test_every_shipped_scaffold_loads_and_unknown_names_are_refused() -> None:
