@@ -116,3 +116,16 @@ def test_the_previous_turn_is_kept_for_one_turn_only(tmp_path: Path) -> None:
         assert previous.calls[0].final.reply in kept and f"Turn {previous.turn}\n" in kept
         assert f"Turn {before.turn}\n" not in kept  # one turn kept
         assert previous.tracking["own"]["exact"] == 1.0  # the bot's free-text block, scored exactly
+
+
+def test_the_events_fireworks_and_info_tokens_follow_the_engine() -> None:
+    for players, seed in ((2, 1), (3, 6), (5, 8)):
+        game = random_game(players, seed=seed, moves=70)
+        if game.is_over:
+            continue
+        view = build_view(game.observe(game.current_player))
+        last = view.events[-1]
+        assert last.info_after == view.info_tokens
+        assert last.fireworks_after == " ".join(f"{c}{n}" for c, n in view.fireworks.items())
+        for before, after in zip(view.events, view.events[1:], strict=False):
+            assert (after.fireworks_before, after.info_before) == (before.fireworks_after, before.info_after)

@@ -28,7 +28,7 @@ def handle(args: argparse.Namespace) -> int:
         table.add_row(name, scaffold.calls_text(), scaffold.output, paper, scaffold.description)
     console = Console(width=max(Console().width, 200))
     console.print(table)
-    ladder = " < ".join(f"{s.paper_label} ({s.name})" for s in figure2_ladder())
-    console.print(f"The paper's Figure 2 ladder: {ladder}")
+    ladder = ", ".join(f"{s.paper_label} ({s.name})" for s in figure2_ladder())
+    console.print(f"The paper's Figure 2 ladder, in its order: {ladder}")
     console.print("'-' in 'paper setting': not one of the paper's settings (this project's variant).")
     return EXIT_OK
