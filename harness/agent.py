@@ -216,7 +216,9 @@ async def _read(
     if answer.finish_reason == "content_filter":
         raise ReplyProblem("content_filter", fmt.feedback("content_filter", _allowed(allowed, n_legal)))
     text = answer.reply or ""
-    if REDACTED in text:  # a credential was taken out of it: an echo of the request, not a model's answer
+    if REDACTED in text or REDACTED in (
+        answer.reasoning or ""
+    ):  # a credential was taken out: an echo, no answer
         raise ReplyProblem("echoed_secret", fmt.feedback("echoed_secret", _allowed(allowed, n_legal)))
     if len(text) > READ_INLINE_CHARS:
         return await asyncio.to_thread(fmt.read, text, n_legal, allowed)

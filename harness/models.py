@@ -205,6 +205,8 @@ class ModelClient:
         self.seat = seat
         self.policy = policy
         self._router: Any = None
+        # --api-base without its credentials, and those credentials as the provider expects them
+        self._endpoint = split_credentials(seat.api_base) if seat.api_base else None
         providers = {provider_of(seat.model), *(provider_of(d.model) for d in seat.deployments if d.model)}
         self._setup_inline = all(_setup_never_blocks(p) for p in providers)  # see harness.event_loop
         if provider_of(seat.model) == LOCAL_PROVIDER:
@@ -309,8 +311,8 @@ class ModelClient:
         }
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
-        if self.seat.api_base:
-            kwargs["api_base"], url_key, headers = split_credentials(self.seat.api_base)
+        if self._endpoint is not None:
+            kwargs["api_base"], url_key, headers = self._endpoint
             if headers:
                 kwargs["extra_headers"] = headers
             if url_key:
@@ -353,11 +355,16 @@ class ModelClient:
         latency = time.perf_counter() - started
         choices = getattr(response, "choices", None) or []
         message = choices[0].message if choices else None
+        content = (message.content or "") if message is not None else ""
         reasoning = _reasoning_of(message) if message is not None else None
+        if len(content) + len(reasoning or "") > REDACT_INLINE_CHARS:  # long texts: off the event loop
+            content, reasoning = await asyncio.to_thread(_redacted, content, reasoning)
+        else:
+            content, reasoning = _redacted(content, reasoning)
         answered = base.model_copy(
             update={
-                "reply": redact(message.content or "") if message is not None else "",
-                "reasoning": redact(reasoning) if reasoning else None,
+                "reply": content,
+                "reasoning": reasoning or None,
                 "finish_reason": (getattr(choices[0], "finish_reason", None) or None) if choices else None,
                 "usage": _usage_of(response),
                 "cost_usd": _cost_of(response) if self.priced else None,
@@ -434,7 +441,9 @@ def _classify(lib: Any, exc: Exception) -> tuple[ErrorKind, bool]:
     if isinstance(exc, lib.NotFoundError):
         return "not_found", False
     if isinstance(exc, lib.BadRequestError | lib.UnprocessableEntityError):
-        if _CONTEXT_OVERFLOW.search(str(exc)):  # servers LiteLLM does not map (llama.cpp: "exceeds the ... context")
+        if _CONTEXT_OVERFLOW.search(
+            str(exc)
+        ):  # servers LiteLLM does not map (llama.cpp: "exceeds the ... context")
             return "context_overflow", False
         return "bad_request", False
     if isinstance(exc, lib.Timeout):
@@ -452,6 +461,13 @@ def _classify(lib: Any, exc: Exception) -> tuple[ErrorKind, bool]:
     if isinstance(status, int) and status >= 500:
         return "server_error", True
     return "bad_request", False
+
+
+REDACT_INLINE_CHARS = 20_000  # longer replies are redacted in a thread, so no game waits on another's
+
+
+def _redacted(content: str, reasoning: str | None) -> tuple[str, str | None]:
+    return redact(content), redact(reasoning) if reasoning else reasoning
 
 
 def _safe_error(exc: Exception) -> str:

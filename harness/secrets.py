@@ -32,7 +32,11 @@ _KEY_SHAPES: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         ("key=", "token=", "sig=", "signature="),
     ),
     (re.compile(r"\b(?:sk|pk|rk|xai|gsk|sk-ant|sk-proj)-[A-Za-z0-9_\-]{8,}"), ("sk-", "pk-", "rk-", "xai-")),
-    (re.compile(r"(?i)\b(?:bearer|basic)\s+[A-Za-z0-9._\-+/=]{8,}"), ("bearer", "basic")),
+    # an Authorization value: a token with a digit in it ("a basic strategy" is prose, not a credential)
+    (
+        re.compile(r"(?i)\b(?:bearer|basic)\s+(?=[A-Za-z._\-+/=]{0,200}\d)[A-Za-z0-9._\-+/=]{8,}"),
+        ("bearer", "basic"),
+    ),
     (
         re.compile(
             r"(?i)(?P<keep>(?:api[_-]?key|access[_-]?token|x-api-key|authorization)['\"]?\s{0,5}[=:]\s{0,5}['\"]?)"

@@ -236,3 +236,24 @@ def test_every_format_has_instructions_a_schema_and_writes_what_it_reads() -> No
         assert not isinstance(reply, str) and reply.action == 3 and reply.reason == "because"
         if "move_ratings" in fmt.fields:
             assert reply.ratings == [0.125, None, None, 1.0, None]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Chosen Move Number: 1\u20092",  # a thin space: "1 2" after normalisation
+        "Chosen Move Number: 1\u20282",  # a line separator
+        "Chosen Move Number: 1\u03012",  # a stray combining mark
+        "Chosen Move Number: 1\ufeff2",  # a byte-order mark
+        "Chosen Move Number: 3, 2",
+        '{"action": 2.0}',  # a move number is a whole number, written as one
+        '{"action": "2.5"}',
+        '{"move": 3, "reason": "no action field"}',  # a move only in another field
+        '{"action": 1, "chosen_move": 2}',
+    ],
+)
+def test_more_ways_of_being_ambiguous(text: str) -> None:
+    for fmt in (TEXT, JSON):
+        with pytest.raises(ReplyProblem) as caught:
+            fmt.read(text, N)
+        assert caught.value.kind == "ambiguous"

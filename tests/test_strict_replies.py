@@ -41,6 +41,14 @@ CORPUS: dict[str, tuple[Reply, str]] = {
     "deep brackets": (Reply('{"a": ' * 100_000 + "1" + "}" * 100_000), "oversized"),
     "backtracking bait": (Reply("move 1 (" * 25_000), "unparseable"),
     "key echo": (Reply(f"Chosen Move Number: 0 (your key: {KEY})", reasoning=f"key {KEY}"), "echoed_secret"),
+    "key in reasoning": (
+        Reply("Chosen Move Number: 0", reasoning=f"Authorization: Bearer {KEY}"),
+        "echoed_secret",
+    ),
+    "header echo": (
+        Reply('{"action": 0, "headers": {"Authorization": "Bearer ' + KEY + '"}}'),
+        "echoed_secret",
+    ),
 }
 
 

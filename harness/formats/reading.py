@@ -40,13 +40,16 @@ class Unreadable(Exception):
         self.facts = facts
 
 
-# Unicode format characters (zero-width spaces and joiners, direction marks, soft hyphen, BOM): invisible in a reply
-_INVISIBLE = (
-    "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-    "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
-)
+# Invisible characters: Unicode format characters (zero-width spaces and joiners, direction marks, soft hyphen, BOM,
+# tag characters), line and paragraph separators, and combining marks left over after NFKC composition
+_INVISIBLE_RANGES = (
+    (0x00AD, 0x00AD), (0x0300, 0x036F), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
+    (0x180E, 0x180E), (0x200B, 0x200F), (0x2028, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF),
+    (0xFFF9, 0xFFFB), (0xE0001, 0xE0001), (0xE0020, 0xE007F),
+)  # fmt: skip
+_INVISIBLE = "".join(f"{chr(a)}-{chr(b)}" if a != b else chr(a) for a, b in _INVISIBLE_RANGES)
 _SPLIT_NUMBER = re.compile(rf"\d[{_INVISIBLE}]{{1,16}}\d")
-_DROP_INVISIBLE = str.maketrans("", "", _INVISIBLE)
+_DROP_INVISIBLE = {c: None for a, b in _INVISIBLE_RANGES for c in range(a, b + 1)}
 
 
 def normalise(text: str) -> str:
@@ -221,9 +224,7 @@ def move_value(value: Any, where: str) -> int:
         raise Unreadable("unparseable", "not_a_number", value=json.dumps(value), where=where)
     if isinstance(value, int):
         return value
-    if isinstance(value, float):
-        if value.is_integer():
-            return int(value)
+    if isinstance(value, float):  # 2.5, and even 2.0: a move number is written as a whole number
         raise Unreadable("ambiguous", "decimal", value=repr(value), where=where)
     if isinstance(value, dict | list):
         raise Unreadable("ambiguous", "nested", field=where)
@@ -248,7 +249,8 @@ _LABEL = re.compile(
 )
 _AFTER_DECIMAL = re.compile(r"[.,]\d")
 _AFTER_ALTERNATIVE = re.compile(
-    r"[ \t]{0,3}(?:/|\||-|or\b|and\b|to\b|then\b)[ \t]{0,3}(?:move[ \t]{0,3})?#?[ \t]{0,3}\d", re.IGNORECASE
+    r"[ \t]{0,3}(?:/|\||-|,|or\b|and\b|to\b|then\b)[ \t]{0,3}(?:move[ \t]{0,3})?#?[ \t]{0,3}\d|[ \t]{1,3}\d",
+    re.IGNORECASE,
 )
 
 
@@ -301,7 +303,7 @@ def text_fields(text: str, labels: Labels) -> dict[str, Any]:
     before_choice = text if labels.first_start < 0 else text[: labels.first_start]
     ratings_label = _RATINGS_LABEL.search(before_choice)
     reason_label = _REASON_LABEL.search(before_choice)
-    reason = ""
+    reason = None  # no "Reasoning:" label: missing, not empty
     if reason_label:
         stop = ratings_label.start() if ratings_label and ratings_label.start() > reason_label.end() else None
         reason = before_choice[reason_label.end() : stop].strip()
