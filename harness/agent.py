@@ -98,14 +98,18 @@ class SeatAgent:
         if failure is not None:
             raise MoveInterrupted(failure.reason, calls)
         answers = [o for o in outcomes if isinstance(o, tuple)]
-        if scaffold.decider is None:
+        final = scaffold.final_call
+        if final is None:
             (call, reply) = answers[0]
             assert isinstance(reply, ParsedReply)
             return self._with_memory(view, reply, calls)
         reports = [_report(view, call, reply) for call, reply in answers]
-        decider_messages = render_call(scaffold, scaffold.decider, view, memory, reports)
+        sampled = None
+        if scaffold.strategy == "best_of_k":  # the final agent chooses among the sampled moves only
+            sampled = tuple(dict.fromkeys(r["action"] for r in reports))
+        decider_messages = render_call(scaffold, final, view, memory, reports, sampled)
         try:
-            call, reply = await self._ask(scaffold.decider, decider_messages, view)
+            call, reply = await self._ask(final, decider_messages, view, sampled)
         except MoveInterrupted as stop:
             raise MoveInterrupted(stop.reason, calls + stop.calls) from None
         assert isinstance(reply, ParsedReply)
@@ -114,7 +118,7 @@ class SeatAgent:
     def _with_memory(self, view: SeatView, reply: ParsedReply, calls: list[Call]) -> Decision:
         if not self.scaffold.context.working_memory:
             return Decision(reply=reply, calls=calls)
-        deductions = reply.extras.get("deductions")
+        deductions = reply.extras.get("deductions", reply.extras.get("deduction"))  # -plus / the paper's
         notes = {
             "turn": view.turn,
             "state": render_memory_state(self.scaffold, view),
@@ -125,6 +129,7 @@ class SeatAgent:
             ],
             "action": view.legal_moves[reply.action].description,
             "reason": reply.reason,
+            "reply": calls[-1].final.reply or "",  # the full reply, as the paper's Mycroft shows it next turn
         }
         tracking = score_deductions(view, deductions).model_dump()
         return Decision(reply=reply, calls=calls, memory=notes, tracking=tracking)

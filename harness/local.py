@@ -19,6 +19,7 @@ import litellm
 from litellm import CustomLLM
 
 from harness.bots import get_bot
+from harness.cards import COLOR_NAMES
 from harness.formats import get_format
 from harness.models import parse_local_model
 from harness.view import SeatView
@@ -87,10 +88,29 @@ def deductions_of(view: SeatView) -> dict[str, Any]:
     return block
 
 
+def paper_deduction_of(view: SeatView) -> dict[str, dict[str, str]]:
+    """The paper's Mycroft deduction block ("you", "player+1", ...; "card0", ...), in words, from the view's
+    could-be sets: what a player was told directly is "is", the rest "could be"."""
+
+    def text(k: Any) -> str:
+        color = f"color is {COLOR_NAMES[k.color]}" if k.color else f"color could be {', '.join(k.could_be_colors)}"
+        rank = f"rank is {k.rank}" if k.rank else f"rank could be {', '.join(map(str, k.could_be_ranks))}"
+        return f"{color}; {rank}"
+
+    block = {"you": {f"card{c.index}": text(c.knowledge) for c in view.own_hand}}
+    for hand in view.others:
+        block[f"player+{hand.offset}"] = {f"card{c.index}": text(c.knowledge) for c in hand.cards}
+    return block
+
+
 def format_reply(view: SeatView, action: int, ratings: list[float], reason: str, reply_format: str) -> str:
     """The reply text a well-behaved model would send in this reply format (harness.formats)."""
     if reply_format == "report":
         return f"Recommended move: {action} {view.legal_moves[action].description}.\nAnalysis: {reason}"
     fmt = get_format(reply_format)
-    extras = {"deductions": deductions_of(view)} if "deductions" in fmt.fields else {}
+    extras: dict[str, Any] = {}
+    if "deductions" in fmt.fields:
+        extras = {"deductions": deductions_of(view)}
+    elif "deduction" in fmt.fields:
+        extras = {"deduction": paper_deduction_of(view)}
     return fmt.write(action, [(i, round(r, 3)) for i, r in enumerate(ratings)], reason, extras)

@@ -60,7 +60,8 @@ class SeatConfig(BaseModel):
 
     @property
     def label(self) -> str:
-        return f"{self.model}:{self.scaffold}"
+        """`model:scaffold`, with `,k=N` for a best-of-k seat that sets its sample count (as a --seat spec)."""
+        return f"{self.model}:{self.scaffold}" + (f",k={self.k}" if self.k is not None else "")
 
 
 class Usage(BaseModel):

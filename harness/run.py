@@ -141,9 +141,10 @@ class RunConfig(BaseModel):
         seed_sets = "+".join(sorted({s.seed_set for s in self.seeds}))
         players = "".join(str(p) for p in self.players)
         if len(self.seats) == 1:
-            who = f"{_slug(self.seats[0].model)}-{self.seats[0].scaffold}"
+            seat = self.seats[0]
+            who = f"{_slug(seat.model)}-{seat.scaffold}" + (f"-k{seat.k}" if seat.k is not None else "")
         else:
-            labels = [f"{_slug(s.model)}.{s.scaffold}" for s in self.seats]
+            labels = [f"{_slug(s.model)}.{s.scaffold}" + (f".k{s.k}" if s.k else "") for s in self.seats]
             who = "team-" + "+".join(labels)
             if len(who) > 90:
                 who = who[:90].rstrip("+-.")
@@ -267,7 +268,7 @@ def build_agents(config: RunConfig) -> dict[SeatConfig, SeatAgent]:
     for seat in config.seats:
         if seat not in agents:
             client = ModelClient(seat, config.retry)
-            agents[seat] = SeatAgent(seat, load_scaffold(seat.scaffold), client, config.reply_retries)
+            agents[seat] = SeatAgent(seat, load_scaffold(seat.scaffold, seat.k), client, config.reply_retries)
     return agents
 
 
@@ -511,7 +512,7 @@ def expected_calls(plans: list[tuple[GamePlan, Path]]) -> tuple[int, int]:
             continue
         done = count_moves(path)
         per_move = (
-            sum(load_scaffold(s.scaffold).calls_per_move(plan.players) for s in plan.seats) / plan.players
+            sum(load_scaffold(s.scaffold, s.k).calls_per_move(plan.players) for s in plan.seats) / plan.players
         )
         remaining += 1
         calls += max(TYPICAL_MOVES[plan.players] - done, 1) * per_move

@@ -4,6 +4,7 @@
     xai/grok-3-mini:mycroft,temperature=0.6,reasoning_effort=low
     openai/my-model:watson,api_base=http://127.0.0.1:8001/v1
     local/smart:watson                      (the built-in rule-based player)
+    openai/gpt-4.1:best-of-k-sherlock,k=3   (best-of-k with 3 samples per move; k is 1-7)
 
 Model strings may themselves hold a colon (ollama/llama3:8b, ollama/llama3:latest): the part after the last colon is
 taken as the scaffold only when it names one; a near miss of a scaffold name (`:sherlok`), or any other name after a
@@ -19,17 +20,19 @@ from typing import Literal
 from pydantic import ValidationError
 
 from harness.records import GenerationParams, SeatConfig
-from harness.scaffold import scaffold_names
+from harness.scaffold import ScaffoldError, load_scaffold, parse_k, scaffold_names
 
 Rotation = Literal["seed", "all", "off"]
-SEAT_KEYS = ("api_base", "temperature", "max_tokens", "reasoning_effort", "timeout")
+SEAT_KEYS = ("api_base", "temperature", "max_tokens", "reasoning_effort", "timeout", "k")
 
 
 class SeatSpecError(ValueError):
     """A seat specification that cannot be used; the message names the problem and the fix."""
 
 
-def parse_seat(spec: str, default_scaffold: str, default_params: GenerationParams) -> SeatConfig:
+def parse_seat(
+    spec: str, default_scaffold: str, default_params: GenerationParams, default_k: int | None = None
+) -> SeatConfig:
     head, *pairs = spec.split(",")
     model, scaffold = head, default_scaffold
     if ":" in head:
@@ -59,12 +62,17 @@ def parse_seat(spec: str, default_scaffold: str, default_params: GenerationParam
                 params[key] = settings[key]
         if "timeout" in settings:
             params["timeout_s"] = settings["timeout"]
+        k = parse_k(settings["k"], "") if "k" in settings else default_k
+        load_scaffold(scaffold, k)
         return SeatConfig(
             model=model.strip(),
             scaffold=scaffold,
             api_base=settings.get("api_base"),
             params=GenerationParams.model_validate(params),
+            k=k,
         )
+    except ScaffoldError as exc:
+        raise SeatSpecError(f"--seat {spec!r}: {exc}") from None
     except ValidationError as exc:
         error = exc.errors()[0]
         raise SeatSpecError(f"--seat {spec!r}: {'.'.join(map(str, error['loc']))}: {error['msg']}") from None

@@ -22,7 +22,7 @@ from harness.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.models import RetryPolicy
 from harness.records import Deployment, GenerationParams, SeatConfig
 from harness.run import RunConfig
-from harness.scaffold import ScaffoldError, load_scaffold, scaffold_names
+from harness.scaffold import ScaffoldError, load_scaffold, parse_scaffold_spec, scaffold_names
 from harness.seats import Rotation, SeatSpecError, parse_seat
 from harness.seeds import SeedSpecError, resolve_seeds
 from harness.store import write_json_atomic
@@ -55,9 +55,11 @@ class SweepModel(BaseModel):
         return value
 
     def seat(self, scaffold: str) -> SeatConfig:
+        name, k = parse_scaffold_spec(scaffold)
         return SeatConfig(
             model=self.model,
-            scaffold=scaffold,
+            scaffold=name,
+            k=k,
             api_base=self.api_base,
             params=GenerationParams(
                 temperature=self.temperature,
@@ -98,7 +100,7 @@ class SweepConfig(BaseModel):
     players: list[int] = Field(min_length=1)
     seeds: list[str] = Field(min_length=1)  # seed set names, comma-separated seeds, or seed files
     repeats: int = Field(default=1, ge=1)  # plays of each seed
-    scaffolds: list[str] = []  # self-play runs: every model with every scaffold
+    scaffolds: list[str] = []  # self-play runs: every model with every scaffold ("NAME" or "NAME,k=N")
     models: list[SweepModel] = []
     teams: list[TeamDef] = []
     crossplay: list[CrossplayDef] = []
@@ -122,7 +124,7 @@ class SweepConfig(BaseModel):
     def _scaffolds(cls, value: list[str]) -> list[str]:
         for name in value:
             try:
-                load_scaffold(name)
+                parse_scaffold_spec(name)
             except ScaffoldError as exc:
                 raise ValueError(str(exc)) from None
         return value

@@ -14,7 +14,15 @@ from functools import cache
 from pydantic import BaseModel, ConfigDict
 
 from harness.cards import ALL_CARDS, COLORS, COPIES, FULL_DECK, MAX_SCORE, RANKS, card, parse_card
-from harness.engine import MAX_INFO_TOKENS, MAX_LIFE_TOKENS, HistoryEntry, Knowledge, Move, Observation
+from harness.engine import (
+    MAX_INFO_TOKENS,
+    MAX_LIFE_TOKENS,
+    HistoryEntry,
+    Knowledge,
+    Move,
+    MoveKind,
+    Observation,
+)
 
 _FROZEN = ConfigDict(frozen=True)
 
@@ -67,6 +75,23 @@ class LegalMove(BaseModel):
     touches: tuple[int, ...] = ()  # for hints: the target's hand indices the hint would point at
 
 
+class Event(BaseModel):
+    """A move already made, as the paper's prompts report it: the engine's move string, and the fireworks and
+    information tokens before and after it. No played or discarded card is named."""
+
+    model_config = _FROZEN
+
+    turn: int  # 1-based
+    player: int
+    offset: int  # seats ahead of the viewing seat (0: the seat itself)
+    move: str  # HLE's text, hint targets relative to the mover: "(Reveal player +2 rank 5)"
+    absolute_move: str  # the same with the target as an absolute id: "(Reveal player P3 rank 5)"
+    fireworks_before: str  # "R4 Y4 G3 W2 B3"
+    info_before: int
+    fireworks_after: str
+    info_after: int
+
+
 class SeatView(BaseModel):
     model_config = _FROZEN
 
@@ -90,8 +115,11 @@ class SeatView(BaseModel):
     unseen: dict[str, int]  # copies this seat cannot see anywhere: in the deck or in its own hand
     history: tuple[HistoryEntry, ...]  # every move so far (all public)
     recent: tuple[HistoryEntry, ...]  # the other players' moves since this seat last moved
+    events: tuple[Event, ...]  # every move so far, with the fireworks and info tokens around it
+    recent_events: tuple[Event, ...]  # the events of `recent`
     final_round: bool
     last_player: int | None
+    last_player_offset: int | None  # seats from this seat to the last player (0: this seat is last)
     turns_left: int | None  # once the deck is empty: moves left in the game, this one included
     legal_moves: tuple[LegalMove, ...]
 
@@ -154,6 +182,7 @@ def build_view(obs: Observation) -> SeatView:
 
     last_own = max((e.turn for e in obs.history if e.player == seat), default=0)
     recent = tuple(e for e in obs.history if e.turn > last_own and e.player != seat)
+    events = _events(obs.history, seat, n)
 
     turns_left = None
     if obs.last_player is not None:
@@ -181,8 +210,11 @@ def build_view(obs: Observation) -> SeatView:
         unseen=unseen,
         history=obs.history,
         recent=recent,
+        events=events,
+        recent_events=tuple(events[e.turn - 1] for e in recent),
         final_round=obs.last_player is not None,
         last_player=obs.last_player,
+        last_player_offset=None if obs.last_player is None else (obs.last_player - seat) % n,
         turns_left=turns_left,
         legal_moves=legal,
     )
@@ -263,3 +295,43 @@ def _legal_move(
     return LegalMove(
         index=index, move=move, description=move.description, target_player=target, touches=touches
     )
+
+
+def _fireworks_text(fireworks: dict[str, int]) -> str:
+    return " ".join(f"{c}{fireworks[c]}" for c in COLORS)
+
+
+def _events(history: tuple[HistoryEntry, ...], seat: int, n: int) -> tuple[Event, ...]:
+    """Replay the public history for the fireworks and information tokens around each move (HLE's rules: a hint
+    costs a token, a discard returns one, a completed firework returns one while tokens are below the maximum)."""
+    fireworks = dict.fromkeys(COLORS, 0)
+    info = MAX_INFO_TOKENS
+    events = []
+    for entry in history:
+        before, info_before = _fireworks_text(fireworks), info
+        move = entry.move
+        if move.is_hint:
+            info -= 1
+            absolute = move.description.replace(f"player +{move.target_offset}", f"player P{entry.target_player}")
+        else:
+            absolute = move.description
+            if move.kind is MoveKind.DISCARD:
+                info = min(info + 1, MAX_INFO_TOKENS)
+            elif entry.scored and entry.card is not None:
+                fireworks[entry.card[0]] += 1
+                if entry.card[1] == "5":
+                    info = min(info + 1, MAX_INFO_TOKENS)
+        events.append(
+            Event(
+                turn=entry.turn,
+                player=entry.player,
+                offset=(entry.player - seat) % n,
+                move=move.description,
+                absolute_move=absolute,
+                fireworks_before=before,
+                info_before=info_before,
+                fireworks_after=_fireworks_text(fireworks),
+                info_after=info,
+            )
+        )
+    return tuple(events)

@@ -149,13 +149,13 @@ class FakeModelServer:
 
 # ---- scripts -------------------------------------------------------------------------------------------------
 
-_LEGAL_LINE = re.compile(r"^(\d+)\. \((Play|Discard|Reveal)[^)]*\)", re.MULTILINE)
+_LEGAL_LINE = re.compile(r"^ *(\d+)[.:] \(?(\((?:Play|Discard|Reveal)[^)]*\))", re.MULTILINE)
 
 
 def legal_moves_in(request: dict[str, Any]) -> list[tuple[int, str]]:
     """The numbered legal moves listed in the last user message of a request."""
     user = next(m["content"] for m in request["messages"] if m["role"] == "user")
-    return [(int(m.group(1)), m.group(0).split(" ", 1)[1]) for m in _LEGAL_LINE.finditer(user)]
+    return [(int(m.group(1)), m.group(2)) for m in _LEGAL_LINE.finditer(user)]
 
 
 def careful_player(request: dict[str, Any]) -> Reply:
@@ -163,6 +163,9 @@ def careful_player(request: dict[str, Any]) -> Reply:
     moves = legal_moves_in(request)
     user = next(m["content"] for m in request["messages"] if m["role"] == "user")
     turn = int(re.search(r"turn (\d+)", user).group(1)) if re.search(r"turn (\d+)", user) else 0
+    deck = re.search(r"Deck: (\d+)|There are (\d+) cards remaining in the deck", user)
+    if deck and not turn:  # the paper's prompts give no turn number: count the cards drawn instead
+        turn = 60 - int(deck.group(1) or deck.group(2))
     ordered = (
         [i for i, d in moves if d.startswith("(Reveal")]
         + [i for i, d in moves if d.startswith("(Discard")]

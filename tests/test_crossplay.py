@@ -3,7 +3,6 @@ best-of-k and mixture of agents make and log the right calls, and the H-group pr
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ import pytest
 
 from harness.cli import main
 from harness.engine import Game, Move, MoveKind, deck_for_seed
+from harness.replies import parse_reply
 from harness.scaffold import load_scaffold, render_messages
 from harness.store import read_game_log
 from harness.view import build_view
@@ -23,7 +23,7 @@ def logs(out: Path) -> list[Any]:
 
 
 def first_prompts(records: list[Any], label: str) -> list[str]:
-    return [c.attempts[0].messages[1].content for r in records if r.player == label for c in r.calls]
+    return [c.attempts[0].messages[-1].content for r in records if r.player == label for c in r.calls]
 
 
 def test_a_mixed_team_sends_each_seats_prompts_to_its_own_server_and_rotates_positions(
@@ -45,8 +45,8 @@ def test_a_mixed_team_sends_each_seats_prompts_to_its_own_server_and_rotates_pos
         games = logs(tmp_path)
         records = [r for g in games for r in g.moves]
         sent = {
-            "alpha": sorted(e.request["messages"][1]["content"] for e in alpha.exchanges),
-            "beta": sorted(e.request["messages"][1]["content"] for e in beta.exchanges),
+            "alpha": sorted(e.request["messages"][-1]["content"] for e in alpha.exchanges),
+            "beta": sorted(e.request["messages"][-1]["content"] for e in beta.exchanges),
         }
         assert sent["alpha"] == sorted(first_prompts(records, "openai/alpha:watson"))
         assert sent["beta"] == sorted(first_prompts(records, "openai/beta:sherlock"))
@@ -82,11 +82,21 @@ def test_the_papers_cross_play_design_is_one_line_of_a_sweep(tmp_path: Path) -> 
     ]
 
 
+ANALYSIS_MARKERS = (  # the first words of the paper's analysis roles (app. I.4 Watson, I.5 Sherlock)
+    "You are the Analyst Agent",
+    "You are the Discard Pile Analyst",
+    "You are Agent 5 (History Analyst)",
+    "Analyse EVERY candidate move",
+    "give a detailed discard analysis",
+    "Your identity for this turn is Player",
+)
+
+
 def counting(request: dict[str, Any]) -> Reply:
     """A legal player that answers analysis requests with prose, as a model would."""
-    user = request["messages"][1]["content"]
-    roles = ("move analyst", "discard strategist", "history analyst")
-    if any(f"Your role: you are the {role}" in user for role in roles):
+    user = next(m["content"] for m in request["messages"] if m["role"] == "user")
+    markers = ANALYSIS_MARKERS
+    if any(marker in user for marker in markers):
         return Reply(content="Move 0 looks weakest; card 1 is the safest discard. Player 2 wants us to play.")
     return careful_player(request)
 
@@ -117,12 +127,14 @@ def test_multi_call_scaffolds_make_and_log_every_call(
     for record in game.moves:
         assert [c.role for c in record.calls] == roles
         decider = record.calls[-1].attempts[-1]
-        assert json.loads(decider.reply)["action"] == record.move_index  # the decider's choice is the move
-        user = decider.messages[1].content
+        assert (
+            parse_reply(decider.reply, len(record.legal_moves)).action == record.move_index
+        )  # the decider's
+        user = next(m.content for m in decider.messages if m.role == "user")
         if scaffold.startswith("moa"):
-            assert "Report from the analyst adviser" in user and "card 1 is the safest discard" in user
+            assert "Agent 3" in user and "card 1 is the safest discard" in user
         else:
-            assert user.count("chose move") == 5
+            assert user.count("chose move") == 5 and "You may choose ONLY one of the moves" in user
     assert requests == len(roles) * len(game.moves)
 
 

@@ -43,7 +43,7 @@ class Misbehaving:
             count = self.seen.get(key, 0)
             self.seen[key] = count + 1
             fresh = len(self.seen)
-        if count == 0 and len(request["messages"]) == 2:
+        if count == 0 and all(m["role"] != "assistant" for m in request["messages"]):  # a first ask
             kind = self.kinds[fresh % len(self.kinds)]
             if kind in BAD_REPLIES:
                 return Reply(content=BAD_REPLIES[kind][0])

@@ -28,7 +28,8 @@ from harness.view import build_view
 from tests.fakeserver import FakeModelServer, Reply, legal_moves_in
 
 SEED = 2025  # the bootstrap seed the report states
-_TURN = re.compile(r"Turn (\d+), you are Player \d+ of (\d+)")
+_TURN = re.compile(r"You are Player P\d+, Turn (\d+)")
+_PLAYERS = re.compile(r"Hanabi with (\d+) players")
 
 
 class CarelessPlayer:
@@ -42,13 +43,14 @@ class CarelessPlayer:
         self.lock = threading.Lock()
 
     def __call__(self, request: dict[str, Any]) -> Reply:
-        turn_text, players_text = _TURN.findall(request["messages"][1]["content"])[-1]
-        turn, players = int(turn_text), int(players_text)
+        prompt = next(m["content"] for m in request["messages"] if m["role"] == "user")
+        turn = int(_TURN.search(prompt).group(1))  # the paper's Mycroft prompt: "You are Player P1, Turn 7"
+        players = int(_PLAYERS.search(prompt).group(1))
         with self.lock:
             if turn == 9 and self.failures < 2:
                 self.failures += 1
                 return Reply(content=f"I am not sure what to do here ({self.failures}).")  # not the same twice
-        if turn % 11 == 4 and len(request["messages"]) == 2:
+        if turn % 11 == 4 and all(m["role"] != "assistant" for m in request["messages"]):
             return Reply(content="Let me think about the fireworks first.")
         moves = legal_moves_in(request)
         plays = [i for i, d in moves if d.startswith("(Play")]

@@ -31,7 +31,7 @@ def test_sherlock_prompt_holds_hles_could_be_sets_for_every_card(players: int) -
         if game.is_over:
             continue
         seat = game.current_player
-        prompt = render_messages(load_scaffold("sherlock"), build_view(game.observe(seat)))[1].content
+        prompt = render_messages(load_scaffold("sherlock-plus"), build_view(game.observe(seat)))[1].content
         own_lines = [line for line in prompt.splitlines() if line.startswith("- Card")][: game.hand_size]
         for index, line in enumerate(own_lines):
             assert hle_could_be(game, seat, 0, index) in line
@@ -45,10 +45,16 @@ def test_sherlock_prompt_holds_hles_could_be_sets_for_every_card(players: int) -
 def test_watson_and_mycroft_prompts_hold_no_engine_deductions() -> None:
     game = random_game(4, seed=12, moves=20)
     view = build_view(game.observe(game.current_player))
-    for name in ("watson", "mycroft", "sherlock-no-deductions", "sherlock-no-discards"):
+    for name in (
+        "watson",
+        "watson-plus",
+        "mycroft",
+        "spin-bench-no-deductions",
+        "spin-bench-no-deductions-no-discards",
+    ):
         text = "\n".join(m.content for m in render_messages(load_scaffold(name), view))
-        assert not re.search(r"could be (Red|Yellow|Green|White|Blue)", text), name
-    mycroft = render_messages(load_scaffold("mycroft"), view)[1].content
+        assert not re.search(r"could be (any of these colors: )?(Red|Yellow|Green|White|Blue)", text), name
+    mycroft = render_messages(load_scaffold("mycroft-plus"), view)[1].content
     assert "They know" not in mycroft and "they know" not in mycroft  # no other players' perspective
     assert "first turn" in mycroft
 
@@ -57,8 +63,11 @@ def test_discard_pile_ablation_hides_the_discards() -> None:
     game = random_game(3, seed=3, moves=30)
     view = build_view(game.observe(game.current_player))
     assert view.discards
-    assert "Discard pile" in render_messages(load_scaffold("sherlock-no-deductions"), view)[1].content
-    assert "Discard pile" not in render_messages(load_scaffold("sherlock-no-discards"), view)[1].content
+    assert (
+        "discard pile contains" in render_messages(load_scaffold("spin-bench-no-deductions"), view)[0].content
+    )
+    pile = render_messages(load_scaffold("spin-bench-no-deductions-no-discards"), view)[0].content
+    assert "discard pile" not in pile.lower()
 
 
 def test_mycroft_prompt_carries_the_seats_previous_notes() -> None:
@@ -72,15 +81,15 @@ def test_mycroft_prompt_carries_the_seats_previous_notes() -> None:
         "action": "(Play 0)",
         "reason": "unique-reason-marker",
     }
-    prompt = render_messages(load_scaffold("mycroft"), view, notes)[1].content
+    prompt = render_messages(load_scaffold("mycroft-plus"), view, notes)[1].content
     assert "previous turn (turn 4)" in prompt
     assert "(the state as it was)" in prompt and "unique-reason-marker" in prompt
     assert '"colors": ["R"]' in prompt and "(Play 0): 0.9" in prompt and "(Discard 0): none" in prompt
-    assert "card 0 is the oldest card" in render_messages(load_scaffold("mycroft"), view)[0].content
+    assert "card 0 is the oldest card" in render_messages(load_scaffold("mycroft-plus"), view)[0].content
 
 
 def test_every_shipped_scaffold_loads_and_unknown_names_are_refused() -> None:
-    assert {"watson", "sherlock", "sherlock-no-deductions", "sherlock-no-discards", "mycroft"} <= set(
+    assert {"watson", "sherlock", "spin-bench", "spin-bench-no-deductions", "watson-plus", "mycroft"} <= set(
         scaffold_names()
     )
     for name in scaffold_names():

@@ -62,7 +62,11 @@ class FirstAnswerFromCorpus:
     def __call__(self, request: dict[str, Any]) -> Reply:
         key = json.dumps(request["messages"][:2])
         with self.lock:
-            if key not in self.fresh and len(request["messages"]) == 2 and len(self.fresh) < len(CORPUS):
+            if (
+                key not in self.fresh
+                and all(m["role"] != "assistant" for m in request["messages"])
+                and len(self.fresh) < len(CORPUS)
+            ):
                 name = list(CORPUS)[len(self.fresh)]
                 self.fresh[key] = name
                 return CORPUS[name][0]

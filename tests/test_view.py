@@ -118,8 +118,8 @@ def test_final_round_notice_names_the_last_player(deck: list[str]) -> None:
     view = build_view(game.observe(game.current_player))
     assert view.final_round and view.last_player == drawer
     assert view.turns_left == 2
-    prompt = render_messages(load_scaffold("watson"), view)[1].content
+    prompt = render_messages(load_scaffold("watson-plus"), view)[1].content
     assert f"Player {drawer} is the last player to act; 2 moves remain" in prompt
     before = build_view(Game(2, deck).observe(0))
     assert not before.final_round
-    assert "FINAL ROUND" not in render_messages(load_scaffold("watson"), before)[1].content
+    assert "FINAL ROUND" not in render_messages(load_scaffold("watson-plus"), before)[1].content

@@ -28,6 +28,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     run.add_argument("--model", help=f"LiteLLM model string (default {DEFAULT_MODEL}, offline)")
     run.add_argument("--scaffold", help="scaffold name (default watson; see `hanabi-eval scaffolds`)")
+    run.add_argument(
+        "--k", type=int, help="best-of-k scaffolds: samples per move, 1-7 (default: the scaffold's, 5)"
+    )
     run.add_argument("--players", type=int, nargs="+", help="player counts, 2-5 (default 2)")
     run.add_argument(
         "--seeds", help="seed set name, comma-separated seeds, or a seed file (default standard)"
@@ -43,7 +46,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="append",
         metavar="MODEL[:SCAFFOLD][,key=value...]",
         help="one seat of a mixed team, in seat order (repeat per seat); keys: "
-        "api_base, temperature, max_tokens, reasoning_effort, timeout",
+        "api_base, temperature, max_tokens, reasoning_effort, timeout, k",
     )
     run.add_argument(
         "--exclude-seeds-of",
@@ -290,7 +293,7 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
     if args.out.exists() and not args.out.is_dir():
         raise UsageError(f"--out {args.out} is a file; give a folder for the run directories")
     try:
-        load_scaffold(args.scaffold)
+        load_scaffold(args.scaffold, args.k)
         seeds = resolve_seeds(args.seeds)
         if args.exclude_seeds_of is not None:
             exported = load_exported_seeds(args.exclude_seeds_of)
@@ -307,12 +310,14 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
     )
     try:
         if args.seat:
-            seats = tuple(parse_seat(spec, args.scaffold, params) for spec in args.seat)
+            seats = tuple(parse_seat(spec, args.scaffold, params, args.k) for spec in args.seat)
             for seat in seats:
-                load_scaffold(seat.scaffold)
+                load_scaffold(seat.scaffold, seat.k)
         else:
             seats = (
-                SeatConfig(model=args.model, scaffold=args.scaffold, api_base=args.api_base, params=params),
+                SeatConfig(
+                    model=args.model, scaffold=args.scaffold, api_base=args.api_base, params=params, k=args.k
+                ),
             )
         for seat in {s.model: s for s in seats}.values():
             check_model(seat)

@@ -99,11 +99,15 @@ def reply_text(call: CallDef, record: MoveRecord, index: int) -> str:
     extras: dict[str, Any] = {}
     if call.contract == "memory":
         deductions = (record.memory or {}).get("deductions")
-        if deductions is None:
+        if "deduction" in call.reply_format.fields:  # the paper's Mycroft: the block is optional, kept as given
+            if deductions is not None:
+                extras["deduction"] = deductions
+        elif deductions is None:
             raise ExportDataError(
                 f"turn {record.turn} of a {record.scaffold} seat has no logged deductions; the log is damaged"
             )
-        extras["deductions"] = deductions
+        else:
+            extras["deductions"] = deductions
     return call.reply_format.write(index, rated, reason, extras)
 
 

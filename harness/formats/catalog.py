@@ -109,6 +109,13 @@ _FORMATS: dict[str, ReplyFormat] = {
         fields=("deductions", "move_ratings", "reason", "action"),
         required=("action", "deductions"),
     ),
+    "mycroft": ReplyFormat(  # the paper's Mycroft: its "deduction" block is free text and optional (read by tracking)
+        name="mycroft",
+        layout="json",
+        template="formats/mycroft.j2",
+        reminder="formats/mycroft_again.j2",
+        fields=("move_ratings", "deduction", "reason", "action"),
+    ),
     "report": ReplyFormat(
         name="report",
         layout="free",
