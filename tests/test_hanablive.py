@@ -126,6 +126,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     # round to go: hanab.live ends it there, two moves before HLE does.
     argv = ["run", "--model", "local/cautious", "--scaffold", "mycroft", "--seeds", "3", "--out", str(out)]
     assert main([*argv, "--players", "2", "--no-progress"]) == 0
+    # In this one the last card still needed is left only in the hand of a player who will not move again.
+    assert main(["run", "--players", "2", "--seeds", "10", "--out", str(out), "--no-progress"]) == 0
     return sorted(p for p in out.iterdir() if p.is_dir())
 
 
@@ -180,7 +182,7 @@ def test_every_replay_re_simulates_to_the_logged_game(runs: list[Path], replays:
         early.update([simulator.ended] if simulator.turn < len(contents.moves) else [])
     assert endings["final round"] > 0 and endings["stopped early"] > 0
     # Both of hanab.live's early ends occur: the best reachable score reached (the cautious bot's game), and the
-    # last needed card left only in the hand of a player who will not move again (2 players, seed 1).
+    # last needed card left only in the hand of a player who will not move again (local/smart, 2 players, seed 10).
     assert set(early) == {"max score", "no playable card"}
     assert manifest["hle_played_on"] == endings["stopped early"]
     card = (replays / "README.md").read_text()

@@ -40,8 +40,9 @@ def test_the_summary_counts_every_rejected_attempt_by_kind_including_an_interrup
     counter = itertools.count()
 
     def every_third_reply_is_a_ramble(request: dict[str, Any]) -> Reply:
-        if next(counter) % 3 == 2:
-            return Reply(content="Hmm, let me think about all of this for a while.")
+        number = next(counter)
+        if number % 3 == 2:  # each ramble differs: the same one twice would end the re-asks as repeated_reply
+            return Reply(content=f"Hmm, let me think about all of this for a while ({number}).")
         return careful_player(request)
 
     with FakeModelServer(every_third_reply_is_a_ramble) as server:
@@ -58,8 +59,10 @@ def test_the_summary_counts_every_rejected_attempt_by_kind_including_an_interrup
     assert rows["tokens"].split()[0] != "0" and rows["cost"].startswith("$")
     assert rows["wall time"].endswith("this session")
 
+    tries = itertools.count()
+
     def rambles(request: dict[str, Any]) -> Reply:
-        return Reply(content="I cannot decide.")
+        return Reply(content=f"I cannot decide (try {next(tries)}).")
 
     with FakeModelServer(rambles) as server:
         argv = [
