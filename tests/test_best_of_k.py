@@ -107,6 +107,7 @@ def test_sweeps_set_k_per_scaffold_and_the_k_curve_file_loads(tmp_path: Path) ->
     runs = {(r.seats[0].scaffold, r.seats[0].k) for r in curve.runs()}
     bases = ("best-of-k-watson", "best-of-k-spin-bench", "best-of-k-sherlock")
     assert runs == {(name, k) for name in bases for k in range(1, 8)}
+    assert {r.repeats for r in curve.runs()} == {10}  # the paper played each configuration ten times
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "b"\nplayers = [2]\nseeds = ["1"]\nscaffolds = ["best-of-k-watson,k=8"]\n'
                    '[[models]]\nmodel = "local/smart"\n')  # fmt: skip
