@@ -6,9 +6,9 @@ player knows about their cards (directly clued values and could-be sets), never 
 the paper's released environment labelled as ground truth). The judge also sees the moves since the player's
 previous turn and its previous deduction block, to grade history integration. Wording lives in prompts/judge_*.j2.
 
-Output: `<run>/judge/<game_id>.jsonl`, one Judgement per judged turn; every request to the judge, good or bad, goes to
-`<run>/judge/attempts/<game_id>.jsonl`; `<run>/judge/judge.json` records the judge model, its parameters, the command
-and the prompt templates' digest. A rerun judges only turns that have no judgement yet.
+Output: `<run>/judge/<game_id>.jsonl`, one JudgeRecord (harness/records.py) per judged turn; every request to the
+judge, good or bad, goes to `<run>/judge/attempts/<game_id>.jsonl`; `<run>/judge/judge.json` records the judge model,
+its parameters, the command and the prompt templates' digest. A rerun judges only turns that have no judgement yet.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from harness import __version__
 from harness.engine import Game, HistoryEntry, IllegalMoveError, Knowledge, MoveKind
 from harness.models import FatalModelError, ModelClient, ProviderGaveUp
 from harness.paths import prompts_dir
-from harness.records import Attempt, Call, GameHeader, Message, MoveRecord, SeatConfig
+from harness.records import Attempt, Call, GameHeader, JudgeRecord, Message, MoveRecord, SeatConfig
 from harness.scaffold import ScaffoldError, load_scaffold, render_template
 from harness.store import LogCorrupt, RunDir, now_iso, read_game_log, write_json_atomic
 
@@ -73,24 +73,6 @@ class Verdict(BaseModel):
         return value
 
 
-class Judgement(BaseModel):
-    """One judged turn, as written to `<run>/judge/<game_id>.jsonl` (the shared contract, in its key order)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    game_id: str
-    turn: int
-    seat: int
-    judge_model: str
-    overall_rating: float = Field(ge=0.0, le=1.0)
-    deduction_accuracy: float = Field(ge=0.0, le=1.0)
-    history_integration: float = Field(ge=0.0, le=1.0)
-    state_tracking_quality: float = Field(ge=0.0, le=1.0)
-    detailed_feedback: str
-    key_issues: list[str]
-    strengths: list[str]
-
-
 class TurnToJudge(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -105,7 +87,7 @@ class JudgeOutcome(BaseModel):
 
     games: int = 0
     already: int = 0  # turns judged by an earlier session
-    judged: list[Judgement] = []
+    judged: list[JudgeRecord] = []
     failed: list[tuple[str, int, str]] = []  # (game id, turn, why)
     requests: int = 0  # requests sent in this session, good or bad
     tokens: int = 0
@@ -313,7 +295,7 @@ def judged_turns(path: Path) -> set[tuple[int, int]]:
     done = set()
     for line in path.read_bytes().split(b"\n")[:-1]:
         try:
-            judgement = Judgement.model_validate_json(line)
+            judgement = JudgeRecord.model_validate_json(line)
         except ValidationError:
             continue
         done.add((judgement.turn, judgement.seat))
@@ -421,7 +403,7 @@ async def judge_run(
         if verdict is None:
             outcome.failed.append((turn.game_id, turn.turn, why or "no verdict"))
         else:
-            judgement = Judgement(
+            judgement = JudgeRecord(
                 game_id=turn.game_id,
                 turn=turn.turn,
                 seat=turn.seat,
@@ -443,7 +425,7 @@ def _log_attempts(judge_dir: Path, turn: TurnToJudge, status: str, call: Call) -
     append_line(judge_dir / ATTEMPTS_DIR / f"{turn.game_id}.jsonl", json.dumps(line))
 
 
-def mean_ratings(judgements: Sequence[Judgement]) -> dict[str, float]:
+def mean_ratings(judgements: Sequence[JudgeRecord]) -> dict[str, float]:
     return (
         {name: sum(getattr(j, name) for j in judgements) / len(judgements) for name in RATINGS}
         if judgements
@@ -451,13 +433,13 @@ def mean_ratings(judgements: Sequence[Judgement]) -> dict[str, float]:
     )
 
 
-def read_judgements(run: RunDir) -> list[Judgement]:
+def read_judgements(run: RunDir) -> list[JudgeRecord]:
     """Every judgement written for a run (all sessions)."""
     found = []
     for path in sorted((run.path / JUDGE_DIR).glob("*.jsonl")):
         for line in path.read_bytes().split(b"\n")[:-1]:
             try:
-                found.append(Judgement.model_validate_json(line))
+                found.append(JudgeRecord.model_validate_json(line))
             except ValidationError:
                 continue
     return found

@@ -12,7 +12,8 @@ import pytest
 
 from harness.cli import main
 from harness.engine import Game
-from harness.judge import Judgement, read_verdict
+from harness.judge import read_verdict
+from harness.records import JudgeRecord
 from harness.store import RunDir, read_game_log
 from tests.fakeserver import FakeModelServer, Reply
 
@@ -88,7 +89,7 @@ def test_every_mycroft_turn_is_judged_against_the_engines_knowledge(run: Path) -
     lines = judgements(run)
     assert sorted((j["turn"], j["seat"]) for j in lines) == [(m.turn, m.seat) for m in log.moves]
     assert all(list(j) == CONTRACT_KEYS and j["judge_model"] == "openai/judge" for j in lines)
-    assert all(Judgement.model_validate(j).overall_rating == 0.5 for j in lines)
+    assert all(JudgeRecord.model_validate(j).overall_rating == 0.5 for j in lines)
     # The truth the judge sees is HLE's knowledge at that turn, rebuilt by replay, not the model's deductions.
     prompts = {
         int(e.request["messages"][1]["content"].split(" at turn ")[1].split(" ")[0]): e.request["messages"][1]

@@ -22,31 +22,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pydantic import BaseModel
 
 from harness.cli import main
-from harness.records import GameHeader
+from harness.records import GameHeader, JudgeRecord
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 from tests.test_report import html_page, html_table, md_table, percentile_interval, rows_by
 
 GOOD_REPLIES = 4  # the scripted model's good answers before it stops making sense
 PAID_MODELS = ("gpt-4o-mini", "gpt-4.1-mini")
-
-
-class JudgeLine(BaseModel):
-    """The judge's record, as the shared contract states it."""
-
-    game_id: str
-    turn: int
-    seat: int
-    judge_model: str
-    overall_rating: float
-    deduction_accuracy: float
-    history_integration: float
-    state_tracking_quality: float
-    detailed_feedback: str
-    key_issues: list[str]
-    strengths: list[str]
 
 
 def _mean(values: Any, axis: int = -1) -> Any:
@@ -135,7 +118,7 @@ def _judge(runs: Path) -> None:
     moves = [json.loads(line) for line in game.read_text().splitlines() if '"type":"move"' in line]
     (run_dir / "judge").mkdir()
     records = [
-        JudgeLine(
+        JudgeRecord(
             game_id=game.stem,
             turn=m["turn"],
             seat=m["seat"],

@@ -13,28 +13,12 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from harness.records import JudgeRecord
 
 JUDGE_DIR = "judge"
 RATINGS = ("overall_rating", "deduction_accuracy", "history_integration", "state_tracking_quality")
-
-
-class JudgeRecord(BaseModel):
-    """One judged turn, as the judge writes it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    game_id: str
-    turn: int = Field(ge=1)
-    seat: int = Field(ge=0)
-    judge_model: str
-    overall_rating: float = Field(ge=0, le=1)
-    deduction_accuracy: float = Field(ge=0, le=1)
-    history_integration: float = Field(ge=0, le=1)
-    state_tracking_quality: float = Field(ge=0, le=1)
-    detailed_feedback: str = ""
-    key_issues: list[str] | str = []
-    strengths: list[str] | str = []
 
 
 class JudgedTurn(BaseModel):
