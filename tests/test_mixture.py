@@ -123,3 +123,5 @@ def test_no_history_agent_with_two_players(tmp_path: Path, scaffold: str) -> Non
         assert "History Analysis" not in user_of(record.calls[-1]) and "Historian" not in user_of(
             record.calls[-1]
         )
+        final = record.calls[-1].attempts[0].messages  # nor is the missing agent named to the final agent
+        assert not any("Agent 5" in m.content for m in final)
