@@ -31,8 +31,14 @@ class SeatSpecError(ValueError):
 
 
 def parse_seat(
-    spec: str, default_scaffold: str, default_params: GenerationParams, default_k: int | None = None
+    spec: str,
+    default_scaffold: str,
+    default_params: GenerationParams,
+    default_k: int | None = None,
+    default_api_base: str | None = None,
 ) -> SeatConfig:
+    """One `--seat` spec. Settings it leaves out come from the run-wide options; the run-wide `--api-base` serves
+    every seat that names no server of its own, except the built-in `local/` players, which need none."""
     head, *pairs = spec.split(",")
     model, scaffold = head, default_scaffold
     if ":" in head:
@@ -67,7 +73,7 @@ def parse_seat(
         return SeatConfig(
             model=model.strip(),
             scaffold=scaffold,
-            api_base=settings.get("api_base"),
+            api_base=settings.get("api_base") or (None if model.strip().startswith("local/") else default_api_base),
             params=GenerationParams.model_validate(params),
             k=k,
         )

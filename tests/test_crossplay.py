@@ -201,3 +201,17 @@ def test_bad_seat_specs_are_one_line_errors(
     assert main(["run", *args, "--out", str(tmp_path), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert named in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_run_wide_api_base_serves_every_seat_without_a_server_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # with --api-base no key is needed, for seats too
+    with FakeModelServer(careful_player) as server:
+        argv = ["run", "--seat", "openai/a", "--seat", "local/smart", "--api-base", server.base_url]
+        assert main([*argv, "--seeds", "1", "--rotation", "off", "--out", str(tmp_path), "--no-progress"]) == 0
+        asked = len(server.exchanges)
+    (game,) = logs(tmp_path)
+    seat_a = [r for r in game.moves if r.player.startswith("openai/a")]
+    assert seat_a and asked == sum(len(c.attempts) for r in seat_a for c in r.calls)  # the built-in seat asked none
+    assert [s.api_base for s in game.header.seats] == [server.base_url, None]

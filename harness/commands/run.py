@@ -310,7 +310,7 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
     )
     try:
         if args.seat:
-            seats = tuple(parse_seat(spec, args.scaffold, params, args.k) for spec in args.seat)
+            seats = tuple(parse_seat(spec, args.scaffold, params, args.k, args.api_base) for spec in args.seat)
             for seat in seats:
                 load_scaffold(seat.scaffold, seat.k)
         else:
