@@ -14,6 +14,7 @@ from harness.engine import deck_for_seed
 from harness.records import SeatConfig
 from harness.report.load import load
 from harness.report.paired import compare_groups
+from harness.report.wide import wide_table
 from harness.run import RunConfig
 from harness.seeds import resolve_seeds
 from harness.store import read_game_log
@@ -143,6 +144,12 @@ def test_paired_statistics_take_the_mean_over_repeats_of_a_deal(tmp_path: Path) 
     report = tmp_path / "report"
     assert main(["report", str(out), "--out", str(report)]) == 0
     assert (report / "report.md").exists()
+    # the main table counts six games but takes its standard error over the two deals' means
+    wide = wide_table(dataset.rows, ["model"], "fireworks")
+    (row,) = [r for r in wide.rows if r.row == "openai/m"]
+    deal_means = sorted(means.values())
+    assert row.games == 6 and row.mean == pytest.approx(sum(deal_means) / 2)
+    assert row.se == pytest.approx(abs(deal_means[1] - deal_means[0]) / 2)
 
 
 def test_named_seed_sets_of_the_paper() -> None:

@@ -32,6 +32,16 @@ GOOD_REPLIES = 4  # the scripted model's good answers before it stops making sen
 PAID_MODELS = ("gpt-4o-mini", "gpt-4.1-mini")
 
 
+def deal_scores(games: list[dict[str, Any]], field: str) -> list[float]:
+    """One score per deal: the mean over a deal's repeats (the same game id apart from its -playN suffix)."""
+    deals: dict[tuple[str, str], list[int]] = {}
+    for game in games:
+        header = game["header"]
+        deal = header["game_id"].removesuffix(f"-play{header['repeat']}") if header["repeat"] else header["game_id"]
+        deals.setdefault((header["run_id"], deal), []).append(game["result"][field])
+    return [float(np.mean(scores)) for scores in deals.values()]
+
+
 def _mean(values: Any, axis: int = -1) -> Any:
     return np.mean(values, axis=axis)
 
@@ -174,13 +184,15 @@ def grouped(games: list[dict[str, Any]], key: str = "label") -> dict[str, list[d
     return groups
 
 
-def mean_se(scores: list[int]) -> str:
+def mean_se(scores: list[float], games: int | None = None) -> str:
+    """A cell of the main table: mean ± s.e. over `scores` (one per deal), with n the number of games."""
+    n = len(scores) if games is None else games
     if not scores:
         return "—"
     if len(scores) == 1:
-        return f"{scores[0]:.2f} (n=1)"
+        return f"{scores[0]:.2f} (n={n})"
     se = np.std(scores, ddof=1) / np.sqrt(len(scores))
-    return f"{np.mean(scores):.2f} ± {se:.2f} (n={len(scores)})"
+    return f"{np.mean(scores):.2f} ± {se:.2f} (n={n})"
 
 
 @pytest.mark.parametrize(
@@ -196,9 +208,10 @@ def test_the_main_result_is_one_wide_table_per_convention(built, heading: str, f
         done = [g for g in games if g["complete"]]
         row = table[label]
         for players in (2, 3, 4):
-            scores = [g["result"][field] for g in done if g["header"]["players"] == players]
-            assert row[f"{players} players"] == mean_se(scores), (label, players)
-        scores = [g["result"][field] for g in done]
+            played = [g for g in done if g["header"]["players"] == players]
+            expected = mean_se(deal_scores(played, field), len(played))  # a repeated deal is one sample
+            assert row[f"{players} players"] == expected, (label, players)
+        scores = deal_scores(done, field)
         assert row["mean"] == (f"{np.mean(scores):.2f}" if scores else "—")
         assert row["95% CI"] == percentile_interval(scores, _mean)
         assert row["games"] == str(len(done))

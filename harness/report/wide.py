@@ -2,7 +2,8 @@
 other than the player count (model · scaffold by default), a column per player count with mean ± s.e., then the
 mean over all the row's complete games with its 95% bootstrap interval and the game count. One table per scoring
 convention. Interrupted and unfinished games are counted beside each row, never scored, so a row whose games all
-stopped shows up with no score rather than vanishing.
+stopped shows up with no score rather than vanishing. Repeats of one deal (`--repeats`) are one sample: the mean, the
+standard error and the interval are taken over the deals' mean scores, while the game counts count every game.
 """
 
 from __future__ import annotations
@@ -66,6 +67,15 @@ def _score(row: GameRow, convention: ScoreConvention) -> int:
     return (row.fireworks_score if convention == "fireworks" else row.engine_score) or 0
 
 
+def _deal_means(games: Sequence[GameRow], convention: ScoreConvention) -> list[float]:
+    """One score per deal: the mean over the repeats of a game (same run, same game apart from its -playN suffix)."""
+    deals: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for game in games:
+        deal = game.game_id.removesuffix(f"-play{game.repeat}") if game.repeat else game.game_id
+        deals[(game.run_id, deal)].append(_score(game, convention))
+    return [sum(scores) / len(scores) for scores in deals.values()]
+
+
 def wide_table(rows: Sequence[GameRow], by: Sequence[str], convention: ScoreConvention) -> WideTable:
     counts = sorted({r.players for r in rows})
     by_row: dict[str, list[GameRow]] = defaultdict(list)
@@ -77,14 +87,15 @@ def wide_table(rows: Sequence[GameRow], by: Sequence[str], convention: ScoreConv
         done = [g for g in games if g.status == "complete"]
         cells = []
         for count in counts:
-            stats = score_stats([_score(g, convention) for g in done if g.players == count])
-            cells.append(WideCell(players=count, games=stats.n, mean=stats.mean, se=stats.se))
-        overall: ScoreStats = score_stats([_score(g, convention) for g in done])
+            played = [g for g in done if g.players == count]
+            stats = score_stats(_deal_means(played, convention))
+            cells.append(WideCell(players=count, games=len(played), mean=stats.mean, se=stats.se))
+        overall: ScoreStats = score_stats(_deal_means(done, convention))
         table_rows.append(
             WideRow(
                 row=label,
                 cells=cells,
-                games=overall.n,
+                games=len(done),
                 not_complete=len(games) - len(done),
                 mean=overall.mean,
                 se=overall.se,
