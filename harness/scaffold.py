@@ -143,6 +143,8 @@ class ScaffoldDef(BaseModel):
     def calls_text(self) -> str:
         """Calls per move as people read it: "6 (5 for 2 players)"."""
         counts = {p: self.calls_per_move(p) for p in range(2, 6)}
+        if self.strategy == "best_of_k":  # the listing shows the default k; --k changes it
+            return f"k + 1 ({counts[2]} at k = {self.k})" if self.k > 1 else "1 (k = 1)"
         if len(set(counts.values())) == 1:
             return str(counts[2])
         exceptions = ", ".join(f"{n} for {p} players" for p, n in counts.items() if n != counts[5])
