@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
+from harness.formats import ReplyProblem, parse_reply
 from harness.records import GameResult, MoveRecord
 
 Transform = Literal["clip", "raw", "normalize"]
@@ -90,8 +91,6 @@ def _text_of(completion: Any) -> str:
 def project_action_parser() -> ActionParser:
     """The harness's own strict reply reader as an ActionParser: the move index, or None when the reply does not
     name exactly one legal move."""
-    from harness.replies import ReplyProblem, parse_reply
-
     def parse(text: str, n_legal: int) -> int | None:
         try:
             return parse_reply(text, n_legal).action

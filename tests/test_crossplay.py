@@ -11,7 +11,7 @@ import pytest
 
 from harness.cli import main
 from harness.engine import Game, Move, MoveKind, deck_for_seed
-from harness.replies import parse_reply
+from harness.formats import parse_reply
 from harness.scaffold import load_scaffold, render_messages
 from harness.store import read_game_log
 from harness.view import build_view

@@ -18,7 +18,7 @@ import pytest
 
 from harness.cli import main
 from harness.contamination import check_seeds, load_exported_seeds
-from harness.replies import parse_reply
+from harness.formats import parse_reply
 from harness.scaffold import load_scaffold
 from harness.seeds import resolve_seeds
 from harness.store import GameLogContents, read_game_log

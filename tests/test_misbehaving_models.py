@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from harness.cli import main
+from harness.formats import parse_reply
 from harness.records import PROVIDER_ERROR_KINDS
-from harness.replies import parse_reply
 from harness.store import read_game_log
 from tests.fakeserver import FakeModelServer, Reply, careful_player, legal_moves_in
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from harness.cli import main
-from harness.replies import parse_reply
+from harness.formats import parse_reply
 from harness.store import read_game_log
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 

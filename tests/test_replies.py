@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.formats import ReplyProblem, get_format
-from harness.replies import parse_reply
+from harness.formats import ReplyProblem, get_format, parse_reply
 
 N = 6  # legal moves 0..5
 TEXT = get_format("text-move")

@@ -29,7 +29,7 @@ still read for all `n_legal` moves. Reading is linear in the reply's length, nev
 from __future__ import annotations
 
 from harness.formats.base import ParsedReply, ReplyFormat, ReplyProblem
-from harness.formats.catalog import FORMAT_NAMES, format_for, get_format
+from harness.formats.catalog import FORMAT_NAMES, format_for, get_format, parse_reply
 from harness.formats.reading import MAX_JSON_DEPTH, MAX_REPLY_CHARS
 
 __all__ = [
@@ -41,4 +41,5 @@ __all__ = [
     "ReplyProblem",
     "format_for",
     "get_format",
+    "parse_reply",
 ]

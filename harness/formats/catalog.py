@@ -6,7 +6,7 @@ from collections.abc import Collection
 from typing import Any
 
 from harness.cards import COLOR_NAMES, COLORS, RANKS
-from harness.formats.base import ReplyFormat
+from harness.formats.base import ParsedReply, ReplyFormat
 from harness.formats.reading import Unreadable
 
 _COLOR_LETTER = {name.lower(): letter for letter, name in COLOR_NAMES.items()}
@@ -151,3 +151,17 @@ def format_for(
         else:
             name = "json-move"
     return get_format(name, required)
+
+
+def parse_reply(
+    text: str,
+    n_legal: int,
+    contract: str = "move",
+    required: tuple[str, ...] = (),
+    allowed: Collection[int] | None = None,
+) -> ParsedReply:
+    """Read a move reply strictly when only its contract is known, not its layout (rewards over exported rows,
+    tests): either move layout is read; problems are worded as for the contract's JSON format."""
+    reply = format_for("json", contract, required or ("action",)).read(text, n_legal, allowed)
+    assert isinstance(reply, ParsedReply)
+    return reply
