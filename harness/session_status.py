@@ -1,7 +1,8 @@
 """A run's status.json kept up to date during a session, counting the games of every session, not just this one.
 
 The counts start from the game logs on disk (a game finished in an earlier session counts as complete) and follow
-the games as they finish. While the session plays, the file is rewritten at most every WRITE_EVERY_S seconds; a
+the games as they finish; a final write reads the logs of unfinished games again, so a game whose result line
+landed just before a stop counts. While the session plays, the file is rewritten at most every WRITE_EVERY_S seconds; a
 write that fails (the folder vanished, the disk is full) stops the session with a DiskFault-worthy OSError.
 """
 
@@ -35,7 +36,15 @@ class RunStatusFile:
         interrupted = sum(1 for r in results if r.status == "interrupted")
         return len(results) - interrupted, interrupted
 
+    def refresh_from_disk(self) -> None:
+        """Read again the logs of games not seen to finish: a stop can land after a result line is written."""
+        for game_id, result in self.games.items():
+            if result is None:
+                self.games[game_id] = _on_disk(self.run.game_path(game_id))
+
     def write(self, state: str, reason: str | None = None) -> None:
+        if state != "running":
+            self.refresh_from_disk()
         complete, interrupted = self.counts()
         if state == "done":
             stopped = [r for r in self.games.values() if r is not None and r.status == "interrupted"]
