@@ -17,8 +17,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from harness.bots import DEFAULT_BOT, bot_names, get_bot
-from harness.engine import EndReason, Game, deck_for_seed
-from harness.view import build_view
+from harness.engine.game import EndReason, Game, deck_for_seed
+from harness.view.seat_view import build_view
 
 
 @dataclass(frozen=True)

@@ -22,15 +22,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness import event_loop
-from harness.agent import SeatAgent
-from harness.cli import main as cli
-from harness.engine import Game
-from harness.models import ModelClient, RetryPolicy, litellm
-from harness.records import MoveRecord, SeatConfig
-from harness.scaffold import load_scaffold
-from harness.store import GameLog, read_game_log
-from harness.view import build_view
+from harness.cli.main import main as cli
+from harness.engine.game import Game
+from harness.models import event_loop
+from harness.models.client import ModelClient, RetryPolicy, litellm
+from harness.play.agent import SeatAgent
+from harness.run.store import GameLog, read_game_log
+from harness.schema.records import MoveRecord, SeatConfig
+from harness.strategies.scaffold import load_scaffold
+from harness.view.seat_view import build_view
 
 REPLIES: dict[str, str] = {}  # user prompt -> the reply logged for it
 
@@ -121,7 +121,7 @@ async def replay_moves(paths: list[Path], scaffold_name: str, log_dir: Path) -> 
 
 def render_only(paths: list[Path], scaffold_name: str) -> list[float]:
     """Prompt rendering alone, over the same states (part of 'decide')."""
-    from harness.scaffold import render_messages
+    from harness.strategies.scaffold import render_messages
 
     scaffold = load_scaffold(scaffold_name)
     timings = []

@@ -32,9 +32,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from harness.cli import main as cli
-from harness.records import Attempt, Call
-from harness.store import read_game_log
+from harness.cli.main import main as cli
+from harness.run.store import read_game_log
+from harness.schema.records import Attempt, Call
 
 MODEL_NAME = "smollm2"
 

@@ -20,11 +20,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.cli import main as cli  # noqa: E402
-from harness.play import rebuild  # noqa: E402
-from harness.scaffold import load_scaffold, render_messages  # noqa: E402
-from harness.store import GamePlan, read_game_log  # noqa: E402
-from harness.view import build_view  # noqa: E402
+from harness.cli.main import main as cli  # noqa: E402
+from harness.play.game import rebuild  # noqa: E402
+from harness.run.store import GamePlan, read_game_log  # noqa: E402
+from harness.strategies.scaffold import load_scaffold, render_messages  # noqa: E402
+from harness.view.seat_view import build_view  # noqa: E402
 
 
 def cut_log(path: Path, moves: int) -> None:

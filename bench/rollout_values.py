@@ -19,9 +19,9 @@ import statistics
 import time
 
 from harness.bots import DEFAULT_BOT, get_bot
-from harness.engine import Game, deck_for_seed
-from harness.values import MAX_ROLLOUTS, rollout_scores
-from harness.view import SeatView, build_view
+from harness.engine.game import Game, deck_for_seed
+from harness.play.values import MAX_ROLLOUTS, rollout_scores
+from harness.view.seat_view import SeatView, build_view
 
 
 def position(players: int, turn: int) -> SeatView:

@@ -62,10 +62,10 @@ def start_server(delay_ms: float) -> tuple[subprocess.Popen[bytes], str]:
 def one(games: int, via: str, delay_ms: float, api_base: str | None, workers: int) -> dict[str, object]:
     """Play `games` games at once in this process and measure."""
     started = time.perf_counter()
-    from harness.records import GenerationParams, SeatConfig
-    from harness.run import RunConfig, RunDir, execute, manifest_for
-    from harness.seeds import resolve_seeds
-    from harness.store import read_game_log
+    from harness.engine.seeds import resolve_seeds
+    from harness.run.runner import RunConfig, RunDir, execute, manifest_for
+    from harness.run.store import read_game_log
+    from harness.schema.records import GenerationParams, SeatConfig
 
     if via == "http":
         seat = SeatConfig(
@@ -75,7 +75,7 @@ def one(games: int, via: str, delay_ms: float, api_base: str | None, workers: in
         seat = SeatConfig(model=f"local/smart@{int(delay_ms)}ms", scaffold="watson")
     seeds = resolve_seeds(",".join(str(s) for s in range(1, games + 1)))
     config = RunConfig(seats=(seat,), players=(2,), seeds=tuple(seeds))
-    from harness.models import litellm
+    from harness.models.client import litellm
 
     litellm()  # import LiteLLM before the clock starts: start-up is reported on its own
     with tempfile.TemporaryDirectory() as tmp:
@@ -122,9 +122,9 @@ def floor(games: int, delay_ms: float, api_base: str, workers: int) -> dict[str,
     import asyncio
     from multiprocessing import get_context
 
-    from harness import event_loop
-    from harness.models import list_at_zero_price, litellm, warm_up
-    from harness.run import tune_gc_for_play
+    from harness.models import event_loop
+    from harness.models.client import list_at_zero_price, litellm, warm_up
+    from harness.run.runner import tune_gc_for_play
 
     lib = litellm()
     model = "hosted_vllm/bench"
@@ -136,7 +136,7 @@ def floor(games: int, delay_ms: float, api_base: str, workers: int) -> dict[str,
 
     async def chain() -> None:
         for _ in range(HTTP_GAME_CALLS):
-            with event_loop.run_inline(True):  # hosted_vllm: its set-up never blocks (harness.models)
+            with event_loop.run_inline(True):  # hosted_vllm: its set-up never blocks (harness.models.client)
                 await lib.acompletion(
                     model=model,
                     messages=messages,

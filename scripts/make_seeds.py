@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import sys
 
-from harness.engine import deck_for_seed
-from harness.paths import seeds_dir
+from harness.engine.game import deck_for_seed
+from harness.schema.paths import seeds_dir
 
 SETS = {
     "standard": range(1, 11),  # the evaluation set: 10 seeds, as in the paper's protocol

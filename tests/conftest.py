@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from harness.engine import Game, MoveKind, deck_for_seed
+from harness.engine.game import Game, MoveKind, deck_for_seed
 
 
 @pytest.fixture(autouse=True)

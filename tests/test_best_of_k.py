@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.store import read_game_log
-from harness.sweep import SweepConfigError, load_sweep
+from harness.cli.main import main
+from harness.run.store import read_game_log
+from harness.session.sweep import SweepConfigError, load_sweep
 from tests.fakeserver import FakeModelServer, Reply, answer_in_format, careful_player, legal_moves_in
 
 ROOT = Path(__file__).resolve().parent.parent

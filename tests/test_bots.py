@@ -11,8 +11,8 @@ from pydantic import ValidationError
 from harness.bots import BOTS, DEFAULT_BOT, bot_names, get_bot
 from harness.bots.base import Bot, BotDecision, decide_by_ratings
 from harness.bots.conventions import replay
-from harness.engine import Game, Move, MoveKind, deck_for_seed
-from harness.view import SeatView, build_view, is_playable
+from harness.engine.game import Game, Move, MoveKind, deck_for_seed
+from harness.view.seat_view import SeatView, build_view, is_playable
 
 
 def current_view(game: Game) -> SeatView:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.cli.main import main
 from tests.fakeserver import FakeModelServer, careful_player
 
 
@@ -89,7 +89,7 @@ class _no_raise:
 
 
 def test_a_long_list_of_seeds_is_a_list_not_a_file_name(tmp_path: Path) -> None:
-    from harness.seeds import resolve_seeds
+    from harness.engine.seeds import resolve_seeds
 
     seeds = resolve_seeds(",".join(str(s) for s in range(1, 301)))
     assert [s.seed for s in seeds] == list(range(1, 301))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.cli.main import main
 
 
 def test_run_refuses_or_skips_the_seeds_of_an_export(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from harness.models import ModelClient, RetryPolicy
-from harness.records import Deployment, SeatConfig
+from harness.models.client import ModelClient, RetryPolicy
+from harness.schema.records import Deployment, SeatConfig
 
 
 def priced(model: str, *deployments: str) -> bool:

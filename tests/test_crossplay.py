@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.engine import Game, Move, MoveKind, deck_for_seed
+from harness.cli.main import main
+from harness.engine.game import Game, Move, MoveKind, deck_for_seed
 from harness.formats import parse_reply
-from harness.scaffold import load_scaffold, render_messages
-from harness.store import read_game_log
-from harness.view import build_view
+from harness.run.store import read_game_log
+from harness.strategies.scaffold import load_scaffold, render_messages
+from harness.view.seat_view import build_view
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 
 

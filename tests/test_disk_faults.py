@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.store import read_game_log
+from harness.cli.main import main
+from harness.run.store import read_game_log
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ["--players", "2", "--seeds", "1,2,3", "--no-progress"]

@@ -8,9 +8,9 @@ import random
 import pytest
 from hanabi_learning_environment import pyhanabi
 
-from harness.cards import HAND_SIZE, validate_deck
-from harness.engine import EndReason, Game, IllegalMoveError, Move, MoveKind, deck_for_seed
-from harness.paths import seeds_dir
+from harness.engine.game import EndReason, Game, IllegalMoveError, Move, MoveKind, deck_for_seed
+from harness.schema.cards import HAND_SIZE, validate_deck
+from harness.schema.paths import seeds_dir
 from tests.conftest import random_game
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from harness import event_loop
-from harness.models import ModelClient, RetryPolicy
-from harness.records import SeatConfig
+from harness.models import event_loop
+from harness.models.client import ModelClient, RetryPolicy
+from harness.schema.records import SeatConfig
 
 
 def test_inline_only_where_asked_and_errors_still_reach_the_caller() -> None:

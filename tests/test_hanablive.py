@@ -1,6 +1,6 @@
 """hanab.live replays re-simulate, under hanab.live's own rules, to the fireworks, strikes and clues of the log.
 
-The simulator below is written from hanab.live's rules alone (it uses neither HLE nor harness.engine): it deals the
+The simulator below is written from hanab.live's rules alone (it uses neither HLE nor harness.engine.game): it deals the
 replay's deck (player 0's hand first), finds played and discarded cards by their order in the deck, checks that
 every action is legal, and ends the game the way hanab.live's server does (three strikes; the final round; the best
 score still reachable after discards; no needed card left outside discards and finished players' hands). An export
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.store import read_game_log
+from harness.cli.main import main
+from harness.run.store import read_game_log
 
 HAND_SIZE = {2: 5, 3: 5, 4: 4, 5: 4, 6: 3}
 COPIES = {1: 3, 2: 2, 3: 2, 4: 2, 5: 1}

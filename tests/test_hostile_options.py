@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 THOUSAND_AND_ONE = ",".join(str(seed) for seed in range(1001))

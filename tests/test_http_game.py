@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.cli import main
-from harness.engine import Game
-from harness.store import read_game_log
+from harness.cli.main import main
+from harness.engine.game import Game
+from harness.run.store import read_game_log
 from tests.fakeserver import FakeModelServer, careful_player
 
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.engine import Game
-from harness.judge import read_verdict
-from harness.records import JudgeRecord
-from harness.store import RunDir, read_game_log
+from harness.cli.main import main
+from harness.engine.game import Game
+from harness.run.judge import read_verdict
+from harness.run.store import RunDir, read_game_log
+from harness.schema.records import JudgeRecord
 from tests.fakeserver import FakeModelServer, Reply
 
 VERDICT = {

@@ -6,9 +6,9 @@ import asyncio
 import threading
 from pathlib import Path
 
-from harness import store
-from harness.records import GameHeader
-from harness.store import GameLog, read_game_log
+from harness.run import store
+from harness.run.store import GameLog, read_game_log
+from harness.schema.records import GameHeader
 
 
 def header() -> GameHeader:

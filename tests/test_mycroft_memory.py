@@ -8,8 +8,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from harness.cli import main
-from harness.store import read_game_log
+from harness.cli.main import main
+from harness.run.store import read_game_log
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 
 _counter = itertools.count()

@@ -30,12 +30,12 @@ def probe(body: str) -> str:
 
 
 def test_importing_litellm_through_the_harness_opens_no_connection() -> None:
-    out = probe("from harness.models import litellm\nlitellm()\nimport harness.local")
+    out = probe("from harness.models.client import litellm\nlitellm()\nimport harness.models.local")
     assert "ATTEMPTS 0 " in out
 
 
 def test_a_command_that_calls_no_model_does_not_load_litellm() -> None:
     out = probe(
-        "from harness.cli import main\nmain(['scaffolds'])\nprint('LOADED', 'litellm' in sys.modules)"
+        "from harness.cli.main import main\nmain(['scaffolds'])\nprint('LOADED', 'litellm' in sys.modules)"
     )
     assert "LOADED False" in out and "ATTEMPTS 0 " in out

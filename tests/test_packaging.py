@@ -63,7 +63,7 @@ def test_an_install_in_a_fresh_venv_is_quiet_and_ships_the_data(tmp_path: Path, 
     noise = [line for line in (install.stdout + install.stderr).splitlines() if SETUPTOOLS_NOISE.search(line)]
     assert noise == []
     listing = subprocess.run(
-        [str(python), "-c", "from harness.paths import data_root; print(data_root())"],
+        [str(python), "-c", "from harness.schema.paths import data_root; print(data_root())"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

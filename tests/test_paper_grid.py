@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.models import FatalModelError, ModelClient, RetryPolicy, check_model
-from harness.records import GenerationParams, Message, SeatConfig
-from harness.run import expected_calls
-from harness.sweep import load_sweep
+from harness.cli.main import main
+from harness.models.client import FatalModelError, ModelClient, RetryPolicy, check_model
+from harness.run.runner import expected_calls
+from harness.schema.records import GenerationParams, Message, SeatConfig
+from harness.session.sweep import load_sweep
 from tests.fakeserver import FakeModelServer, Reply
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,12 +10,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from harness.cli import main
-from harness.local import paper_deduction_of
-from harness.scaffold import load_scaffold, render_messages
-from harness.store import read_game_log
-from harness.tracking import score_deductions
-from harness.view import build_view
+from harness.cli.main import main
+from harness.models.local import paper_deduction_of
+from harness.run.store import read_game_log
+from harness.strategies.scaffold import load_scaffold, render_messages
+from harness.view.seat_view import build_view
+from harness.view.tracking_score import score_deductions
 from tests.conftest import random_game
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 

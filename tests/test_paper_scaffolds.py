@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from harness.cli import main
-from harness.engine import Game, MoveKind, deck_for_seed
-from harness.scaffold import figure2_ladder, load_scaffold, render_messages
-from harness.view import SeatView, build_view
+from harness.cli.main import main
+from harness.engine.game import Game, MoveKind, deck_for_seed
+from harness.strategies.scaffold import figure2_ladder, load_scaffold, render_messages
+from harness.view.seat_view import SeatView, build_view
 
 NAMES = {"R": "Red", "Y": "Yellow", "G": "Green", "W": "White", "B": "Blue"}
 

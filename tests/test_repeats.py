@@ -9,16 +9,16 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.engine import deck_for_seed
-from harness.records import SeatConfig
+from harness.cli.main import main
+from harness.engine.game import deck_for_seed
+from harness.engine.seeds import resolve_seeds
 from harness.report.load import load
 from harness.report.paired import compare_groups
 from harness.report.wide import wide_table
-from harness.run import RunConfig
-from harness.seeds import resolve_seeds
-from harness.store import read_game_log
-from harness.sweep import load_sweep
+from harness.run.runner import RunConfig
+from harness.run.store import read_game_log
+from harness.schema.records import SeatConfig
+from harness.session.sweep import load_sweep
 from tests.fakeserver import FakeModelServer, Reply, answer_in_format, legal_moves_in
 
 

@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from harness.cards import COPIES, RANKS
-from harness.cli import main
-from harness.engine import Game, Move, MoveKind
-from harness.view import build_view
+from harness.cli.main import main
+from harness.engine.game import Game, Move, MoveKind
+from harness.schema.cards import COPIES, RANKS
+from harness.view.seat_view import build_view
 from tests.fakeserver import FakeModelServer, Reply, legal_moves_in
 
 SEED = 2025  # the bootstrap seed the report states

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from harness.cli import main
-from harness.records import GameHeader, JudgeRecord
+from harness.cli.main import main
+from harness.schema.records import GameHeader, JudgeRecord
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 from tests.test_report import html_page, html_table, md_table, percentile_interval, rows_by
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from harness.cards import full_deck_counts
-from harness.engine import Move, MoveKind
+from harness.engine.game import Move, MoveKind
+from harness.engine.seeds import resolve_seeds
 from harness.report.quality import chosen_is_top, judge_moves
-from harness.seeds import resolve_seeds
+from harness.schema.cards import full_deck_counts
 
 
 def _hint_rank(rank: int) -> Move:

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.store import read_game_log
+from harness.cli.main import main
+from harness.run.store import read_game_log
 
 ROOT = Path(__file__).resolve().parent.parent
 SLOW = ["--model", "local/smart@25ms", "--players", "2", "3", "--seeds", "1,2,3", "--concurrency", "6"]

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.rewards import (
+from harness.cli.main import main
+from harness.export.rewards import (
     final_score_reward,
     grpo_reward_function,
     played_move_reward,
@@ -18,7 +18,7 @@ from harness.rewards import (
     rating_reward,
     transform_rating,
 )
-from harness.store import read_game_log
+from harness.run.store import read_game_log
 from tests.fakeserver import FakeModelServer, Reply, answer_in_format, careful_player, legal_moves_in
 
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.play import PROVIDER_ERRORS
-from harness.store import read_game_log
+from harness.cli.main import main
+from harness.play.game import PROVIDER_ERRORS
+from harness.run.store import read_game_log
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 
 

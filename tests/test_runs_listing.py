@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.cli.main import main
 
 
 def test_a_corrupted_finished_log_is_named_and_the_folder_still_listed(

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from harness.cards import COLOR_NAMES, COLORS
-from harness.scaffold import ScaffoldError, load_scaffold, render_messages, scaffold_names
-from harness.view import build_view
+from harness.schema.cards import COLOR_NAMES, COLORS
+from harness.strategies.scaffold import ScaffoldError, load_scaffold, render_messages, scaffold_names
+from harness.view.seat_view import build_view
 from tests.conftest import random_game
 
 

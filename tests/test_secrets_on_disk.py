@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.cli.main import main
 from harness.export import FORMATS
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
+from harness.cli.main import main
 from harness.formats import ReplyProblem, get_format
-from harness.records import PROVIDER_ERROR_KINDS
-from harness.store import read_game_log
+from harness.run.store import read_game_log
+from harness.schema.records import PROVIDER_ERROR_KINDS
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 
 KEY = "sk-test-ECHOkey-0123456789abcdefXYZ"

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.store import read_game_log
+from harness.cli.main import main
+from harness.run.store import read_game_log
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 
 ROOT = Path(__file__).resolve().parent.parent

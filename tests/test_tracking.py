@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from harness.local import deductions_of
-from harness.tracking import score_deductions
-from harness.view import build_view
+from harness.models.local import deductions_of
+from harness.view.seat_view import build_view
+from harness.view.tracking_score import score_deductions
 from tests.conftest import random_game
 
 

@@ -11,8 +11,8 @@ from collections import Counter
 import pytest
 
 from harness.bots import get_bot
-from harness.engine import Game, Move, MoveKind, deck_for_seed
-from harness.values import (
+from harness.engine.game import Game, Move, MoveKind, deck_for_seed
+from harness.play.values import (
     MAX_ROLLOUTS,
     check_rollouts,
     move_values,
@@ -20,7 +20,7 @@ from harness.values import (
     sample_own_hand,
     sample_world,
 )
-from harness.view import SeatView, build_view, is_playable
+from harness.view.seat_view import SeatView, build_view, is_playable
 from tests.conftest import random_game
 from tests.test_view import counterfactual
 

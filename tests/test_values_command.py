@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.store import read_game_log
-from harness.values import MAX_ROLLOUTS
+from harness.cli.main import main
+from harness.play.values import MAX_ROLLOUTS
+from harness.run.store import read_game_log
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness import __version__
-from harness.cli import main
+from harness.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from harness.cards import HAND_SIZE
-from harness.engine import Game, MoveKind
-from harness.scaffold import load_scaffold, render_messages, scaffold_names
-from harness.view import build_view
+from harness.engine.game import Game, MoveKind
+from harness.schema.cards import HAND_SIZE
+from harness.strategies.scaffold import load_scaffold, render_messages, scaffold_names
+from harness.view.seat_view import build_view
 from tests.conftest import random_game
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.progress import RunProgress
-from harness.records import SeatConfig
-from harness.run import RunConfig, RunDir, RunJob, manifest_for
-from harness.seeds import resolve_seeds
-from harness.store import read_game_log
-from harness.workers import play_in_workers
+from harness.engine.seeds import resolve_seeds
+from harness.run.live_progress import RunProgress
+from harness.run.runner import RunConfig, RunDir, RunJob, manifest_for
+from harness.run.store import read_game_log
+from harness.run.workers import play_in_workers
+from harness.schema.records import SeatConfig
 
 
 def test_worker_progress_counts_every_move_and_game(tmp_path: Path) -> None:

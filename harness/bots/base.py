@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from harness.view import SeatView
+from harness.view.seat_view import SeatView
 
 # Ties at the top are broken towards the lower move index; the others are pushed down by this much.
 TIE_MARGIN = 1e-3

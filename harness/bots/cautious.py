@@ -7,8 +7,8 @@ card that no hint has touched.
 from __future__ import annotations
 
 from harness.bots.base import Bot, BotDecision, decide_by_ratings
-from harness.engine import Knowledge, MoveKind
-from harness.view import LegalMove, SeatView
+from harness.engine.game import Knowledge, MoveKind
+from harness.view.seat_view import LegalMove, SeatView
 
 
 def _knows_playable(colors: tuple[str, ...], ranks: tuple[int, ...], fireworks: dict[str, int]) -> bool:

@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
 
-from harness.cards import ALL_CARDS, COLORS, COPIES, DECK_SIZE, RANKS, card
-from harness.view import SeatView, dead_cards
+from harness.schema.cards import ALL_CARDS, COLORS, COPIES, DECK_SIZE, RANKS, card
+from harness.view.seat_view import SeatView, dead_cards
 
 ALL_CARD_SET: frozenset[str] = frozenset(ALL_CARDS)
 ALL_COLORS: frozenset[str] = frozenset(COLORS)

@@ -25,9 +25,9 @@ from harness.bots.conventions import (
     public_candidates,
     replay,
 )
-from harness.cards import COLORS, card, full_deck_counts, parse_card
-from harness.engine import MoveKind
-from harness.view import LegalMove, OtherHand, SeatView
+from harness.engine.game import MoveKind
+from harness.schema.cards import COLORS, card, full_deck_counts, parse_card
+from harness.view.seat_view import LegalMove, OtherHand, SeatView
 
 # A clue that makes a card playable only after other known plays is worth this share of an immediate one.
 LATER_PLAY_WEIGHT = 0.7

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from harness.export.rows import ChatMessage, LogRow, RewardRow, TrainMessage
 from harness.export.source import ExportGame
-from harness.records import Attempt, Call, Message, MoveRecord
+from harness.schema.records import Attempt, Call, Message, MoveRecord
 
 
 class ExportDataError(ValueError):

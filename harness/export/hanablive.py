@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from harness.cards import COLORS, DECK_SIZE, HAND_SIZE, parse_card
-from harness.engine import MoveKind
+from harness.engine.game import MoveKind
 from harness.export.rows import HanabLiveAction, HanabLiveCard, HanabLiveGame, ReplayEnd
 from harness.export.source import ExportGame
-from harness.records import GameHeader, MoveRecord
+from harness.schema.cards import COLORS, DECK_SIZE, HAND_SIZE, parse_card
+from harness.schema.records import GameHeader, MoveRecord
 
 PLAY, DISCARD, COLOR_CLUE, RANK_CLUE = 0, 1, 2, 3
 COPIES = {1: 3, 2: 2, 3: 2, 4: 2, 5: 1}

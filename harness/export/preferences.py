@@ -23,11 +23,11 @@ from harness.export.datasets import (
     meta,
     rejected_replies,
 )
+from harness.export.rewards import preference_gap
 from harness.export.rows import ChatMessage, PreferenceRow
 from harness.export.source import ExportGame
-from harness.records import MoveRecord
-from harness.rewards import preference_gap
-from harness.scaffold import CallDef, ScaffoldError, load_scaffold
+from harness.schema.records import MoveRecord
+from harness.strategies.scaffold import CallDef, ScaffoldError, load_scaffold
 
 DEFAULT_MARGIN = 0.5
 DEFAULT_PAIRS_PER_MOVE = 1

@@ -15,8 +15,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from harness.export.rows import ExportedGame, Filters, SourceRunInfo
-from harness.records import GameHeader, GameResult, MoveRecord, SeatConfig
-from harness.store import LogCorrupt, RunDir, read_game_log
+from harness.run.store import LogCorrupt, RunDir, read_game_log
+from harness.schema.records import GameHeader, GameResult, MoveRecord, SeatConfig
 
 
 class SourceError(ValueError):

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.formats import reading
 from harness.formats.reading import Unreadable
-from harness.paths import prompts_dir
+from harness.schema.paths import prompts_dir
 
 
 class ReplyProblem(ValueError):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from harness.cards import COLOR_NAMES, COLORS, RANKS
 from harness.formats.base import ParsedReply, ReplyFormat
 from harness.formats.reading import Unreadable
+from harness.schema.cards import COLOR_NAMES, COLORS, RANKS
 
 _COLOR_LETTER = {name.lower(): letter for letter, name in COLOR_NAMES.items()}
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.report.load import GameRow
 from harness.report.stats import Interval, score_stats
-from harness.scaffold import ScaffoldError, load_scaffold, scaffold_names
+from harness.strategies.scaffold import ScaffoldError, load_scaffold, scaffold_names
 
 
 class KPoint(BaseModel):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.records import SeatConfig
+from harness.schema.records import SeatConfig
 
 DIMENSIONS: tuple[str, ...] = ("model", "scaffold", "players", "seats", "run")
 DEFAULT_BY: tuple[str, ...] = ("model", "scaffold")

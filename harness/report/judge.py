@@ -15,7 +15,7 @@ from typing import Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from harness.records import JudgeRecord
+from harness.schema.records import JudgeRecord
 
 JUDGE_DIR = "judge"
 RATINGS = ("overall_rating", "deduction_accuracy", "history_integration", "state_tracking_quality")

@@ -17,14 +17,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from harness.engine import EndReason
-from harness.play import PROVIDER_ERRORS
-from harness.records import Call, GameHeader, MoveRecord, SeatConfig
+from harness.engine.game import EndReason
+from harness.play.game import PROVIDER_ERRORS
 from harness.report.grouping import group_label, lineup_of, models_of, scaffolds_of
 from harness.report.judge import JudgedTurn, read_judgements
-from harness.scaffold import ScaffoldError, load_scaffold
-from harness.store import MANIFEST, STATUS, LogCorrupt, RunDir, read_game_log
-from harness.tracking import Tracking
+from harness.run.store import MANIFEST, STATUS, LogCorrupt, RunDir, read_game_log
+from harness.schema.records import Call, GameHeader, MoveRecord, SeatConfig
+from harness.strategies.scaffold import ScaffoldError, load_scaffold
+from harness.view.tracking_score import Tracking
 
 GameStatus = Literal["complete", "interrupted", "unfinished"]
 

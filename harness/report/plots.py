@@ -17,7 +17,6 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from harness.cards import MAX_SCORE
 from harness.report.bestofk import KPoint
 from harness.report.costs import Spend
 from harness.report.crossplay import CrossPlay, matrix
@@ -25,6 +24,7 @@ from harness.report.load import GameRow
 from harness.report.references import Convention, Reference
 from harness.report.summary import HeatCell, PlayersSummary
 from harness.report.tracking import TrackingByTurn
+from harness.schema.cards import MAX_SCORE
 
 _PALETTE = [
     "#1f77b4",

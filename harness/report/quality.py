@@ -15,10 +15,10 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.cards import COPIES, parse_card
-from harness.engine import Game, IllegalMoveError, Move, MoveKind
+from harness.engine.game import Game, IllegalMoveError, Move, MoveKind
 from harness.report.load import LoadedGame
-from harness.view import build_view, dead_cards, is_playable
+from harness.schema.cards import COPIES, parse_card
+from harness.view.seat_view import build_view, dead_cards, is_playable
 
 
 class ReplayMismatch(ValueError):

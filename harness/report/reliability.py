@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.play import PROVIDER_ERRORS
+from harness.play.game import PROVIDER_ERRORS
 from harness.report.load import GameRow
 
 

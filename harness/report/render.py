@@ -11,10 +11,10 @@ import math
 
 import jinja2
 
-from harness.paths import prompts_dir
 from harness.report.content import ReportContent
 from harness.report.crossplay import matrix
 from harness.report.stats import Interval
+from harness.schema.paths import prompts_dir
 
 MISSING = "—"
 UNPRICED = "unpriced"

@@ -1,0 +1,7 @@
+"""`python -m harness.cli`: the hanabi-eval command line."""
+
+import sys
+
+from harness.cli.main import main
+
+sys.exit(main())

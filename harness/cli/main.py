@@ -1,0 +1,112 @@
+"""The `hanabi-eval` command line: parses arguments and dispatches to one module per command (harness/cli/).
+
+Every input is checked before any model is called; a bad one gets a one-line error naming the problem and the fix,
+and exit code 2. Exit code 1 means a run finished with interrupted games (resumable); 0 means all games finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from typing import NoReturn
+
+from harness.cli import export as export_command
+from harness.cli import judge as judge_command
+from harness.cli import report as report_command
+from harness.cli import resume as resume_command
+from harness.cli import run as run_command
+from harness.cli import runs as runs_command
+from harness.cli import scaffolds as scaffolds_command
+from harness.cli import values as values_command
+from harness.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
+from harness.cli.run import SessionEnded
+from harness.run.disk import explain
+from harness.run.interrupt import EXIT_STOPPED
+
+COMMANDS = [
+    run_command,
+    resume_command,
+    runs_command,
+    scaffolds_command,
+    export_command,
+    report_command,
+    judge_command,
+    values_command,
+]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        where = self.prog.split(" ", 1)[1] + " " if " " in self.prog else ""
+        self.exit(EXIT_USAGE, f"hanabi-eval: error: {message} (see hanabi-eval {where}--help)\n")
+
+
+class _Version(argparse.Action):
+    """`--version`: the package version and the git commit it runs from (computed only when asked)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> NoReturn:
+        print(version_line())
+        parser.exit(0)
+
+
+def version_line() -> str:
+    from harness import __version__
+    from harness.run.runner import git_state
+
+    git = git_state()
+    if git["commit"] is None:
+        where = "git commit unknown (not run from a git checkout)"
+    else:
+        where = f"git {git['commit'][:12]}" + (", with uncommitted changes" if git["dirty"] else "")
+    return f"hanabi-eval {__version__} ({where})"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="hanabi-eval", description="Evaluate LLM agents playing the cooperative card game Hanabi."
+    )
+    parser.add_argument(
+        "--version",
+        action=_Version,
+        nargs=0,
+        help="print the version and git commit of this harness, then exit",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for command in COMMANDS:
+        command.register(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    args.argv = sys.argv if argv is None else ["hanabi-eval", *argv]
+    try:
+        return args.handler(args)
+    except UsageError as exc:
+        print(f"hanabi-eval: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except SessionEnded as exc:
+        print(str(exc), file=sys.stderr)
+        if exc.code == EXIT_STOPPED and argv is None:
+            _exit_quietly()
+        return exc.code
+    except KeyboardInterrupt:  # before any game started (or after all ended): nothing to resume mid-move
+        print("Stopped by Ctrl-C.", file=sys.stderr)
+        if argv is None:
+            _exit_quietly()
+        return EXIT_STOPPED
+
+    except OSError as exc:  # a disk fault outside a session (e.g. creating --out)
+        print(f"hanabi-eval: error: {explain(exc)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _exit_quietly() -> None:
+    """After a stop, the process is on its way out: a further Ctrl-C during Python's own teardown must not turn
+    exit code 130 into death by signal (and the teardown is short: nothing is left to write)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""`hanabi-eval runs [DIR]`: list the runs under a folder with their status and progress, read from disk.
+
+A run whose status says "running" but whose writer is gone (killed, crashed, machine slept and restarted) is shown
+as "stopped": `hanabi-eval resume` continues it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.cli.errors import EXIT_OK, UsageError
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("runs", help="list runs and their progress")
+    parser.add_argument(
+        "folder", type=Path, nargs="?", default=Path("results"), help="where to look (default results)"
+    )
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from harness.run.progress_on_disk import run_progress
+
+    if not args.folder.is_dir():
+        raise UsageError(
+            f"{args.folder} is not a folder; give the folder that holds your runs (default results)"
+        )
+    manifests = sorted(args.folder.rglob("manifest.json"))
+    progresses = [(m.parent, run_progress(m.parent)) for m in manifests]
+    damaged = any(p.corrupt for _, p in progresses)
+    table = Table(title=f"Runs under {args.folder}")
+    table.add_column("run", overflow="fold")
+    columns = ["players", "status", "done", "interrupted", "total", "mean", "updated (UTC)"]
+    if damaged:
+        columns.insert(5, "corrupt")
+    for column in columns:
+        numeric = column in ("done", "interrupted", "total", "mean", "corrupt")
+        table.add_column(column, justify="right" if numeric else "left", no_wrap=column == "status")
+    for folder, progress in progresses:
+        mean = f"{progress.mean_score:.2f}" if progress.mean_score is not None else "-"
+        cells = [
+            progress.players,
+            progress.status,
+            str(progress.complete),
+            str(progress.interrupted),
+            str(progress.total),
+            mean,
+            (progress.updated_at or "-")[:16].replace("T", " "),
+        ]
+        if damaged:
+            cells.insert(5, f"[red]{len(progress.corrupt)}[/red]" if progress.corrupt else "0")
+        table.add_row(str(folder.relative_to(args.folder)), *cells)
+    console = Console()
+    if not console.is_terminal:  # a pipe or a file: whole names, not folded to 80 columns
+        console = Console(width=200)
+    if not manifests:
+        console.print(f"No runs under {args.folder}.")
+        return EXIT_OK
+    console.print(table)
+    for folder, progress in progresses:
+        for where in progress.corrupt:
+            console.print(
+                f"[red]corrupt log[/red] {folder / where}: not a valid record; report and export skip this game",
+                soft_wrap=True,
+            )
+    return EXIT_OK

@@ -1,0 +1,34 @@
+"""`hanabi-eval scaffolds`: list the scaffolds with model calls per move, the paper's name for the setting (if it is
+one of the paper's, item by item), and a one-line description; then the paper's Figure 2 ladder."""
+
+from __future__ import annotations
+
+import argparse
+
+from harness.cli.errors import EXIT_OK
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("scaffolds", help="list the scaffolds with their descriptions")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from harness.strategies.scaffold import figure2_ladder, load_scaffold, scaffold_names
+
+    table = Table(title="Scaffolds")
+    for column in ("name", "calls per move", "output", "paper setting", "description"):
+        table.add_column(column)
+    for name in scaffold_names():
+        scaffold = load_scaffold(name)
+        paper = scaffold.paper_label or "-"
+        table.add_row(name, scaffold.calls_text(), scaffold.output, paper, scaffold.description)
+    console = Console(width=max(Console().width, 200))
+    console.print(table)
+    ladder = ", ".join(f"{s.paper_label} ({s.name})" for s in figure2_ladder())
+    console.print(f"The paper's Figure 2 ladder, in its order: {ladder}")
+    console.print("'-' in 'paper setting': not one of the paper's settings (this project's variant).")
+    return EXIT_OK

@@ -1,0 +1,462 @@
+"""The Hanabi rules engine: a thin, safe wrapper around the Hanabi Learning Environment (pyhanabi).
+
+This is the only module that imports pyhanabi. It deals games from a stored 50-card deck (never from the engine's
+own random generator, whose deck order can differ between C++ standard libraries), lists legal moves in HLE's
+order with HLE's descriptions, applies only moves it has checked to be legal (an illegal move would abort the
+whole interpreter), extracts plain per-seat observations, and rebuilds a game from its deck and move list.
+It must never expose a seat's own hidden cards through `observe`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from enum import StrEnum
+from functools import cache
+from typing import NamedTuple
+
+from hanabi_learning_environment import pyhanabi as ph
+from pydantic import BaseModel, ConfigDict
+
+from harness.schema.cards import COLORS, DECK_SIZE, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, RANKS, validate_deck
+
+MAX_LIFE_TOKENS = 3
+MAX_INFO_TOKENS = 8
+
+
+class IllegalMoveError(ValueError):
+    """A move that is not legal in the current state was about to reach the C++ core."""
+
+
+class MoveKind(StrEnum):
+    PLAY = "play"
+    DISCARD = "discard"
+    REVEAL_COLOR = "reveal_color"
+    REVEAL_RANK = "reveal_rank"
+
+
+class EndReason(StrEnum):
+    LIVES_LOST = "lives_lost"
+    DECK_EXHAUSTED = "deck_exhausted"
+    ALL_FIREWORKS = "all_fireworks_complete"
+
+
+class Move(BaseModel):
+    """A player's move. Hint targets are offsets relative to the mover (1 = next player), as in HLE."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: MoveKind
+    card_index: int | None = None
+    target_offset: int | None = None
+    color: str | None = None
+    rank: int | None = None  # 1-based
+
+    @property
+    def description(self) -> str:
+        """HLE's own text for the move, e.g. '(Play 2)' or '(Reveal player +1 color R)'."""
+        if self.kind is MoveKind.PLAY:
+            return f"(Play {self.card_index})"
+        if self.kind is MoveKind.DISCARD:
+            return f"(Discard {self.card_index})"
+        if self.kind is MoveKind.REVEAL_COLOR:
+            return f"(Reveal player +{self.target_offset} color {self.color})"
+        return f"(Reveal player +{self.target_offset} rank {self.rank})"
+
+    @property
+    def is_hint(self) -> bool:
+        return self.kind in (MoveKind.REVEAL_COLOR, MoveKind.REVEAL_RANK)
+
+
+class Knowledge(BaseModel):
+    """What a card's holder knows about it from hints: directly hinted values and HLE's could-be sets."""
+
+    model_config = ConfigDict(frozen=True)
+
+    color: str | None
+    rank: int | None
+    could_be_colors: tuple[str, ...]
+    could_be_ranks: tuple[int, ...]
+
+
+class HistoryEntry(BaseModel):
+    """One move already made, with its public outcome. Players are absolute seat numbers."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turn: int  # 1-based
+    player: int
+    move: Move
+    card: str | None = None  # the card played or discarded
+    scored: bool = False
+    target_player: int | None = None
+    revealed: tuple[int, ...] = ()  # hand indices the hint touched
+
+
+class Observation(BaseModel):
+    """Everything one seat may know, extracted from HLE's observation for that seat. Players are absolute."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seat: int
+    num_players: int
+    hand_size: int
+    current_player: int
+    turn: int  # 1-based number of the next move
+    life_tokens: int
+    info_tokens: int
+    fireworks: dict[str, int]
+    discards: tuple[str, ...]
+    deck_size: int
+    # hands[p][i]: the card, or None for the observing seat's own cards.
+    hands: tuple[tuple[str | None, ...], ...]
+    knowledge: tuple[tuple[Knowledge, ...], ...]
+    legal_moves: tuple[Move, ...]  # empty unless it is this seat's turn
+    history: tuple[HistoryEntry, ...]
+    last_player: int | None  # once the deck is empty: the player who makes the game's last move
+    is_over: bool
+
+
+def _card_text(color_index: int, rank_index: int) -> str:
+    return f"{COLORS[color_index]}{rank_index + 1}"
+
+
+def _move_from_hle(move: ph.HanabiMove) -> Move:
+    kind = move.type()
+    if kind == ph.HanabiMoveType.PLAY:
+        return Move(kind=MoveKind.PLAY, card_index=move.card_index())
+    if kind == ph.HanabiMoveType.DISCARD:
+        return Move(kind=MoveKind.DISCARD, card_index=move.card_index())
+    if kind == ph.HanabiMoveType.REVEAL_COLOR:
+        return Move(
+            kind=MoveKind.REVEAL_COLOR, target_offset=move.target_offset(), color=COLORS[move.color()]
+        )
+    if kind == ph.HanabiMoveType.REVEAL_RANK:
+        return Move(kind=MoveKind.REVEAL_RANK, target_offset=move.target_offset(), rank=move.rank() + 1)
+    raise ValueError(f"not a player move: {move}")
+
+
+_MOVES_BY_UID: dict[int, dict[int, Move]] = {}
+
+
+def _moves_by_uid(players: int, game: ph.HanabiGame) -> dict[int, Move]:
+    """Every player move of a game with this many players, by HLE's move uid: read once per player count, so
+    that listing a state's legal moves costs one engine call per move."""
+    if players not in _MOVES_BY_UID:
+        _MOVES_BY_UID[players] = {uid: _move_from_hle(game.get_move(uid)) for uid in range(game.max_moves())}
+    return _MOVES_BY_UID[players]
+
+
+@cache
+def _deal_moves() -> dict[str, ph.HanabiMove]:
+    """One DEAL move per card identity, harvested from a throwaway game's history (HLE has no constructor)."""
+    found: dict[str, ph.HanabiMove] = {}
+    seed = 0
+    while len(found) < len(COLORS) * len(RANKS):
+        game = ph.HanabiGame({"players": 2, "seed": seed, "random_start_player": False})
+        for drawn, move in _draw_whole_deck(game):
+            found.setdefault(drawn, move)
+        seed += 1
+    return found
+
+
+def _draw_whole_deck(game: ph.HanabiGame) -> list[tuple[str, ph.HanabiMove]]:
+    """Deal a game from its own generator until the deck is empty; return the deals in order.
+
+    Alternates a hint and a discard so that the game cannot end before every card is drawn. HLE's draw order for a
+    seed does not depend on the moves played.
+    """
+    state = game.new_initial_state()
+    while (not state.is_terminal() and state.deck_size() > 0) or state.cur_player() == ph.CHANCE_PLAYER_ID:
+        if state.cur_player() == ph.CHANCE_PLAYER_ID:
+            state.deal_random_card()
+            continue
+        legal = state.legal_moves()
+        discards = [m for m in legal if m.type() == ph.HanabiMoveType.DISCARD]
+        hints = [
+            m for m in legal if m.type() in (ph.HanabiMoveType.REVEAL_COLOR, ph.HanabiMoveType.REVEAL_RANK)
+        ]
+        state.apply_move(discards[0] if discards else hints[0])
+    deals = []
+    for item in state.move_history():
+        move = item.move()
+        if move.type() == ph.HanabiMoveType.DEAL:
+            deals.append((_card_text(move.color(), move.rank()), move))
+    return deals
+
+
+def deck_for_seed(seed: int) -> list[str]:
+    """The 50-card deck HLE deals for `seed` on this platform. Store it: other platforms may deal differently."""
+    game = ph.HanabiGame({"players": 2, "seed": seed, "random_start_player": False})
+    deck = [drawn for drawn, _ in _draw_whole_deck(game)]
+    validate_deck(deck)
+    return deck
+
+
+class Game:
+    """One game of Hanabi dealt from a stored deck. Player 0 moves first."""
+
+    def __init__(self, players: int, deck: list[str]) -> None:
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ValueError(f"Hanabi is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}")
+        validate_deck(deck)
+        self.players = players
+        self.deck: tuple[str, ...] = tuple(deck)
+        # The state keeps a raw pointer into the game object: both live exactly as long as this Game.
+        self._game = ph.HanabiGame({"players": players, "seed": 0, "random_start_player": False})
+        self._state = self._game.new_initial_state()
+        self._dealt = 0
+        self._history: list[HistoryEntry] = []
+        self._last_player: int | None = None
+        self._legal_cache: list[tuple[Move, ph.HanabiMove]] | None = None
+        self._over: bool | None = None
+        self._deal_pending()
+
+    # ---- construction ------------------------------------------------------------------------------------------
+
+    @classmethod
+    def replay(cls, players: int, deck: list[str], moves: list[Move]) -> Game:
+        """Rebuild a game from its deck and the moves played, checking each move's legality on the way."""
+        game = cls(players, deck)
+        for move in moves:
+            game.apply(move)
+        return game
+
+    def _deal_pending(self) -> None:
+        deals = _deal_moves()
+        while self._state.cur_player() == ph.CHANCE_PLAYER_ID:
+            if self._dealt >= DECK_SIZE:
+                raise RuntimeError("the engine asked for a card after the whole deck was dealt")
+            self._state.apply_move(deals[self.deck[self._dealt]])
+            self._dealt += 1
+
+    # ---- reading the state -------------------------------------------------------------------------------------
+
+    @property
+    def hand_size(self) -> int:
+        return HAND_SIZE[self.players]
+
+    @property
+    def turn(self) -> int:
+        """1-based number of the next move."""
+        return len(self._history) + 1
+
+    @property
+    def history(self) -> tuple[HistoryEntry, ...]:
+        return tuple(self._history)
+
+    @property
+    def current_player(self) -> int:
+        return self._state.cur_player()
+
+    @property
+    def is_over(self) -> bool:
+        if self._over is None:  # asked many times per move: computed once per state
+            self._over = self._state.is_terminal()
+        return self._over
+
+    @property
+    def life_tokens(self) -> int:
+        return self._state.life_tokens()
+
+    @property
+    def info_tokens(self) -> int:
+        return self._state.information_tokens()
+
+    @property
+    def deck_size(self) -> int:
+        return self._state.deck_size()
+
+    @property
+    def fireworks(self) -> dict[str, int]:
+        return dict(zip(COLORS, self._state.fireworks(), strict=True))
+
+    @property
+    def fireworks_sum(self) -> int:
+        """Cards played onto the fireworks: the paper's score, which stays counted after a third strike."""
+        return sum(self._state.fireworks())
+
+    @property
+    def score(self) -> int:
+        """HLE's score: the fireworks sum, or 0 once all lives are lost (the AH2AC2 / SPIN-Bench convention)."""
+        return 0 if self.life_tokens == 0 else self.fireworks_sum
+
+    @property
+    def end_reason(self) -> EndReason | None:
+        status = self._state.end_of_game_status()
+        return {
+            ph.HanabiEndOfGameType.OUT_OF_LIFE_TOKENS: EndReason.LIVES_LOST,
+            ph.HanabiEndOfGameType.OUT_OF_CARDS: EndReason.DECK_EXHAUSTED,
+            ph.HanabiEndOfGameType.COMPLETED_FIREWORKS: EndReason.ALL_FIREWORKS,
+        }.get(status)
+
+    @property
+    def last_player(self) -> int | None:
+        """Once the deck is empty, the player who moves last (the one who drew the last card)."""
+        return self._last_player
+
+    def hands(self) -> list[list[str]]:
+        """Every player's true hand, oldest card first. Ground truth: never put this in a seat's prompt."""
+        return [[str(c) for c in hand] for hand in self._state.player_hands()]
+
+    def knowledge(self, player: int) -> list[Knowledge]:
+        """What `player` knows about each of their own cards from hints (HLE's could-be sets)."""
+        observation = self._state.observation(player)
+        return [_knowledge(k) for k in observation.card_knowledge()[0]]
+
+    def legal_moves(self) -> list[Move]:
+        """Legal moves of the current player, in HLE's order: the index in this list is the move number."""
+        return [move for move, _ in self._legal()]
+
+    def _legal(self) -> list[tuple[Move, ph.HanabiMove]]:
+        """The legal moves with their HLE counterparts, read from the engine once per state."""
+        if self._legal_cache is None:
+            by_uid = _moves_by_uid(self.players, self._game)
+            uid = self._game.get_move_uid
+            self._legal_cache = (
+                [] if self.is_over else [(by_uid[uid(m)], m) for m in self._state.legal_moves()]
+            )
+        return self._legal_cache
+
+    def discards(self) -> list[str]:
+        return [str(c) for c in self._state.discard_pile()]
+
+    def digest(self) -> str:
+        """A short fingerprint of the whole state, to check that a rebuilt game matches its log.
+
+        It hashes HLE's own text of the state (tokens, fireworks, every hand with its hint knowledge, deck size,
+        discards, whose turn) with the move count: one call into the engine, cheap enough for every move.
+        """
+        return hashlib.sha256(f"{self.turn}|{self._state}".encode()).hexdigest()[:16]
+
+    def observe(self, seat: int) -> Observation:
+        """The observation of one seat, built from HLE's observation for that seat only."""
+        if not 0 <= seat < self.players:
+            raise ValueError(f"no seat {seat} in a {self.players}-player game")
+        seen = _read_observation_text(str(self._state.observation(seat)))
+        n = self.players
+        hands: list[tuple[str | None, ...]] = [()] * n
+        knowledge: list[tuple[Knowledge, ...]] = [()] * n
+        for relative, cards in enumerate(seen.hands):
+            absolute = (seat + relative) % n
+            hands[absolute] = tuple(None if relative == 0 else card for card, _ in cards)
+            knowledge[absolute] = tuple(_knowledge_from_text(known) for _, known in cards)
+        is_turn = self.current_player == seat and not self.is_over
+        return Observation(
+            seat=seat,
+            num_players=n,
+            hand_size=self.hand_size,
+            current_player=self.current_player,
+            turn=self.turn,
+            life_tokens=seen.life_tokens,
+            info_tokens=seen.info_tokens,
+            fireworks=seen.fireworks,
+            discards=seen.discards,
+            deck_size=seen.deck_size,
+            hands=tuple(hands),
+            knowledge=tuple(knowledge),
+            legal_moves=tuple(self.legal_moves()) if is_turn else (),
+            history=tuple(self._history),
+            last_player=self._last_player,
+            is_over=self.is_over,
+        )
+
+    # ---- changing the state ------------------------------------------------------------------------------------
+
+    def apply(self, move: Move) -> HistoryEntry:
+        """Apply a legal move of the current player; raise IllegalMoveError (before the C++ core sees it) if not."""
+        if self.is_over:
+            raise IllegalMoveError(f"the game is over; {move.description} cannot be played")
+        chosen = next((hle for legal, hle in self._legal() if legal == move), None)
+        if chosen is None:
+            raise IllegalMoveError(f"{move.description} is not a legal move for player {self.current_player}")
+        player = self.current_player
+        history_index = _history_length(self._state)
+        self._state.apply_move(chosen)
+        item = _history_item(self._state, history_index)
+        card = None
+        if move.kind in (MoveKind.PLAY, MoveKind.DISCARD):
+            card = _card_text(item.color(), item.rank())
+        entry = HistoryEntry(
+            turn=len(self._history) + 1,
+            player=player,
+            move=move,
+            card=card,
+            scored=item.scored(),
+            target_player=(player + move.target_offset) % self.players if move.is_hint else None,
+            revealed=tuple(item.card_info_revealed()) if move.is_hint else (),
+        )
+        self._history.append(entry)
+        self._legal_cache = None
+        self._over = None
+        self._deal_pending()
+        if self._last_player is None and self.deck_size == 0 and card is not None:
+            self._last_player = player
+        return entry
+
+
+class _ObservationText(NamedTuple):
+    life_tokens: int
+    info_tokens: int
+    fireworks: dict[str, int]
+    hands: list[list[tuple[str, str]]]  # per hand, from the observer on: (card or 'XX', knowledge text)
+    deck_size: int
+    discards: tuple[str, ...]
+
+
+def _read_observation_text(text: str) -> _ObservationText:
+    """Read HLE's text of one seat's observation: one call into the engine instead of about two hundred.
+
+    The text (HanabiObservation::ToString) reads, line by line: 'Life tokens: 2', 'Info tokens: 8',
+    'Fireworks: R0 Y0 G0 W0 B0 ', 'Hands:', then every hand from the observer's on, separated by '-----' (with a
+    'Cur player' line before the hand of the player to move), one card per line as 'G3 || XX|RYGWB1234' (the card,
+    'XX' when hidden from the observer, then its holder's knowledge), 'Deck size: 31', 'Discards: B5 Y2'. The
+    tests check this reading against pyhanabi's per-field calls in many states.
+    """
+    lines = text.split("\n")
+    if not (
+        lines[0].startswith("Life tokens: ") and lines[3] == "Hands:" and lines[-1].startswith("Discards:")
+    ):
+        raise RuntimeError(f"unexpected HLE observation text: {text[:80]!r}")
+    hands: list[list[tuple[str, str]]] = [[]]
+    for line in lines[4:-2]:
+        if line == "-----":
+            hands.append([])
+        elif line != "Cur player":
+            card, _, known = line.partition(" || ")
+            hands[-1].append((card, known))
+    return _ObservationText(
+        life_tokens=int(lines[0][len("Life tokens: ") :]),
+        info_tokens=int(lines[1][len("Info tokens: ") :]),
+        fireworks={item[0]: int(item[1:]) for item in lines[2][len("Fireworks: ") :].split()},
+        hands=hands,
+        deck_size=int(lines[-2][len("Deck size: ") :]),
+        discards=tuple(lines[-1][len("Discards:") :].split()),
+    )
+
+
+def _knowledge(known: ph.HanabiCardKnowledge) -> Knowledge:
+    """Read HLE's knowledge of one card from its text, e.g. 'RX|R245'."""
+    return _knowledge_from_text(str(known))
+
+
+@cache
+def _knowledge_from_text(text: str) -> Knowledge:
+    """Parse HLE's knowledge text of one card (hinted colour and rank, then the could-be colours and ranks).
+    Knowledge is immutable and a game sees few distinct texts: each is parsed once per process."""
+    hinted, plausible = text.split("|")
+    return Knowledge(
+        color=None if hinted[0] == "X" else hinted[0],
+        rank=None if hinted[1] == "X" else int(hinted[1]),
+        could_be_colors=tuple(ch for ch in plausible if ch.isalpha()),
+        could_be_ranks=tuple(int(ch) for ch in plausible if ch.isdigit()),
+    )
+
+
+def _history_length(state: ph.HanabiState) -> int:
+    return ph.lib.StateLenMoveHistory(state._state)
+
+
+def _history_item(state: ph.HanabiState, index: int) -> ph.HanabiHistoryItem:
+    item = ph.ffi.new("pyhanabi_history_item_t*")
+    ph.lib.StateGetMoveHistory(state._state, index, item)
+    return ph.HanabiHistoryItem(item)

@@ -1,0 +1,82 @@
+"""The contamination guard: keeps the seeds of an exported training set out of an evaluation run.
+
+`load_exported_seeds` reads the seeds an export holds, from its folder, its export_manifest.json or one of its data
+files; `check_seeds` refuses (or, when asked, leaves out) the seeds of a planned run that the export holds. Seeds are
+compared by number: a seed deals the same deck whichever set it is listed in.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from harness.engine.seeds import SeedDeck
+from harness.export.rows import ExportManifest
+from harness.export.writer import MANIFEST_NAME
+
+
+def _from_manifest(path: Path) -> set[int]:
+    try:
+        manifest = ExportManifest.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValidationError) as exc:
+        raise ValueError(f"{path} is not a readable hanabi-eval export manifest ({exc})") from None
+    return {entry.seed for entry in manifest.seeds}
+
+
+def _from_rows(path: Path) -> set[int]:
+    seeds: set[int] = set()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            seeds.add(int(json.loads(line)["seed"]))
+        except (ValueError, KeyError, TypeError):
+            raise ValueError(f"{path}:{number} is not an exported row with a seed") from None
+    if not seeds:
+        raise ValueError(f"{path} holds no exported rows")
+    return seeds
+
+
+def load_exported_seeds(path: Path | str) -> set[int]:
+    """The seeds an export holds. `path` is an export folder, its export_manifest.json, or a data file in it
+    (a data file without its manifest beside it is read row by row)."""
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"{path} does not exist; give an export folder or its {MANIFEST_NAME}")
+    if path.is_dir():
+        if not (path / MANIFEST_NAME).is_file():
+            raise ValueError(f"{path} is not an export folder: it has no {MANIFEST_NAME}")
+        return _from_manifest(path / MANIFEST_NAME)
+    if path.name == MANIFEST_NAME:
+        return _from_manifest(path)
+    if (path.parent / MANIFEST_NAME).is_file():
+        return _from_manifest(path.parent / MANIFEST_NAME)
+    if path.suffix == ".jsonl":
+        return _from_rows(path)
+    raise ValueError(f"{path} is neither an export folder, an {MANIFEST_NAME} nor an exported .jsonl file")
+
+
+def check_seeds(seeds: list[SeedDeck], exported: set[int], skip: bool) -> list[SeedDeck]:
+    """The seeds to run. Raise ValueError naming the seeds the export holds, unless `skip`: then leave them out
+    (and raise if none is left)."""
+    overlap = [s for s in seeds if s.seed in exported]
+    if not overlap:
+        return list(seeds)
+    named = ", ".join(f"{s.seed} ({s.seed_set})" for s in overlap)
+    if not skip:
+        raise ValueError(
+            f"seeds {named} are in the exported training data; evaluate on other seeds (e.g. --seeds heldout) "
+            "or pass --skip-excluded-seeds to leave them out"
+        )
+    kept = [s for s in seeds if s.seed not in exported]
+    if not kept:
+        raise ValueError(
+            f"every requested seed ({named}) is in the exported training data; choose other seeds"
+        )
+    return kept

@@ -1,0 +1,1 @@
+"""The only code that calls LiteLLM: deadlines, retries, usage, cost, redaction; the offline local/ provider."""

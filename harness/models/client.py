@@ -1,0 +1,561 @@
+"""The only module that calls LiteLLM: model-string checks, one request, and provider-error retries.
+
+LiteLLM is imported lazily (commands that call no model stay fast) with its bundled price list (no network at
+import). There is exactly one retry layer: tenacity here. LiteLLM's own retries and the SDKs' are switched off, so
+waits never multiply. Provider errors (429, 5xx, timeouts, dropped connections) are retried with exponential backoff
+and jitter, honouring Retry-After; authentication, unknown-model and context-window errors are not retried, and
+each has its own error kind. `--timeout` is an overall deadline per request: a server that trickles bytes is cut
+off when it passes. Every attempt, failed or not, is returned as an Attempt record with the provider's
+finish_reason; its reply, reasoning and error are redacted of secrets before anything else sees them. Credentials
+in an --api-base URL are taken out of it and sent as the provider expects (harness.secrets.split_credentials).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import re
+import time
+from collections.abc import Iterable
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+
+from harness.models import retry_events
+from harness.models.event_loop import run_inline
+from harness.models.secrets import redact, register_secret, safe_url, split_credentials
+from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig, Usage
+
+if TYPE_CHECKING:
+    import litellm as litellm_module
+
+LOCAL_PROVIDER = "local"
+# Sent to OpenAI-compatible servers given by --api-base when no key is set.
+NO_KEY_PLACEHOLDER = "no-key-needed"
+ROUTER_ALIAS = "hanabi-seat"  # the Router's name for a seat's model, whatever its deployments serve
+
+
+class ModelSpecError(ValueError):
+    """A model string or its settings cannot be used; the message names the problem and the fix."""
+
+
+class FatalModelError(RuntimeError):
+    """An error that retrying cannot fix (bad key, unknown model, context window exceeded); the attempt carries
+    its error kind."""
+
+    def __init__(self, message: str, attempt: Attempt) -> None:
+        super().__init__(message)
+        self.attempt = attempt
+
+
+class ProviderGaveUp(RuntimeError):
+    """Provider errors went on past the retry limit."""
+
+    def __init__(self, message: str, attempts: list[Attempt]) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+
+
+class RetryPolicy(BaseModel):
+    """How long to keep trying when the provider fails (not when the reply is bad: see scaffold)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    provider_retries: int = 6
+    wait_base_s: float = 2.0
+    wait_max_s: float = 120.0
+
+
+class _Retryable(Exception):
+    def __init__(self, attempt: Attempt, retry_after: float | None) -> None:
+        super().__init__(attempt.error)
+        self.attempt = attempt
+        self.retry_after = retry_after
+
+
+_litellm: Any = None
+
+
+def litellm() -> litellm_module:
+    """Import LiteLLM once, offline-safe and quiet, with the local provider registered."""
+    global _litellm
+    if _litellm is None:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        os.environ.setdefault("LITELLM_LOG", "ERROR")
+        import litellm as module
+
+        module.suppress_debug_info = True
+        module.set_verbose = False
+        module.num_retries = 0
+        from harness.models.local import LocalBotProvider
+
+        module.custom_provider_map = [{"provider": LOCAL_PROVIDER, "custom_handler": LocalBotProvider()}]
+        _litellm = module
+    return _litellm
+
+
+def warm_up(models: Iterable[str]) -> None:
+    """Load now what LiteLLM loads on its first call (its tokenizer and a few hundred pydantic types, about 0.4 s),
+    so that it is paid before play instead of inside the first move of every game in flight. A mock completion per
+    provider (LiteLLM's own mock_response) sends nothing anywhere. This only moves work earlier: a failure here is
+    left for the real call to report."""
+    lib = litellm()
+    with contextlib.suppress(Exception):
+        _ = lib.encoding
+    providers: dict[str, str] = {}
+    for model in models:
+        providers.setdefault(provider_of(model), model)
+    for model in providers.values():
+        with contextlib.suppress(Exception):
+            lib.completion(model=model, messages=[{"role": "user", "content": "warm-up"}], mock_response="ok")
+
+
+def provider_of(model: str) -> str:
+    return model.split("/", 1)[0]
+
+
+def parse_local_model(name: str) -> tuple[str, float]:
+    """'smart' -> ('smart', 0.0); 'smart@200ms' -> ('smart', 0.2): a built-in player answering after a fixed delay."""
+    bot, _, delay = name.partition("@")
+    if not delay:
+        return bot, 0.0
+    if not delay.endswith("ms") or not delay[:-2].isdigit():
+        raise ModelSpecError(
+            f"local model delay {delay!r} must be whole milliseconds, e.g. local/{bot}@200ms"
+        )
+    return bot, int(delay[:-2]) / 1000
+
+
+def check_model(seat: SeatConfig) -> None:
+    """Reject a malformed model string or a hosted provider without its key, before any call is made."""
+    model = seat.model
+    if "/" not in model or not all(model.split("/", 1)) or any(c.isspace() for c in model):
+        raise ModelSpecError(
+            f"model {model!r} is not a LiteLLM model string; write provider/name, e.g. openai/gpt-4.1 or local/smart"
+        )
+    provider = provider_of(model)
+    if provider == LOCAL_PROVIDER:
+        from harness.bots import bot_names
+
+        name, _ = parse_local_model(model.split("/", 1)[1])
+        if name not in bot_names():
+            raise ModelSpecError(
+                f"no built-in player {name!r}; use one of: local/{', local/'.join(bot_names())}"
+            )
+        return
+    lib = litellm()
+    if provider not in lib.provider_list:
+        raise ModelSpecError(
+            f"unknown provider {provider!r} in {model!r}; use a LiteLLM provider such as openai, anthropic, gemini, "
+            "xai, deepseek, hosted_vllm or ollama"
+        )
+    for deployment in seat.deployments:
+        if deployment.api_key_env and not os.environ.get(deployment.api_key_env):
+            raise ModelSpecError(
+                f"a deployment of {model} reads its key from {deployment.api_key_env}, which is not set; export it"
+            )
+    if seat.api_base or seat.deployments:
+        return  # servers of the user's own, or deployments that name their keys: nothing more to check
+    missing = lib.validate_environment(model).get("missing_keys") or []
+    if missing:
+        raise ModelSpecError(
+            f"{model} needs {' and '.join(missing)} in the environment; export it, or pass --api-base for a "
+            "local OpenAI-compatible server"
+        )
+
+
+# Providers whose LiteLLM set-up only reads settings and the environment (an API key, not a token exchange), so it
+# can run on the event loop. Those whose set-up may make a request of its own (Vertex AI, Bedrock, Azure AD and
+# watsonx fetch credentials; Ollama can look up model details on its server) keep LiteLLM's thread.
+NON_BLOCKING_SETUP = frozenset(
+    {
+        "openai",
+        "hosted_vllm",
+        "anthropic",
+        "gemini",
+        "deepseek",
+        "xai",
+        "openrouter",
+        "together_ai",
+        "groq",
+        "mistral",
+        "fireworks_ai",
+        "deepinfra",
+        "cerebras",
+        "perplexity",
+    }
+)
+
+
+def _setup_never_blocks(provider: str) -> bool:
+    """Whether LiteLLM's synchronous set-up of a call to `provider` does no I/O. Custom providers registered with
+    LiteLLM (the offline players among them) qualify: their handlers are async, LiteLLM's set-up only maps
+    parameters."""
+    custom = {entry["provider"] for entry in litellm().custom_provider_map}
+    return provider in NON_BLOCKING_SETUP or provider in custom
+
+
+class ModelClient:
+    """Calls one seat's model. Stateless between calls; safe to share across concurrent games."""
+
+    def __init__(self, seat: SeatConfig, policy: RetryPolicy) -> None:
+        self.seat = seat
+        self.policy = policy
+        self._router: Any = None
+        # --api-base without its credentials, and those credentials as the provider expects them
+        self._endpoint = split_credentials(seat.api_base) if seat.api_base else None
+        providers = {provider_of(seat.model), *(provider_of(d.model) for d in seat.deployments if d.model)}
+        self._setup_inline = all(_setup_never_blocks(p) for p in providers)  # see harness.models.event_loop
+        if provider_of(seat.model) == LOCAL_PROVIDER:
+            list_at_zero_price(seat.model)
+            self.priced = True  # offline models really cost nothing
+        else:
+            # LiteLLM knows the price of every model the seat may call; otherwise no cost is recorded
+            models = {seat.model, *(d.model or seat.model for d in seat.deployments)}
+            self.priced = all(_is_priced(model) for model in models)
+            for model in models:
+                if not _is_priced(model):
+                    list_at_zero_price(model)
+
+    def _deployment_router(self) -> Any:
+        """A LiteLLM Router over the seat's deployments, with its own retries and cooldowns switched off."""
+        if self._router is None:
+            lib = litellm()
+            model_list = []
+            for deployment in self.seat.deployments:
+                params: dict[str, Any] = {"model": deployment.model or self.seat.model}
+                url_key: str | None = None
+                if deployment.api_base:
+                    params["api_base"], url_key, headers = split_credentials(deployment.api_base)
+                    if headers:
+                        params["extra_headers"] = headers
+                key = os.environ.get(deployment.api_key_env) if deployment.api_key_env else None
+                register_secret(key)
+                if key or url_key:
+                    params["api_key"] = key or url_key
+                elif deployment.api_base and provider_of(params["model"]) in ("openai", "hosted_vllm"):
+                    params["api_key"] = NO_KEY_PLACEHOLDER
+                for limit in ("rpm", "tpm", "max_parallel_requests"):
+                    if getattr(deployment, limit) is not None:
+                        params[limit] = getattr(deployment, limit)
+                model_list.append({"model_name": ROUTER_ALIAS, "litellm_params": params})
+            limited = any(d.rpm or d.tpm for d in self.seat.deployments)
+            self._router = lib.Router(
+                model_list=model_list,
+                num_retries=0,
+                disable_cooldowns=True,
+                routing_strategy="usage-based-routing-v2" if limited else "simple-shuffle",
+            )
+        return self._router
+
+    @property
+    def reads_view(self) -> bool:
+        """Whether requests carry the seat's view (the offline provider decides from it; nothing else sees it)."""
+        return provider_of(self.seat.model) == LOCAL_PROVIDER
+
+    async def call(
+        self,
+        messages: list[Message],
+        metadata: dict[str, Any],
+        first_number: int,
+        max_tokens: int | None = None,
+    ) -> list[Attempt]:
+        """Send `messages` until the provider answers; return every attempt, the last one with a reply.
+
+        `max_tokens` overrides the seat's limit for this call (a re-ask after a truncated reply, when allowed).
+        Raises ProviderGaveUp when provider errors outlast the policy, FatalModelError on errors that retrying
+        cannot fix.
+        """
+        attempts: list[Attempt] = []
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.policy.provider_retries + 1),
+            wait=self._wait,
+            retry=retry_if_exception_type(_Retryable),
+            reraise=True,
+        )
+        try:
+            async for state in retrying:
+                with state:
+                    attempt, retry_after = await self._once(
+                        messages, metadata, first_number + len(attempts), max_tokens
+                    )
+                    attempts.append(attempt)
+                    if attempt.error_kind is not None:
+                        raise _Retryable(attempt, retry_after)
+        except _Retryable as exc:
+            raise ProviderGaveUp(
+                f"{self.seat.model}: provider kept failing after {len(attempts)} attempts ({exc.attempt.error})",
+                attempts,
+            ) from None
+        return attempts
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        wait = self._backoff(state, exc)
+        retry_events.backoff(
+            self.seat.model, exc.attempt.error_kind if isinstance(exc, _Retryable) else None, wait
+        )
+        return wait
+
+    def _backoff(self, state: RetryCallState, exc: BaseException | None) -> float:
+        if isinstance(exc, _Retryable) and exc.retry_after is not None:
+            return min(exc.retry_after, self.policy.wait_max_s)
+        ceiling = min(self.policy.wait_max_s, self.policy.wait_base_s * 2 ** (state.attempt_number - 1))
+        return random.uniform(0, ceiling)  # full jitter
+
+    async def _once(
+        self, messages: list[Message], metadata: dict[str, Any], number: int, max_tokens: int | None = None
+    ) -> tuple[Attempt, float | None]:
+        """One request. Returns the attempt and, for a retryable provider error, the wait the provider asked for."""
+        lib = litellm()
+        kwargs: dict[str, Any] = {
+            "model": self.seat.model,
+            "messages": [m.model_dump() for m in messages],
+            **sent_params(self.seat),
+        }
+        if max_tokens is not None:
+            kwargs["max_tokens"] = max_tokens
+        if self._endpoint is not None:
+            kwargs["api_base"], url_key, headers = self._endpoint
+            if headers:
+                kwargs["extra_headers"] = headers
+            if url_key:
+                kwargs["api_key"] = url_key
+            elif provider_of(self.seat.model) in ("openai", "hosted_vllm") and not os.environ.get(
+                "OPENAI_API_KEY"
+            ):
+                kwargs["api_key"] = NO_KEY_PLACEHOLDER
+        if provider_of(self.seat.model) == LOCAL_PROVIDER:
+            kwargs["metadata"] = metadata
+        send = lib.acompletion
+        if self.seat.deployments:
+            send = self._deployment_router().acompletion
+            kwargs["model"] = ROUTER_ALIAS
+            kwargs.pop("api_base", None)
+            kwargs.pop("api_key", None)
+            kwargs.pop("extra_headers", None)
+        started = time.perf_counter()
+        base = Attempt(number=number, messages=list(messages))
+        deadline = self.seat.params.timeout_s
+        try:
+            async with asyncio.timeout(deadline):  # the whole request, however slowly its bytes arrive
+                with run_inline(self._setup_inline):
+                    response = await send(**kwargs)
+        except TimeoutError:
+            latency = time.perf_counter() - started
+            error = f"Timeout: no complete answer within the {deadline:g} s deadline (--timeout)"
+            return base.model_copy(
+                update={"error_kind": "timeout", "error": error, "latency_s": latency}
+            ), None
+        except Exception as exc:
+            latency = time.perf_counter() - started
+            kind, retryable = _classify(lib, exc)
+            failed = base.model_copy(
+                update={"error_kind": kind, "error": _safe_error(exc), "latency_s": latency}
+            )
+            if not retryable:
+                raise FatalModelError(f"{self.seat.model}: {_safe_error(exc)}", failed) from None
+            return failed, _retry_after_of(_headers_of(exc))
+        latency = time.perf_counter() - started
+        choices = getattr(response, "choices", None) or []
+        message = choices[0].message if choices else None
+        content = (message.content or "") if message is not None else ""
+        reasoning = _reasoning_of(message) if message is not None else None
+        if len(content) + len(reasoning or "") > REDACT_INLINE_CHARS:  # long texts: off the event loop
+            content, reasoning = await asyncio.to_thread(_redacted, content, reasoning)
+        else:
+            content, reasoning = _redacted(content, reasoning)
+        answered = base.model_copy(
+            update={
+                "reply": content,
+                "reasoning": reasoning or None,
+                "finish_reason": (getattr(choices[0], "finish_reason", None) or None) if choices else None,
+                "usage": _usage_of(response),
+                "cost_usd": _cost_of(response) if self.priced else None,
+                "latency_s": latency,
+                "resolved_model": redact(str(response.model)) if getattr(response, "model", None) else None,
+            }
+        )
+        if not choices:  # an answer without choices holds no reply: recorded as such, and re-asked
+            answered = answered.model_copy(update={"finish_reason": "no_choices"})
+        return answered, None
+
+
+def sent_params(seat: SeatConfig) -> dict[str, Any]:
+    """The parameters sent to LiteLLM with every call of a seat, besides the model, messages and endpoint: the
+    sampling parameters the user set (absent ones are the provider's defaults), the overall deadline, and the
+    switches that keep one retry layer. Recorded in the run manifest and in each game header as sent."""
+    params = seat.params
+    sent: dict[str, Any] = {}
+    if params.temperature is not None:
+        sent["temperature"] = params.temperature
+    if params.max_tokens is not None:
+        sent["max_tokens"] = params.max_tokens
+    if params.reasoning_effort is not None:
+        sent["reasoning_effort"] = params.reasoning_effort
+    if params.thinking_budget is not None:  # LiteLLM maps it to Gemini's thinkingBudget, Anthropic's budget_tokens
+        sent["thinking"] = {"type": "enabled", "budget_tokens": params.thinking_budget}
+    sent.update(timeout=params.timeout_s, num_retries=0, max_retries=0, drop_params=True)
+    return sent
+
+
+def sent_params_record(seat: SeatConfig) -> dict[str, Any]:
+    """What a run records of a seat's calls: its model, endpoint (without credentials) and `sent_params`."""
+    record: dict[str, Any] = {"model": seat.model, **sent_params(seat)}
+    if seat.api_base:
+        record["api_base"] = safe_url(seat.api_base)
+    if seat.params.max_tokens_on_truncation is not None:
+        record["max_tokens_on_truncation"] = seat.params.max_tokens_on_truncation
+    return record
+
+
+# Models the harness itself listed in LiteLLM's price list at zero: offline models, and models LiteLLM has no price
+# for. Listing them once spares LiteLLM a price search among similar names on every call (and a per-call
+# registration, had the zero prices gone with each request); for the latter, no cost is recorded.
+_LISTED_AT_ZERO: set[str] = set()
+
+
+def list_at_zero_price(model: str) -> None:
+    if model in _LISTED_AT_ZERO:
+        return
+    litellm().register_model(
+        {
+            model: {
+                "input_cost_per_token": 0.0,
+                "output_cost_per_token": 0.0,
+                "litellm_provider": provider_of(model),
+                "mode": "chat",
+            }
+        }
+    )
+    _LISTED_AT_ZERO.add(model)
+
+
+_CONTEXT_OVERFLOW = re.compile(
+    r"context[ _](?:length|window|size)|maximum context|too many tokens|prompt is too long", re.IGNORECASE
+)
+
+
+def _classify(lib: Any, exc: Exception) -> tuple[ErrorKind, bool]:
+    """The error kind of a provider error, and whether retrying can help."""
+    if isinstance(exc, lib.RateLimitError):
+        return "rate_limited", True
+    if isinstance(exc, lib.ContextWindowExceededError):
+        return "context_overflow", False
+    if isinstance(exc, lib.AuthenticationError | lib.PermissionDeniedError):
+        return "authentication", False
+    if isinstance(exc, lib.NotFoundError):
+        return "not_found", False
+    if isinstance(exc, lib.BadRequestError | lib.UnprocessableEntityError):
+        if _CONTEXT_OVERFLOW.search(
+            str(exc)
+        ):  # servers LiteLLM does not map (llama.cpp: "exceeds the ... context")
+            return "context_overflow", False
+        return "bad_request", False
+    if isinstance(exc, lib.Timeout):
+        return "timeout", True
+    text = str(exc).lower()
+    if (
+        isinstance(exc, lib.APIConnectionError)
+        or "connection error" in text
+        or "cannot connect to host" in text
+    ):
+        return "connection", True  # LiteLLM reports refused and dropped connections as InternalServerError
+    if isinstance(exc, lib.InternalServerError | lib.ServiceUnavailableError | lib.BadGatewayError):
+        return "server_error", True
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int) and status >= 500:
+        return "server_error", True
+    return "bad_request", False
+
+
+REDACT_INLINE_CHARS = 20_000  # longer replies are redacted in a thread, so no game waits on another's
+
+
+def _redacted(content: str, reasoning: str | None) -> tuple[str, str | None]:
+    return redact(content), redact(reasoning) if reasoning else reasoning
+
+
+def _safe_error(exc: Exception) -> str:
+    """The first line of an error, without anything that looks like a key."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return redact(f"{type(exc).__name__}: {text}")[:500]
+
+
+def _headers_of(exc: Exception) -> dict[str, str]:
+    headers = getattr(exc, "litellm_response_headers", None)
+    if headers is None:
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None)
+    try:
+        return {k.lower(): v for k, v in dict(headers or {}).items()}
+    except (TypeError, ValueError):
+        return {}
+
+
+def _retry_after_of(headers: dict[str, str]) -> float | None:
+    if "retry-after-ms" in headers:
+        try:
+            return float(headers["retry-after-ms"]) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        try:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
+
+
+def _reasoning_of(message: Any) -> str | None:
+    text = getattr(message, "reasoning_content", None)
+    if text:
+        return str(text)
+    blocks = getattr(message, "thinking_blocks", None)
+    if blocks:
+        return "\n".join(str(b.get("thinking", "")) for b in blocks if isinstance(b, dict)) or None
+    return None
+
+
+def _usage_of(response: Any) -> Usage:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return Usage()
+    prompt_details = getattr(usage, "prompt_tokens_details", None)
+    completion_details = getattr(usage, "completion_tokens_details", None)
+    return Usage(
+        prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+        completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        cached_tokens=getattr(prompt_details, "cached_tokens", 0) or 0,
+        reasoning_tokens=getattr(completion_details, "reasoning_tokens", 0) or 0,
+    )
+
+
+def _is_priced(model: str) -> bool:
+    """Whether LiteLLM's price list has the model. For others (self-hosted, renamed) LiteLLM would guess a price
+    from similar names, and a guess is not a measurement."""
+    prices = litellm().model_cost
+    # the harness's own zero entries are no price, under either name (openrouter/openai/x must not find openai/x)
+    return any(name in prices and name not in _LISTED_AT_ZERO for name in (model, model.split("/", 1)[-1]))
+
+
+def _cost_of(response: Any) -> float | None:
+    cost = (getattr(response, "_hidden_params", {}) or {}).get("response_cost")
+    return float(cost) if cost is not None else None
+
+
+async def close_clients() -> None:
+    """Close LiteLLM's pooled async HTTP clients before the event loop ends."""
+    if _litellm is None:
+        return
+    closer = getattr(_litellm, "close_litellm_async_clients", None)
+    if closer is not None:
+        await closer()

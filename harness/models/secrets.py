@@ -1,0 +1,118 @@
+"""Keeps secrets out of everything the harness writes: API keys, bearer tokens, credentials in URLs.
+
+`redact` scrubs a text of the values of key-like environment variables, of the secrets the run registered (keys read
+from a deployment's own variable, credentials taken out of an --api-base URL), and of key-shaped tokens. Its
+patterns never match a double quote or a backslash, so redacting a serialised JSON line keeps it valid JSON.
+`safe_url` drops user info and query strings from a URL before it is recorded; `split_credentials` takes the user
+info out of a URL so that it can be sent as a header instead.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    from harness.schema.records import SeatConfig
+
+_SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)$", re.IGNORECASE)
+# (pattern, lowercase fragments of which one must be in a text for the pattern to be tried): the cheap check keeps
+# redaction fast on long texts (a game log line holds whole prompts)
+_KEY_SHAPES: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
+    # user:password@ in a URL (found from its "://", a literal the regex engine scans for quickly)
+    (re.compile(r"(?P<keep>://)[^/@\s\"'\\]{1,400}@"), ("://",)),
+    (
+        re.compile(
+            r"(?P<keep>[?&](?:key|api_key|apikey|token|access_token|sig|signature)=)[^&#\s\"'\\]+",
+            re.IGNORECASE,
+        ),
+        ("key=", "token=", "sig=", "signature="),
+    ),
+    (re.compile(r"\b(?:sk|pk|rk|xai|gsk|sk-ant|sk-proj)-[A-Za-z0-9_\-]{8,}"), ("sk-", "pk-", "rk-", "xai-")),
+    # an Authorization value: a token with a digit in it ("a basic strategy" is prose, not a credential)
+    (
+        re.compile(r"(?i)\b(?:bearer|basic)\s+(?=[A-Za-z._\-+/=]{0,200}\d)[A-Za-z0-9._\-+/=]{8,}"),
+        ("bearer", "basic"),
+    ),
+    (
+        re.compile(
+            r"(?i)(?P<keep>(?:api[_-]?key|access[_-]?token|x-api-key|authorization)['\"]?\s{0,5}[=:]\s{0,5}['\"]?)"
+            r"[^\s'\",&\\]{6,}"
+        ),
+        ("api_key", "api-key", "apikey", "access_token", "access-token", "authorization"),
+    ),
+    (re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"), ("aiza",)),
+]
+REDACTED = "[REDACTED]"
+_REGISTERED: set[str] = set()
+MIN_SECRET_CHARS = 6  # shorter values would match ordinary words
+
+
+def register_secret(value: str | None) -> None:
+    """Redact this value from now on wherever it appears (a key or password the run sends)."""
+    if value and len(value) >= MIN_SECRET_CHARS:
+        _REGISTERED.add(value)
+
+
+def _secret_values() -> list[str]:
+    values = {v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= 8}
+    return sorted(values | _REGISTERED, key=len, reverse=True)
+
+
+def redact(text: str) -> str:
+    for value in _secret_values():
+        if value in text:
+            text = text.replace(value, REDACTED)
+    lowered = text.lower()
+    for pattern, fragments in _KEY_SHAPES:
+        if any(fragment in lowered for fragment in fragments):
+            text = pattern.sub(lambda m: (m.groupdict().get("keep") or "") + REDACTED, text)
+    return text
+
+
+def public_seat(seat: SeatConfig) -> SeatConfig:
+    """A seat as it may be written to disk: URLs without credentials or query strings."""
+    deployments = tuple(d.model_copy(update={"api_base": safe_url(d.api_base)}) for d in seat.deployments)
+    return seat.model_copy(update={"api_base": safe_url(seat.api_base), "deployments": deployments})
+
+
+def public_command(argv: list[str]) -> list[str]:
+    """A command line as it may be written to disk."""
+    return [redact(arg) for arg in argv]
+
+
+def safe_url(url: str | None) -> str | None:
+    """The URL without credentials or query string (which can carry keys)."""
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def split_credentials(url: str) -> tuple[str, str | None, dict[str, str]]:
+    """An --api-base URL without its user info, and that user info as a provider expects it: `key@host` gives the
+    API key `key` (sent as a bearer token); `user:password@host` gives an HTTP Basic Authorization header. Both are
+    registered for redaction. The query string is kept: some servers take parameters there."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url, None, {}
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    clean = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    user = unquote(parts.username or "")
+    password = unquote(parts.password) if parts.password is not None else None
+    if password is None or (not user and password):
+        key = password if password else user
+        register_secret(key)
+        return clean, key, {}
+    register_secret(password)
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    register_secret(token)
+    return clean, None, {"Authorization": f"Basic {token}"}

@@ -1,0 +1,173 @@
+"""The game loop: seats take turns, each move becomes a durable MoveRecord, the game ends with a GameResult.
+
+A game whose log already holds moves continues exactly where the log stops: the engine is rebuilt from the stored
+deck and the logged moves, each logged state digest is checked against the rebuilt state, and each seat's working
+memory is restored from its last move record. A log that does not match its deck is refused, never extended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from harness import __version__
+from harness.engine.game import MAX_LIFE_TOKENS, Game, IllegalMoveError, MoveKind
+from harness.models.client import sent_params_record
+from harness.models.secrets import public_seat
+from harness.play.agent import MoveInterrupted, SeatAgent
+from harness.run.store import GameLog, GameLogContents, GamePlan, finished_result, now_iso, read_game_log
+from harness.schema.records import PROVIDER_ERROR_KINDS, Call, GameHeader, GameResult, MoveRecord, Usage
+from harness.view.seat_view import build_view
+
+PROVIDER_ERRORS = PROVIDER_ERROR_KINDS
+
+
+class ResumeMismatch(RuntimeError):
+    """A game log does not replay to the state it recorded."""
+
+
+MoveListener = Callable[[MoveRecord], None]
+
+
+def rebuild(plan: GamePlan, deck: list[str], contents: GameLogContents) -> tuple[Game, dict[int, Any]]:
+    """The engine state and seat memories at the end of a log, checked move by move."""
+    game = Game(plan.players, deck)
+    memories: dict[int, Any] = {}
+    for record in contents.moves:
+        where = f"game {plan.game_id} turn {record.turn}"
+        legal = game.legal_moves()
+        if record.turn != game.turn or record.seat != game.current_player:
+            raise ResumeMismatch(
+                f"{where}: the log says seat {record.seat} moved, the engine expects "
+                f"seat {game.current_player} at turn {game.turn}"
+            )
+        if not 0 <= record.move_index < len(legal) or legal[record.move_index] != record.move:
+            raise ResumeMismatch(
+                f"{where}: logged move {record.move.description} is not legal move "
+                f"{record.move_index} of the rebuilt state"
+            )
+        try:
+            game.apply(record.move)
+        except IllegalMoveError as exc:
+            raise ResumeMismatch(f"{where}: {exc}") from exc
+        if game.digest() != record.digest_after:
+            raise ResumeMismatch(f"{where}: the rebuilt state does not match the logged state digest")
+        if record.memory is not None:
+            memories[record.seat] = record.memory
+    return game, memories
+
+
+async def play_game(
+    plan: GamePlan,
+    deck: list[str],
+    log_path: Any,
+    agents: dict[int, SeatAgent],
+    run_id: str,
+    git_commit: str | None,
+    on_move: MoveListener | None = None,
+) -> GameResult:
+    """Play (or continue) one game to its end or to an interruption; return its result."""
+    finished = finished_result(log_path)
+    if finished is not None:
+        return finished
+    contents = read_game_log(log_path)
+    game, memories = rebuild(plan, deck, contents)
+    moves = list(contents.moves)
+    with GameLog(log_path, valid_bytes=contents.valid_bytes) as log:
+        if contents.header is None:
+            await log.append(
+                GameHeader(
+                    run_id=run_id,
+                    game_id=plan.game_id,
+                    seed=plan.seed,
+                    seed_set=plan.seed_set,
+                    repeat=plan.repeat,
+                    deck=list(deck),
+                    players=plan.players,
+                    seats=[public_seat(s) for s in plan.seats],
+                    harness_version=__version__,
+                    git_commit=git_commit,
+                    started_at=now_iso(),
+                    sent_params=[sent_params_record(s) for s in plan.seats],
+                )
+            )
+        while not game.is_over:
+            seat = game.current_player
+            view = build_view(game.observe(seat))
+            agent = agents[seat]
+            try:
+                decision = await agent.decide(view, memories.get(seat))
+            except MoveInterrupted as stop:
+                result = _result(game, moves, contents.failed_calls, stop.reason, seat, stop.calls)
+                await log.append(result)
+                await log.durable()
+                return result
+            reply = decision.reply
+            move = view.legal_moves[reply.action].move
+            game.apply(move)
+            if decision.memory is not None:
+                memories[seat] = decision.memory
+            record = MoveRecord(
+                turn=view.turn,
+                seat=seat,
+                player=agent.config.label,
+                scaffold=agent.scaffold.name,
+                legal_moves=[m.description for m in view.legal_moves],
+                move_index=reply.action,
+                move=move,
+                ratings=reply.ratings,
+                invalid_ratings=reply.invalid_ratings,
+                reason=reply.reason,
+                calls=decision.calls,
+                memory=decision.memory,
+                tracking=decision.tracking,
+                digest_after=game.digest(),
+                fireworks_after=game.fireworks_sum,
+                life_tokens_after=game.life_tokens,
+                info_tokens_after=game.info_tokens,
+            )
+            await log.append(record)
+            moves.append(record)
+            if on_move is not None:
+                on_move(record)
+        result = _result(game, moves, contents.failed_calls, None, None, [])
+        await log.append(result)
+        await log.durable()
+        return result
+
+
+def _result(
+    game: Game,
+    moves: list[MoveRecord],
+    earlier_failed: list[Call],
+    interrupted: str | None,
+    seat: int | None,
+    failed_now: list[Call],
+) -> GameResult:
+    """The game's result so far. Counts cover every call ever made for the game: the moves' calls and the failed
+    calls of every interruption (each interrupted result line holds only its own failed calls)."""
+    calls = [c for m in moves for c in m.calls] + earlier_failed + failed_now
+    attempts = [a for c in calls for a in c.attempts]
+    usage = Usage()
+    for attempt in attempts:
+        usage = usage + attempt.usage
+    costs = [a.cost_usd for a in attempts if a.cost_usd is not None]
+    return GameResult(
+        status="interrupted" if interrupted else "complete",
+        interrupted_reason=interrupted,
+        interrupted_seat=seat,
+        end_reason=game.end_reason,
+        fireworks_score=game.fireworks_sum,
+        engine_score=game.score,
+        turns=len(moves),
+        lives_lost=MAX_LIFE_TOKENS - game.life_tokens,
+        hints_given=sum(1 for m in moves if m.move.kind in (MoveKind.REVEAL_COLOR, MoveKind.REVEAL_RANK)),
+        calls=len(calls),
+        retries=sum(len(c.attempts) - 1 for c in calls),
+        invalid_replies=sum(1 for a in attempts if a.error_kind and a.error_kind not in PROVIDER_ERRORS),
+        provider_errors=sum(1 for a in attempts if a.error_kind in PROVIDER_ERRORS),
+        usage=usage,
+        cost_usd=sum(costs) if costs else None,
+        failed_calls=failed_now,
+        finished_at=now_iso(),
+    )

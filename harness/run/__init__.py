@@ -1,0 +1,1 @@
+"""A run folder: manifest, one append-only JSONL log per game, locks, status, progress, resume and workers."""

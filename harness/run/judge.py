@@ -1,0 +1,445 @@
+"""The state-tracking judge (the paper's Appendix E.3, Table 4): an LLM grades each working-memory (Mycroft) turn's
+deduction block against the engine's true deductive context.
+
+The ground truth is rebuilt by replaying the game log: before each judged move, HLE's own record of what every
+player knows about their cards (directly clued values and could-be sets), never the model's own deductions (which
+the paper's released environment labelled as ground truth). The judge also sees the moves since the player's
+previous turn and its previous deduction block, to grade history integration. Wording lives in prompts/judge_*.j2.
+
+Output: `<run>/judge/<game_id>.jsonl`, one JudgeRecord (harness/schema/records.py) per judged turn; every request to the
+judge, good or bad, goes to `<run>/judge/attempts/<game_id>.jsonl`; `<run>/judge/judge.json` records the judge model,
+its parameters, the command and the prompt templates' digest. A rerun judges only turns that have no judgement yet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from harness import __version__
+from harness.engine.game import Game, HistoryEntry, IllegalMoveError, Knowledge, MoveKind
+from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp
+from harness.run.store import LogCorrupt, RunDir, now_iso, read_game_log, write_json_atomic
+from harness.schema.paths import prompts_dir
+from harness.schema.records import Attempt, Call, GameHeader, JudgeRecord, Message, MoveRecord, SeatConfig
+from harness.strategies.scaffold import ScaffoldError, load_scaffold, render_template
+
+JUDGE_DIR = "judge"
+ATTEMPTS_DIR = "attempts"
+RECORD = "judge.json"
+TEMPLATES = ("judge_system.j2", "judge_user.j2", "judge_feedback.j2")
+MAX_REPLY_CHARS = 100_000  # a longer judge reply is refused unread
+RATINGS = ("overall_rating", "deduction_accuracy", "history_integration", "state_tracking_quality")
+
+
+class JudgeInputError(ValueError):
+    """A judge request that cannot be carried out; the message names the problem and the fix."""
+
+
+class JudgeUnreachable(RuntimeError):
+    """The judge model cannot be called at all (bad key, unknown model): judging stops."""
+
+    def __init__(self, message: str, call: Call) -> None:
+        super().__init__(message)
+        self.call = call
+
+
+class Verdict(BaseModel):
+    """The judge's reply, read strictly: four ratings in [0, 1], feedback, issues and strengths."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    overall_rating: float = Field(ge=0.0, le=1.0)
+    deduction_accuracy: float = Field(ge=0.0, le=1.0)
+    history_integration: float = Field(ge=0.0, le=1.0)
+    state_tracking_quality: float = Field(ge=0.0, le=1.0)
+    detailed_feedback: str = Field(strict=True)
+    key_issues: list[str] = Field(strict=True)
+    strengths: list[str] = Field(strict=True)
+
+    @field_validator(*RATINGS, mode="before")
+    @classmethod
+    def _number(cls, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError("must be a number from 0.0 to 1.0")
+        return value
+
+
+class TurnToJudge(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    game_id: str
+    turn: int
+    seat: int
+    messages: list[Message]
+
+
+class JudgeOutcome(BaseModel):
+    """What one session of judging did."""
+
+    games: int = 0
+    already: int = 0  # turns judged by an earlier session
+    judged: list[JudgeRecord] = []
+    failed: list[tuple[str, int, str]] = []  # (game id, turn, why)
+    requests: int = 0  # requests sent in this session, good or bad
+    tokens: int = 0
+    cost_usd: float = 0.0  # as the provider reported it (0 when it reports none)
+
+
+# ---- reading replies ---------------------------------------------------------------------------------------------
+
+_FENCE = re.compile(r"\A```(?:json)?[ \t]*\n(?P<body>.*)\n```\Z", re.DOTALL)
+
+
+def read_verdict(text: str | None) -> Verdict | tuple[str, str]:
+    """The verdict in a reply, or (error kind, problem). Accepted: one JSON object, bare or in one ```json fence."""
+    if not text or not text.strip():
+        return "empty_reply", "the reply was empty"
+    if len(text) > MAX_REPLY_CHARS:
+        return "unparseable", f"the reply is longer than {MAX_REPLY_CHARS:,} characters"
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group("body").strip()
+    try:
+        raw = json.loads(body)
+    except (ValueError, RecursionError):
+        return "unparseable", "it is not one JSON object (give the object alone, without text around it)"
+    if not isinstance(raw, dict):
+        return "unparseable", "it is JSON but not an object"
+    try:
+        return Verdict.model_validate(raw)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(p) for p in error["loc"]) or "reply"
+        kind = "missing_field" if error["type"] == "missing" else "unparseable"
+        return kind, f"{field}: {error['msg']}"
+
+
+# ---- what a turn is judged against -------------------------------------------------------------------------------
+
+
+def keeps_working_memory(record: MoveRecord) -> bool:
+    """Whether a move was made by a working-memory (Mycroft-style) scaffold."""
+    try:
+        return load_scaffold(record.scaffold).context.working_memory
+    except ScaffoldError:
+        return record.memory is not None
+
+
+def deduction_block(record: MoveRecord) -> str | None:
+    """The move's deduction block as the model wrote it: from its working memory, else from its reply's JSON."""
+    found: Any = None
+    if record.memory is not None:
+        found = record.memory.get("deductions", record.memory.get("deduction"))
+    if found is None and record.calls:
+        reply = record.calls[-1].final.reply or ""
+        fenced = _FENCE.match(reply.strip())
+        try:
+            raw = json.loads(fenced.group("body") if fenced else reply)
+        except (ValueError, RecursionError):
+            raw = None
+        if isinstance(raw, dict):
+            found = raw.get("deductions", raw.get("deduction"))
+    if found is None:
+        return None
+    if isinstance(found, str):
+        return found
+    if isinstance(found, dict):  # one line per player, compact
+        return "\n".join(
+            f"{json.dumps(str(k))}: {json.dumps(v, ensure_ascii=False)}" for k, v in found.items()
+        )
+    return json.dumps(found, ensure_ascii=False)
+
+
+def _hinted(knowledge: Knowledge) -> str:
+    colour = f"colour {knowledge.color}" if knowledge.color else "colour unknown"
+    rank = f"rank {knowledge.rank}" if knowledge.rank else "rank unknown"
+    return f"{colour}, {rank}"
+
+
+def _event(entry: HistoryEntry) -> str:
+    who = f"P{entry.player}"
+    move = entry.move
+    if move.kind is MoveKind.PLAY:
+        outcome = "onto the fireworks" if entry.scored else "and it failed (a life token lost)"
+        return f"{who} played card{move.card_index}, a {entry.card}, {outcome}"
+    if move.kind is MoveKind.DISCARD:
+        return f"{who} discarded card{move.card_index}, a {entry.card}"
+    value = f"colour {move.color}" if move.kind is MoveKind.REVEAL_COLOR else f"rank {move.rank}"
+    touched = ", ".join(f"card{i}" for i in entry.revealed)
+    return f"{who} clued P{entry.target_player} {value}, touching {touched}"
+
+
+def _truth(game: Game, seat: int) -> list[dict[str, Any]]:
+    hands = game.hands()
+    found = []
+    for offset in range(game.players):
+        player = (seat + offset) % game.players
+        cards = [
+            {
+                "index": i,
+                "card": hands[player][i] if offset else None,
+                "hinted": _hinted(k),
+                "colors": list(k.could_be_colors),
+                "ranks": list(k.could_be_ranks),
+            }
+            for i, k in enumerate(game.knowledge(player))
+        ]
+        found.append(
+            {"label": "you" if offset == 0 else f"player+{offset}", "player": player, "cards": cards}
+        )
+    return found
+
+
+def turns_to_judge(header: GameHeader, moves: Sequence[MoveRecord]) -> list[TurnToJudge]:
+    """Every working-memory move of a game log with the judge's messages, the truth rebuilt by replaying the log."""
+    game = Game(header.players, header.deck)
+    system = render_template("judge_system.j2").strip()
+    previous: dict[int, MoveRecord] = {}
+    turns = []
+    for record in moves:
+        if keeps_working_memory(record):
+            before = previous.get(record.seat)
+            since = before.turn if before is not None else 0
+            context = {
+                "seat": record.seat,
+                "turn": record.turn,
+                "players": header.players,
+                "history": [{"turn": e.turn, "text": _event(e)} for e in game.history if e.turn > since],
+                "life_tokens": game.life_tokens,
+                "info_tokens": game.info_tokens,
+                "deck_size": game.deck_size,
+                "fireworks": game.fireworks,
+                "discards": sorted(game.discards()),
+                "truth": _truth(game, record.seat),
+                "previous_turn": before.turn if before is not None else None,
+                "previous_block": deduction_block(before) if before is not None else None,
+                "block": deduction_block(record),
+            }
+            user = render_template("judge_user.j2", **context).strip()
+            turns.append(
+                TurnToJudge(
+                    game_id=header.game_id,
+                    turn=record.turn,
+                    seat=record.seat,
+                    messages=[Message(role="system", content=system), Message(role="user", content=user)],
+                )
+            )
+            previous[record.seat] = record
+        game.apply(record.move)
+    return turns
+
+
+# ---- asking the judge --------------------------------------------------------------------------------------------
+
+
+async def ask_judge(
+    client: ModelClient, turn: TurnToJudge, reply_retries: int
+) -> tuple[Verdict | None, Call, str | None]:
+    """Ask until a usable verdict or the re-asks run out: (verdict or None, every attempt, why it failed).
+
+    Raises JudgeUnreachable when the judge model cannot be called at all (bad key, unknown model)."""
+    messages = list(turn.messages)
+    attempts: list[Attempt] = []
+    problem: str | None = None
+    for _ in range(reply_retries + 1):
+        try:
+            got = await client.call(messages, {}, len(attempts) + 1)
+        except ProviderGaveUp as exc:
+            attempts.extend(exc.attempts)
+            return None, _call(client, attempts), str(exc)
+        except FatalModelError as exc:
+            attempts.append(exc.attempt)
+            raise JudgeUnreachable(str(exc), _call(client, attempts)) from None
+        attempts.extend(got)
+        final = got[-1]
+        verdict = read_verdict(final.reply)
+        if isinstance(verdict, Verdict):
+            return verdict, _call(client, attempts), None
+        kind, problem = verdict
+        attempts[-1] = final.model_copy(update={"error_kind": kind, "error": problem})
+        feedback = render_template("judge_feedback.j2", problem=problem).strip()
+        messages = [
+            *messages,
+            Message(role="assistant", content=final.reply or ""),
+            Message(role="user", content=feedback),
+        ]
+    return None, _call(client, attempts), f"no usable verdict after {len(attempts)} attempts ({problem})"
+
+
+def _call(client: ModelClient, attempts: list[Attempt]) -> Call:
+    return Call(role="judge", model=client.seat.model, attempts=attempts)
+
+
+# ---- files -------------------------------------------------------------------------------------------------------
+
+
+def templates_digest() -> str:
+    text = "".join((prompts_dir() / name).read_text(encoding="utf-8") for name in TEMPLATES)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def judged_turns(path: Path) -> set[tuple[int, int]]:
+    """(turn, seat) of the judgements already written; a torn last line is not a judgement."""
+    if not path.exists():
+        return set()
+    done = set()
+    for line in path.read_bytes().split(b"\n")[:-1]:
+        try:
+            judgement = JudgeRecord.model_validate_json(line)
+        except ValidationError:
+            continue
+        done.add((judgement.turn, judgement.seat))
+    return done
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one JSON line durably, first cutting off a torn last line left by a crash."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a+b") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        if size:
+            handle.seek(max(0, size - 1))
+            if handle.read(1) != b"\n":
+                handle.seek(0)
+                data = handle.read()
+                handle.truncate(data.rfind(b"\n") + 1)
+        handle.seek(0, os.SEEK_END)
+        handle.write(line.encode("utf-8") + b"\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def open_record(judge_dir: Path, seat: SeatConfig, command: list[str], identity: dict[str, Any]) -> None:
+    """Create `judge.json`, or check that it names this judge; add this session to it."""
+    from harness.models.secrets import public_command, safe_url
+    from harness.run.runner import git_state
+
+    path = judge_dir / RECORD
+    session = {
+        "started_at": now_iso(),
+        "command": public_command(command),
+        "api_base": safe_url(seat.api_base),
+    }
+    if path.exists():
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            raise JudgeInputError(
+                f"{path} is not valid JSON; move the judge folder aside to judge again"
+            ) from None
+        if record.get("identity") != identity:
+            held = record.get("identity", {}).get("judge_model")
+            raise JudgeInputError(
+                f"{judge_dir} holds judgements by another judge ({held}, or other settings or prompts); judge "
+                "with the same --model and settings, or move that folder aside"
+            )
+        record.setdefault("sessions", []).append(session)
+    else:
+        record = {
+            "identity": identity,
+            "created_at": now_iso(),
+            "harness_version": __version__,
+            "git": git_state(),
+            "sessions": [session],
+        }
+    judge_dir.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(path, record)
+
+
+def judge_identity(seat: SeatConfig) -> dict[str, Any]:
+    return {
+        "judge_model": seat.model,
+        "params": seat.params.model_dump(mode="json", exclude={"timeout_s"}, exclude_none=True),
+        "templates": templates_digest(),
+    }
+
+
+async def judge_run(
+    run: RunDir, client: ModelClient, reply_retries: int, concurrency: int, on_turn: Any = None
+) -> JudgeOutcome:
+    """Judge every working-memory turn of a run that has no judgement yet."""
+    judge_dir = run.path / JUDGE_DIR
+    outcome = JudgeOutcome()
+    pending: list[TurnToJudge] = []
+    for path in run.game_paths():
+        try:
+            contents = read_game_log(path)
+            if contents.header is None:
+                continue
+            turns = turns_to_judge(contents.header, contents.moves)
+        except (LogCorrupt, IllegalMoveError) as exc:
+            raise JudgeInputError(
+                f"{path}: {exc}; the log cannot be replayed, so it cannot be judged"
+            ) from None
+        if not turns:
+            continue
+        outcome.games += 1
+        done = judged_turns(judge_dir / f"{contents.header.game_id}.jsonl")
+        outcome.already += sum((t.turn, t.seat) in done for t in turns)
+        pending.extend(t for t in turns if (t.turn, t.seat) not in done)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(turn: TurnToJudge) -> None:
+        async with gate:
+            try:
+                verdict, call, why = await ask_judge(client, turn, reply_retries)
+            except JudgeUnreachable as stop:
+                _log_attempts(judge_dir, turn, "failed", stop.call)
+                raise
+        _log_attempts(judge_dir, turn, "judged" if verdict is not None else "failed", call)
+        outcome.requests += len(call.attempts)
+        outcome.tokens += sum(a.usage.total_tokens for a in call.attempts)
+        outcome.cost_usd += sum(a.cost_usd or 0.0 for a in call.attempts)
+        if verdict is None:
+            outcome.failed.append((turn.game_id, turn.turn, why or "no verdict"))
+        else:
+            judgement = JudgeRecord(
+                game_id=turn.game_id,
+                turn=turn.turn,
+                seat=turn.seat,
+                judge_model=client.seat.model,
+                **verdict.model_dump(),
+            )
+            append_line(judge_dir / f"{turn.game_id}.jsonl", judgement.model_dump_json())
+            outcome.judged.append(judgement)
+        if on_turn is not None:
+            on_turn()
+
+    await asyncio.gather(*(one(turn) for turn in pending))
+    return outcome
+
+
+def _log_attempts(judge_dir: Path, turn: TurnToJudge, status: str, call: Call) -> None:
+    line = {"game_id": turn.game_id, "turn": turn.turn, "seat": turn.seat, "status": status}
+    line["call"] = call.model_dump(mode="json")
+    append_line(judge_dir / ATTEMPTS_DIR / f"{turn.game_id}.jsonl", json.dumps(line))
+
+
+def mean_ratings(judgements: Sequence[JudgeRecord]) -> dict[str, float]:
+    return (
+        {name: sum(getattr(j, name) for j in judgements) / len(judgements) for name in RATINGS}
+        if judgements
+        else {}
+    )
+
+
+def read_judgements(run: RunDir) -> list[JudgeRecord]:
+    """Every judgement written for a run (all sessions)."""
+    found = []
+    for path in sorted((run.path / JUDGE_DIR).glob("*.jsonl")):
+        for line in path.read_bytes().split(b"\n")[:-1]:
+            try:
+                found.append(JudgeRecord.model_validate_json(line))
+            except ValidationError:
+                continue
+    return found

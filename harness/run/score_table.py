@@ -1,0 +1,191 @@
+"""What a run prints at its end: the score table (one row per player count) and a summary of the whole session:
+games complete and interrupted, mean score, tokens, cost, wall time, and every rejected attempt by error kind.
+
+Counts cover every game of the run, whichever session played it, and every attempt ever made: the moves' calls and
+the failed calls of interrupted games. Error kinds are an open set: whatever the logs hold is counted by name. They
+are counted from the logs' bytes (each attempt's `"error_kind":"..."`), not by parsing every record, so that the
+summary of a large run is quick; a string inside a record's text cannot match, since JSON escapes its quotes.
+A missing figure is "-", never nan.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from pydantic import BaseModel
+from rich.table import Table
+
+from harness.engine.game import EndReason
+from harness.play.game import PROVIDER_ERRORS
+from harness.run.store import GamePlan
+from harness.schema.records import GameResult
+
+ERROR_KIND = re.compile(rb'"error_kind":"([A-Za-z0-9_.-]{1,64})"')
+
+
+def score_table(results: list[tuple[GamePlan, GameResult]]) -> Table:
+    by_players: dict[int, list[GameResult]] = defaultdict(list)
+    for plan, result in results:
+        by_players[plan.players].append(result)
+    table = Table(
+        title="Scores per player count",
+        caption="mean: fireworks at the end (the paper's score); engine: 0 after three strikes; "
+        "struck out: all lives lost; stopped: interrupted, resumable",
+    )
+    for column in ("players", "games", "done", "mean", "s.e.", "engine", "perfect", "struck out"):
+        table.add_column(column, justify="right")
+    table.add_column("stopped", justify="right", style="red")
+    for players in sorted(by_players):
+        games = by_players[players]
+        done = [r for r in games if r.status == "complete"]
+        scores = [r.fireworks_score for r in done]
+        mean = sum(scores) / len(scores) if scores else math.nan
+        spread = _standard_error(scores)
+        engine = sum(r.engine_score for r in done) / len(done) if done else math.nan
+        table.add_row(
+            str(players),
+            str(len(games)),
+            str(len(done)),
+            figure(mean),
+            figure(spread),
+            figure(engine),
+            str(sum(1 for s in scores if s == 25)),
+            str(sum(1 for r in done if r.end_reason == EndReason.LIVES_LOST)),
+            str(len(games) - len(done)),
+        )
+    return table
+
+
+def figure(value: float) -> str:
+    """A mean or spread for a table: two decimals, or "-" where there is none (no games, one game)."""
+    return "-" if not math.isfinite(value) else f"{value:.2f}"
+
+
+def _standard_error(values: list[int]) -> float:
+    if len(values) < 2:
+        return math.nan
+    mean = sum(values) / len(values)
+    variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    return math.sqrt(variance / len(values))
+
+
+def sweep_table(runs: list[tuple[object, list[tuple[GamePlan, GameResult]]]]) -> Table:
+    """One row per run and player count: the grid at a glance."""
+    table = Table(title="Sweep scores (fireworks at the end)", caption="stopped: interrupted, resumable")
+    for column in ("model", "scaffold", "players", "games", "done", "mean", "s.e.", "stopped"):
+        table.add_column(column, justify="left" if column in ("model", "scaffold") else "right")
+    for config, results in runs:
+        seats = config.seats  # type: ignore[attr-defined]
+        model = seats[0].model if len(seats) == 1 else " + ".join(s.model for s in seats)
+        scaffold = "/".join(dict.fromkeys(s.scaffold for s in seats))
+        by_players: dict[int, list[GameResult]] = defaultdict(list)
+        for plan, result in results:
+            by_players[plan.players].append(result)
+        for players in sorted(by_players):
+            games = by_players[players]
+            scores = [r.fireworks_score for r in games if r.status == "complete"]
+            mean = sum(scores) / len(scores) if scores else math.nan
+            table.add_row(
+                model,
+                scaffold,
+                str(players),
+                str(len(games)),
+                str(len(scores)),
+                figure(mean),
+                figure(_standard_error(scores)),
+                str(len(games) - len(scores)),
+            )
+    return table
+
+
+class RunSummary(BaseModel):
+    """The end-of-run figures over every game of a run (or of every run of a sweep)."""
+
+    games: int
+    complete: int
+    interrupted: int
+    unfinished: int  # neither: stopped mid-game (no result line yet)
+    mean_score: float | None
+    standard_error: float | None
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    unpriced_games: int  # games whose model LiteLLM has no price for: their cost is not in cost_usd
+    wall_s: float
+    invalid_replies: dict[str, int]  # error kind -> attempts, over every move of every game
+    provider_errors: dict[str, int]
+
+
+def summarize(games: list[tuple[GameResult | None, Path]], wall_s: float) -> RunSummary:
+    """Sum the results (None: a game without a result yet) and count each log's rejected attempts by kind."""
+    results = [r for r, _ in games if r is not None]
+    complete = [r for r in results if r.status == "complete"]
+    scores = [r.fireworks_score for r in complete]
+    kinds: Counter[str] = Counter()
+    for _, path in games:
+        try:
+            data = path.read_bytes() if path.exists() else b""
+        except OSError:
+            continue
+        kinds.update(kind.decode() for kind in ERROR_KIND.findall(data))
+    spread = _standard_error(scores)
+    return RunSummary(
+        games=len(games),
+        complete=len(complete),
+        interrupted=len(results) - len(complete),
+        unfinished=len(games) - len(results),
+        mean_score=sum(scores) / len(scores) if scores else None,
+        standard_error=spread if math.isfinite(spread) else None,
+        prompt_tokens=sum(r.usage.prompt_tokens for r in results),
+        completion_tokens=sum(r.usage.completion_tokens for r in results),
+        cost_usd=sum(r.cost_usd or 0.0 for r in results),
+        unpriced_games=sum(1 for r in results if r.cost_usd is None and r.calls),
+        wall_s=wall_s,
+        invalid_replies={k: n for k, n in sorted(kinds.items()) if k not in PROVIDER_ERRORS},
+        provider_errors={k: n for k, n in sorted(kinds.items()) if k in PROVIDER_ERRORS},
+    )
+
+
+def summary_table(summary: RunSummary) -> Table:
+    table = Table(title="Summary", show_header=False, title_justify="left")
+    table.add_column("what")
+    table.add_column("figure")
+    games = f"{summary.games}: {summary.complete} complete, {summary.interrupted} interrupted"
+    if summary.unfinished:
+        games += f", {summary.unfinished} not finished"
+    table.add_row("games", games)
+    mean = "-" if summary.mean_score is None else f"{summary.mean_score:.2f}"
+    if summary.standard_error is not None:
+        mean += f" ± {summary.standard_error:.2f} (s.e.)"
+    table.add_row("mean score", f"{mean} over complete games")
+    table.add_row(
+        "tokens",
+        f"{summary.prompt_tokens + summary.completion_tokens:,} "
+        f"({summary.prompt_tokens:,} prompt, {summary.completion_tokens:,} completion)",
+    )
+    cost = f"${summary.cost_usd:.4f}"
+    if summary.unpriced_games:
+        cost += f" (without {summary.unpriced_games} games of models LiteLLM has no price for)"
+    table.add_row("cost", cost)
+    table.add_row("wall time", _duration(summary.wall_s) + " this session")
+    table.add_row("invalid replies", _by_kind(summary.invalid_replies))
+    table.add_row("provider errors", _by_kind(summary.provider_errors))
+    return table
+
+
+def _by_kind(counts: dict[str, int]) -> str:
+    if not counts:
+        return "none"
+    total = sum(counts.values())
+    return f"{total}: " + ", ".join(
+        f"{kind} {n}" for kind, n in sorted(counts.items(), key=lambda kv: -kv[1])
+    )
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"

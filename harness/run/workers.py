@@ -1,0 +1,274 @@
+"""Playing a session's games in several processes, so that a run can use more than one core.
+
+With hosted models the harness mostly waits, but each call still costs a few milliseconds of CPU (LiteLLM, the
+provider SDK, rendering, logging), and at hundreds of games in flight one process saturates a core. Games are
+independent and each writes its own log, so they are dealt round-robin to worker processes; the parent keeps the
+run locks, the progress display and the status files, and collects moves and results from a queue. Concurrency and
+per-model limits are shared out between the workers, and so are the deployments' rate limits. A worker dies with
+its parent, and a crash in a worker costs at most the moves in flight: every game is resumable from its log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import queue as queue_module
+import signal
+import sys
+import time
+from multiprocessing import get_context
+from typing import Any
+
+from harness.models import event_loop, retry_events
+from harness.models.secrets import redact
+from harness.run.interrupt import STOP_WORKER, Stop
+from harness.run.live_progress import RunProgress
+from harness.run.runner import GameListener, RunJob, Selected, play_plans
+from harness.run.store import GamePlan
+from harness.schema.records import GameResult, MoveRecord, SeatConfig
+
+
+class WorkerFailed(RuntimeError):
+    """A worker process stopped before finishing its games; their logs are intact and resumable."""
+
+
+def shards(selected: Selected, workers: int) -> list[Selected]:
+    return [selected[i::workers] for i in range(workers) if selected[i::workers]]
+
+
+def share(limit: int, workers: int) -> int:
+    return max(1, math.ceil(limit / workers))
+
+
+def _shared_seat(seat: SeatConfig, workers: int) -> SeatConfig:
+    """The seat as one worker sees it: each deployment's rate limits divided between the workers."""
+    if not seat.deployments:
+        return seat
+    deployments = tuple(
+        d.model_copy(
+            update={
+                key: share(getattr(d, key), workers)
+                for key in ("rpm", "tpm", "max_parallel_requests")
+                if getattr(d, key) is not None
+            }
+        )
+        for d in seat.deployments
+    )
+    return seat.model_copy(update={"deployments": deployments})
+
+
+def _worker_jobs(jobs: list[RunJob], workers: int) -> list[RunJob]:
+    result = []
+    for job in jobs:
+        seats = tuple(_shared_seat(s, workers) for s in job.config.seats)
+        result.append(job.model_copy(update={"config": job.config.model_copy(update={"seats": seats})}))
+    return result
+
+
+def _worker_plans(selected: Selected, workers: int) -> Selected:
+    """The plans as one worker plays them: seated by the seats with shared-out limits, which its agents serve."""
+    return [
+        (index, plan.model_copy(update={"seats": tuple(_shared_seat(s, workers) for s in plan.seats)}))
+        for index, plan in selected
+    ]
+
+
+def _die_with_parent() -> None:
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError):
+            ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+class _MoveTally:
+    """A worker's moves, tokens and cost since its last report to the parent. Reports go at most every
+    REPORT_EVERY_S and before each game's result, so the queue carries a few events a second rather than one per
+    move (each event costs both processes a pickle and a pipe write)."""
+
+    REPORT_EVERY_S = 0.25
+
+    def __init__(self, events: Any) -> None:
+        self.events = events
+        self.count, self.tokens, self.cost = 0, 0, 0.0
+        self.reported_at = time.monotonic()
+
+    def add(self, record: MoveRecord) -> None:
+        self.count += 1
+        self.tokens += record.usage.total_tokens
+        self.cost += record.cost_usd or 0.0
+        if time.monotonic() - self.reported_at >= self.REPORT_EVERY_S:
+            self.report()
+
+    def report(self) -> None:
+        if self.count:
+            self.events.put(("moves", self.count, self.tokens, self.cost))
+            self.count, self.tokens, self.cost = 0, 0, 0.0
+        self.reported_at = time.monotonic()
+
+
+def _worker(
+    jobs: list[RunJob], selected: Selected, concurrency: int, limits: dict[str, int], events: Any
+) -> None:
+    _die_with_parent()
+    signal.signal(
+        signal.SIGINT, signal.SIG_IGN
+    )  # the terminal's Ctrl-C: the parent decides (harness.run.interrupt)
+    pid = os.getpid()
+    tally = _MoveTally(events)
+
+    def game_done(index: int, plan: GamePlan, result: GameResult) -> None:
+        tally.report()
+        events.put(("game", index, plan.game_id, result.model_dump_json()))
+
+    stop = Stop(signum=STOP_WORKER, second_exits=False)
+    signal.signal(STOP_WORKER, _stop_before_play)  # until play_plans listens: no log is open before then
+
+    def backoff(model: str, error_kind: str | None, wait_s: float) -> None:
+        events.put(("backoff", model, error_kind, wait_s))
+
+    try:
+        with retry_events.listening(backoff):
+            event_loop.run(
+                play_plans(
+                    jobs, selected, concurrency, limits, on_move=tally.add, on_game=game_done, stop=stop
+                )
+            )
+    except _StoppedBeforePlay:
+        pass
+    except OSError as exc:  # a disk fault: the parent says it in one line
+        tally.report()
+        events.put(("disk", pid, (exc.errno, exc.strerror, exc.filename)))
+        return
+    except BaseException as exc:
+        tally.report()
+        events.put(("failed", pid, redact(f"{type(exc).__name__}: {exc}")[:500]))
+        return
+    signal.signal(STOP_WORKER, signal.SIG_IGN)
+    events.put(("done", pid, ""))
+
+
+class _StoppedBeforePlay(Exception):
+    """Told to stop while still setting up (imports, warm-up): nothing to close, nothing written yet."""
+
+
+def _stop_before_play(*_: object) -> None:
+    raise _StoppedBeforePlay
+
+
+def play_in_workers(
+    jobs: list[RunJob],
+    selected: Selected,
+    concurrency: int,
+    model_limits: dict[str, int],
+    workers: int,
+    progress: RunProgress,
+    stop: Stop | None = None,
+    on_game: GameListener | None = None,
+) -> list[tuple[int, GamePlan, GameResult]]:
+    """Play the selected games in `workers` processes; return (job index, plan, result) for every game that
+    ended. A press of `stop` tells every worker to stop (see harness.run.interrupt); a second one kills them."""
+    context = get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    events = context.Queue()
+    parts = shards(selected, workers)
+    limits = {model: share(limit, len(parts)) for model, limit in model_limits.items()}
+    worker_jobs = _worker_jobs(jobs, len(parts))
+    processes = [
+        context.Process(
+            target=_worker,
+            args=(
+                worker_jobs,
+                _worker_plans(part, len(parts)),
+                share(concurrency, len(parts)),
+                limits,
+                events,
+            ),
+            daemon=True,
+        )
+        for part in parts
+    ]
+    plans = {(index, plan.game_id): plan for index, plan in selected}
+    results: list[tuple[int, GamePlan, GameResult]] = []
+    reported: dict[int, str] = {}
+    failures: list[str] = []
+    disk_fault: OSError | None = None
+
+    def halt() -> None:
+        for process in processes:
+            if process.pid is not None and process.is_alive():
+                with contextlib.suppress(OSError):
+                    os.kill(process.pid, STOP_WORKER)
+
+    def kill() -> None:
+        for process in processes:
+            if process.pid is not None:
+                with contextlib.suppress(OSError):
+                    os.kill(process.pid, signal.SIGKILL)
+
+    if stop is not None:
+        stop.on_second_press(kill)
+    try:
+        for process in processes:
+            process.start()
+        with stop.in_thread(halt) if stop is not None else contextlib.nullcontext():
+            disk_fault = _collect(processes, events, plans, results, reported, failures, progress, on_game)
+    except BaseException:
+        for process in processes:
+            process.terminate()
+        raise
+    finally:
+        for process in processes:
+            process.join(timeout=10)
+    if disk_fault is not None:
+        raise disk_fault
+    if failures:
+        raise WorkerFailed("; ".join(failures) + " (the games' logs are intact: resume the run)")
+    return results
+
+
+def _collect(
+    processes: list[Any],
+    events: Any,
+    plans: dict[tuple[int, str], GamePlan],
+    results: list[tuple[int, GamePlan, GameResult]],
+    reported: dict[int, str],
+    failures: list[str],
+    progress: RunProgress,
+    on_game: GameListener | None,
+) -> OSError | None:
+    """Take the workers' events until every worker has reported; return the first disk fault, if any."""
+    disk_fault: OSError | None = None
+    while len(reported) < len(processes):
+        try:
+            event = events.get(timeout=0.5)
+        except queue_module.Empty:
+            for process in processes:
+                if not process.is_alive() and process.pid not in reported:
+                    reported[process.pid] = "died"
+                    failures.append(f"worker {process.pid} stopped with exit code {process.exitcode}")
+            continue
+        kind = event[0]
+        if kind == "moves":
+            progress.moves_done(event[1], event[2], event[3])
+        elif kind == "backoff":
+            progress.backoff(event[1], event[2], event[3])
+        elif kind == "game":
+            result = GameResult.model_validate_json(event[3])
+            plan = plans[(event[1], event[2])]
+            results.append((event[1], plan, result))
+            if on_game is not None:
+                on_game(event[1], plan, result)
+            else:
+                progress.game_done(result)
+        else:
+            reported[event[1]] = kind
+            if kind == "failed":
+                failures.append(f"worker {event[1]}: {event[2]}")
+            elif kind == "disk" and disk_fault is None:
+                disk_fault = OSError(*event[2])
+                for process in processes:  # the others stop too, their logs intact
+                    if process.pid is not None and process.is_alive():
+                        with contextlib.suppress(OSError):
+                            os.kill(process.pid, STOP_WORKER)
+    return disk_fault

@@ -1,0 +1,271 @@
+"""The records a run writes and every reader (resume, export, report) reads: one schema, versioned.
+
+A game log is JSONL: a GameHeader line, one MoveRecord line per move, and a GameResult line when the game stops
+(complete or interrupted). Records never hold API keys or authorised URLs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from harness.engine.game import EndReason, Move
+
+SCHEMA_VERSION = 1
+
+
+class GenerationParams(BaseModel):
+    """Sampling parameters sent with every call of a seat. None means the provider's default."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    reasoning_effort: str | None = None
+    thinking_budget: int | None = Field(default=None, gt=0)  # reasoning tokens allowed (LiteLLM `thinking`)
+    timeout_s: float = 600.0  # an overall deadline per request, however slowly the answer arrives
+    # after a reply cut off by the token limit, re-ask with this larger limit (None: keep max_tokens). Left out of
+    # the record when unset, so runs made before it existed keep their configuration digest.
+    max_tokens_on_truncation: int | None = Field(default=None, gt=0, exclude_if=lambda value: value is None)
+
+
+class Deployment(BaseModel):
+    """One backend serving a seat's model (a LiteLLM Router deployment): a replica, a key or a region.
+
+    Keys are named by environment variable, never written in a config or a log.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    api_base: str | None = None
+    api_key_env: str | None = None
+    model: str | None = None  # the provider's model id on this deployment, if it differs from the seat's
+    rpm: int | None = Field(default=None, gt=0)  # requests per minute this deployment accepts
+    tpm: int | None = Field(default=None, gt=0)  # tokens per minute
+    max_parallel_requests: int | None = Field(default=None, gt=0)
+
+
+class SeatConfig(BaseModel):
+    """Who plays a seat: a LiteLLM model string with its scaffold and parameters."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str
+    scaffold: str
+    api_base: str | None = None
+    params: GenerationParams = GenerationParams()
+    deployments: tuple[Deployment, ...] = ()  # when set, requests are spread over these by a LiteLLM Router
+    k: int | None = Field(default=None, ge=1, le=7)  # samples per move, for best-of-k scaffolds only
+
+    @property
+    def label(self) -> str:
+        """`model:scaffold`, with `,k=N` for a best-of-k seat that sets its sample count (as a --seat spec)."""
+        return f"{self.model}:{self.scaffold}" + (f",k={self.k}" if self.k is not None else "")
+
+
+class Usage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+        )
+
+
+ErrorKind = Literal[
+    # provider errors, retried with backoff
+    "rate_limited",  # 429
+    "server_error",  # 5xx
+    "timeout",  # no complete answer within the request's overall deadline (--timeout)
+    "connection",
+    # provider errors that retrying cannot fix: the move stops at once
+    "authentication",  # 401, 403
+    "not_found",  # 404: unknown model or path
+    "bad_request",  # 400, 422
+    "context_overflow",  # the prompt does not fit the model's context window
+    # replies that cannot be used: re-asked with feedback in the scaffold's format
+    "empty_reply",
+    "unparseable",
+    "missing_field",
+    "illegal_move",
+    "ambiguous",  # more than one reading: two moves, "2.5", a split number, a move only in a nested field
+    "truncated",  # finish_reason "length": cut off by the token limit, never played
+    "content_filter",  # finish_reason "content_filter"
+    "oversized",  # too long or too deeply nested to read
+    "repeated_reply",  # the same failed reply again: retries stop early
+    "echoed_secret",  # the reply held a credential the run sends (a server echoing the request): never used
+]
+# Readers (report, summary) treat error kinds as an open set and group by them; older logs hold a subset.
+PROVIDER_ERROR_KINDS = frozenset(
+    {
+        "rate_limited",
+        "server_error",
+        "timeout",
+        "connection",
+        "authentication",
+        "not_found",
+        "bad_request",
+        "context_overflow",
+    }
+)
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class Attempt(BaseModel):
+    """One request to a model and what came back, good or bad."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    number: int  # 1-based within the call
+    messages: list[Message]  # exactly what was sent
+    reply: str | None = None  # the raw reply text
+    reasoning: str | None = None  # the provider's reasoning trace, when it returns one
+    error_kind: ErrorKind | None = None  # None: the reply was used
+    error: str | None = None  # the problem, as told to the model or read from the provider
+    finish_reason: str | None = None  # as the provider reported it: "stop", "length", "content_filter", ...
+    usage: Usage = Usage()
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+    resolved_model: str | None = None  # the model id the provider reports
+
+
+class Call(BaseModel):
+    """All attempts of one logical model call (one role of one move), ending in a valid reply or giving up."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: str  # "player" for single-call scaffolds
+    model: str
+    attempts: list[Attempt]
+
+    @property
+    def final(self) -> Attempt:
+        return self.attempts[-1]
+
+
+class MoveRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["move"] = "move"
+    turn: int
+    seat: int
+    player: str  # the seat's player label, e.g. "openai/gpt-4.1:watson"
+    scaffold: str
+    legal_moves: list[str]  # descriptions, in the order the model saw them
+    move_index: int
+    move: Move
+    ratings: list[float | None]  # one per legal move; None where the reply gave none or an invalid one
+    invalid_ratings: dict[str, str] = {}  # legal move index -> the out-of-range or unreadable value given
+    reason: str = ""
+    calls: list[Call]
+    memory: dict[str, Any] | None = None  # working memory the seat carries to its next turn (Mycroft)
+    tracking: dict[str, Any] | None = None  # measured state-tracking scores for this move (Mycroft)
+    digest_after: str  # engine state fingerprint after the move, for resume checks
+    fireworks_after: int
+    life_tokens_after: int
+    info_tokens_after: int
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for call in self.calls:
+            for attempt in call.attempts:
+                total = total + attempt.usage
+        return total
+
+    @property
+    def cost_usd(self) -> float | None:
+        costs = [a.cost_usd for c in self.calls for a in c.attempts if a.cost_usd is not None]
+        return sum(costs) if costs else None
+
+    @property
+    def latency_s(self) -> float:
+        return sum(a.latency_s for c in self.calls for a in c.attempts)
+
+    @property
+    def retries(self) -> int:
+        return sum(len(c.attempts) - 1 for c in self.calls)
+
+
+class GameHeader(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["header"] = "header"
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    game_id: str
+    seed: int
+    seed_set: str
+    repeat: int = 0  # which play of this seed (0-based), when a run plays each seed more than once
+    deck: list[str]
+    players: int
+    seats: list[SeatConfig]
+    harness_version: str
+    git_commit: str | None
+    started_at: str
+    sent_params: list[dict[str, Any]] = []  # per seat: the parameters sent to LiteLLM with every call
+
+
+class GameResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["result"] = "result"
+    status: Literal["complete", "interrupted"]
+    interrupted_reason: str | None = None
+    interrupted_seat: int | None = None
+    end_reason: EndReason | None = None
+    fireworks_score: int  # fireworks at the end (the paper's convention; kept after a third strike)
+    engine_score: int  # 0 after three strikes (AH2AC2 / SPIN-Bench convention)
+    turns: int
+    lives_lost: int
+    hints_given: int
+    calls: int
+    retries: int
+    invalid_replies: int
+    provider_errors: int
+    usage: Usage
+    cost_usd: float | None
+    failed_calls: list[Call] = []  # for an interrupted game: every attempt of the move that could not be made
+    finished_at: str
+
+
+LogLine = Annotated[GameHeader | MoveRecord | GameResult, Field(discriminator="type")]
+LOG_LINE: TypeAdapter[GameHeader | MoveRecord | GameResult] = TypeAdapter(LogLine)
+
+
+class JudgeRecord(BaseModel):
+    """One turn of a working-memory (Mycroft) game judged by an LLM judge (`hanabi-eval judge`), as written to
+    `<run>/judge/<game_id>.jsonl` and read by the report: the paper's Appendix E.3 rubric, ratings in [0, 1]."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    game_id: str
+    turn: int
+    seat: int
+    judge_model: str
+    overall_rating: float = Field(ge=0.0, le=1.0)
+    deduction_accuracy: float = Field(ge=0.0, le=1.0)
+    history_integration: float = Field(ge=0.0, le=1.0)
+    state_tracking_quality: float = Field(ge=0.0, le=1.0)
+    detailed_feedback: str
+    key_issues: list[str]
+    strengths: list[str]

@@ -1,0 +1,95 @@
+"""Seat specifications for mixed teams: `MODEL[:SCAFFOLD][,key=value,...]`, e.g.
+
+    openai/o4-mini:sherlock
+    xai/grok-3-mini:mycroft,temperature=0.6,reasoning_effort=low
+    openai/my-model:watson,api_base=http://127.0.0.1:8001/v1
+    local/smart:watson                      (the built-in rule-based player)
+    openai/gpt-4.1:best-of-k-sherlock,k=3   (best-of-k with 3 samples per move; k is 1-7)
+
+Model strings may themselves hold a colon (ollama/llama3:8b, ollama/llama3:latest): the part after the last colon is
+taken as the scaffold only when it names one; a near miss of a scaffold name (`:sherlok`), or any other name after a
+built-in player (`local/smart:holmes`), is refused as a typo.
+Seat rotation puts each distinct player in each position equally often across seeds.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Literal
+
+from pydantic import ValidationError
+
+from harness.schema.records import GenerationParams, SeatConfig
+from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_k, scaffold_names
+
+Rotation = Literal["seed", "all", "off"]
+SEAT_KEYS = ("api_base", "temperature", "max_tokens", "reasoning_effort", "timeout", "k")
+
+
+class SeatSpecError(ValueError):
+    """A seat specification that cannot be used; the message names the problem and the fix."""
+
+
+def parse_seat(
+    spec: str,
+    default_scaffold: str,
+    default_params: GenerationParams,
+    default_k: int | None = None,
+    default_api_base: str | None = None,
+) -> SeatConfig:
+    """One `--seat` spec. Settings it leaves out come from the run-wide options; the run-wide `--api-base` serves
+    every seat that names no server of its own, except the built-in `local/` players, which need none."""
+    head, *pairs = spec.split(",")
+    model, scaffold = head, default_scaffold
+    if ":" in head:
+        left, right = head.rsplit(":", 1)
+        if right in scaffold_names():
+            model, scaffold = left, right
+        elif close := difflib.get_close_matches(right.lower(), scaffold_names(), n=1, cutoff=0.75):
+            raise SeatSpecError(
+                f"--seat {spec!r}: unknown scaffold {right!r} (did you mean {close[0]}?); "
+                "see `hanabi-eval scaffolds`"
+            )
+        elif left.startswith("local/"):  # a built-in player's name has no tag: this was meant as a scaffold
+            raise SeatSpecError(f"--seat {spec!r}: unknown scaffold {right!r}; see `hanabi-eval scaffolds`")
+    settings: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or key not in SEAT_KEYS:
+            raise SeatSpecError(
+                f"--seat {spec!r}: {pair!r} is not a setting; use key=value with keys {', '.join(SEAT_KEYS)}"
+            )
+        settings[key] = value.strip()
+    params = default_params.model_dump()
+    try:
+        for key in ("temperature", "max_tokens", "reasoning_effort"):
+            if key in settings:
+                params[key] = settings[key]
+        if "timeout" in settings:
+            params["timeout_s"] = settings["timeout"]
+        k = parse_k(settings["k"], "") if "k" in settings else default_k
+        load_scaffold(scaffold, k)
+        return SeatConfig(
+            model=model.strip(),
+            scaffold=scaffold,
+            api_base=settings.get("api_base") or (None if model.strip().startswith("local/") else default_api_base),
+            params=GenerationParams.model_validate(params),
+            k=k,
+        )
+    except ScaffoldError as exc:
+        raise SeatSpecError(f"--seat {spec!r}: {exc}") from None
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise SeatSpecError(f"--seat {spec!r}: {'.'.join(map(str, error['loc']))}: {error['msg']}") from None
+
+
+def rotations(
+    seats: tuple[SeatConfig, ...], seed_index: int, mode: Rotation
+) -> list[tuple[int, tuple[SeatConfig, ...]]]:
+    """The seatings to play for the `seed_index`-th seed: (rotation number, seats in position order)."""
+    n = len(seats)
+    if n == 1 or mode == "off":
+        return [(0, seats)]
+    shifts = [seed_index % n] if mode == "seed" else list(range(n))
+    return [(k, seats[k:] + seats[:k]) for k in shifts]

@@ -1,0 +1,281 @@
+"""Sweeps: a whole evaluation grid (models x scaffolds x player counts x seed sets) in one TOML or YAML file.
+
+Each model x scaffold pair is one run (a run directory under the sweep's folder), so a sweep resumes exactly like
+its runs do. The sweep folder's sweep.json records the configuration; running the same sweep again continues it,
+and a different sweep on the same folder is refused. Every key is validated before any model is called, and an
+invalid one is named in the error ("models[1].concurrency: ...").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from harness.engine.seeds import SeedSpecError, resolve_seeds
+from harness.models.client import RetryPolicy
+from harness.run.runner import RunConfig
+from harness.run.store import write_json_atomic
+from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
+from harness.schema.records import Deployment, GenerationParams, SeatConfig
+from harness.session.seats import Rotation, SeatSpecError, parse_seat
+from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_scaffold_spec, scaffold_names
+
+SWEEP_FILE = "sweep.json"
+
+
+class SweepConfigError(ValueError):
+    """A sweep file that cannot be used; the message names the file, the key and the problem."""
+
+
+class SweepModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str
+    api_base: str | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)
+    max_tokens: int | None = Field(default=None, gt=0)
+    reasoning_effort: str | None = None
+    thinking_budget: int | None = Field(default=None, gt=0)  # reasoning tokens (the paper: 20k for Gemini 2.5)
+    timeout_s: float = Field(default=600.0, gt=0, allow_inf_nan=False)
+    concurrency: int | None = Field(default=None, gt=0)  # games of this model in flight at once
+    deployments: list[Deployment] = []
+
+    @field_validator("reasoning_effort")
+    @classmethod
+    def _effort(cls, value: str | None) -> str | None:
+        if value is not None and value not in ("minimal", "low", "medium", "high"):
+            raise ValueError("must be one of minimal, low, medium, high")
+        return value
+
+    def seat(self, scaffold: str) -> SeatConfig:
+        name, k = parse_scaffold_spec(scaffold)
+        return SeatConfig(
+            model=self.model,
+            scaffold=name,
+            k=k,
+            api_base=self.api_base,
+            params=GenerationParams(
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+                reasoning_effort=self.reasoning_effort,
+                thinking_budget=self.thinking_budget,
+                timeout_s=self.timeout_s,
+            ),
+            deployments=tuple(self.deployments),
+        )
+
+
+class TeamDef(BaseModel):
+    """A mixed team: one seat spec per seat (harness.session.seats), e.g. ["openai/o4-mini:sherlock", "local/smart"]."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seats: list[str] = Field(min_length=2, max_length=5)
+    rotation: Rotation = "seed"
+
+
+class CrossplayDef(BaseModel):
+    """The paper's cross-play design: exactly one seat of model `one`, every other seat model `rest`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    one: str
+    rest: str
+    scaffold: str = "watson"
+    players: list[int] | None = None  # default: the sweep's player counts
+    rotation: Rotation = "seed"
+
+
+class SweepConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # one plain folder name inside --out
+    players: list[int] = Field(min_length=1)
+    seeds: list[str] = Field(min_length=1)  # seed set names, comma-separated seeds, or seed files
+    repeats: int = Field(default=1, ge=1)  # plays of each seed
+    scaffolds: list[str] = []  # self-play runs: every model with every scaffold ("NAME" or "NAME,k=N")
+    models: list[SweepModel] = []
+    teams: list[TeamDef] = []
+    crossplay: list[CrossplayDef] = []
+    concurrency: int = Field(default=16, gt=0)  # games in flight across the whole sweep
+    reply_retries: int = Field(default=3, ge=0)
+    retry: RetryPolicy = RetryPolicy()
+    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)  # every seat's, over its own
+
+    @field_validator("players")
+    @classmethod
+    def _players(cls, value: list[int]) -> list[int]:
+        bad = [p for p in value if not MIN_PLAYERS <= p <= MAX_PLAYERS]
+        if bad:
+            raise ValueError(f"player counts must be 2-5, not {bad}")
+        if len(set(value)) != len(value):
+            raise ValueError("a player count is listed twice")
+        return value
+
+    @field_validator("scaffolds")
+    @classmethod
+    def _scaffolds(cls, value: list[str]) -> list[str]:
+        for name in value:
+            try:
+                parse_scaffold_spec(name)
+            except ScaffoldError as exc:
+                raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("retry")
+    @classmethod
+    def _retry(cls, value: RetryPolicy) -> RetryPolicy:
+        if not (math.isfinite(value.wait_base_s) and value.wait_base_s >= 0):
+            raise ValueError("wait_base_s must be a finite number of seconds, 0 or more")
+        if not (math.isfinite(value.wait_max_s) and value.wait_max_s > 0):
+            raise ValueError("wait_max_s must be a finite number of seconds above 0")
+        if value.provider_retries < 0:
+            raise ValueError("provider_retries cannot be negative")
+        return value
+
+    @model_validator(mode="after")
+    def _distinct_models(self) -> SweepConfig:
+        models = [m.model for m in self.models]
+        if len(set(models)) != len(models):
+            raise ValueError("a model is listed twice; list each model once")
+        if not (self.models and self.scaffolds) and not self.teams and not self.crossplay:
+            raise ValueError("nothing to play: give models and scaffolds, teams, or crossplay")
+        for index, entry in enumerate(self.crossplay):
+            load_or_raise(entry.scaffold, f"crossplay[{index}].scaffold")
+            bad = [p for p in entry.players or [] if not MIN_PLAYERS <= p <= MAX_PLAYERS]
+            if bad:
+                raise ValueError(f"crossplay[{index}].players must be 2-5, not {bad}")
+        for index, team in enumerate(self.teams):
+            for position, spec in enumerate(team.seats):
+                try:
+                    self._seat(spec)
+                except SeatSpecError as exc:
+                    raise ValueError(f"teams[{index}].seats[{position}]: {exc}") from None
+        return self
+
+    def _seat(self, spec: str, scaffold: str = "watson") -> SeatConfig:
+        """A seat from a spec, with the generation settings of its model's [[models]] entry, if it has one."""
+        model = spec.split(",")[0]
+        model = model.rsplit(":", 1)[0] if model.rsplit(":", 1)[-1] in scaffold_names() else model
+        listed = {m.model: m for m in self.models}.get(model)
+        base = listed.seat(scaffold) if listed else SeatConfig(model=model, scaffold=scaffold)
+        seat = parse_seat(spec, scaffold, base.params)
+        if listed:
+            seat = seat.model_copy(
+                update={"api_base": seat.api_base or base.api_base, "deployments": base.deployments}
+            )
+        load_or_raise(seat.scaffold, "scaffold")
+        return seat
+
+    def runs(self) -> list[RunConfig]:
+        """One run per model and scaffold, each over all player counts and seeds."""
+        seeds = []
+        for spec in self.seeds:
+            seeds.extend(resolve_seeds(spec))
+        common = {
+            "seeds": tuple(seeds),
+            "repeats": self.repeats,
+            "reply_retries": self.reply_retries,
+            "retry": self.retry,
+        }
+        runs = [
+            RunConfig(seats=(model.seat(scaffold),), players=tuple(self.players), **common)
+            for model in self.models
+            for scaffold in self.scaffolds
+        ]
+        for team in self.teams:
+            seats = tuple(self._seat(spec) for spec in team.seats)
+            runs.append(RunConfig(seats=seats, players=(len(seats),), rotation=team.rotation, **common))
+        for entry in self.crossplay:
+            one = self._seat(entry.one, entry.scaffold)
+            rest = self._seat(entry.rest, entry.scaffold)
+            for players in entry.players or self.players:
+                seats = (one,) + (rest,) * (players - 1)
+                runs.append(RunConfig(seats=seats, players=(players,), rotation=entry.rotation, **common))
+        if self.timeout_s is not None:  # an operational setting: the runs' identities stay the same
+            timeout_s = self.timeout_s
+            runs = [
+                r.model_copy(update={"seats": tuple(_timed(s, timeout_s) for s in r.seats)}) for r in runs
+            ]
+        return runs
+
+    def model_limits(self) -> dict[str, int]:
+        return {m.model: m.concurrency for m in self.models if m.concurrency is not None}
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(sorted(run.digest() for run in self.runs())).encode()).hexdigest()[
+            :10
+        ]
+
+
+def _timed(seat: SeatConfig, timeout_s: float) -> SeatConfig:
+    return seat.model_copy(update={"params": seat.params.model_copy(update={"timeout_s": timeout_s})})
+
+
+def load_or_raise(name: str, key: str) -> None:
+    try:
+        load_scaffold(name)
+    except ScaffoldError as exc:
+        raise ValueError(f"{key}: {exc}") from None
+
+
+def load_sweep(path: Path) -> SweepConfig:
+    """Read and validate a sweep file (.toml, .yaml or .yml)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SweepConfigError(f"cannot read sweep file {path}: {exc.strerror}") from None
+    try:
+        if path.suffix == ".toml":
+            raw = tomllib.loads(text)
+        elif path.suffix in (".yaml", ".yml"):
+            raw = yaml.safe_load(text)
+        else:
+            raise SweepConfigError(f"sweep file {path} must end in .toml, .yaml or .yml")
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
+        raise SweepConfigError(
+            f"{path} is not valid {path.suffix[1:].upper()}: {str(exc).splitlines()[0]}"
+        ) from None
+    if not isinstance(raw, dict):
+        raise SweepConfigError(
+            f"{path} must hold a table of settings (name, players, seeds, scaffolds, models)"
+        )
+    try:
+        sweep = SweepConfig.model_validate(raw)
+        sweep.runs()  # resolves every seed spec
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]).lstrip(".")
+        message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+        raise SweepConfigError(f"{path}: {key}: {message}") from None
+    except SeedSpecError as exc:
+        raise SweepConfigError(f"{path}: seeds: {exc}") from None
+    return sweep
+
+
+def open_sweep_dir(folder: Path, sweep: SweepConfig, source: dict[str, Any]) -> None:
+    """Create the sweep folder's record, or check that it holds this very sweep."""
+    record = folder / SWEEP_FILE
+    if record.exists():
+        existing = json.loads(record.read_text(encoding="utf-8"))
+        if existing.get("digest") != sweep.digest():
+            raise SweepConfigError(
+                f"{folder} holds a different sweep ({existing.get('name')}); choose another --out or name"
+            )
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(record, {"name": sweep.name, "digest": sweep.digest(), **source})
+
+
+def read_sweep_dir(folder: Path) -> SweepConfig | None:
+    record = folder / SWEEP_FILE
+    if not record.exists():
+        return None
+    return SweepConfig.model_validate(json.loads(record.read_text(encoding="utf-8"))["config"])

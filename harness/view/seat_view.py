@@ -1,0 +1,337 @@
+"""SeatView: everything ONE seat may know at one moment, plus facts derived from it in Python.
+
+A SeatView can only be built from an engine Observation of that seat, which never contains the seat's own cards.
+Templates and rule-based players read a SeatView and nothing else, so the information boundary is structural.
+Derived facts (unseen-card counts, playability, criticality, the final-round notice) are computed here so that
+templates never count cards.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import cache
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.engine.game import (
+    MAX_INFO_TOKENS,
+    MAX_LIFE_TOKENS,
+    HistoryEntry,
+    Knowledge,
+    Move,
+    MoveKind,
+    Observation,
+)
+from harness.schema.cards import ALL_CARDS, COLORS, COPIES, FULL_DECK, MAX_SCORE, RANKS, card, parse_card
+
+_FROZEN = ConfigDict(frozen=True)
+
+
+class OwnCard(BaseModel):
+    """A card in the seat's own hand: only what hints and visible cards imply."""
+
+    model_config = _FROZEN
+
+    index: int
+    slot: int  # H-group numbering: slot 1 is the newest card (HLE index n-1), slot n the oldest (index 0)
+    clued: bool  # some hint touched this card
+    knowledge: Knowledge
+    candidates: dict[str, int]  # identities allowed by the could-be sets, with unseen copies of each
+    playable_probability: float
+    useless_probability: float
+
+
+class VisibleCard(BaseModel):
+    """A card in another player's hand, which the seat can see, with what its holder knows about it."""
+
+    model_config = _FROZEN
+
+    index: int
+    slot: int  # H-group numbering: slot 1 is the newest card
+    clued: bool
+    card: str
+    knowledge: Knowledge
+    playable: bool
+    useless: bool
+    critical: bool  # the last copy of a card still needed
+
+
+class OtherHand(BaseModel):
+    model_config = _FROZEN
+
+    player: int
+    offset: int  # seats ahead of the viewing seat (hint targets use this)
+    cards: tuple[VisibleCard, ...]
+    chop: int | None  # HLE index of the oldest card no hint touched (None when every card is clued)
+
+
+class LegalMove(BaseModel):
+    model_config = _FROZEN
+
+    index: int
+    move: Move
+    description: str
+    target_player: int | None = None
+    touches: tuple[int, ...] = ()  # for hints: the target's hand indices the hint would point at
+
+
+class Event(BaseModel):
+    """A move already made, as the paper's prompts report it: the engine's move string, and the fireworks and
+    information tokens before and after it. No played or discarded card is named."""
+
+    model_config = _FROZEN
+
+    turn: int  # 1-based
+    player: int
+    offset: int  # seats ahead of the viewing seat (0: the seat itself)
+    move: str  # HLE's text, hint targets relative to the mover: "(Reveal player +2 rank 5)"
+    absolute_move: str  # the same with the target as an absolute id: "(Reveal player P3 rank 5)"
+    fireworks_before: str  # "R4 Y4 G3 W2 B3"
+    info_before: int
+    fireworks_after: str
+    info_after: int
+
+
+class SeatView(BaseModel):
+    model_config = _FROZEN
+
+    seat: int
+    num_players: int
+    hand_size: int
+    turn: int
+    life_tokens: int
+    max_life_tokens: int
+    info_tokens: int
+    max_info_tokens: int
+    fireworks: dict[str, int]
+    score: int
+    max_score: int
+    discards: tuple[str, ...]
+    discard_counts: dict[str, int]  # card -> copies discarded, in colour then rank order
+    deck_size: int
+    own_hand: tuple[OwnCard, ...]
+    own_chop: int | None  # HLE index of the seat's oldest card that no hint touched
+    others: tuple[OtherHand, ...]  # in turn order, starting with the next player
+    unseen: dict[str, int]  # copies this seat cannot see anywhere: in the deck or in its own hand
+    history: tuple[HistoryEntry, ...]  # every move so far (all public)
+    recent: tuple[HistoryEntry, ...]  # the other players' moves since this seat last moved
+    events: tuple[Event, ...]  # every move so far, with the fireworks and info tokens around it
+    recent_events: tuple[Event, ...]  # the events of `recent`
+    final_round: bool
+    last_player: int | None
+    last_player_offset: int | None  # seats from this seat to the last player (0: this seat is last)
+    turns_left: int | None  # once the deck is empty: moves left in the game, this one included
+    legal_moves: tuple[LegalMove, ...]
+
+    def hand_of(self, player: int) -> OtherHand:
+        for hand in self.others:
+            if hand.player == player:
+                return hand
+        raise KeyError(f"player {player} is not another player of seat {self.seat}")
+
+
+def is_playable(text: str, fireworks: dict[str, int]) -> bool:
+    """Whether a card (engine text such as 'R3') is the next one of its firework."""
+    return fireworks[text[0]] + 1 == int(text[1])
+
+
+def dead_cards(fireworks: dict[str, int], discards: Counter[str]) -> set[str]:
+    """Cards that can never score: already played, or a lower rank of their colour is gone for good."""
+    dead: set[str] = set()
+    for color in COLORS:
+        blocked = False
+        for rank in RANKS:
+            name = card(color, rank)
+            if rank <= fireworks[color] or blocked:
+                dead.add(name)
+            elif discards[name] >= COPIES[rank]:
+                blocked = True
+    return dead
+
+
+def build_view(obs: Observation) -> SeatView:
+    """Build the seat's view from its observation alone."""
+    seat, n = obs.seat, obs.num_players
+    discard_counter = Counter(obs.discards)
+    dead = dead_cards(obs.fireworks, discard_counter)
+    playable = {f"{color}{height + 1}" for color, height in obs.fireworks.items() if height < len(RANKS)}
+
+    seen: Counter[str] = Counter(obs.discards)
+    for color in COLORS:
+        for rank in range(1, obs.fireworks[color] + 1):
+            seen[card(color, rank)] += 1
+    for player, hand in enumerate(obs.hands):
+        if player != seat:
+            seen.update(c for c in hand if c is not None)
+    unseen = {name: count - seen[name] for name, count in FULL_DECK.items()}
+
+    own_knowledge = obs.knowledge[seat]
+    own = tuple(
+        _own_card(i, len(own_knowledge), k, unseen, playable, dead) for i, k in enumerate(own_knowledge)
+    )
+    others = []
+    for offset in range(1, n):
+        player = (seat + offset) % n
+        size = len(obs.hands[player])
+        cards = tuple(
+            _visible_card(i, size, c, k, obs.fireworks, dead, discard_counter)
+            for i, (c, k) in enumerate(zip(obs.hands[player], obs.knowledge[player], strict=True))
+            if c is not None
+        )
+        others.append(OtherHand(player=player, offset=offset, cards=cards, chop=_chop(cards)))
+
+    last_own = max((e.turn for e in obs.history if e.player == seat), default=0)
+    recent = tuple(e for e in obs.history if e.turn > last_own and e.player != seat)
+    events = _events(obs.history, seat, n)
+
+    turns_left = None
+    if obs.last_player is not None:
+        turns_left = (obs.last_player - obs.current_player) % n + 1
+
+    legal = tuple(_legal_move(i, m, seat, n, obs.hands) for i, m in enumerate(obs.legal_moves))
+    return SeatView(
+        seat=seat,
+        num_players=n,
+        hand_size=obs.hand_size,
+        turn=obs.turn,
+        life_tokens=obs.life_tokens,
+        max_life_tokens=MAX_LIFE_TOKENS,
+        info_tokens=obs.info_tokens,
+        max_info_tokens=MAX_INFO_TOKENS,
+        fireworks=dict(obs.fireworks),
+        score=sum(obs.fireworks.values()),
+        max_score=MAX_SCORE,
+        discards=obs.discards,
+        discard_counts={c: discard_counter[c] for c in ALL_CARDS if discard_counter[c]},
+        deck_size=obs.deck_size,
+        own_hand=own,
+        own_chop=_chop(own),
+        others=tuple(others),
+        unseen=unseen,
+        history=obs.history,
+        recent=recent,
+        events=events,
+        recent_events=tuple(events[e.turn - 1] for e in recent),
+        final_round=obs.last_player is not None,
+        last_player=obs.last_player,
+        last_player_offset=None if obs.last_player is None else (obs.last_player - seat) % n,
+        turns_left=turns_left,
+        legal_moves=legal,
+    )
+
+
+def _clued(knowledge: Knowledge) -> bool:
+    return knowledge.color is not None or knowledge.rank is not None
+
+
+def _chop(cards: tuple[OwnCard, ...] | tuple[VisibleCard, ...]) -> int | None:
+    return next((c.index for c in cards if not c.clued), None)
+
+
+def _own_card(
+    index: int,
+    size: int,
+    knowledge: Knowledge,
+    unseen: dict[str, int],
+    playable_cards: set[str],
+    dead: set[str],
+) -> OwnCard:
+    candidates = {name: unseen[name] for name in _could_be(knowledge) if unseen[name] > 0}
+    total = sum(candidates.values())
+    playable = sum(n for name, n in candidates.items() if name in playable_cards)
+    useless = sum(n for name, n in candidates.items() if name in dead)
+    return OwnCard(
+        index=index,
+        slot=size - index,
+        clued=_clued(knowledge),
+        knowledge=knowledge,
+        candidates=candidates,
+        playable_probability=playable / total if total else 0.0,
+        useless_probability=useless / total if total else 0.0,
+    )
+
+
+@cache
+def _could_be(knowledge: Knowledge) -> tuple[str, ...]:
+    """The identities a card's could-be sets allow, in colour then rank order."""
+    return tuple(f"{c}{r}" for c in knowledge.could_be_colors for r in knowledge.could_be_ranks)
+
+
+def _visible_card(
+    index: int,
+    size: int,
+    text: str,
+    knowledge: Knowledge,
+    fireworks: dict[str, int],
+    dead: set[str],
+    discards: Counter[str],
+) -> VisibleCard:
+    _, rank = parse_card(text)
+    useless = text in dead
+    return VisibleCard(
+        index=index,
+        slot=size - index,
+        clued=_clued(knowledge),
+        card=text,
+        knowledge=knowledge,
+        playable=is_playable(text, fireworks),
+        useless=useless,
+        critical=not useless and discards[text] == COPIES[rank] - 1,
+    )
+
+
+def _legal_move(
+    index: int, move: Move, seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
+) -> LegalMove:
+    if not move.is_hint:
+        return LegalMove(index=index, move=move, description=move.description)
+    assert move.target_offset is not None
+    target = (seat + move.target_offset) % n
+    touches = tuple(
+        i
+        for i, c in enumerate(hands[target])
+        if c is not None and (c[0] == move.color if move.color else int(c[1]) == move.rank)
+    )
+    return LegalMove(
+        index=index, move=move, description=move.description, target_player=target, touches=touches
+    )
+
+
+def _fireworks_text(fireworks: dict[str, int]) -> str:
+    return " ".join(f"{c}{fireworks[c]}" for c in COLORS)
+
+
+def _events(history: tuple[HistoryEntry, ...], seat: int, n: int) -> tuple[Event, ...]:
+    """Replay the public history for the fireworks and information tokens around each move (HLE's rules: a hint
+    costs a token, a discard returns one, a completed firework returns one while tokens are below the maximum)."""
+    fireworks = dict.fromkeys(COLORS, 0)
+    info = MAX_INFO_TOKENS
+    events = []
+    for entry in history:
+        before, info_before = _fireworks_text(fireworks), info
+        move = entry.move
+        if move.is_hint:
+            info -= 1
+            absolute = move.description.replace(f"player +{move.target_offset}", f"player P{entry.target_player}")
+        else:
+            absolute = move.description
+            if move.kind is MoveKind.DISCARD:
+                info = min(info + 1, MAX_INFO_TOKENS)
+            elif entry.scored and entry.card is not None:
+                fireworks[entry.card[0]] += 1
+                if entry.card[1] == "5":
+                    info = min(info + 1, MAX_INFO_TOKENS)
+        events.append(
+            Event(
+                turn=entry.turn,
+                player=entry.player,
+                offset=(entry.player - seat) % n,
+                move=move.description,
+                absolute_move=absolute,
+                fireworks_before=before,
+                info_before=info_before,
+                fireworks_after=_fireworks_text(fireworks),
+                info_after=info,
+            )
+        )
+    return tuple(events)
