@@ -17,7 +17,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from harness.bots import DEFAULT_BOT, bot_names, get_bot
-from harness.engine.game import EndReason, Game, deck_for_seed
+from harness.engine.game import Game, deck_for_seed
+from harness.schema.moves import EndReason
 from harness.view.seat_view import build_view
 
 

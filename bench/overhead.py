@@ -27,7 +27,7 @@ from harness.engine.game import Game
 from harness.models import event_loop
 from harness.models.client import ModelClient, RetryPolicy, litellm
 from harness.play.agent import SeatAgent
-from harness.run.store import GameLog, read_game_log
+from harness.schema.log_file import GameLog, read_game_log
 from harness.schema.records import MoveRecord, SeatConfig
 from harness.strategies.scaffold import load_scaffold
 from harness.view.seat_view import build_view

@@ -22,7 +22,8 @@ sys.path.insert(0, str(ROOT))
 
 from harness.cli.main import main as cli  # noqa: E402
 from harness.play.game import rebuild  # noqa: E402
-from harness.run.store import GamePlan, read_game_log  # noqa: E402
+from harness.schema.log_file import read_game_log  # noqa: E402
+from harness.schema.records import GamePlan  # noqa: E402
 from harness.strategies.scaffold import load_scaffold, render_messages  # noqa: E402
 from harness.view.seat_view import build_view  # noqa: E402
 

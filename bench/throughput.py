@@ -64,7 +64,7 @@ def one(games: int, via: str, delay_ms: float, api_base: str | None, workers: in
     started = time.perf_counter()
     from harness.engine.seeds import resolve_seeds
     from harness.run.runner import RunConfig, RunDir, execute, manifest_for
-    from harness.run.store import read_game_log
+    from harness.schema.log_file import read_game_log
     from harness.schema.records import GenerationParams, SeatConfig
 
     if via == "http":

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from harness.cli.main import main as cli
-from harness.run.store import read_game_log
+from harness.schema.log_file import read_game_log
 from harness.strategies.scaffold import scaffold_names
 
 _ENCODER = None

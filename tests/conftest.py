@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from harness.engine.game import Game, MoveKind, deck_for_seed
+from harness.engine.game import Game, deck_for_seed
+from harness.schema.moves import MoveKind
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from harness.cli.main import main
-from harness.run.store import read_game_log
+from harness.schema.log_file import read_game_log
 from harness.session.sweep import SweepConfigError, load_sweep
 from tests.fakeserver import FakeModelServer, Reply, answer_in_format, careful_player, legal_moves_in
 

@@ -11,7 +11,9 @@ from pydantic import ValidationError
 from harness.bots import BOTS, DEFAULT_BOT, bot_names, get_bot
 from harness.bots.base import Bot, BotDecision, decide_by_ratings
 from harness.bots.conventions import replay
-from harness.engine.game import Game, Move, MoveKind, deck_for_seed
+from harness.engine.game import Game, deck_for_seed
+from harness.engine.replay import replay_to_end
+from harness.schema.moves import Move, MoveKind
 from harness.view.seat_view import SeatView, build_view, is_playable
 
 
@@ -155,7 +157,7 @@ def test_bots_play_a_card_known_to_be_playable() -> None:
         Move(kind=MoveKind.REVEAL_RANK, target_offset=1, rank=5),  # player 0's G5 is saved
         Move(kind=MoveKind.DISCARD, card_index=2),  # nothing left on player 0's hand worth saving
     ]
-    view = current_view(Game.replay(2, deck, moves))
+    view = current_view(replay_to_end(2, deck, moves))
     assert view.seat == 1
     for name in bot_names():
         decision = get_bot(name).decide(view)

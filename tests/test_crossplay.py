@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 
 from harness.cli.main import main
-from harness.engine.game import Game, Move, MoveKind, deck_for_seed
+from harness.engine.game import Game, deck_for_seed
+from harness.engine.replay import replay_to_end
 from harness.formats import parse_reply
-from harness.run.store import read_game_log
+from harness.schema.log_file import read_game_log
+from harness.schema.moves import Move, MoveKind
 from harness.strategies.scaffold import load_scaffold, render_messages
 from harness.view.seat_view import build_view
 from tests.fakeserver import FakeModelServer, Reply, careful_player
@@ -162,7 +164,7 @@ def test_the_hgroup_prompt_names_the_chop_in_hles_indexing() -> None:
     view = build_view(game.observe(game.current_player))  # player 1's own view
     prompt = render_messages(load_scaffold("hgroup-watson"), view)[1].content
     assert f"Your chop is card {expected_chop} (slot {5 - expected_chop})." in prompt
-    view_2 = build_view(Game.replay(3, deck_for_seed(1), [e.move for e in game.history]).observe(2))
+    view_2 = build_view(replay_to_end(3, deck_for_seed(1), [e.move for e in game.history]).observe(2))
     prompt_2 = render_messages(load_scaffold("hgroup-sherlock"), view_2)[1].content
     card = hand_1[expected_chop]
     names = {"R": "Red", "Y": "Yellow", "G": "Green", "W": "White", "B": "Blue"}

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli.main import main
-from harness.run.store import read_game_log
+from harness.schema.log_file import read_game_log
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ["--players", "2", "--seeds", "1,2,3", "--no-progress"]

@@ -20,7 +20,7 @@ from harness.cli.main import main
 from harness.engine.seeds import resolve_seeds
 from harness.export.contamination import check_seeds, load_exported_seeds
 from harness.formats import parse_reply
-from harness.run.store import GameLogContents, read_game_log
+from harness.schema.log_file import GameLogContents, read_game_log
 from harness.strategies.scaffold import load_scaffold
 from tests.fakeserver import FakeModelServer, Reply, answer_in_format, careful_player, legal_moves_in
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli.main import main
-from harness.run.store import read_game_log
+from harness.schema.log_file import read_game_log
 
 HAND_SIZE = {2: 5, 3: 5, 4: 4, 5: 4, 6: 3}
 COPIES = {1: 3, 2: 2, 3: 2, 4: 2, 5: 1}

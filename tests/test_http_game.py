@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from harness.cli.main import main
-from harness.engine.game import Game
-from harness.run.store import read_game_log
+from harness.engine.replay import replay_to_end
+from harness.schema.log_file import read_game_log
 from tests.fakeserver import FakeModelServer, careful_player
 
 
@@ -64,7 +64,7 @@ def test_every_logged_game_replays_through_hle_to_its_logged_result(tmp_path: Pa
     for path in logs:
         contents = read_game_log(path)
         assert contents.header is not None and contents.result is not None
-        game = Game.replay(contents.header.players, contents.header.deck, [m.move for m in contents.moves])
+        game = replay_to_end(contents.header.players, contents.header.deck, [m.move for m in contents.moves])
         assert game.is_over
         assert game.fireworks_sum == contents.result.fireworks_score
         assert game.score == contents.result.engine_score

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness.run.store import read_game_log
+from harness.schema.log_file import read_game_log
 
 ROOT = Path(__file__).resolve().parent.parent
 SLOW = ["--model", "local/smart@25ms", "--players", "2", "3", "--seeds", "1,2,3", "--no-progress"]

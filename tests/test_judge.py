@@ -13,7 +13,8 @@ import pytest
 from harness.cli.main import main
 from harness.engine.game import Game
 from harness.run.judge import read_verdict
-from harness.run.store import RunDir, read_game_log
+from harness.run.store import RunDir
+from harness.schema.log_file import read_game_log
 from harness.schema.records import JudgeRecord
 from tests.fakeserver import FakeModelServer, Reply
 

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from harness.run import store
-from harness.run.store import GameLog, read_game_log
+from harness.schema.log_file import GameLog, read_game_log
 from harness.schema.records import GameHeader
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from harness.cli.main import main
 from harness.formats import parse_reply
-from harness.run.store import read_game_log
+from harness.schema.log_file import read_game_log
 from harness.schema.records import PROVIDER_ERROR_KINDS
 from tests.fakeserver import FakeModelServer, Reply, careful_player, legal_moves_in
 

@@ -11,7 +11,7 @@ import pytest
 
 from harness.cli.main import main
 from harness.formats import parse_reply
-from harness.run.store import read_game_log
+from harness.schema.log_file import read_game_log
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 
 REPORT_ROLES = {  # the words each analysis role's prompt starts its task with -> a reply that names its role

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli.main import main
-from harness.run.store import read_game_log
+from harness.schema.log_file import read_game_log
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 
 

@@ -10,7 +10,8 @@ import re
 import pytest
 
 from harness.cli.main import main
-from harness.engine.game import Game, MoveKind, deck_for_seed
+from harness.engine.game import Game, deck_for_seed
+from harness.schema.moves import MoveKind
 from harness.strategies.scaffold import figure2_ladder, load_scaffold, render_messages
 from harness.view.seat_view import SeatView, build_view
 

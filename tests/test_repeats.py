@@ -16,7 +16,7 @@ from harness.report.load import load
 from harness.report.paired import compare_groups
 from harness.report.wide import wide_table
 from harness.run.runner import RunConfig
-from harness.run.store import read_game_log
+from harness.schema.log_file import read_game_log
 from harness.schema.records import SeatConfig
 from harness.session.sweep import load_sweep
 from tests.fakeserver import FakeModelServer, Reply, answer_in_format, legal_moves_in

@@ -22,8 +22,9 @@ import pytest
 from scipy import stats
 
 from harness.cli.main import main
-from harness.engine.game import Game, Move, MoveKind
+from harness.engine.game import Game
 from harness.schema.cards import COPIES, RANKS
+from harness.schema.moves import Move, MoveKind
 from harness.view.seat_view import build_view
 from tests.fakeserver import FakeModelServer, Reply, legal_moves_in
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from harness.engine.game import Move, MoveKind
 from harness.engine.seeds import resolve_seeds
 from harness.report.quality import chosen_is_top, judge_moves
 from harness.schema.cards import full_deck_counts
+from harness.schema.moves import Move, MoveKind
 
 
 def _hint_rank(rank: int) -> Move:

@@ -18,7 +18,7 @@ from harness.export.rewards import (
     rating_reward,
     transform_rating,
 )
-from harness.run.store import read_game_log
+from harness.schema.log_file import read_game_log
 from tests.fakeserver import FakeModelServer, Reply, answer_in_format, careful_player, legal_moves_in
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from harness.cli.main import main
 from harness.play.game import PROVIDER_ERRORS
-from harness.run.store import read_game_log
+from harness.schema.log_file import read_game_log
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from harness.cli.main import main
 from harness.formats import ReplyProblem, get_format
-from harness.run.store import read_game_log
+from harness.schema.log_file import read_game_log
 from harness.schema.records import PROVIDER_ERROR_KINDS
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from harness.cli.main import main
-from harness.run.store import read_game_log
+from harness.schema.log_file import read_game_log
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 
 ROOT = Path(__file__).resolve().parent.parent

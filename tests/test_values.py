@@ -11,7 +11,8 @@ from collections import Counter
 import pytest
 
 from harness.bots import get_bot
-from harness.engine.game import Game, Move, MoveKind, deck_for_seed
+from harness.engine.game import Game, deck_for_seed
+from harness.engine.replay import replay_to_end
 from harness.play.values import (
     MAX_ROLLOUTS,
     check_rollouts,
@@ -20,6 +21,7 @@ from harness.play.values import (
     sample_own_hand,
     sample_world,
 )
+from harness.schema.moves import Move, MoveKind
 from harness.view.seat_view import SeatView, build_view, is_playable
 from tests.conftest import random_game
 from tests.test_view import counterfactual
@@ -91,7 +93,7 @@ def test_a_sampled_world_looks_exactly_like_the_real_one_to_the_seat(players: in
         for _ in range(3):
             world = sample_world(view, rng)
             assert sorted(world) == sorted(game.deck)
-            twin = Game.replay(players, world, history)
+            twin = replay_to_end(players, world, history)
             assert view_of(twin) == view
             differed += twin.hands()[view.seat] != game.hands()[view.seat] or world != list(game.deck)
             checked += 1

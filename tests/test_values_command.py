@@ -10,7 +10,7 @@ import pytest
 
 from harness.cli.main import main
 from harness.play.values import MAX_ROLLOUTS
-from harness.run.store import read_game_log
+from harness.schema.log_file import read_game_log
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,10 @@ import random
 
 import pytest
 
-from harness.engine.game import Game, MoveKind
+from harness.engine.game import Game
+from harness.engine.replay import replay_to_end
 from harness.schema.cards import HAND_SIZE
+from harness.schema.moves import MoveKind
 from harness.strategies.scaffold import load_scaffold, render_messages, scaffold_names
 from harness.view.seat_view import build_view
 from tests.conftest import random_game
@@ -48,7 +50,7 @@ def counterfactual(game: Game, seat: int, rng: random.Random) -> Game | None:
             changed = True
     if not changed:
         return None
-    return Game.replay(game.players, deck, [e.move for e in game.history])
+    return replay_to_end(game.players, deck, [e.move for e in game.history])
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])

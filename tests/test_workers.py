@@ -7,8 +7,8 @@ from pathlib import Path
 from harness.engine.seeds import resolve_seeds
 from harness.run.live_progress import RunProgress
 from harness.run.runner import RunConfig, RunDir, RunJob, manifest_for
-from harness.run.store import read_game_log
 from harness.run.workers import play_in_workers
+from harness.schema.log_file import read_game_log
 from harness.schema.records import SeatConfig
 
 

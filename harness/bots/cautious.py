@@ -7,7 +7,8 @@ card that no hint has touched.
 from __future__ import annotations
 
 from harness.bots.base import Bot, BotDecision, decide_by_ratings
-from harness.engine.game import Knowledge, MoveKind
+from harness.engine.game import Knowledge
+from harness.schema.moves import MoveKind
 from harness.view.seat_view import LegalMove, SeatView
 
 

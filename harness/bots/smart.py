@@ -25,8 +25,8 @@ from harness.bots.conventions import (
     public_candidates,
     replay,
 )
-from harness.engine.game import MoveKind
 from harness.schema.cards import COLORS, card, full_deck_counts, parse_card
+from harness.schema.moves import MoveKind
 from harness.view.seat_view import LegalMove, OtherHand, SeatView
 
 # A clue that makes a card playable only after other known plays is worth this share of an immediate one.

@@ -144,8 +144,8 @@ def handle(args: argparse.Namespace) -> int:
     from harness.export.schema import SCHEMA_VERSION
     from harness.export.source import SourceError, find_runs, select
     from harness.export.writer import OutPathError, check_out, write_export
-    from harness.models.secrets import redact
-    from harness.run.store import now_iso
+    from harness.schema.records import now_iso
+    from harness.schema.secrets import redact
 
     filters = _filters(args)
     options = _options(args)

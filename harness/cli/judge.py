@@ -97,7 +97,8 @@ def _runs_with_memory_games(paths: list[Path]) -> list[Path]:
     """The runs named that hold working-memory games; none at all is bad input."""
     from harness.report.load import ReportInputError, find_runs
     from harness.run.judge import keeps_working_memory
-    from harness.run.store import LogCorrupt, RunDir, read_game_log
+    from harness.run.store import RunDir
+    from harness.schema.log_file import LogCorrupt, read_game_log
 
     try:
         runs = find_runs(paths)

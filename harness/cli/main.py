@@ -21,8 +21,8 @@ from harness.cli import scaffolds as scaffolds_command
 from harness.cli import values as values_command
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 from harness.cli.run import SessionEnded
-from harness.run.disk import explain
 from harness.run.interrupt import EXIT_STOPPED
+from harness.schema.disk import explain
 
 COMMANDS = [
     run_command,

@@ -182,11 +182,12 @@ def play_run(
     """Open (or reopen) a run under its lock, play its unfinished games, print the scores and where the logs are."""
     from rich.console import Console
 
-    from harness.play.game import ResumeMismatch
+    from harness.engine.replay import ReplayMismatch
     from harness.run.lock import RunLocked
     from harness.run.runner import RunConfig, RunConfigError, execute, expected_calls, open_run
     from harness.run.score_table import score_table, summarize, summary_table
-    from harness.run.store import LogCorrupt, RunDir
+    from harness.run.store import RunDir
+    from harness.schema.log_file import LogCorrupt
 
     assert isinstance(config, RunConfig)
     console = Console()
@@ -203,7 +204,7 @@ def play_run(
                 started = time.monotonic()
                 results = execute(config, run, manifest, concurrency, show_progress, workers, hint)
                 wall_s = time.monotonic() - started
-        except (RunConfigError, RunLocked, ResumeMismatch, LogCorrupt) as exc:
+        except (RunConfigError, RunLocked, ReplayMismatch, LogCorrupt) as exc:
             raise UsageError(str(exc)) from None
     console.print(score_table(results))
     console.print(summary_table(summarize([(r, run.game_path(p.game_id)) for p, r in results], wall_s)))
@@ -232,9 +233,9 @@ class SessionEnded(Exception):
 @contextlib.contextmanager
 def session_errors(hint: str) -> Iterator[None]:
     """Turn a stopped or failed session into one line and an exit code (raised as SessionEnded)."""
-    from harness.run.disk import DiskFault, explain
     from harness.run.interrupt import EXIT_STOPPED, SessionStopped
     from harness.run.workers import WorkerFailed
+    from harness.schema.disk import DiskFault, explain
 
     try:
         yield
@@ -436,7 +437,7 @@ def _run_sweep(args: argparse.Namespace, command: list[str]) -> int:
             "--run-name does not apply to a sweep: its runs are named after their configurations"
         )
     check_operational(args)
-    from harness.models.secrets import public_command
+    from harness.schema.secrets import public_command
     from harness.session.sweep import SweepConfigError, load_sweep
 
     try:
@@ -493,13 +494,15 @@ def play_sweep(
 
     from rich.console import Console
 
+    from harness.engine.replay import ReplayMismatch
     from harness.models.client import ModelSpecError, check_model
-    from harness.models.secrets import safe_url
-    from harness.play.game import ResumeMismatch
     from harness.run.lock import RunLocked
     from harness.run.runner import RunConfigError, RunJob, expected_calls, open_run, play_session
     from harness.run.score_table import summarize, summary_table, sweep_table
-    from harness.run.store import LogCorrupt, RunDir, now_iso
+    from harness.run.store import RunDir
+    from harness.schema.log_file import LogCorrupt
+    from harness.schema.records import now_iso
+    from harness.schema.secrets import safe_url
     from harness.session.sweep import SweepConfig, SweepConfigError, open_sweep_dir
 
     assert isinstance(sweep, SweepConfig)
@@ -537,7 +540,7 @@ def play_sweep(
                 results = play_session(
                     jobs, sweep.concurrency, sweep.model_limits(), show_progress, workers, hint
                 )
-        except (SweepConfigError, RunConfigError, RunLocked, ResumeMismatch, LogCorrupt) as exc:
+        except (SweepConfigError, RunConfigError, RunLocked, ReplayMismatch, LogCorrupt) as exc:
             raise UsageError(str(exc)) from None
     wall_s = time.monotonic() - started
     console.print(sweep_table([(job.config, r) for job, r in zip(jobs, results, strict=True)]))

@@ -2,8 +2,8 @@
 
 For each decision, every legal move's expected final score when the team continues with the built-in player
 (harness.play.values), written to `<run>/values/<game_id>.jsonl`, one line per decision. Reads the logs only (no
-model is called). Resumable: decisions already written are kept and skipped; a torn last line is dropped and redone. Games
-that are not complete are skipped and named.
+model is called). Resumable: decisions already written are kept and skipped; a torn last line is dropped and
+redone. Games that are not complete are skipped and named.
 """
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ def handle(args: argparse.Namespace) -> int:
         )
     if args.from_turn < 1:
         raise UsageError(f"--from-turn {args.from_turn} must be at least 1")
-    from harness.run.store import LogCorrupt, RunDir, read_game_log
+    from harness.run.store import RunDir
+    from harness.schema.log_file import LogCorrupt, read_game_log
 
     run = RunDir(args.run)
     if not args.run.is_dir() or run.read_manifest() is None:

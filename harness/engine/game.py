@@ -10,7 +10,6 @@ It must never expose a seat's own hidden cards through `observe`.
 from __future__ import annotations
 
 import hashlib
-from enum import StrEnum
 from functools import cache
 from typing import NamedTuple
 
@@ -18,6 +17,7 @@ from hanabi_learning_environment import pyhanabi as ph
 from pydantic import BaseModel, ConfigDict
 
 from harness.schema.cards import COLORS, DECK_SIZE, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, RANKS, validate_deck
+from harness.schema.moves import EndReason, Move, MoveKind
 
 MAX_LIFE_TOKENS = 3
 MAX_INFO_TOKENS = 8
@@ -25,46 +25,6 @@ MAX_INFO_TOKENS = 8
 
 class IllegalMoveError(ValueError):
     """A move that is not legal in the current state was about to reach the C++ core."""
-
-
-class MoveKind(StrEnum):
-    PLAY = "play"
-    DISCARD = "discard"
-    REVEAL_COLOR = "reveal_color"
-    REVEAL_RANK = "reveal_rank"
-
-
-class EndReason(StrEnum):
-    LIVES_LOST = "lives_lost"
-    DECK_EXHAUSTED = "deck_exhausted"
-    ALL_FIREWORKS = "all_fireworks_complete"
-
-
-class Move(BaseModel):
-    """A player's move. Hint targets are offsets relative to the mover (1 = next player), as in HLE."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: MoveKind
-    card_index: int | None = None
-    target_offset: int | None = None
-    color: str | None = None
-    rank: int | None = None  # 1-based
-
-    @property
-    def description(self) -> str:
-        """HLE's own text for the move, e.g. '(Play 2)' or '(Reveal player +1 color R)'."""
-        if self.kind is MoveKind.PLAY:
-            return f"(Play {self.card_index})"
-        if self.kind is MoveKind.DISCARD:
-            return f"(Discard {self.card_index})"
-        if self.kind is MoveKind.REVEAL_COLOR:
-            return f"(Reveal player +{self.target_offset} color {self.color})"
-        return f"(Reveal player +{self.target_offset} rank {self.rank})"
-
-    @property
-    def is_hint(self) -> bool:
-        return self.kind in (MoveKind.REVEAL_COLOR, MoveKind.REVEAL_RANK)
 
 
 class Knowledge(BaseModel):
@@ -212,14 +172,6 @@ class Game:
         self._deal_pending()
 
     # ---- construction ------------------------------------------------------------------------------------------
-
-    @classmethod
-    def replay(cls, players: int, deck: list[str], moves: list[Move]) -> Game:
-        """Rebuild a game from its deck and the moves played, checking each move's legality on the way."""
-        game = cls(players, deck)
-        for move in moves:
-            game.apply(move)
-        return game
 
     def _deal_pending(self) -> None:
         deals = _deal_moves()

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from harness.engine.game import MoveKind
 from harness.export.rows import HanabLiveAction, HanabLiveCard, HanabLiveGame, ReplayEnd
 from harness.export.source import ExportGame
 from harness.schema.cards import COLORS, DECK_SIZE, HAND_SIZE, parse_card
+from harness.schema.moves import MoveKind
 from harness.schema.records import GameHeader, MoveRecord
 
 PLAY, DISCARD, COLOR_CLUE, RANK_CLUE = 0, 1, 2, 3

@@ -15,7 +15,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from harness.export.rows import ExportedGame, Filters, SourceRunInfo
-from harness.run.store import LogCorrupt, RunDir, read_game_log
+from harness.run.store import RunDir
+from harness.schema.log_file import LogCorrupt, read_game_log
 from harness.schema.records import GameHeader, GameResult, MoveRecord, SeatConfig
 
 

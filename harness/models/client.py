@@ -27,20 +27,17 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 
 from harness.models import retry_events
 from harness.models.event_loop import run_inline
-from harness.models.secrets import redact, register_secret, safe_url, split_credentials
+from harness.models.model_names import LOCAL_PROVIDER, ModelSpecError, parse_local_model, provider_of
 from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig, Usage
+from harness.schema.secrets import redact, register_secret, safe_url, split_credentials
 
 if TYPE_CHECKING:
     import litellm as litellm_module
 
-LOCAL_PROVIDER = "local"
 # Sent to OpenAI-compatible servers given by --api-base when no key is set.
 NO_KEY_PLACEHOLDER = "no-key-needed"
 ROUTER_ALIAS = "hanabi-seat"  # the Router's name for a seat's model, whatever its deployments serve
 
-
-class ModelSpecError(ValueError):
-    """A model string or its settings cannot be used; the message names the problem and the fix."""
 
 
 class FatalModelError(RuntimeError):
@@ -112,22 +109,6 @@ def warm_up(models: Iterable[str]) -> None:
     for model in providers.values():
         with contextlib.suppress(Exception):
             lib.completion(model=model, messages=[{"role": "user", "content": "warm-up"}], mock_response="ok")
-
-
-def provider_of(model: str) -> str:
-    return model.split("/", 1)[0]
-
-
-def parse_local_model(name: str) -> tuple[str, float]:
-    """'smart' -> ('smart', 0.0); 'smart@200ms' -> ('smart', 0.2): a built-in player answering after a fixed delay."""
-    bot, _, delay = name.partition("@")
-    if not delay:
-        return bot, 0.0
-    if not delay.endswith("ms") or not delay[:-2].isdigit():
-        raise ModelSpecError(
-            f"local model delay {delay!r} must be whole milliseconds, e.g. local/{bot}@200ms"
-        )
-    return bot, int(delay[:-2]) / 1000
 
 
 def check_model(seat: SeatConfig) -> None:

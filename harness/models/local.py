@@ -20,7 +20,7 @@ from litellm import CustomLLM
 
 from harness.bots import get_bot
 from harness.formats import get_format
-from harness.models.client import parse_local_model
+from harness.models.model_names import parse_local_model
 from harness.schema.cards import COLOR_NAMES
 from harness.view.seat_view import SeatView
 

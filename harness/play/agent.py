@@ -19,8 +19,8 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.formats import ParsedReply, ReplyFormat, ReplyProblem
 from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp
-from harness.models.secrets import REDACTED
 from harness.schema.records import Attempt, Call, Message, SeatConfig
+from harness.schema.secrets import REDACTED
 from harness.strategies.scaffold import (
     CallDef,
     ScaffoldDef,

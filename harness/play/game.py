@@ -11,19 +11,26 @@ from collections.abc import Callable
 from typing import Any
 
 from harness import __version__
-from harness.engine.game import MAX_LIFE_TOKENS, Game, IllegalMoveError, MoveKind
+from harness.engine.game import MAX_LIFE_TOKENS, Game
+from harness.engine.replay import replay
 from harness.models.client import sent_params_record
-from harness.models.secrets import public_seat
 from harness.play.agent import MoveInterrupted, SeatAgent
-from harness.run.store import GameLog, GameLogContents, GamePlan, finished_result, now_iso, read_game_log
-from harness.schema.records import PROVIDER_ERROR_KINDS, Call, GameHeader, GameResult, MoveRecord, Usage
+from harness.schema.log_file import GameLog, GameLogContents, finished_result, read_game_log
+from harness.schema.moves import MoveKind
+from harness.schema.records import (
+    PROVIDER_ERROR_KINDS,
+    Call,
+    GameHeader,
+    GamePlan,
+    GameResult,
+    MoveRecord,
+    Usage,
+    now_iso,
+)
+from harness.schema.secrets import public_seat
 from harness.view.seat_view import build_view
 
 PROVIDER_ERRORS = PROVIDER_ERROR_KINDS
-
-
-class ResumeMismatch(RuntimeError):
-    """A game log does not replay to the state it recorded."""
 
 
 MoveListener = Callable[[MoveRecord], None]
@@ -31,29 +38,12 @@ MoveListener = Callable[[MoveRecord], None]
 
 def rebuild(plan: GamePlan, deck: list[str], contents: GameLogContents) -> tuple[Game, dict[int, Any]]:
     """The engine state and seat memories at the end of a log, checked move by move."""
-    game = Game(plan.players, deck)
     memories: dict[int, Any] = {}
-    for record in contents.moves:
-        where = f"game {plan.game_id} turn {record.turn}"
-        legal = game.legal_moves()
-        if record.turn != game.turn or record.seat != game.current_player:
-            raise ResumeMismatch(
-                f"{where}: the log says seat {record.seat} moved, the engine expects "
-                f"seat {game.current_player} at turn {game.turn}"
-            )
-        if not 0 <= record.move_index < len(legal) or legal[record.move_index] != record.move:
-            raise ResumeMismatch(
-                f"{where}: logged move {record.move.description} is not legal move "
-                f"{record.move_index} of the rebuilt state"
-            )
-        try:
-            game.apply(record.move)
-        except IllegalMoveError as exc:
-            raise ResumeMismatch(f"{where}: {exc}") from exc
-        if game.digest() != record.digest_after:
-            raise ResumeMismatch(f"{where}: the rebuilt state does not match the logged state digest")
-        if record.memory is not None:
-            memories[record.seat] = record.memory
+    last = None
+    for last in replay(plan.players, deck, contents.moves, where=f"game {plan.game_id}"):
+        if last.record is not None and last.record.memory is not None:
+            memories[last.record.seat] = last.record.memory
+    game = last.game if last is not None else Game(plan.players, deck)
     return game, memories
 
 

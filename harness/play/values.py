@@ -23,8 +23,10 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.bots import DEFAULT_BOT, get_bot
 from harness.bots.base import Bot
-from harness.engine.game import Game, Move, MoveKind
+from harness.engine.game import Game
+from harness.engine.replay import replay_to_end
 from harness.schema.cards import DECK_SIZE
+from harness.schema.moves import Move, MoveKind
 from harness.view.seat_view import SeatView, build_view
 
 # Rollouts per move of one decision, at most: each costs a replay and a played-out game (see BENCHMARKS.md).
@@ -70,7 +72,7 @@ def check_rollouts(rollouts: int) -> None:
 
 def position_view(players: int, deck: list[str], moves: Sequence[Move]) -> SeatView:
     """The view of the seat to move after `moves`, rebuilt from a game log's deck and moves."""
-    game = Game.replay(players, list(deck), list(moves))
+    game = replay_to_end(players, list(deck), list(moves))
     if game.is_over:
         raise ValueError("the game is over after these moves: there is no decision to value")
     return build_view(game.observe(game.current_player))
@@ -180,7 +182,7 @@ def rollout_scores(
     for r in range(rollouts):
         world = sample_world(view, random.Random(f"hanabi-eval values {seed} {r}"))
         for move, got in zip(moves, scores, strict=True):
-            game = Game.replay(view.num_players, world, history)
+            game = replay_to_end(view.num_players, world, history)
             game.apply(move)
             got.append(play_out(game, player))
     return scores

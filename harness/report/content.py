@@ -10,6 +10,7 @@ from collections import defaultdict
 from pydantic import BaseModel, ConfigDict
 
 from harness import __version__
+from harness.engine.replay import ReplayMismatch
 from harness.report import plots
 from harness.report.bestofk import KPoint, best_of_k
 from harness.report.costs import Spending, spending
@@ -21,7 +22,6 @@ from harness.report.quality import (
     GameQuality,
     MoveQuality,
     QualitySummary,
-    ReplayMismatch,
     assess_game,
     game_quality,
     summarize,

@@ -17,11 +17,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from harness.engine.game import EndReason
 from harness.play.game import PROVIDER_ERRORS
 from harness.report.grouping import group_label, lineup_of, models_of, scaffolds_of
 from harness.report.judge import JudgedTurn, read_judgements
-from harness.run.store import MANIFEST, STATUS, LogCorrupt, RunDir, read_game_log
+from harness.run.store import MANIFEST, STATUS, RunDir
+from harness.schema.log_file import LogCorrupt, read_game_log
+from harness.schema.moves import EndReason
 from harness.schema.records import Call, GameHeader, MoveRecord, SeatConfig
 from harness.strategies.scaffold import ScaffoldError, load_scaffold
 from harness.view.tracking_score import Tracking

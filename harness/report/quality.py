@@ -15,14 +15,13 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.engine.game import Game, IllegalMoveError, Move, MoveKind
+from harness.engine.game import Game
+from harness.engine.replay import ReplayMismatch, replay
 from harness.report.load import LoadedGame
 from harness.schema.cards import COPIES, parse_card
+from harness.schema.moves import Move, MoveKind
+from harness.schema.records import MoveRecord
 from harness.view.seat_view import build_view, dead_cards, is_playable
-
-
-class ReplayMismatch(ValueError):
-    """A game log whose moves do not rebuild the states it recorded."""
 
 
 class MoveFlags(BaseModel):
@@ -103,14 +102,14 @@ def chosen_is_top(ratings: Sequence[float | None], chosen: int) -> bool | None:
 
 
 def judge_moves(
-    players: int, deck: list[str], moves: Sequence[Move], final_digest: str | None = None
+    players: int, deck: list[str], moves: Sequence[MoveRecord | Move], final_digest: str | None = None
 ) -> list[MoveFlags]:
-    """Replay `moves` from the deck and judge each one from the state before it; with `final_digest`, check
-    that the replay ends in the logged state."""
-    game = Game(players, deck)
+    """Replay `moves` from the deck (logged records are checked step by step) and judge each one from the state
+    before it; with `final_digest`, check that the replay ends in that state."""
     flags = []
-    for number, move in enumerate(moves):
-        seat = game.current_player
+    last = None
+    for last in replay(players, deck, moves):
+        game, move, seat = last.game, last.move, last.seat
         unplayable = clue_is_empty = critical = False
         if move.kind is MoveKind.PLAY:
             assert move.card_index is not None
@@ -121,10 +120,7 @@ def judge_moves(
         target = (seat + (move.target_offset or 0)) % players if move.is_hint else None
         knowledge_before = _could_be(game, target) if target is not None else None
         fireworks_before, discards_before = game.fireworks, Counter(game.discards())
-        try:
-            entry = game.apply(move)
-        except IllegalMoveError as exc:
-            raise ReplayMismatch(f"turn {number + 1}: {exc}") from None
+        entry = last.apply()
         if target is not None:
             clue_is_empty = _could_be(game, target) == knowledge_before
         if move.kind is MoveKind.DISCARD and entry.card is not None:
@@ -143,7 +139,7 @@ def judge_moves(
                 critical_discard=critical,
             )
         )
-    if final_digest is not None and moves and game.digest() != final_digest:
+    if final_digest is not None and last is not None and last.game.digest() != final_digest:
         raise ReplayMismatch("the replayed final state does not match the logged state digest")
     return flags
 
@@ -154,12 +150,7 @@ def _could_be(game: Game, player: int) -> list[tuple[tuple[str, ...], tuple[int,
 
 def assess_game(game: LoadedGame) -> list[MoveQuality]:
     """Judge every move of a logged game; raises ReplayMismatch if the log does not replay."""
-    flags = judge_moves(
-        game.header.players,
-        game.header.deck,
-        [m.move for m in game.moves],
-        game.moves[-1].digest_after if game.moves else None,
-    )
+    flags = judge_moves(game.header.players, game.header.deck, game.moves)
     return [
         MoveQuality(
             **flag.model_dump(),

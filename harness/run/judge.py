@@ -25,11 +25,23 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from harness import __version__
-from harness.engine.game import Game, HistoryEntry, IllegalMoveError, Knowledge, MoveKind
+from harness.engine.game import Game, HistoryEntry, Knowledge
+from harness.engine.replay import ReplayMismatch, replay
 from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp
-from harness.run.store import LogCorrupt, RunDir, now_iso, read_game_log, write_json_atomic
+from harness.run.store import RunDir, write_json_atomic
+from harness.schema.log_file import LogCorrupt, read_game_log
+from harness.schema.moves import MoveKind
 from harness.schema.paths import prompts_dir
-from harness.schema.records import Attempt, Call, GameHeader, JudgeRecord, Message, MoveRecord, SeatConfig
+from harness.schema.records import (
+    Attempt,
+    Call,
+    GameHeader,
+    JudgeRecord,
+    Message,
+    MoveRecord,
+    SeatConfig,
+    now_iso,
+)
 from harness.strategies.scaffold import ScaffoldError, load_scaffold, render_template
 
 JUDGE_DIR = "judge"
@@ -202,11 +214,12 @@ def _truth(game: Game, seat: int) -> list[dict[str, Any]]:
 
 def turns_to_judge(header: GameHeader, moves: Sequence[MoveRecord]) -> list[TurnToJudge]:
     """Every working-memory move of a game log with the judge's messages, the truth rebuilt by replaying the log."""
-    game = Game(header.players, header.deck)
     system = render_template("judge_system.j2").strip()
     previous: dict[int, MoveRecord] = {}
     turns = []
-    for record in moves:
+    for step in replay(header.players, header.deck, moves, where=f"game {header.game_id}"):
+        game, record = step.game, step.record
+        assert record is not None  # a log's moves are records
         if keeps_working_memory(record):
             before = previous.get(record.seat)
             since = before.turn if before is not None else 0
@@ -235,7 +248,6 @@ def turns_to_judge(header: GameHeader, moves: Sequence[MoveRecord]) -> list[Turn
                 )
             )
             previous[record.seat] = record
-        game.apply(record.move)
     return turns
 
 
@@ -321,8 +333,8 @@ def append_line(path: Path, line: str) -> None:
 
 def open_record(judge_dir: Path, seat: SeatConfig, command: list[str], identity: dict[str, Any]) -> None:
     """Create `judge.json`, or check that it names this judge; add this session to it."""
-    from harness.models.secrets import public_command, safe_url
     from harness.run.runner import git_state
+    from harness.schema.secrets import public_command, safe_url
 
     path = judge_dir / RECORD
     session = {
@@ -377,7 +389,7 @@ async def judge_run(
             if contents.header is None:
                 continue
             turns = turns_to_judge(contents.header, contents.moves)
-        except (LogCorrupt, IllegalMoveError) as exc:
+        except (LogCorrupt, ReplayMismatch) as exc:
             raise JudgeInputError(
                 f"{path}: {exc}; the log cannot be replayed, so it cannot be judged"
             ) from None

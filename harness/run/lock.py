@@ -14,7 +14,7 @@ import socket
 from pathlib import Path
 from types import TracebackType
 
-from harness.run.store import now_iso
+from harness.schema.records import now_iso
 
 LOCK_FILE = ".lock"
 

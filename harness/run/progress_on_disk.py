@@ -12,7 +12,8 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from harness.run.lock import holder_alive
-from harness.run.store import RunDir, last_result
+from harness.run.store import RunDir
+from harness.schema.log_file import last_result
 
 
 class RunProgress(BaseModel):

@@ -30,24 +30,17 @@ from harness import __version__
 from harness.engine.seeds import SeedDeck
 from harness.models import event_loop, retry_events
 from harness.models.client import ModelClient, RetryPolicy, close_clients, sent_params_record, warm_up
-from harness.models.secrets import public_command, public_seat, redact, safe_url
 from harness.play.agent import SeatAgent
 from harness.play.game import play_game, rebuild
-from harness.run.disk import DiskFault, explain
 from harness.run.interrupt import SessionStopped, Stop
 from harness.run.live_progress import RunProgress
 from harness.run.lock import RunLock
 from harness.run.status import RunStatusFile
-from harness.run.store import (
-    GamePlan,
-    RunDir,
-    count_moves,
-    finished_result,
-    now_iso,
-    read_game_log,
-    seed_entry,
-)
-from harness.schema.records import GameResult, MoveRecord, SeatConfig
+from harness.run.store import RunDir, seed_entry
+from harness.schema.disk import DiskFault, explain
+from harness.schema.log_file import count_moves, finished_result, read_game_log
+from harness.schema.records import GamePlan, GameResult, MoveRecord, SeatConfig, now_iso
+from harness.schema.secrets import public_command, public_seat, redact, safe_url
 from harness.session.seats import Rotation, rotations
 from harness.strategies.scaffold import load_scaffold
 
@@ -290,7 +283,7 @@ GameListener = Callable[[int, GamePlan, GameResult], None]
 
 def verify_logs(jobs: list[RunJob]) -> None:
     """Replay every existing log and check its digests, so that a log that does not match is refused before any
-    model is called (raises ResumeMismatch or LogCorrupt)."""
+    model is called (raises ReplayMismatch or LogCorrupt)."""
     for job in jobs:
         decks = {s.seed: list(s.deck) for s in job.config.seeds}
         for plan in job.config.plans():

@@ -18,10 +18,9 @@ from pathlib import Path
 from pydantic import BaseModel
 from rich.table import Table
 
-from harness.engine.game import EndReason
 from harness.play.game import PROVIDER_ERRORS
-from harness.run.store import GamePlan
-from harness.schema.records import GameResult
+from harness.schema.moves import EndReason
+from harness.schema.records import GamePlan, GameResult
 
 ERROR_KIND = re.compile(rb'"error_kind":"([A-Za-z0-9_.-]{1,64})"')
 

@@ -12,8 +12,9 @@ import contextlib
 import time
 from pathlib import Path
 
-from harness.run.store import GamePlan, RunDir, RunStatus, last_result, now_iso
-from harness.schema.records import GameResult
+from harness.run.store import RunDir
+from harness.schema.log_file import last_result
+from harness.schema.records import GamePlan, GameResult, RunStatus, now_iso
 
 WRITE_EVERY_S = 2.0
 

@@ -21,12 +21,11 @@ from multiprocessing import get_context
 from typing import Any
 
 from harness.models import event_loop, retry_events
-from harness.models.secrets import redact
 from harness.run.interrupt import STOP_WORKER, Stop
 from harness.run.live_progress import RunProgress
 from harness.run.runner import GameListener, RunJob, Selected, play_plans
-from harness.run.store import GamePlan
-from harness.schema.records import GameResult, MoveRecord, SeatConfig
+from harness.schema.records import GamePlan, GameResult, MoveRecord, SeatConfig
+from harness.schema.secrets import redact
 
 
 class WorkerFailed(RuntimeError):

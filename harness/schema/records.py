@@ -6,11 +6,12 @@ A game log is JSONL: a GameHeader line, one MoveRecord line per move, and a Game
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from harness.engine.game import EndReason, Move
+from harness.schema.moves import EndReason, Move
 
 SCHEMA_VERSION = 1
 
@@ -269,3 +270,31 @@ class JudgeRecord(BaseModel):
     detailed_feedback: str
     key_issues: list[str]
     strengths: list[str]
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class GamePlan(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    game_id: str
+    players: int
+    seed: int
+    seed_set: str
+    seats: tuple[SeatConfig, ...]
+    repeat: int = 0  # which play of the seed (0-based), when a run plays each seed more than once
+
+
+class RunStatus(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal[
+        "running", "interrupted", "complete", "stopped", "failed"
+    ]  # stopped: Ctrl-C; failed: disk
+    games_total: int
+    games_complete: int
+    games_interrupted: int
+    reason: str | None = None
+    updated_at: str

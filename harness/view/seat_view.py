@@ -13,16 +13,9 @@ from functools import cache
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.engine.game import (
-    MAX_INFO_TOKENS,
-    MAX_LIFE_TOKENS,
-    HistoryEntry,
-    Knowledge,
-    Move,
-    MoveKind,
-    Observation,
-)
+from harness.engine.game import MAX_INFO_TOKENS, MAX_LIFE_TOKENS, HistoryEntry, Knowledge, Observation
 from harness.schema.cards import ALL_CARDS, COLORS, COPIES, FULL_DECK, MAX_SCORE, RANKS, card, parse_card
+from harness.schema.moves import Move, MoveKind
 
 _FROZEN = ConfigDict(frozen=True)
 

@@ -12,11 +12,9 @@ from __future__ import annotations
 import base64
 import os
 import re
-from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-if TYPE_CHECKING:
-    from harness.schema.records import SeatConfig
+from harness.schema.records import SeatConfig
 
 _SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)$", re.IGNORECASE)
 # (pattern, lowercase fragments of which one must be in a text for the pattern to be tried): the cheap check keeps

@@ -1,0 +1,186 @@
+"""A game's log file: one JSONL line per record (header, moves, results), read and appended by everyone alike.
+
+Each line is flushed and fsynced, and a line is written only once the line before it is on disk, so a log is always
+a prefix of the game. A torn last line (a crash mid-write) is detected on reading and ignored, never parsed as data;
+the next write first cuts it off, so a log never holds a record twice or half a record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from concurrent import futures
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from harness.schema.disk import with_path
+from harness.schema.records import LOG_LINE, Call, GameHeader, GameResult, MoveRecord
+from harness.schema.secrets import redact
+
+
+class LogCorrupt(ValueError):
+    """A game log line other than the last one is not a valid record."""
+
+
+class GameLogContents(BaseModel):
+    """What a game log holds, read back. `torn` says a partial last line was found (and ignored)."""
+
+    header: GameHeader | None = None
+    moves: list[MoveRecord] = []
+    results: list[GameResult] = []
+    torn: bool = False
+    ended: bool = False  # the last record is a result line (no move was played after it)
+    valid_bytes: int = 0
+
+    @property
+    def result(self) -> GameResult | None:
+        """The game's current result: the last result line, if no move came after it."""
+        return self.results[-1] if self.results and self.ended else None
+
+    @property
+    def complete(self) -> bool:
+        return self.result is not None and self.result.status == "complete"
+
+    @property
+    def failed_calls(self) -> list[Call]:
+        return [call for r in self.results for call in r.failed_calls]
+
+
+def read_game_log(path: Path) -> GameLogContents:
+    """Read a game log. A last line without its newline is a torn write: reported, never parsed."""
+    contents = GameLogContents()
+    if not path.exists():
+        return contents
+    data = path.read_bytes()
+    *complete_lines, tail = data.split(b"\n")
+    contents.torn = bool(tail.strip())
+    for number, raw in enumerate(complete_lines, start=1):
+        try:
+            record = LOG_LINE.validate_json(raw)
+        except ValidationError as exc:
+            raise LogCorrupt(f"{path}:{number}: not a valid log record ({exc.errors()[0]['msg']})") from exc
+        if isinstance(record, GameHeader):
+            contents.header = record
+        elif isinstance(record, MoveRecord):
+            contents.moves.append(record)
+        else:
+            contents.results.append(record)
+        contents.ended = isinstance(record, GameResult)
+    contents.valid_bytes = len(data) - len(tail)
+    return contents
+
+
+def last_result(path: Path) -> GameResult | None:
+    """The result line at the end of a game log, if the log ends with one, read from the end of the file only."""
+    with path.open("rb") as handle:
+        size = handle.seek(0, 2)
+        window = 65536
+        while True:
+            handle.seek(max(0, size - window))
+            lines = handle.read().rstrip(b"\n").rsplit(b"\n", 1)
+            if len(lines) == 2 or window >= size:  # the whole last line is in the window
+                break
+            window *= 4
+        tail = lines[-1]
+    if b'"type":"result"' not in tail:
+        return None
+    try:
+        return GameResult.model_validate_json(tail)
+    except ValidationError:
+        return None
+
+
+def finished_result(path: Path) -> GameResult | None:
+    """The result of a finished game, or None while the game can still go on (missing, unfinished, interrupted)."""
+    result = last_result(path) if path.exists() else None
+    return result if result is not None and result.status == "complete" else None
+
+
+def count_moves(path: Path) -> int:
+    """Moves logged so far, counted from the bytes without parsing (for estimates; resume checks every line)."""
+    return path.read_bytes().count(b'{"type":"move"') if path.exists() else 0
+
+
+def _sync_pool() -> ThreadPoolExecutor:
+    """This process's threads for fsync (a forked worker gets its own: threads do not survive a fork)."""
+    global _SYNC_POOL
+    if _SYNC_POOL is None or _SYNC_POOL[0] != os.getpid():
+        _SYNC_POOL = (os.getpid(), ThreadPoolExecutor(max_workers=4, thread_name_prefix="log-sync"))
+    return _SYNC_POOL[1]
+
+
+_SYNC_POOL: tuple[int, ThreadPoolExecutor] | None = None
+_DATA_SYNC = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync; fsync also syncs the data
+
+
+class GameLog:
+    """Appends records to one game's log, durably and in order, after cutting off any torn tail.
+
+    `append` writes a record once the record before it is on disk, then syncs it in a thread without waiting, so
+    the game goes on meanwhile: the fsync overlaps the next model call instead of adding to every move. Under a
+    busy event loop the wait for a thread's fsync took about 30 ms per move (BENCHMARKS.md). A killed process
+    loses nothing written (the data is in the OS's cache); a machine crash can cost at most the last record, which
+    resume then plays again. `durable` waits until the last record is on disk.
+    """
+
+    def __init__(self, path: Path, valid_bytes: int | None = None) -> None:
+        self.path = path  # its folder exists (RunDir.write_manifest makes it): one that vanished is an error
+        if valid_bytes is not None and path.exists() and path.stat().st_size > valid_bytes:
+            with path.open("r+b") as handle:
+                handle.truncate(valid_bytes)
+                handle.flush()
+                os.fsync(handle.fileno())
+        self._handle = path.open("ab")
+        self._syncing: Future[None] | None = None
+
+    async def append(self, record: GameHeader | MoveRecord | GameResult) -> None:
+        """Write one record after the previous one is on disk, and start syncing it."""
+        line = redact(record.model_dump_json()).encode() + b"\n"  # a last guard: fields are redacted at source
+        await self.durable()
+        try:
+            self._handle.write(line)
+            self._handle.flush()
+        except (
+            OSError
+        ) as exc:  # a full disk: at most this line is cut short, a torn tail that resume cuts off
+            raise with_path(exc, self.path) from None
+        self._syncing = _sync_pool().submit(_DATA_SYNC, self._handle.fileno())
+
+    async def durable(self) -> None:
+        """Return once every record appended so far is on disk (raises if the sync failed)."""
+        if self._syncing is not None:
+            # usually long done, and then not awaited: awaiting would still wait a whole turn of a busy loop
+            if not self._syncing.done():  # shielded: a cancelled game must not cancel its record's sync
+                await asyncio.shield(asyncio.wrap_future(self._syncing))
+            syncing, self._syncing = self._syncing, None
+            try:
+                syncing.result()
+            except OSError as exc:
+                raise with_path(exc, self.path) from None
+
+    def close(self, report_sync_errors: bool = True) -> None:
+        """Close the file once its last sync has finished (never under a sync in flight), and raise if that sync
+        failed, unless told not to (while another error is already on its way out)."""
+        syncing, self._syncing = self._syncing, None
+        try:
+            if syncing is not None:
+                futures.wait([syncing])
+        finally:
+            try:
+                self._handle.close()
+            except OSError as exc:  # the rest of a line a full disk cut short: it stays a torn tail
+                if report_sync_errors:
+                    raise with_path(exc, self.path) from None
+        if syncing is not None and report_sync_errors:
+            try:
+                syncing.result()
+            except OSError as exc:
+                raise with_path(exc, self.path) from None
+
+    def __enter__(self) -> GameLog:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        self.close(report_sync_errors=kind is None)
