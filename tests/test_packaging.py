@@ -37,9 +37,14 @@ def test_every_data_file_is_shipped() -> None:
         package = "harness.data." + ".".join(relative.parent.parts)
         assert package in config["packages"], f"add {package} to [tool.setuptools] packages"
         assert any(relative.match(g) for g in config["package-data"][package]), f"{relative}: no package-data"
-    report_globs = config["package-data"]["harness.report"]
-    for path in (ROOT / "harness" / "report").glob("*.toml"):
-        assert any(Path(path.name).match(g) for g in report_globs)
+    # data beside the code (the report's and the export's templates, the baselines): its package must ship it
+    for path in (ROOT / "harness").rglob("*"):
+        if not path.is_file() or path.suffix in {".py", ".pyc"} or "__pycache__" in path.parts:
+            continue
+        package = ".".join(path.parent.relative_to(ROOT).parts)
+        assert package in config["packages"], f"add {package} to [tool.setuptools] packages"
+        globs = config["package-data"].get(package, [])
+        assert any(Path(path.name).match(g) for g in globs), f"{path.relative_to(ROOT)}: add it to package-data"
 
 
 @pytest.mark.parametrize("editable", [False, True], ids=["pip install .", "pip install -e ."])
@@ -74,3 +79,6 @@ def test_an_install_in_a_fresh_venv_is_quiet_and_ships_the_data(tmp_path: Path, 
         assert "site-packages" in root.parts  # the wheel's own copy, not the checkout
     missing = [str(p) for p in data_files() if not (root / p).is_file()]
     assert missing == []
+    if not editable:  # the templates beside the report's and the export's code ship with them
+        beside = [p.relative_to(ROOT / "harness") for p in (ROOT / "harness").rglob("templates/*.j2")]
+        assert beside and all((root.parent / p).is_file() for p in beside)  # root: the installed harness/data

@@ -1,16 +1,19 @@
 """The dataset card (README.md) and the machine-readable manifest (export_manifest.json) of an export.
 
 Every number here is counted from the selection and the rows actually written (`Tally` measures them while they
-are written); the wording is in prompts/export_card.md.j2. Column names, types and descriptions, and the card's
+are written); the wording is in templates/dataset_card.md.j2. Column names, types and descriptions, and the card's
 `dataset_info` features, come from the row models through harness/export/schema.py, so the card matches the file.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from statistics import mean
 
+import jinja2
 import yaml
 from pydantic import BaseModel, ConfigDict
 
@@ -235,10 +238,20 @@ def card_facts(
     )
 
 
-def render_card(facts: CardFacts) -> str:
-    from harness.strategies.scaffold import render_template
+TEMPLATES = Path(__file__).with_name("templates")  # the export's own templates, beside its code
 
-    return render_template("export_card.md.j2", card=facts)
+
+def render_card(facts: CardFacts) -> str:
+    """The dataset card (README.md of an export); runs of blank lines collapse to one."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    text = env.get_template("dataset_card.md.j2").render(card=facts)
+    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
 
 
 def manifest(facts: CardFacts, selection: Selection, tally: Tally) -> ExportManifest:

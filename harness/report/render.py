@@ -1,4 +1,4 @@
-"""Renders the report's content through the Jinja templates prompts/report.html.j2 and prompts/report.md.j2.
+"""Renders the report's content through the Jinja templates templates/report.html.j2 and templates/report.md.j2.
 
 Number formatting lives here as filters (one place, so HTML and Markdown print the same digits; a missing figure is
 "—", an unknown price "unpriced", never nan or $0); the wording lives in the templates. Templates receive only the
@@ -8,13 +8,13 @@ computed ReportContent.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import jinja2
 
 from harness.report.content import ReportContent
 from harness.report.crossplay import matrix
 from harness.report.stats import Interval
-from harness.schema.paths import prompts_dir
 
 MISSING = "—"
 UNPRICED = "unpriced"
@@ -65,6 +65,9 @@ def mean_se(mean: float | None, se: float | None, games: int) -> str:
     return f"{mean:.2f} ± {se:.2f} (n={games})"
 
 
+TEMPLATES = Path(__file__).with_name("templates")  # the report's own templates, beside its code
+
+
 def md_cell(text: object) -> str:
     """Text safe inside a Markdown table cell."""
     return str(text).replace("|", "\\|").replace("\n", " ")
@@ -72,7 +75,7 @@ def md_cell(text: object) -> str:
 
 def _environment(autoescape: bool) -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(prompts_dir())),
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=autoescape,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
