@@ -66,6 +66,8 @@ def write_tables(content: ReportContent, out: Path) -> list[Path]:
         "crossplay_matrix": content.crossplay.pooled if content.crossplay else [],
         "best_of_k": content.best_of_k,
         "judge": content.judge,
+        "calibration": content.calibration if content.calibration_decisions else [],
+        "calibration_decisions": content.calibration_decisions,
         "skipped_logs": content.skipped,
     }
     tables.update({name: rows for name, rows in optional.items() if rows})
