@@ -186,3 +186,20 @@ def calibration(games: Sequence[LoadedGame], judged: Sequence[DecisionCalibratio
             )
         )
     return table
+
+
+def flat_calibration(table: Sequence[GroupCalibration]) -> list[dict[str, object]]:
+    """For CSV/JSON: every figure as `<name>_n`, `_mean`, `_se`, `_ci_low`, `_ci_high`, the same columns in every row
+    (a group without values has empty cells, never zeros)."""
+    flat = []
+    for row in table:
+        record: dict[str, object] = row.model_dump(exclude={"spearman", "regret", "best_share"})
+        for name in ("spearman", "regret", "best_share"):
+            figure: Estimate = getattr(row, name)
+            record[f"{name}_n"] = figure.n
+            record[f"{name}_mean"] = figure.mean
+            record[f"{name}_se"] = figure.se
+            record[f"{name}_ci_low"] = figure.ci.low if figure.ci else None
+            record[f"{name}_ci_high"] = figure.ci.high if figure.ci else None
+        flat.append(record)
+    return flat
