@@ -9,6 +9,7 @@ settings the values were made with (bot, --rollouts, --seed) are summed up per r
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TypedDict
 
 from harness.export.rows import EngineValuesSource
 from harness.export.source import ExportGame, Selection
@@ -16,24 +17,30 @@ from harness.records import MoveRecord
 from harness.value_records import DecisionValueRecord, aligned, read_values, values_path
 
 
+class EngineColumns(TypedDict):
+    engine_values: list[float]
+    engine_value_se: list[float]
+    engine_rollouts: int
+
+
 def game_values(game: ExportGame) -> dict[int, DecisionValueRecord]:
     """The game's values by turn ({} when its run has none); ValuesUnreadable for a damaged file."""
     return read_values(values_path(game.run_path, game.header.game_id))
 
 
-def engine_columns(game: ExportGame, record: MoveRecord, values: DecisionValueRecord | None) -> dict[str, object]:
+def engine_columns(game: ExportGame, record: MoveRecord, values: DecisionValueRecord | None) -> EngineColumns:
     """The row's engine_values, engine_value_se and engine_rollouts; ValuesUnreadable when the values file does not
     describe this decision of the log."""
     if values is None:
         zeros = [0.0] * len(record.legal_moves)
-        return {"engine_values": zeros, "engine_value_se": list(zeros), "engine_rollouts": 0}
+        return EngineColumns(engine_values=zeros, engine_value_se=list(zeros), engine_rollouts=0)
     where = str(values_path(game.run_path, game.header.game_id))
     moves = aligned(values, record.legal_moves, record.move_index, where)
-    return {
-        "engine_values": [m.value for m in moves],
-        "engine_value_se": [0.0 if m.se is None else m.se for m in moves],
-        "engine_rollouts": values.rollouts,
-    }
+    return EngineColumns(
+        engine_values=[m.value for m in moves],
+        engine_value_se=[0.0 if m.se is None else m.se for m in moves],
+        engine_rollouts=values.rollouts,
+    )
 
 
 def values_sources(selection: Selection) -> list[EngineValuesSource]:

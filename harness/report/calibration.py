@@ -88,13 +88,13 @@ class GroupCalibration(BaseModel):
 
 
 def _estimate(values: Sequence[float]) -> Estimate:
-    data = np.asarray(values, dtype=float)
-    if data.size == 0:
+    data = [float(v) for v in values]
+    if not data:
         return Estimate(n=0)
     return Estimate(
-        n=int(data.size),
+        n=len(data),
         mean=float(np.mean(data)),
-        se=float(np.std(data, ddof=1) / np.sqrt(data.size)) if data.size >= 2 else None,
+        se=float(np.std(data, ddof=1) / np.sqrt(len(data))) if len(data) >= 2 else None,
         ci=bootstrap_interval(data, np.mean, batch=BOOTSTRAP_BATCH),
     )
 
