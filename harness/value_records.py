@@ -3,7 +3,8 @@
 The typed line (DecisionValueRecord) and a reader shared by the export and the report. A torn last line (the values
 command was stopped mid-write; it redoes that decision on its next run) is left out; any other line that is not a
 valid record makes the file unreadable (ValuesUnreadable, "path:line: problem"). `aligned` puts a decision's values in
-the order of the logged legal moves and checks that they describe the same decision as the game log.
+the order of the logged legal moves and checks that they describe the same decision as the game log; `check_game`
+does so for every decision of a file.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from harness.records import MoveRecord
 
 VALUES_DIR = "values"  # the folder of a run that `hanabi-eval values` writes
 
@@ -97,3 +100,13 @@ def aligned(
             f"{where}: turn {record.turn} values {len(record.moves)} moves, not the {len(legal_moves)} legal ones"
         )
     return [by_index[i] for i in range(len(legal_moves))]
+
+
+def check_game(values: dict[int, DecisionValueRecord], moves: Sequence[MoveRecord], where: str) -> None:
+    """ValuesUnreadable (naming `where`) unless each valued turn is a logged move whose decision the values describe."""
+    logged = {record.turn: record for record in moves}
+    for turn, record in values.items():
+        move = logged.get(turn)
+        if move is None:
+            raise ValuesUnreadable(f"{where}: turn {turn} is not a logged move of the game")
+        aligned(record, move.legal_moves, move.move_index, where)

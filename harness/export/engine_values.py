@@ -14,7 +14,7 @@ from typing import TypedDict
 from harness.export.rows import EngineValuesSource
 from harness.export.source import ExportGame, Selection
 from harness.records import MoveRecord
-from harness.value_records import DecisionValueRecord, aligned, read_values, values_path
+from harness.value_records import DecisionValueRecord, aligned, check_game, read_values, values_path
 
 
 class EngineColumns(TypedDict):
@@ -24,8 +24,12 @@ class EngineColumns(TypedDict):
 
 
 def game_values(game: ExportGame) -> dict[int, DecisionValueRecord]:
-    """The game's values by turn ({} when its run has none); ValuesUnreadable for a damaged file."""
-    return read_values(values_path(game.run_path, game.header.game_id))
+    """The game's values by turn ({} when its run has none); ValuesUnreadable for a damaged file or one that does
+    not match the game's log."""
+    path = values_path(game.run_path, game.header.game_id)
+    values = read_values(path)
+    check_game(values, game.moves, str(path))
+    return values
 
 
 def engine_columns(game: ExportGame, record: MoveRecord, values: DecisionValueRecord | None) -> EngineColumns:

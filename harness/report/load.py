@@ -27,7 +27,7 @@ from harness.report.judge import JudgedTurn, read_judgements
 from harness.scaffold import ScaffoldError, load_scaffold
 from harness.store import MANIFEST, STATUS, LogCorrupt, RunDir, read_game_log
 from harness.tracking import Tracking
-from harness.value_records import DecisionValueRecord, ValuesUnreadable, aligned, read_values, values_path
+from harness.value_records import DecisionValueRecord, ValuesUnreadable, check_game, read_values, values_path
 
 GameStatus = Literal["complete", "interrupted", "unfinished"]
 
@@ -309,12 +309,7 @@ def _with_values(run: Path, games: list[LoadedGame], skipped: list[SkippedLog]) 
             continue
         try:
             values = read_values(path)
-            moves = {record.turn: record for record in game.moves}
-            for turn, record in values.items():
-                move = moves.get(turn)
-                if move is None:
-                    raise ValuesUnreadable(f"{path}: turn {turn} is not a logged move of the game")
-                aligned(record, move.legal_moves, move.move_index, str(path))
+            check_game(values, game.moves, str(path))
         except ValuesUnreadable as exc:
             problem = str(exc).removeprefix(f"{path}:").strip()
             where = "line " if problem[:1].isdigit() else ""
