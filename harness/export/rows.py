@@ -101,8 +101,8 @@ class RewardRow(DecisionRowMeta):
     )
     ratings_complete: bool = Field(description="true when every candidate move has a rating")
     engine_values: list[float] = Field(
-        description="parallel to candidate_moves: each move's expected final fireworks score when the team plays on "
-        "with the built-in player, from `hanabi-eval values` rollouts; all 0.0 where engine_rollouts is 0"
+        description="parallel to candidate_moves: each move's expected final fireworks score when it is made and the "
+        "team plays on with the built-in player, from `hanabi-eval values` rollouts; all 0.0 where engine_rollouts is 0"
     )
     engine_value_se: list[float] = Field(
         description="parallel to candidate_moves: the standard error of each engine value; 0.0 where "
