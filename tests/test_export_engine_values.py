@@ -129,3 +129,26 @@ def test_a_damaged_or_mismatched_values_file_stops_the_export_in_one_line(
     path.write_text("".join([*lines[:-1], lines[-1][:40]]))
     assert main(["export", str(run), "--format", "hanabirewards", "--out", str(out)]) == 0
     assert json.loads((out / "export_manifest.json").read_text())["engine_values"][0]["decisions"] == 3
+
+
+def test_values_of_a_single_rollout_have_no_standard_error_and_the_card_says_so(
+    valued: dict[str, Path], tmp_path: Path
+) -> None:
+    """What `hanabi-eval values --rollouts 1` writes (no standard error) reaches the rows as 0.0 beside rollouts 1."""
+    run = tmp_path / "r"
+    shutil.copytree(valued["run"], run)
+    path = run / "values" / valued["log"].name
+    single = []
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        record["rollouts"] = 1
+        record["moves"] = [{**m, "se": None} for m in record["moves"]]
+        single.append(json.dumps(record) + "\n")
+    path.write_text("".join(single))
+    out = tmp_path / "out"
+    assert main(["export", str(run), "--format", "hanabirewards", "--out", str(out)]) == 0
+    rows = [r for r in rows_of(out / "hanabirewards.jsonl") if r["engine_rollouts"]]
+    assert len(rows) == LAST_TURNS
+    assert all(r["engine_rollouts"] == 1 and r["engine_value_se"] == [0.0] * len(r["candidate_moves"]) for r in rows)
+    assert "with a single rollout the standard error is unknown and written as 0.0" in (out / "README.md").read_text()
+    assert json.loads((out / "export_manifest.json").read_text())["engine_values"][0]["rollouts"] == 1
