@@ -19,6 +19,7 @@ import pytest
 from harness.cli.main import main
 from harness.engine.seeds import resolve_seeds
 from harness.export.contamination import check_seeds, load_exported_seeds
+from harness.export.schema import SCHEMA_VERSION
 from harness.formats import parse_reply
 from harness.schema.log_file import GameLogContents, read_game_log
 from harness.strategies.scaffold import load_scaffold
@@ -219,6 +220,9 @@ def test_hanabirewards_has_one_row_per_decided_move_and_ratings_round_trip_exact
         "candidate_ratings",
         "candidate_rated",
         "ratings_complete",
+        "engine_values",
+        "engine_value_se",
+        "engine_rollouts",
         "chosen_move_index",
         "chosen_move",
         "reason",
@@ -461,12 +465,12 @@ def test_the_card_and_manifest_describe_the_export(runs: dict[str, Path], tmp_pa
     for column in ("candidate_ratings", "candidate_rated", "ratings_complete", "extra", "final_score", "repeat"):
         assert f"| `{column}` |" in card
     assert 'load_dataset("json", data_files="hanabirewards.jsonl", split="train")' in card
-    assert "GRPOTrainer(" in card and "schema version 2" in card.lower()
+    assert "GRPOTrainer(" in card and f"schema version {SCHEMA_VERSION}" in card.lower()
     pairs = sorted({(g.header.seed_set, g.header.seed) for g in games})
     assert manifest["seeds"] == [
         {"seed_set": name, "seed": seed, "players": [2], "games": 1} for name, seed in pairs
     ]
-    assert manifest["schema_version"] == 2
+    assert manifest["schema_version"] == SCHEMA_VERSION
     assert (manifest["rows"], manifest["games"], manifest["moves"]) == (moves, len(games), moves)
 
 
@@ -690,14 +694,15 @@ def test_an_export_folder_of_another_kind_or_schema_version_is_refused_unless_fo
     assert export(out, "hanabilogs", runs["watson"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.endswith(
-        f"--out {out} holds a preferences export of schema version 2, not hanabilogs version 2; choose another "
-        "folder, or pass --force to replace it"
+        f"--out {out} holds a preferences export of schema version {SCHEMA_VERSION}, not hanabilogs version "
+        f"{SCHEMA_VERSION}; choose another folder, or pass --force to replace it"
     )
     assert len(err.splitlines()) == 1
     manifest = json.loads((out / "export_manifest.json").read_text())
     (out / "export_manifest.json").write_text(json.dumps({**manifest, "schema_version": 1}))
     assert export(out, "preferences", runs["watson"]) == 2
-    assert "holds a preferences export of schema version 1, not preferences version 2" in capsys.readouterr().err
+    refused = f"holds a preferences export of schema version 1, not preferences version {SCHEMA_VERSION}"
+    assert refused in capsys.readouterr().err
     assert export(out, "hanabilogs", runs["watson"], extra=("--force",)) == 0
     assert json.loads((out / "export_manifest.json").read_text())["format"] == "hanabilogs"
 

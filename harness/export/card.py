@@ -18,8 +18,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 from harness import __version__
+from harness.export.datasets import ExportDataError
+from harness.export.engine_values import values_sources
 from harness.export.hanablive import replay_with_end
 from harness.export.rows import (
+    EngineValuesSource,
     ExportedSeed,
     ExportManifest,
     ExportOptions,
@@ -31,6 +34,7 @@ from harness.export.rows import (
 )
 from harness.export.schema import ROW_MODELS, SCHEMA_VERSION, features, type_words
 from harness.export.source import ExportGame, Selection
+from harness.schema.value_records import ValuesUnreadable
 
 
 class Tally:
@@ -126,6 +130,8 @@ class CardFacts(BaseModel):
     replays_cut: int
     preference_size: PreferenceSize | None
     dropped_pairs: int
+    engine_values: list[EngineValuesSource]  # hanabirewards: the settings of the rows' engine values, per run
+    valued_rows: int  # hanabirewards: rows with engine values
     data_files: list[str]
     rows: int
     games: int
@@ -205,6 +211,7 @@ def card_facts(
         by_players.setdefault(game.header.players, []).append(score)
         seeds.setdefault(game.header.seed_set, set()).add(game.header.seed)
     schema = ROW_MODELS[fmt]
+    sources = _engine_sources(selection) if fmt == "hanabirewards" else []
     cut = [end for end in tally.replay_ends if end.hanablive_actions < end.hle_moves]
     return CardFacts(
         format=fmt,
@@ -212,6 +219,8 @@ def card_facts(
         options=options,
         dataset_info=dataset_info(fmt, tally.rows, tally.bytes),
         dropped_pairs=tally.dropped[0],
+        engine_values=sources,
+        valued_rows=sum(s.decisions for s in sources),
         run_seeds=run_seeds(selection),
         corrupt=selection.corrupt,
         replay_ends=cut,
@@ -236,6 +245,13 @@ def card_facts(
         data_columns=columns(schema, own=True),
         meta_columns=columns(schema, own=False) if fmt != "hanablive" else [],
     )
+
+
+def _engine_sources(selection: Selection) -> list[EngineValuesSource]:
+    try:
+        return values_sources(selection)
+    except ValuesUnreadable as exc:
+        raise ExportDataError(f"{exc}; delete that file and run `hanabi-eval values` on the run again") from None
 
 
 TEMPLATES = Path(__file__).with_name("templates")  # the export's own templates, beside its code
@@ -281,4 +297,5 @@ def manifest(facts: CardFacts, selection: Selection, tally: Tally) -> ExportMani
         hle_played_on=facts.replays_cut,
         replay_ends=tally.replay_ends,
         preference_size=facts.preference_size,
+        engine_values=facts.engine_values,
     )

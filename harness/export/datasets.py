@@ -4,8 +4,9 @@ HanabiLogs: one row per model call of a move: the call's first request and its a
 that learns every assistant turn (TRL's assistant-only loss) learns only accepted replies. A re-asked call's repair
 dialogue (the rejected replies and the harness's feedback, kept in the game log) is in the row only when asked
 (`repair_dialogue`), with a per-message `weight` of 0 on every rejected reply. HanabiRewards: one row per decided
-move, with the model's rating of every legal move as lists parallel to the legal moves. Nothing is recomputed:
-messages, replies, ratings and reasons are copied from the log.
+move, with the model's rating of every legal move as lists parallel to the legal moves, and beside them the engine
+values of the run's `hanabi-eval values` files (harness/export/engine_values.py). Nothing is recomputed: messages,
+replies, ratings and reasons are copied from the log, values from the values files.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+from harness.export.engine_values import engine_columns, game_values
 from harness.export.rows import ChatMessage, LogRow, RewardRow, TrainMessage
 from harness.export.source import ExportGame
 from harness.schema.records import Attempt, Call, Message, MoveRecord
+from harness.schema.value_records import DecisionValueRecord, ValuesUnreadable
 
 
 class ExportDataError(ValueError):
@@ -92,7 +95,7 @@ def log_rows(game: ExportGame, repair_dialogue: bool = False) -> Iterator[LogRow
             )
 
 
-def reward_row(game: ExportGame, record: MoveRecord) -> RewardRow:
+def reward_row(game: ExportGame, record: MoveRecord, values: DecisionValueRecord | None = None) -> RewardRow:
     call = deciding_call_of(record)
     final = accepted(game, record, call)
     if len(record.ratings) != len(record.legal_moves):
@@ -115,6 +118,7 @@ def reward_row(game: ExportGame, record: MoveRecord) -> RewardRow:
         candidate_ratings=[0.0 if r is None else r for r in record.ratings],
         candidate_rated=[r is not None for r in record.ratings],
         ratings_complete=all(r is not None for r in record.ratings),
+        **engine_columns(game, record, values),
         chosen_move_index=record.move_index,
         chosen_move=record.legal_moves[record.move_index],
         reason=record.reason,
@@ -124,5 +128,9 @@ def reward_row(game: ExportGame, record: MoveRecord) -> RewardRow:
 
 
 def reward_rows(game: ExportGame) -> Iterator[RewardRow]:
-    for record in game.selected_moves():
-        yield reward_row(game, record)
+    try:
+        values = game_values(game)
+        rows = [reward_row(game, record, values.get(record.turn)) for record in game.selected_moves()]
+    except ValuesUnreadable as exc:
+        raise ExportDataError(f"{exc}; delete that file and run `hanabi-eval values` on the run again") from None
+    yield from rows

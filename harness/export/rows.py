@@ -100,6 +100,18 @@ class RewardRow(DecisionRowMeta):
         "given is in extra's invalid_ratings)"
     )
     ratings_complete: bool = Field(description="true when every candidate move has a rating")
+    engine_values: list[float] = Field(
+        description="parallel to candidate_moves: each move's expected final fireworks score when it is made and the "
+        "team plays on with the built-in player, from `hanabi-eval values` rollouts; all 0.0 where engine_rollouts is 0"
+    )
+    engine_value_se: list[float] = Field(
+        description="parallel to candidate_moves: the standard error of each engine value; 0.0 where "
+        "engine_rollouts is 0 or 1 (a single rollout has no standard error)"
+    )
+    engine_rollouts: int = Field(
+        description="rollouts behind each engine value (the values command's --rollouts); 0 when the decision has "
+        "no values (not computed for its run, or before its --from-turn)"
+    )
     chosen_move_index: int = Field(description="index into candidate_moves of the move played")
     chosen_move: str = Field(description="the move played (HLE text)")
     reason: str = Field(description="the reason the reply gave for its move")
@@ -263,6 +275,19 @@ class PreferenceSize(BaseModel):
     dropped_pairs: int = 0  # pairs left out to keep games within max_game_bytes
 
 
+class EngineValuesSource(BaseModel):
+    """Where a HanabiRewards export's engine values come from: one run's values files made with one setting."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    run_id: str
+    bot: str  # the built-in player that played the rollouts
+    rollouts: int  # `hanabi-eval values --rollouts`
+    base_seed: int  # `hanabi-eval values --seed`
+    games: int  # exported games with values of these settings
+    decisions: int  # exported rows with values of these settings
+
+
 class ExportManifest(BaseModel):
     """export_manifest.json: what an export holds and how it was made; read by the contamination guard."""
 
@@ -288,3 +313,4 @@ class ExportManifest(BaseModel):
     hle_played_on: int = 0  # hanablive: games HLE played on after hanab.live would have ended them
     replay_ends: list[ReplayEnd] = []  # hanablive only: every game's end on hanab.live beside HLE's
     preference_size: PreferenceSize | None = None  # preferences only
+    engine_values: list[EngineValuesSource] = []  # hanabirewards only: the settings of the rows' engine values

@@ -18,7 +18,9 @@ from pydantic import BaseModel
 
 from harness.export.rows import HanabLiveGame, LogRow, PreferenceRow, RewardRow
 
-SCHEMA_VERSION = 2  # 1: exports before the schema was declared (nullable columns, every preference pair)
+# 1: exports before the schema was declared (nullable columns, every preference pair); 2: the declared schema;
+# 3: HanabiRewards gains engine_values, engine_value_se and engine_rollouts.
+SCHEMA_VERSION = 3
 
 ROW_MODELS: dict[str, type[BaseModel]] = {
     "hanabilogs": LogRow,

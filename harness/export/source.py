@@ -30,6 +30,7 @@ class ExportGame(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     run_id: str
+    run_path: Path  # the run directory the game's log is in (its values/ folder holds the game's move values)
     header: GameHeader
     moves: list[MoveRecord]
     result: GameResult
@@ -178,7 +179,9 @@ def select(paths: list[Path], filters: Filters) -> Selection:
             seats = frozenset(i for i, seat in enumerate(header.seats) if _seat_selected(seat, filters))
             if seats and _game_selected(header, result, filters):
                 chosen.append(
-                    ExportGame(run_id=run_id, header=header, moves=moves, result=result, seats=seats)
+                    ExportGame(
+                        run_id=run_id, run_path=path, header=header, moves=moves, result=result, seats=seats
+                    )
                 )
         if chosen:
             runs.append(_run_info(run, run_id, [g.header for g in chosen]))

@@ -11,6 +11,7 @@ import base64
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.report.calibration import flat_calibration
 from harness.report.content import ReportContent, build_content
 from harness.report.export import write_table
 from harness.report.load import ReportInputError, load
@@ -66,6 +67,8 @@ def write_tables(content: ReportContent, out: Path) -> list[Path]:
         "crossplay_matrix": content.crossplay.pooled if content.crossplay else [],
         "best_of_k": content.best_of_k,
         "judge": content.judge,
+        "calibration": flat_calibration(content.calibration) if content.calibration_decisions else [],
+        "calibration_decisions": content.calibration_decisions,
         "skipped_logs": content.skipped,
     }
     tables.update({name: rows for name, rows in optional.items() if rows})

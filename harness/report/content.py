@@ -1,6 +1,7 @@
 """Assembles everything the report shows from a loaded Dataset: the wide main table, summaries, paired comparisons,
-spending, reliability over all games, play quality, state tracking and judge scores, cross-play, Best-of-K,
-references and plots. The result, ReportContent, is what the templates and the CSV/JSON export read.
+spending, reliability over all games, play quality, calibration against engine move values, state tracking and judge
+scores, cross-play, Best-of-K, references and plots. The result, ReportContent, is what the templates and the CSV/JSON
+export read.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from harness import __version__
 from harness.engine.replay import ReplayMismatch
 from harness.report import plots
 from harness.report.bestofk import KPoint, best_of_k
+from harness.report.calibration import DecisionCalibration, GroupCalibration, calibration, decisions
 from harness.report.costs import Spending, spending
 from harness.report.crossplay import CrossPlay, crossplay
 from harness.report.judge import JudgeSummary, judge_by_turn, judge_summaries
@@ -93,6 +95,8 @@ class ReportContent(BaseModel):
     quality: list[QualitySummary]
     quality_games: list[GameQuality]
     unreplayable: list[Unreplayable]
+    calibration: list[GroupCalibration]  # every group and player count; valued_games 0 where no values
+    calibration_decisions: list[DecisionCalibration]
     tracking: list[TrackingSummary]
     tracking_turns: list[TrackingByTurn]
     turn_bin: int
@@ -139,6 +143,7 @@ def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
     cross = crossplay(rows)
     curve = best_of_k(rows)
     judged = judge_summaries(dataset.judged)
+    valued = decisions(dataset.games)
     return ReportContent(
         version=__version__,
         by=by,
@@ -162,6 +167,8 @@ def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
         quality=quality,
         quality_games=quality_games,
         unreplayable=unreplayable,
+        calibration=calibration(dataset.games, valued),
+        calibration_decisions=valued,
         tracking=tracking_summaries(dataset.moves),
         tracking_turns=tracking_turns,
         turn_bin=TURN_BIN,

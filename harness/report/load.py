@@ -4,6 +4,8 @@ Reads manifest.json, status.json and the game logs only; never calls a model and
 directory. A folder that is not itself a run is searched for runs below it. A game counts as complete only when its
 log ends in a complete result line; interrupted games and logs without a result line are kept, marked as such.
 A game log that cannot be read (a corrupted line) is skipped and named in `Dataset.skipped`; the rest is read.
+Move values (`<run>/values/`, written by `hanabi-eval values`) are attached to the complete games they belong to; a
+values file that is damaged or does not match its game's log is named in `Dataset.skipped` and left out.
 Calls, attempts, error kinds, tokens and cost are counted over every attempt of a game: its moves' calls and the
 failed calls of every interruption, so a game that stopped counts what it spent and what went wrong.
 """
@@ -24,6 +26,13 @@ from harness.run.store import MANIFEST, STATUS, RunDir
 from harness.schema.log_file import LogCorrupt, read_game_log
 from harness.schema.moves import EndReason
 from harness.schema.records import Call, GameHeader, MoveRecord, SeatConfig
+from harness.schema.value_records import (
+    DecisionValueRecord,
+    ValuesUnreadable,
+    check_game,
+    read_values,
+    values_path,
+)
 from harness.strategies.scaffold import ScaffoldError, load_scaffold
 from harness.view.tracking_score import Tracking
 
@@ -141,6 +150,7 @@ class LoadedGame(BaseModel):
     row: GameRow
     header: GameHeader
     moves: list[MoveRecord]
+    values: dict[int, DecisionValueRecord] = {}  # move values by turn (complete games whose run has them)
 
 
 class Dataset(BaseModel):
@@ -184,9 +194,11 @@ def load(paths: Sequence[Path], by: Sequence[str]) -> Dataset:
     judged: list[JudgedTurn] = []
     for path in find_runs(paths):
         run_games, run_skipped = _load_games(RunDir(path), by)
+        values_skipped: list[SkippedLog] = []
+        run_games = _with_values(path, run_games, values_skipped)
         runs.append(_run_info(RunDir(path), run_games, len(run_skipped)))
         games.extend(run_games)
-        skipped.extend(run_skipped)
+        skipped.extend(run_skipped + values_skipped)
         for game in run_games:
             moves.extend(_move_row(game.row, record) for record in game.moves)
         turns, unreadable = read_judgements(path, {g.row.game_id: g.row for g in run_games})
@@ -291,6 +303,28 @@ def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[
         )
         games.append(LoadedGame(row=row, header=header, moves=contents.moves))
     return games, skipped
+
+
+def _with_values(run: Path, games: list[LoadedGame], skipped: list[SkippedLog]) -> list[LoadedGame]:
+    """The games with their move values attached (complete games only: the values command skips the others). A
+    values file that cannot be read or does not match the log is added to `skipped` and its game gets none."""
+    out = []
+    for game in games:
+        path = values_path(run, game.header.game_id)
+        if game.row.status != "complete" or not path.is_file():
+            out.append(game)
+            continue
+        try:
+            values = read_values(path)
+            check_game(values, game.moves, str(path))
+        except ValuesUnreadable as exc:
+            problem = str(exc).removeprefix(f"{path}:").strip()
+            where = "line " if problem[:1].isdigit() else ""
+            skipped.append(SkippedLog(run=run.name, path=str(path), problem=f"move values, {where}{problem}"))
+            out.append(game)
+            continue
+        out.append(game.model_copy(update={"values": values}))
+    return out
 
 
 def _move_row(game: GameRow, record: MoveRecord) -> MoveRow:

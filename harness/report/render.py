@@ -12,6 +12,7 @@ from pathlib import Path
 
 import jinja2
 
+from harness.report.calibration import Estimate
 from harness.report.content import ReportContent
 from harness.report.crossplay import matrix
 from harness.report.stats import Interval
@@ -65,6 +66,19 @@ def mean_se(mean: float | None, se: float | None, games: int) -> str:
     return f"{mean:.2f} ± {se:.2f} (n={games})"
 
 
+def estimate(value: Estimate | None, digits: int = 2, percent: bool = False) -> str:
+    """A mean over decisions: "mean ± s.e. [low, high]" (a share in percent with `percent`), "—" for none."""
+    if value is None or _absent(value.mean):
+        return MISSING
+    scale, unit = (100.0, "%") if percent else (1.0, "")
+    text = f"{scale * value.mean:.{digits}f}{unit}"  # type: ignore[operator]
+    if not _absent(value.se):
+        text += f" ± {scale * value.se:.{digits}f}{unit}"  # type: ignore[operator]
+    if value.ci is not None and not (_absent(value.ci.low) or _absent(value.ci.high)):
+        text += f" [{scale * value.ci.low:.{digits}f}{unit}, {scale * value.ci.high:.{digits}f}{unit}]"
+    return text
+
+
 TEMPLATES = Path(__file__).with_name("templates")  # the report's own templates, beside its code
 
 
@@ -91,6 +105,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         cost=cost,
         thousands=thousands,
         md=md_cell,
+        estimate=estimate,
     )
     env.globals["mean_se"] = mean_se
     return env

@@ -85,8 +85,11 @@ def iqm(values: Sequence[float]) -> float:
     return float(_iqm(np.asarray(values, dtype=float)))
 
 
-def bootstrap_interval(values: Sequence[float], statistic: Statistic) -> Interval | None:
-    """95% percentile bootstrap interval of `statistic`, reproducible; None for fewer than 2 values."""
+def bootstrap_interval(
+    values: Sequence[float], statistic: Statistic, batch: int | None = None
+) -> Interval | None:
+    """95% percentile bootstrap interval of `statistic`, reproducible; None for fewer than 2 values. `batch`: resamples
+    drawn at once (bounds memory for thousands of values; None draws all at once)."""
     data = np.asarray(values, dtype=float)
     if data.size < 2:
         return None
@@ -100,6 +103,7 @@ def bootstrap_interval(values: Sequence[float], statistic: Statistic) -> Interva
         confidence_level=CONFIDENCE,
         method=BOOTSTRAP_METHOD,
         vectorized=True,
+        batch=batch,
         **{_RNG_ARGUMENT: np.random.default_rng(BOOTSTRAP_SEED)},
     )
     return Interval(low=float(result.confidence_interval.low), high=float(result.confidence_interval.high))
