@@ -77,7 +77,7 @@ def handle(args: argparse.Namespace) -> int:
     if skipped:
         print(f"skipping {len(skipped)} incomplete game(s): {', '.join(skipped)}")
     out = args.run / VALUES
-    targets = [out / f"{log.header.game_id}.jsonl" for log in complete]
+    targets = [out / f"{log.header.game_id}.jsonl" for log in complete if log.header is not None]
     # Every game's earlier values are checked against these settings before any work starts.
     done = [_done_turns(path, args) for path in targets]
     out.mkdir(exist_ok=True)

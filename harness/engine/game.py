@@ -334,7 +334,7 @@ class Game:
             move=move,
             card=card,
             scored=item.scored(),
-            target_player=(player + move.target_offset) % self.players if move.is_hint else None,
+            target_player=(player + (move.target_offset or 0)) % self.players if move.is_hint else None,
             revealed=tuple(item.card_info_revealed()) if move.is_hint else (),
         )
         self._history.append(entry)

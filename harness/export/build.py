@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from harness.export import DATASET_FORMATS
 from harness.export.datasets import log_rows, reward_rows
 from harness.export.preferences import preference_rows, within_budget
-from harness.export.rows import ExportOptions, Filters
+from harness.export.rows import ExportOptions, Filters, PreferenceRow
 from harness.export.source import ExportGame, Selection
 
 DATA_FILES = {fmt: f"{fmt}.jsonl" for fmt in DATASET_FORMATS}
@@ -41,7 +41,8 @@ def dataset_rows(
     for game in selection.games:
         found = list(rows(game))
         if fmt == "preferences":
-            found, left_out = within_budget(found, options.max_game_bytes)  # type: ignore[arg-type]
+            pairs, left_out = within_budget([r for r in found if isinstance(r, PreferenceRow)], options.max_game_bytes)
+            found = list(pairs)
             if dropped is not None:
                 dropped[0] += left_out
         for row in found:

@@ -20,7 +20,7 @@ import re
 import time
 from collections.abc import Iterable
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
@@ -30,9 +30,6 @@ from harness.models.event_loop import run_inline
 from harness.models.model_names import LOCAL_PROVIDER, ModelSpecError, parse_local_model, provider_of
 from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig, Usage
 from harness.schema.secrets import redact, register_secret, safe_url, split_credentials
-
-if TYPE_CHECKING:
-    import litellm as litellm_module
 
 # Sent to OpenAI-compatible servers given by --api-base when no key is set.
 NO_KEY_PLACEHOLDER = "no-key-needed"
@@ -77,7 +74,7 @@ class _Retryable(Exception):
 _litellm: Any = None
 
 
-def litellm() -> litellm_module:
+def litellm() -> Any:  # the litellm module: its attributes are set at run time, so it is typed loosely
     """Import LiteLLM once, offline-safe and quiet, with the local provider registered."""
     global _litellm
     if _litellm is None:

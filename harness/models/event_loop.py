@@ -32,7 +32,7 @@ _setup_inline: ContextVar[bool] = ContextVar("setup_inline", default=False)
 class GameLoop(asyncio.SelectorEventLoop):
     """asyncio's loop, whose default executor runs work inline for a task inside `run_inline(True)`."""
 
-    def run_in_executor(
+    def run_in_executor(  # type: ignore[override]  # typeshed spells *args with TypeVarTuple; same signature
         self, executor: Executor | None, func: Callable[..., T], *args: Any
     ) -> asyncio.Future[T]:
         if executor is not None or not _setup_inline.get():

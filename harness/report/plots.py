@@ -11,11 +11,14 @@ import io
 import textwrap
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 
 from harness.report.bestofk import KPoint
 from harness.report.costs import Spend
@@ -133,12 +136,12 @@ def scores_by_players(
     axes.set_title(f"Mean score per player count, {title}, with 95% bootstrap intervals", fontsize=10)
     axes.grid(axis="y", alpha=0.3)
     if key:
-        handles = [
+        marker_handles: list[Artist] = [
             Line2D([], [], ls="none", marker=f"${n}$", color="#333333", ms=7 + 2 * len(str(n)))
             for n, _ in key
         ]
         references_key = axes.legend(
-            handles,
+            marker_handles,
             [_wrap(text, 48) for _, text in key],
             loc="upper left",
             bbox_to_anchor=(1.01, 1.0),
@@ -217,7 +220,7 @@ def score_distributions(rows: Sequence[GameRow], colors: dict[str, str]) -> str 
         axes.set_xlim(-0.7, MAX_SCORE + 0.7)
         axes.set_xlabel("score", fontsize=8)
         axes.set_ylabel("games", fontsize=8)
-        axes.yaxis.get_major_locator().set_params(integer=True)
+        cast(MaxNLocator, axes.yaxis.get_major_locator()).set_params(integer=True)
         axes.tick_params(labelsize=7)
     figure.suptitle(
         "Score distributions of complete games (fireworks at the end; dashed: the mean)", fontsize=10
@@ -287,6 +290,7 @@ def score_against_cost(points: Sequence[Spend], colors: dict[str, str]) -> str |
     figure = Figure(figsize=(7.5, 4.8))
     axes = figure.add_subplot()
     for point in priced:
+        assert point.cost_per_game is not None and point.mean_score is not None  # kept only when priced and scored
         axes.plot(
             point.cost_per_game,
             point.mean_score,
@@ -319,7 +323,7 @@ def best_of_k_curve(points: Sequence[KPoint]) -> str | None:
     for index, curve in enumerate(curves):
         mine = sorted((p for p in points if p.curve == curve and p.mean is not None), key=lambda p: p.k)
         color = _PALETTE[index % len(_PALETTE)]
-        axes.plot([p.k for p in mine], [p.mean for p in mine], "-o", color=color, label=_wrap(curve))
+        axes.plot([p.k for p in mine], [p.mean or 0.0 for p in mine], "-o", color=color, label=_wrap(curve))
         for point in mine:
             if point.ci is not None and point.mean is not None:
                 axes.errorbar(

@@ -94,7 +94,7 @@ def compact(refs: tuple[Reference, ...], drawn: set[Reference]) -> list[CompactR
         CompactReference(
             label=label,
             kind=kind,
-            convention=convention,  # type: ignore[arg-type]
+            convention=convention,
             setting=setting,
             source=source,
             scores={p: next((r.score for r in group if r.players == p), None) for p in PLAYER_COUNTS},

@@ -80,13 +80,13 @@ def _iqm(values: np.ndarray, axis: int = -1) -> np.ndarray:
     return stats.trim_mean(values, 0.25, axis=axis)
 
 
-def iqm(values: Sequence[float]) -> float:
+def iqm(values: Sequence[float] | np.ndarray) -> float:
     """Interquartile mean: the mean after dropping the lowest and highest quarter (25% trimmed mean)."""
     return float(_iqm(np.asarray(values, dtype=float)))
 
 
 def bootstrap_interval(
-    values: Sequence[float], statistic: Statistic, batch: int | None = None
+    values: Sequence[float] | np.ndarray, statistic: Statistic, batch: int | None = None
 ) -> Interval | None:
     """95% percentile bootstrap interval of `statistic`, reproducible; None for fewer than 2 values. `batch`: resamples
     drawn at once (bounds memory for thousands of values; None draws all at once)."""
