@@ -13,7 +13,8 @@ from harness.cli.main import main
 from harness.engine.game import Game, Move, MoveKind, deck_for_seed
 from harness.formats import parse_reply
 from harness.run.store import read_game_log
-from harness.strategies.scaffold import load_scaffold, render_messages
+from harness.strategies.rendering import render_messages
+from harness.strategies.scaffold import load_scaffold
 from harness.view.seat_view import build_view
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 

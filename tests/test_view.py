@@ -8,7 +8,8 @@ import pytest
 
 from harness.engine.game import Game, MoveKind
 from harness.schema.cards import HAND_SIZE
-from harness.strategies.scaffold import load_scaffold, render_messages, scaffold_names
+from harness.strategies.rendering import render_messages
+from harness.strategies.scaffold import load_scaffold, scaffold_names
 from harness.view.seat_view import build_view
 from tests.conftest import random_game
 

@@ -236,7 +236,7 @@ def card_facts(
 
 
 def render_card(facts: CardFacts) -> str:
-    from harness.strategies.scaffold import render_template
+    from harness.strategies.rendering import render_template
 
     return render_template("export_card.md.j2", card=facts)
 

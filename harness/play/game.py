@@ -14,9 +14,10 @@ from harness import __version__
 from harness.engine.game import MAX_LIFE_TOKENS, Game, IllegalMoveError, MoveKind
 from harness.models.client import sent_params_record
 from harness.models.secrets import public_seat
-from harness.play.agent import MoveInterrupted, SeatAgent
+from harness.play.agent import SeatAgent
 from harness.run.store import GameLog, GameLogContents, GamePlan, finished_result, now_iso, read_game_log
 from harness.schema.records import PROVIDER_ERROR_KINDS, Call, GameHeader, GameResult, MoveRecord, Usage
+from harness.strategies.asking import MoveInterrupted
 from harness.view.seat_view import build_view
 
 PROVIDER_ERRORS = PROVIDER_ERROR_KINDS

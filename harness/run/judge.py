@@ -30,7 +30,8 @@ from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp
 from harness.run.store import LogCorrupt, RunDir, now_iso, read_game_log, write_json_atomic
 from harness.schema.paths import prompts_dir
 from harness.schema.records import Attempt, Call, GameHeader, JudgeRecord, Message, MoveRecord, SeatConfig
-from harness.strategies.scaffold import ScaffoldError, load_scaffold, render_template
+from harness.strategies.rendering import render_template
+from harness.strategies.scaffold import ScaffoldError, load_scaffold
 
 JUDGE_DIR = "judge"
 ATTEMPTS_DIR = "attempts"
@@ -130,7 +131,7 @@ def read_verdict(text: str | None) -> Verdict | tuple[str, str]:
 def keeps_working_memory(record: MoveRecord) -> bool:
     """Whether a move was made by a working-memory (Mycroft-style) scaffold."""
     try:
-        return load_scaffold(record.scaffold).context.working_memory
+        return load_scaffold(record.scaffold).strategy == "memory"
     except ScaffoldError:
         return record.memory is not None
 

@@ -49,7 +49,7 @@ from harness.run.store import (
 )
 from harness.schema.records import GameResult, MoveRecord, SeatConfig
 from harness.session.seats import Rotation, rotations
-from harness.strategies.scaffold import load_scaffold
+from harness.strategies.scaffold import calls_per_move, load_scaffold
 
 
 class RunConfigError(ValueError):
@@ -513,7 +513,7 @@ def expected_calls(plans: list[tuple[GamePlan, Path]]) -> tuple[int, int]:
             continue
         done = count_moves(path)
         per_move = (
-            sum(load_scaffold(s.scaffold, s.k).calls_per_move(plan.players) for s in plan.seats) / plan.players
+            sum(calls_per_move(load_scaffold(s.scaffold, s.k), plan.players) for s in plan.seats) / plan.players
         )
         remaining += 1
         calls += max(TYPICAL_MOVES[plan.players] - done, 1) * per_move
