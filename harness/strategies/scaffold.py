@@ -2,7 +2,8 @@
 
 A scaffold combines context switches (deductions, others' knowledge, discard pile, ...), a strategy named by the file
 (harness.strategies.registry), an output contract and its Jinja templates in prompts/. Adding a scaffold needs a TOML
-file (and templates if the wording is new), no Python; adding a strategy, one module that registers it.
+file (and templates if the wording is new), no Python; adding a strategy, one module that registers itself (the
+built-in ones are imported below).
 """
 
 from __future__ import annotations
