@@ -13,7 +13,8 @@ from typing import Any
 from harness.cli.main import main
 from harness.models.local import paper_deduction_of
 from harness.schema.log_file import read_game_log
-from harness.strategies.scaffold import load_scaffold, render_messages
+from harness.strategies.rendering import render_messages
+from harness.strategies.scaffold import load_scaffold
 from harness.view.seat_view import build_view
 from harness.view.tracking_score import score_deductions
 from tests.conftest import random_game

@@ -12,7 +12,8 @@ import pytest
 from harness.cli.main import main
 from harness.engine.game import Game, deck_for_seed
 from harness.schema.moves import MoveKind
-from harness.strategies.scaffold import figure2_ladder, load_scaffold, render_messages
+from harness.strategies.rendering import render_messages
+from harness.strategies.scaffold import figure2_ladder, load_scaffold
 from harness.view.seat_view import SeatView, build_view
 
 NAMES = {"R": "Red", "Y": "Yellow", "G": "Green", "W": "White", "B": "Blue"}

@@ -9,7 +9,8 @@ import re
 import pytest
 
 from harness.schema.cards import COLOR_NAMES, COLORS
-from harness.strategies.scaffold import ScaffoldError, load_scaffold, render_messages, scaffold_names
+from harness.strategies.rendering import render_messages
+from harness.strategies.scaffold import ScaffoldError, load_scaffold, scaffold_names
 from harness.view.seat_view import build_view
 from tests.conftest import random_game
 

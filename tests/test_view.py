@@ -10,7 +10,8 @@ from harness.engine.game import Game
 from harness.engine.replay import replay_to_end
 from harness.schema.cards import HAND_SIZE
 from harness.schema.moves import MoveKind
-from harness.strategies.scaffold import load_scaffold, render_messages, scaffold_names
+from harness.strategies.rendering import render_messages
+from harness.strategies.scaffold import load_scaffold, scaffold_names
 from harness.view.seat_view import build_view
 from tests.conftest import random_game
 

@@ -17,7 +17,7 @@ def handle(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from harness.strategies.scaffold import figure2_ladder, load_scaffold, scaffold_names
+    from harness.strategies.scaffold import calls_text, figure2_ladder, load_scaffold, scaffold_names
 
     table = Table(title="Scaffolds")
     for column in ("name", "calls per move", "output", "paper setting", "description"):
@@ -25,7 +25,7 @@ def handle(args: argparse.Namespace) -> int:
     for name in scaffold_names():
         scaffold = load_scaffold(name)
         paper = scaffold.paper_label or "-"
-        table.add_row(name, scaffold.calls_text(), scaffold.output, paper, scaffold.description)
+        table.add_row(name, calls_text(scaffold), scaffold.output, paper, scaffold.description)
     console = Console(width=max(Console().width, 200))
     console.print(table)
     ladder = ", ".join(f"{s.paper_label} ({s.name})" for s in figure2_ladder())

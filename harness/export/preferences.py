@@ -27,7 +27,8 @@ from harness.export.rewards import preference_gap
 from harness.export.rows import ChatMessage, PreferenceRow
 from harness.export.source import ExportGame
 from harness.schema.records import MoveRecord
-from harness.strategies.scaffold import CallDef, ScaffoldError, load_scaffold
+from harness.strategies.definition import CallDef
+from harness.strategies.scaffold import ScaffoldError, load_scaffold
 
 DEFAULT_MARGIN = 0.5
 DEFAULT_PAIRS_PER_MOVE = 1

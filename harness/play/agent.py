@@ -1,71 +1,19 @@
-"""A seat's player: turns a SeatView into a validated Decision by asking its model through its scaffold.
+"""A seat's player: its scaffold's strategy turns a SeatView into a Decision, asking the seat's model.
 
-Replies are read strictly in the call's reply format (harness.formats). A bad reply (empty, unparseable, ambiguous,
-cut off by the token limit, stopped by a content filter, oversized, a missing field, an illegal move) is answered
-with feedback naming the problem in the format's own words and the model is asked again, up to a limit; the re-ask
-holds the original prompt, the failed reply cut to a bound and the feedback. The same failed reply twice stops the
-re-asks early. Provider errors are retried inside ModelClient. When the limits run out the
-move is not made: MoveInterrupted carries every attempt so the game stops with its log intact. No move is ever
-invented, guessed or substituted for a model.
+How replies are read and re-asked is harness.strategies.asking; how a move is decided from them (one call, k
+samples and a final agent, advisers and an aggregator, working memory) is the scaffold's strategy.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Collection
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
-from harness.formats import ParsedReply, ReplyFormat, ReplyProblem
-from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp
-from harness.schema.records import Attempt, Call, Message, SeatConfig
-from harness.schema.secrets import REDACTED
-from harness.strategies.scaffold import (
-    CallDef,
-    ScaffoldDef,
-    render_call,
-    render_memory_state,
-    render_template,
-)
+from harness.models.client import ModelClient
+from harness.schema.records import SeatConfig
+from harness.strategies.asking import Asker, Decision
+from harness.strategies.definition import ScaffoldDef
+from harness.strategies.registry import TurnContext, get_strategy
 from harness.view.seat_view import SeatView
-from harness.view.tracking_score import score_deductions
-
-REASK_REPLY_CHARS = 2_000  # a re-ask quotes at most this much of the failed reply
-READ_INLINE_CHARS = 20_000  # longer replies are read in a thread
-# error kinds of replies (not of providers): each counts against --max-retries
-REPLY_PROBLEMS = frozenset(
-    {
-        "empty_reply",
-        "unparseable",
-        "missing_field",
-        "illegal_move",
-        "ambiguous",
-        "truncated",
-        "content_filter",
-        "oversized",
-        "repeated_reply",
-        "echoed_secret",
-    }
-)
-
-
-class Decision(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    reply: ParsedReply
-    calls: list[Call]
-    memory: dict[str, Any] | None = None  # what the seat carries to its next turn (working-memory scaffolds)
-    tracking: dict[str, Any] | None = None  # measured accuracy of the reply's deductions
-
-
-class MoveInterrupted(RuntimeError):
-    """The seat could not produce a valid move within the limits; the game must stop, resumable."""
-
-    def __init__(self, reason: str, calls: list[Call]) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.calls = calls
 
 
 class SeatAgent:
@@ -76,186 +24,9 @@ class SeatAgent:
         self.scaffold = scaffold
         self.client = client
         self.reply_retries = reply_retries
+        self.strategy = get_strategy(scaffold.strategy)
 
     async def decide(self, view: SeatView, memory: dict[str, Any] | None = None) -> Decision:
-        scaffold = self.scaffold
-        players = view.num_players
-        first = [(c, render_call(scaffold, c, view, memory)) for c in scaffold.parallel_calls(players)]
-        outcomes: list[Any]
-        if len(first) == 1:  # awaited directly: gather's tasks would each wait a turn of a busy event loop
-            try:
-                outcomes = [await self._ask(*first[0], view)]
-            except MoveInterrupted as stop:
-                outcomes = [stop]
-        else:
-            outcomes = await asyncio.gather(
-                *(self._ask(c, m, view) for c, m in first), return_exceptions=True
-            )
-        calls: list[Call] = []
-        failure: MoveInterrupted | None = None
-        for outcome in outcomes:
-            if isinstance(outcome, MoveInterrupted):
-                calls.extend(outcome.calls)
-                failure = failure or outcome
-            elif isinstance(outcome, BaseException):
-                raise outcome
-            else:
-                calls.append(outcome[0])
-        if failure is not None:
-            raise MoveInterrupted(failure.reason, calls)
-        answers = [o for o in outcomes if isinstance(o, tuple)]
-        final = scaffold.final_call
-        if final is None:
-            (call, reply) = answers[0]
-            assert isinstance(reply, ParsedReply)
-            return self._with_memory(view, reply, calls)
-        reports = [_report(view, call, reply) for call, reply in answers]
-        sampled = None
-        if scaffold.strategy == "best_of_k":  # the final agent chooses among the sampled moves only
-            sampled = tuple(dict.fromkeys(r["action"] for r in reports))
-        decider_messages = render_call(scaffold, final, view, memory, reports, sampled)
-        try:
-            call, reply = await self._ask(final, decider_messages, view, sampled)
-        except MoveInterrupted as stop:
-            raise MoveInterrupted(stop.reason, calls + stop.calls) from None
-        assert isinstance(reply, ParsedReply)
-        return Decision(reply=reply, calls=[*calls, call])
-
-    def _with_memory(self, view: SeatView, reply: ParsedReply, calls: list[Call]) -> Decision:
-        if not self.scaffold.context.working_memory:
-            return Decision(reply=reply, calls=calls)
-        deductions = reply.extras.get("deductions", reply.extras.get("deduction"))  # -plus / the paper's
-        notes = {
-            "turn": view.turn,
-            "state": render_memory_state(self.scaffold, view),
-            "deductions": deductions,
-            "move_ratings": [
-                {"move": m.description, "rating": r}
-                for m, r in zip(view.legal_moves, reply.ratings, strict=True)
-            ],
-            "action": view.legal_moves[reply.action].description,
-            "reason": reply.reason,
-            "reply": calls[-1].final.reply or "",  # the full reply, as the paper's Mycroft shows it next turn
-        }
-        tracking = score_deductions(view, deductions).model_dump()
-        return Decision(reply=reply, calls=calls, memory=notes, tracking=tracking)
-
-    async def _ask(
-        self, spec: CallDef, messages: list[Message], view: SeatView, allowed: Collection[int] | None = None
-    ) -> tuple[Call, ParsedReply | str]:
-        """One logical call: ask, read the reply strictly in the call's format, and re-ask on a bad reply.
-
-        A re-ask holds the original prompt, the failed reply (cut to REASK_REPLY_CHARS) and the feedback, never a
-        growing transcript; if that overflows the context window, the feedback alone follows the prompt. The same
-        failed reply twice stops the re-asks at once ("repeated_reply")."""
-        fmt = spec.reply_format
-        attempts: list[Attempt] = []
-        metadata: dict[str, Any] = {}
-        if self.client.reads_view:  # only the offline provider decides from the view itself
-            metadata = {"view": view.model_dump(mode="json"), "format": fmt.name}
-        n_legal = len(view.legal_moves)
-        original = messages
-        failed_replies: dict[str, int] = {}  # failed reply text -> the attempt that first sent it
-        max_tokens: int | None = None
-        while True:
-            try:
-                got = await self.client.call(
-                    messages, metadata, first_number=len(attempts) + 1, max_tokens=max_tokens
-                )
-            except ProviderGaveUp as exc:
-                attempts.extend(exc.attempts)
-                raise MoveInterrupted(str(exc), [self._call(spec.role, attempts)]) from None
-            except FatalModelError as exc:
-                attempts.append(exc.attempt)
-                if exc.attempt.error_kind == "context_overflow" and len(messages) > len(original) + 1:
-                    # the quoted failed reply pushed the re-ask past the context window: the feedback alone
-                    messages = [*original, messages[-1]]
-                    continue
-                raise MoveInterrupted(str(exc), [self._call(spec.role, attempts)]) from None
-            attempts.extend(got)
-            answer = got[-1]
-            try:
-                parsed = await _read(fmt, answer, n_legal, allowed)
-            except ReplyProblem as problem:
-                text = answer.reply or ""
-                first = failed_replies.get(text) if text.strip() else None
-                failed_replies.setdefault(text, answer.number)
-                if first is not None:
-                    error = f"the same reply as attempt {first}, which was rejected: {problem.kind}"
-                    attempts[-1] = answer.model_copy(update={"error_kind": "repeated_reply", "error": error})
-                    reason = (
-                        f"{self.config.model} sent the same invalid reply again as {spec.role} "
-                        f"(repeated_reply; first rejected as {problem.kind}: {_first_line(str(problem))})"
-                    )
-                    raise MoveInterrupted(reason, [self._call(spec.role, attempts)]) from None
-                attempts[-1] = answer.model_copy(update={"error_kind": problem.kind, "error": str(problem)})
-                bad_replies = sum(1 for a in attempts if a.error_kind in REPLY_PROBLEMS)
-                if bad_replies > self.reply_retries:
-                    reason = (
-                        f"{self.config.model} gave {bad_replies} invalid replies in a row as {spec.role} "
-                        f"(last: {problem.kind}: {_first_line(str(problem))})"
-                    )
-                    raise MoveInterrupted(reason, [self._call(spec.role, attempts)]) from None
-                if problem.kind == "truncated":
-                    max_tokens = self.config.params.max_tokens_on_truncation or max_tokens
-                messages = [
-                    *original,
-                    Message(role="assistant", content=_cut(text)),
-                    Message(role="user", content=str(problem)),
-                ]
-                continue
-            return self._call(spec.role, attempts), parsed
-
-    def _call(self, role: str, attempts: list[Attempt]) -> Call:
-        return Call(role=role, model=self.config.model, attempts=attempts)
-
-
-async def _read(
-    fmt: ReplyFormat, answer: Attempt, n_legal: int, allowed: Collection[int] | None
-) -> ParsedReply | str:
-    """Read an answer in its format. A reply the token limit cut off, or a content filter stopped, is never used,
-    even when a move could be read from it; nor is one that held a credential of the run (redacted on arrival).
-    Long replies are read in a thread, so no game waits on another's reading (the reading itself is linear and
-    size-capped: harness.formats.reading)."""
-    if answer.finish_reason == "length":
-        raise ReplyProblem("truncated", fmt.feedback("truncated", _allowed(allowed, n_legal)))
-    if answer.finish_reason == "content_filter":
-        raise ReplyProblem("content_filter", fmt.feedback("content_filter", _allowed(allowed, n_legal)))
-    text = answer.reply or ""
-    if REDACTED in text or REDACTED in (
-        answer.reasoning or ""
-    ):  # a credential was taken out: an echo, no answer
-        raise ReplyProblem("echoed_secret", fmt.feedback("echoed_secret", _allowed(allowed, n_legal)))
-    if len(text) > READ_INLINE_CHARS:
-        return await asyncio.to_thread(fmt.read, text, n_legal, allowed)
-    return fmt.read(text, n_legal, allowed)
-
-
-def _allowed(allowed: Collection[int] | None, n_legal: int) -> Collection[int]:
-    return range(n_legal) if allowed is None else allowed
-
-
-def _cut(text: str) -> str:
-    """A failed reply as a re-ask quotes it: whole up to REASK_REPLY_CHARS, else its start and its end."""
-    if len(text) <= REASK_REPLY_CHARS:
-        return text
-    half = REASK_REPLY_CHARS // 2
-    marker = render_template("formats/cut_reply.j2", left_out=len(text) - 2 * half).strip()
-    return f"{text[:half]}\n{marker}\n{text[-half:]}"
-
-
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else text
-
-
-def _report(view: SeatView, call: Call, reply: ParsedReply | str) -> dict[str, Any]:
-    """What a decider is shown of an earlier call: its role, its text, and the move it chose if it chose one."""
-    report: dict[str, Any] = {"role": call.role, "text": call.final.reply or ""}
-    if isinstance(reply, ParsedReply):
-        report.update(
-            action=reply.action,
-            move=view.legal_moves[reply.action].description,
-            reason=reply.reason,
-            ratings=reply.ratings,
-        )
-    return report
+        """The seat's move for this view; raises MoveInterrupted when its model gives no valid reply in the limits."""
+        asker = Asker(self.config, self.client, self.reply_retries, view)
+        return await self.strategy.decide(view, TurnContext(self.scaffold, asker, memory))

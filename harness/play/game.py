@@ -14,7 +14,7 @@ from harness import __version__
 from harness.engine.game import MAX_LIFE_TOKENS, Game
 from harness.engine.replay import replay
 from harness.models.client import sent_params_record
-from harness.play.agent import MoveInterrupted, SeatAgent
+from harness.play.agent import SeatAgent
 from harness.schema.log_file import GameLog, GameLogContents, finished_result, read_game_log
 from harness.schema.moves import MoveKind
 from harness.schema.records import (
@@ -28,6 +28,7 @@ from harness.schema.records import (
     now_iso,
 )
 from harness.schema.secrets import public_seat
+from harness.strategies.asking import MoveInterrupted
 from harness.view.seat_view import build_view
 
 PROVIDER_ERRORS = PROVIDER_ERROR_KINDS

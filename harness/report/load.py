@@ -215,7 +215,7 @@ def _best_of(seat: SeatConfig) -> int | None:
         scaffold = load_scaffold(seat.scaffold)
     except ScaffoldError:
         return None  # a scaffold this checkout does not have
-    return scaffold.k if scaffold.strategy in ("single", "best_of_k") else None
+    return scaffold.k if scaffold.strategy in ("single", "memory", "best_of_k") else None
 
 
 def _player(seat: SeatConfig) -> str:

@@ -42,7 +42,8 @@ from harness.schema.records import (
     SeatConfig,
     now_iso,
 )
-from harness.strategies.scaffold import ScaffoldError, load_scaffold, render_template
+from harness.strategies.rendering import render_template
+from harness.strategies.scaffold import ScaffoldError, load_scaffold
 
 JUDGE_DIR = "judge"
 ATTEMPTS_DIR = "attempts"
@@ -142,7 +143,7 @@ def read_verdict(text: str | None) -> Verdict | tuple[str, str]:
 def keeps_working_memory(record: MoveRecord) -> bool:
     """Whether a move was made by a working-memory (Mycroft-style) scaffold."""
     try:
-        return load_scaffold(record.scaffold).context.working_memory
+        return load_scaffold(record.scaffold).strategy == "memory"
     except ScaffoldError:
         return record.memory is not None
 

@@ -42,7 +42,7 @@ from harness.schema.log_file import count_moves, finished_result, read_game_log
 from harness.schema.records import GamePlan, GameResult, MoveRecord, SeatConfig, now_iso
 from harness.schema.secrets import public_command, public_seat, redact, safe_url
 from harness.session.seats import Rotation, rotations
-from harness.strategies.scaffold import load_scaffold
+from harness.strategies.scaffold import calls_per_move, load_scaffold
 
 
 class RunConfigError(ValueError):
@@ -506,7 +506,7 @@ def expected_calls(plans: list[tuple[GamePlan, Path]]) -> tuple[int, int]:
             continue
         done = count_moves(path)
         per_move = (
-            sum(load_scaffold(s.scaffold, s.k).calls_per_move(plan.players) for s in plan.seats) / plan.players
+            sum(calls_per_move(load_scaffold(s.scaffold, s.k), plan.players) for s in plan.seats) / plan.players
         )
         remaining += 1
         calls += max(TYPICAL_MOVES[plan.players] - done, 1) * per_move

@@ -1,0 +1,240 @@
+"""Asking a seat's model for one call of a move, strictly: the one re-ask loop every strategy shares.
+
+Replies are read strictly in the call's reply format (harness.formats). A bad reply (empty, unparseable, ambiguous,
+cut off by the token limit, stopped by a content filter, oversized, a missing field, an illegal move) is answered
+with feedback naming the problem in the format's own words and the model is asked again, up to a limit; the re-ask
+holds the original prompt, the failed reply cut to a bound and the feedback. The same failed reply twice stops the
+re-asks early. Provider errors are retried inside ModelClient. When the limits run out the move is not made:
+MoveInterrupted carries every attempt of every call of the move, so the game stops with its log intact. No move is
+ever invented, guessed or substituted for a model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Collection, Sequence
+from typing import Any, NamedTuple
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.formats import ParsedReply, ReplyFormat, ReplyProblem
+from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp
+from harness.schema.records import Attempt, Call, Message, SeatConfig
+from harness.schema.secrets import REDACTED
+from harness.strategies.definition import CallDef
+from harness.strategies.rendering import render_template
+from harness.view.seat_view import SeatView
+
+REASK_REPLY_CHARS = 2_000  # a re-ask quotes at most this much of the failed reply
+READ_INLINE_CHARS = 20_000  # longer replies are read in a thread
+# error kinds of replies (not of providers): each counts against --max-retries
+REPLY_PROBLEMS = frozenset(
+    {
+        "empty_reply",
+        "unparseable",
+        "missing_field",
+        "illegal_move",
+        "ambiguous",
+        "truncated",
+        "content_filter",
+        "oversized",
+        "repeated_reply",
+        "echoed_secret",
+    }
+)
+
+
+class Decision(BaseModel):
+    """A seat's move: the reply that chose it and every call made for it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reply: ParsedReply
+    calls: list[Call]
+    memory: dict[str, Any] | None = None  # what the seat carries to its next turn (working-memory scaffolds)
+    tracking: dict[str, Any] | None = None  # measured accuracy of the reply's deductions
+
+
+class MoveInterrupted(RuntimeError):
+    """The seat could not produce a valid move within the limits; the game must stop, resumable."""
+
+    def __init__(self, reason: str, calls: list[Call]) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.calls = calls
+
+
+class Answer(NamedTuple):
+    """One call's valid reply: the call with all its attempts, and what was read from its last reply."""
+
+    call: Call
+    reply: ParsedReply | str  # str: a free-text report (contract "report")
+
+    @property
+    def move(self) -> ParsedReply:
+        """The move the reply chose; only calls with a move contract have one."""
+        assert isinstance(self.reply, ParsedReply), f"the {self.call.role} call answers with a report, not a move"
+        return self.reply
+
+
+class Asker:
+    """Asks one seat's model about one view: each call read strictly and re-asked on a bad reply."""
+
+    def __init__(self, config: SeatConfig, client: ModelClient, reply_retries: int, view: SeatView) -> None:
+        self.config = config
+        self.client = client
+        self.reply_retries = reply_retries
+        self.view = view
+
+    async def ask_all(self, calls: Sequence[tuple[CallDef, list[Message]]]) -> list[Answer]:
+        """Several calls at once. If any fails, MoveInterrupted holds every call's attempts (the first failure's
+        reason)."""
+        outcomes: list[Any]
+        if len(calls) == 1:  # awaited directly: gather's tasks would each wait a turn of a busy event loop
+            try:
+                outcomes = [await self.ask(*calls[0])]
+            except MoveInterrupted as stop:
+                outcomes = [stop]
+        else:
+            outcomes = await asyncio.gather(*(self.ask(c, m) for c, m in calls), return_exceptions=True)
+        made: list[Call] = []
+        failure: MoveInterrupted | None = None
+        for outcome in outcomes:
+            if isinstance(outcome, MoveInterrupted):
+                made.extend(outcome.calls)
+                failure = failure or outcome
+            elif isinstance(outcome, BaseException):
+                raise outcome
+            else:
+                made.append(outcome.call)
+        if failure is not None:
+            raise MoveInterrupted(failure.reason, made)
+        return [o for o in outcomes if isinstance(o, Answer)]
+
+    async def ask(
+        self,
+        spec: CallDef,
+        messages: list[Message],
+        allowed: Collection[int] | None = None,
+        earlier: Sequence[Call] = (),
+    ) -> Answer:
+        """One logical call: ask, read the reply strictly in the call's format, and re-ask on a bad reply.
+        `allowed` limits the moves the reply may choose; `earlier` are the move's calls already made, kept in the
+        MoveInterrupted raised if this one fails.
+
+        A re-ask holds the original prompt, the failed reply (cut to REASK_REPLY_CHARS) and the feedback, never a
+        growing transcript; if that overflows the context window, the feedback alone follows the prompt. The same
+        failed reply twice stops the re-asks at once ("repeated_reply")."""
+        fmt = spec.reply_format
+        view = self.view
+        attempts: list[Attempt] = []
+        metadata: dict[str, Any] = {}
+        if self.client.reads_view:  # only the offline provider decides from the view itself
+            metadata = {"view": view.model_dump(mode="json"), "format": fmt.name}
+        n_legal = len(view.legal_moves)
+        original = messages
+        failed_replies: dict[str, int] = {}  # failed reply text -> the attempt that first sent it
+        max_tokens: int | None = None
+        while True:
+            try:
+                got = await self.client.call(
+                    messages, metadata, first_number=len(attempts) + 1, max_tokens=max_tokens
+                )
+            except ProviderGaveUp as exc:
+                attempts.extend(exc.attempts)
+                raise MoveInterrupted(str(exc), [*earlier, self._call(spec.role, attempts)]) from None
+            except FatalModelError as exc:
+                attempts.append(exc.attempt)
+                if exc.attempt.error_kind == "context_overflow" and len(messages) > len(original) + 1:
+                    # the quoted failed reply pushed the re-ask past the context window: the feedback alone
+                    messages = [*original, messages[-1]]
+                    continue
+                raise MoveInterrupted(str(exc), [*earlier, self._call(spec.role, attempts)]) from None
+            attempts.extend(got)
+            answer = got[-1]
+            try:
+                parsed = await _read(fmt, answer, n_legal, allowed)
+            except ReplyProblem as problem:
+                text = answer.reply or ""
+                first = failed_replies.get(text) if text.strip() else None
+                failed_replies.setdefault(text, answer.number)
+                if first is not None:
+                    error = f"the same reply as attempt {first}, which was rejected: {problem.kind}"
+                    attempts[-1] = answer.model_copy(update={"error_kind": "repeated_reply", "error": error})
+                    reason = (
+                        f"{self.config.model} sent the same invalid reply again as {spec.role} "
+                        f"(repeated_reply; first rejected as {problem.kind}: {_first_line(str(problem))})"
+                    )
+                    raise MoveInterrupted(reason, [*earlier, self._call(spec.role, attempts)]) from None
+                attempts[-1] = answer.model_copy(update={"error_kind": problem.kind, "error": str(problem)})
+                bad_replies = sum(1 for a in attempts if a.error_kind in REPLY_PROBLEMS)
+                if bad_replies > self.reply_retries:
+                    reason = (
+                        f"{self.config.model} gave {bad_replies} invalid replies in a row as {spec.role} "
+                        f"(last: {problem.kind}: {_first_line(str(problem))})"
+                    )
+                    raise MoveInterrupted(reason, [*earlier, self._call(spec.role, attempts)]) from None
+                if problem.kind == "truncated":
+                    max_tokens = self.config.params.max_tokens_on_truncation or max_tokens
+                messages = [
+                    *original,
+                    Message(role="assistant", content=_cut(text)),
+                    Message(role="user", content=str(problem)),
+                ]
+                continue
+            return Answer(self._call(spec.role, attempts), parsed)
+
+    def _call(self, role: str, attempts: list[Attempt]) -> Call:
+        return Call(role=role, model=self.config.model, attempts=attempts)
+
+
+def decider_report(view: SeatView, answer: Answer) -> dict[str, Any]:
+    """What a decider is shown of an earlier call: its role, its text, and the move it chose if it chose one."""
+    call, reply = answer
+    report: dict[str, Any] = {"role": call.role, "text": call.final.reply or ""}
+    if isinstance(reply, ParsedReply):
+        report.update(
+            action=reply.action,
+            move=view.legal_moves[reply.action].description,
+            reason=reply.reason,
+            ratings=reply.ratings,
+        )
+    return report
+
+
+async def _read(
+    fmt: ReplyFormat, answer: Attempt, n_legal: int, allowed: Collection[int] | None
+) -> ParsedReply | str:
+    """Read an answer in its format. A reply the token limit cut off, or a content filter stopped, is never used,
+    even when a move could be read from it; nor is one that held a credential of the run (redacted on arrival).
+    Long replies are read in a thread, so no game waits on another's reading (the reading itself is linear and
+    size-capped: harness.formats.reading)."""
+    if answer.finish_reason == "length":
+        raise ReplyProblem("truncated", fmt.feedback("truncated", _allowed(allowed, n_legal)))
+    if answer.finish_reason == "content_filter":
+        raise ReplyProblem("content_filter", fmt.feedback("content_filter", _allowed(allowed, n_legal)))
+    text = answer.reply or ""
+    if REDACTED in text or REDACTED in (
+        answer.reasoning or ""
+    ):  # a credential was taken out: an echo, no answer
+        raise ReplyProblem("echoed_secret", fmt.feedback("echoed_secret", _allowed(allowed, n_legal)))
+    if len(text) > READ_INLINE_CHARS:
+        return await asyncio.to_thread(fmt.read, text, n_legal, allowed)
+    return fmt.read(text, n_legal, allowed)
+
+
+def _allowed(allowed: Collection[int] | None, n_legal: int) -> Collection[int]:
+    return range(n_legal) if allowed is None else allowed
+
+
+def _cut(text: str) -> str:
+    """A failed reply as a re-ask quotes it: whole up to REASK_REPLY_CHARS, else its start and its end."""
+    if len(text) <= REASK_REPLY_CHARS:
+        return text
+    half = REASK_REPLY_CHARS // 2
+    marker = render_template("formats/cut_reply.j2", left_out=len(text) - 2 * half).strip()
+    return f"{text[:half]}\n{marker}\n{text[-half:]}"
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else text

@@ -1,0 +1,49 @@
+"""`memory`: the paper's Mycroft working memory. A single call whose prompt shows the seat's notes from its previous
+turn; the reply's deductions, ratings, move and reason become the notes for the next one, and its deductions are
+scored against the engine's could-be sets (the move's `tracking`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.formats import ParsedReply
+from harness.strategies.asking import Decision
+from harness.strategies.definition import ScaffoldDef
+from harness.strategies.registry import TurnContext, register
+from harness.strategies.rendering import render_memory_state
+from harness.strategies.single import Single
+from harness.view.seat_view import SeatView
+from harness.view.tracking_score import score_deductions
+
+
+@register
+class Memory(Single):
+    name = "memory"
+
+    def check(self, scaffold: ScaffoldDef) -> str | None:
+        if scaffold.contract != "memory" or not scaffold.memory_template:
+            return 'a working-memory scaffold needs contract = "memory" and a memory_template'
+        return super().check(scaffold)
+
+    async def decide(self, view: SeatView, ctx: TurnContext) -> Decision:
+        decision = await super().decide(view, ctx)
+        reply = decision.reply
+        deductions = reply.extras.get("deductions", reply.extras.get("deduction"))  # -plus / the paper's
+        notes = _notes(ctx, view, reply, deductions, decision.calls[-1].final.reply or "")
+        tracking = score_deductions(view, deductions).model_dump()
+        return Decision(reply=reply, calls=decision.calls, memory=notes, tracking=tracking)
+
+
+def _notes(ctx: TurnContext, view: SeatView, reply: ParsedReply, deductions: Any, text: str) -> dict[str, Any]:
+    """What the seat carries to its next turn."""
+    return {
+        "turn": view.turn,
+        "state": render_memory_state(ctx.scaffold, view),
+        "deductions": deductions,
+        "move_ratings": [
+            {"move": m.description, "rating": r} for m, r in zip(view.legal_moves, reply.ratings, strict=True)
+        ],
+        "action": view.legal_moves[reply.action].description,
+        "reason": reply.reason,
+        "reply": text,  # the full reply, as the paper's Mycroft shows it next turn
+    }
