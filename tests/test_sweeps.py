@@ -167,9 +167,11 @@ def test_a_different_sweep_on_the_same_folder_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     demo = ROOT / "sweeps" / "offline-demo.toml"
-    other = write(
-        tmp_path / "offline-demo.toml", demo.read_text().replace("players = [2, 3]", "players = [2]")
-    )
+    # the demo cut to 2 players and one seed (4 games): enough to leave a sweep in the folder
+    smaller = demo.read_text().replace("players = [2, 3]", "players = [2]")
+    smaller = smaller.replace('seeds = ["1,2,3"]', 'seeds = ["1"]')
+    assert smaller.count("players = [2]\n") == 1 and smaller.count('seeds = ["1"]\n') == 1
+    other = write(tmp_path / "offline-demo.toml", smaller)
     out = tmp_path / "out"
     assert main(["run", "--config", str(other), "--out", str(out), "--no-progress"]) == 0
     capsys.readouterr()
