@@ -114,7 +114,8 @@ def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_logs(
 def test_a_log_whose_last_line_was_cut_in_half_resumes_cleanly(
     tmp_path: Path, reference_run: Path, reference: dict[str, dict[str, Any]]
 ) -> None:
-    shutil.copytree(reference_run, tmp_path / reference_run.name)  # a finished run, as the same command leaves it
+    # a finished run, as the same command leaves it
+    shutil.copytree(reference_run, tmp_path / reference_run.name)
     path = game_logs(tmp_path)["3p-custom-seed2.jsonl"]
     lines = path.read_bytes().splitlines(keepends=True)
     # drop the result line and tear the last move line in half, as a crash mid-write would

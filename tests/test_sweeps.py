@@ -152,7 +152,8 @@ def test_an_interrupted_sweep_resumes_once_the_cause_is_fixed(tmp_path: Path) ->
         return slow_player(request) if healthy.is_set() else Reply(status=401)
 
     with FakeModelServer(slow_player) as a, FakeModelServer(sometimes_down) as b:
-        config = sweep_file(tmp_path, a, b, seeds="1,2")  # two games a model: one finished model, one to resume
+        # two games a model: one model's games finished, the other's to resume
+        config = sweep_file(tmp_path, a, b, seeds="1,2")
         out = tmp_path / "out"
         assert main(["run", "--config", str(config), "--out", str(out), "--no-progress"]) == 1
         alpha_logs = {p: p.read_bytes() for p in out.glob("grid/openai-alpha*/games/*.jsonl")}
