@@ -73,6 +73,9 @@ class FakeModelServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in separate writes: with Nagle's algorithm on, the body waits for the
+            # client's delayed ACK (about 40 ms on Linux), a pause no real provider adds to every request.
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:
                 return

@@ -22,10 +22,10 @@ def refused(request: dict[str, Any]) -> Reply:
     return Reply(status=401)
 
 
-def sweep(tmp_path: Path, model_entry: str, concurrency: int = 8) -> Path:
+def sweep(tmp_path: Path, model_entry: str, concurrency: int = 8, seeds: str = "1,2,3,4") -> Path:
     path = tmp_path / "grid.yaml"
     path.write_text(
-        f"name: grid\nplayers: [2]\nseeds: ['1,2,3,4']\nscaffolds: [watson]\nconcurrency: {concurrency}\n"
+        f"name: grid\nplayers: [2]\nseeds: ['{seeds}']\nscaffolds: [watson]\nconcurrency: {concurrency}\n"
         f"models:\n{model_entry}"
     )
     return path
@@ -60,7 +60,7 @@ def test_session_options_given_with_config_apply_over_the_sweep_file(tmp_path: P
         argv = [
             "run",
             "--config",
-            str(sweep(tmp_path, entry)),
+            str(sweep(tmp_path, entry, seeds="1,2")),  # two games: the file's 8 would run both at once
             "--out",
             str(tmp_path / "out"),
             "--no-progress",
@@ -80,7 +80,7 @@ def test_resuming_a_sweep_keeps_its_concurrency(tmp_path: Path) -> None:
     out = tmp_path / "out"
     with FakeModelServer(refused) as down:
         entry = f"  - {{model: openai/alpha, api_base: '{down.base_url}'}}\n"
-        config = sweep(tmp_path, entry, concurrency=1)
+        config = sweep(tmp_path, entry, concurrency=1, seeds="1,2")  # two games: 8 would run both at once
         assert main(["run", "--config", str(config), "--out", str(out), "--no-progress"]) == 1
     with FakeModelServer(slow_player) as up:
         # the server moved: point the recorded sweep at it, as a user fixing the file would
@@ -107,7 +107,8 @@ def test_resume_api_base_reaches_a_run_served_by_a_deployment(tmp_path: Path) ->
     out = tmp_path / "out"
     with FakeModelServer(refused) as down:
         entry = f"  - model: hosted_vllm/served\n    deployments:\n      - {{api_base: '{down.base_url}'}}\n"
-        assert main(["run", "--config", str(sweep(tmp_path, entry)), "--out", str(out), "--no-progress"]) == 1
+        config = sweep(tmp_path, entry, seeds="1")  # one game: which server it reaches is what counts
+        assert main(["run", "--config", str(config), "--out", str(out), "--no-progress"]) == 1
     (run_dir,) = (out / "grid").glob("hosted_vllm-served*")
     with FakeModelServer(slow_player) as up:
         assert main(["resume", str(run_dir), "--api-base", up.base_url, "--no-progress"]) == 0

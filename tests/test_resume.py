@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -69,10 +70,17 @@ def game_logs(out: Path) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+def reference_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An uninterrupted run, played once; tests that change it work on a copy."""
     out = tmp_path_factory.mktemp("reference")
     assert main(["run", *SLOW, "--out", str(out), "--no-progress"]) == 0
-    return {name: comparable(path) for name, path in game_logs(out).items()}
+    (run_dir,) = out.iterdir()
+    return run_dir
+
+
+@pytest.fixture(scope="module")
+def reference(reference_run: Path) -> dict[str, dict[str, Any]]:
+    return {name: comparable(path) for name, path in game_logs(reference_run.parent).items()}
 
 
 def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_logs(
@@ -104,9 +112,10 @@ def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_logs(
 
 
 def test_a_log_whose_last_line_was_cut_in_half_resumes_cleanly(
-    tmp_path: Path, reference: dict[str, dict[str, Any]]
+    tmp_path: Path, reference_run: Path, reference: dict[str, dict[str, Any]]
 ) -> None:
-    assert main(["run", *SLOW, "--out", str(tmp_path), "--no-progress"]) == 0
+    # a finished run, as the same command leaves it
+    shutil.copytree(reference_run, tmp_path / reference_run.name)
     path = game_logs(tmp_path)["3p-custom-seed2.jsonl"]
     lines = path.read_bytes().splitlines(keepends=True)
     # drop the result line and tear the last move line in half, as a crash mid-write would

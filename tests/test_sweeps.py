@@ -28,13 +28,15 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def sweep_file(tmp_path: Path, a: FakeModelServer, b: FakeModelServer, extra: str = "") -> Path:
+def sweep_file(
+    tmp_path: Path, a: FakeModelServer, b: FakeModelServer, extra: str = "", seeds: str = "1,2,3,4"
+) -> Path:
     return write(
         tmp_path / "grid.toml",
         f"""
 name = "grid"
 players = [2]
-seeds = ["1,2,3,4"]
+seeds = ["{seeds}"]
 scaffolds = ["watson"]
 concurrency = 8
 {extra}
@@ -150,16 +152,17 @@ def test_an_interrupted_sweep_resumes_once_the_cause_is_fixed(tmp_path: Path) ->
         return slow_player(request) if healthy.is_set() else Reply(status=401)
 
     with FakeModelServer(slow_player) as a, FakeModelServer(sometimes_down) as b:
-        config = sweep_file(tmp_path, a, b)
+        # two games a model: one model's games finished, the other's to resume
+        config = sweep_file(tmp_path, a, b, seeds="1,2")
         out = tmp_path / "out"
         assert main(["run", "--config", str(config), "--out", str(out), "--no-progress"]) == 1
         alpha_logs = {p: p.read_bytes() for p in out.glob("grid/openai-alpha*/games/*.jsonl")}
-        assert len(alpha_logs) == 4
+        assert len(alpha_logs) == 2
         healthy.set()
         assert main(["resume", str(out / "grid"), "--no-progress"]) == 0
         assert {p: p.read_bytes() for p in alpha_logs} == alpha_logs  # finished games untouched
     beta = [read_game_log(p) for p in out.glob("grid/openai-beta*/games/*.jsonl")]
-    assert len(beta) == 4 and all(log.complete for log in beta)
+    assert len(beta) == 2 and all(log.complete for log in beta)
     assert all(log.results[0].status == "interrupted" for log in beta)
 
 
@@ -167,9 +170,11 @@ def test_a_different_sweep_on_the_same_folder_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     demo = ROOT / "sweeps" / "offline-demo.toml"
-    other = write(
-        tmp_path / "offline-demo.toml", demo.read_text().replace("players = [2, 3]", "players = [2]")
-    )
+    # the demo cut to 2 players and one seed (4 games): enough to leave a sweep in the folder
+    smaller = demo.read_text().replace("players = [2, 3]", "players = [2]")
+    smaller = smaller.replace('seeds = ["1,2,3"]', 'seeds = ["1"]')
+    assert smaller.count("players = [2]\n") == 1 and smaller.count('seeds = ["1"]\n') == 1
+    other = write(tmp_path / "offline-demo.toml", smaller)
     out = tmp_path / "out"
     assert main(["run", "--config", str(other), "--out", str(out), "--no-progress"]) == 0
     capsys.readouterr()
