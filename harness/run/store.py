@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from harness.engine.seeds import SeedDeck
 from harness.models.secrets import redact
 from harness.run.disk import with_path
+from harness.schema.manifest import RunManifest
 from harness.schema.records import LOG_LINE, Call, GameHeader, GameResult, MoveRecord, SeatConfig
 
 MANIFEST = "manifest.json"
@@ -176,7 +177,9 @@ class GameLog:
 
     async def append(self, record: GameHeader | MoveRecord | GameResult) -> None:
         """Write one record after the previous one is on disk, and start syncing it."""
-        line = redact(record.model_dump_json()).encode() + b"\n"  # a last guard: fields are redacted at source
+        line = (
+            redact(record.model_dump_json()).encode() + b"\n"
+        )  # a last guard: fields are redacted at source
         await self.durable()
         try:
             self._handle.write(line)
@@ -255,15 +258,17 @@ class RunDir:
     def game_paths(self) -> list[Path]:
         return sorted((self.path / GAMES).glob("*.jsonl"))
 
-    def read_manifest(self) -> dict[str, Any] | None:
+    def read_manifest(self) -> RunManifest | None:
+        """The run's manifest, or None before it is written. Raises json.JSONDecodeError for a file that is not
+        JSON and pydantic's ValidationError for JSON that is not a manifest (both are ValueErrors)."""
         if not self.manifest_path.exists():
             return None
-        return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        return RunManifest.model_validate(json.loads(self.manifest_path.read_text(encoding="utf-8")))
 
-    def write_manifest(self, manifest: dict[str, Any]) -> None:
+    def write_manifest(self, manifest: RunManifest) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
         (self.path / GAMES).mkdir(exist_ok=True)
-        write_json_atomic(self.manifest_path, manifest)
+        write_json_atomic(self.manifest_path, manifest.to_json())
 
     def write_status(self, status: RunStatus) -> None:
         write_json_atomic(self.path / STATUS, status.model_dump(mode="json"))

@@ -22,9 +22,9 @@ from typing import Any
 
 from harness.models import event_loop, retry_events
 from harness.models.secrets import redact
+from harness.run.games import GameListener, RunJob, Selected, play_plans
 from harness.run.interrupt import STOP_WORKER, Stop
 from harness.run.live_progress import RunProgress
-from harness.run.runner import GameListener, RunJob, Selected, play_plans
 from harness.run.store import GamePlan
 from harness.schema.records import GameResult, MoveRecord, SeatConfig
 

@@ -20,11 +20,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from harness.engine.seeds import SeedSpecError, resolve_seeds
 from harness.models.client import RetryPolicy
-from harness.run.runner import RunConfig
+from harness.run.config import Rotation, RunConfig
 from harness.run.store import write_json_atomic
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.schema.records import Deployment, GenerationParams, SeatConfig
-from harness.session.seats import Rotation, SeatSpecError, parse_seat
+from harness.session.seats import SeatSpecError, parse_seat
 from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_scaffold_spec, scaffold_names
 
 SWEEP_FILE = "sweep.json"
@@ -42,7 +42,9 @@ class SweepModel(BaseModel):
     temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)
     max_tokens: int | None = Field(default=None, gt=0)
     reasoning_effort: str | None = None
-    thinking_budget: int | None = Field(default=None, gt=0)  # reasoning tokens (the paper: 20k for Gemini 2.5)
+    thinking_budget: int | None = Field(
+        default=None, gt=0
+    )  # reasoning tokens (the paper: 20k for Gemini 2.5)
     timeout_s: float = Field(default=600.0, gt=0, allow_inf_nan=False)
     concurrency: int | None = Field(default=None, gt=0)  # games of this model in flight at once
     deployments: list[Deployment] = []
