@@ -20,7 +20,7 @@ from harness.models.secrets import public_command
 from harness.run.config import RunConfig
 from harness.run.score_table import score_table, summarize, summary_table, sweep_table
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
-from harness.schema.records import GenerationParams, SeatConfig
+from harness.schema.records import GameResult, GenerationParams, SeatConfig
 from harness.session.launch import SessionRefused, play_run, play_sweep, sweep_session
 from harness.session.options import SESSION_DEFAULTS, GivenOptions, SessionOptions, defaults, resolve
 from harness.session.seats import SeatSpecError, parse_seat
@@ -180,7 +180,12 @@ def play_and_print_run(run_path: Path, config: RunConfig, options: SessionOption
     console = Console()
     try:
         outcome = play_run(
-            run_path, config, options, command, console.print, lambda *size: confirm_size(*size, options.yes)
+            run_path,
+            config,
+            options,
+            command,
+            console.print,
+            lambda games, calls: confirm_size(games, calls, options.yes),
         )
     except SessionRefused as exc:
         raise UsageError(str(exc)) from None
@@ -390,13 +395,13 @@ def play_and_print_sweep(
             source,
             command,
             console.print,
-            lambda *size: confirm_size(*size, options.yes),
+            lambda games, calls: confirm_size(games, calls, options.yes),
         )
     except SessionRefused as exc:
         raise UsageError(str(exc)) from None
     jobs, results = outcome.jobs, outcome.results
     console.print(sweep_table([(job.config, r) for job, r in zip(jobs, results, strict=True)]))
-    logs = [
+    logs: list[tuple[GameResult | None, Path]] = [
         (r, job.run.game_path(p.game_id)) for job, pairs in zip(jobs, results, strict=True) for p, r in pairs
     ]
     console.print(summary_table(summarize(logs, outcome.wall_s)))

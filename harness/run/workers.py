@@ -169,7 +169,7 @@ def play_in_workers(
 ) -> list[tuple[int, GamePlan, GameResult]]:
     """Play the selected games in `workers` processes; return (job index, plan, result) for every game that
     ended. A press of `stop` tells every worker to stop (see harness.run.interrupt); a second one kills them."""
-    context = get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    context: Any = get_context("fork" if sys.platform.startswith("linux") else "spawn")  # typeshed: no Process
     events = context.Queue()
     parts = shards(selected, workers)
     limits = {model: share(limit, len(parts)) for model, limit in model_limits.items()}

@@ -181,26 +181,34 @@ class SweepConfig(BaseModel):
         seeds = []
         for spec in self.seeds:
             seeds.extend(resolve_seeds(spec))
-        common = {
-            "seeds": tuple(seeds),
-            "repeats": self.repeats,
-            "reply_retries": self.reply_retries,
-            "retry": self.retry,
-        }
+
+        def run(
+            seats: tuple[SeatConfig, ...], players: tuple[int, ...], rotation: Rotation = "seed"
+        ) -> RunConfig:
+            return RunConfig(
+                seats=seats,
+                players=players,
+                seeds=tuple(seeds),
+                rotation=rotation,
+                repeats=self.repeats,
+                reply_retries=self.reply_retries,
+                retry=self.retry,
+            )
+
         runs = [
-            RunConfig(seats=(model.seat(scaffold),), players=tuple(self.players), **common)
+            run((model.seat(scaffold),), tuple(self.players))
             for model in self.models
             for scaffold in self.scaffolds
         ]
         for team in self.teams:
             seats = tuple(self._seat(spec) for spec in team.seats)
-            runs.append(RunConfig(seats=seats, players=(len(seats),), rotation=team.rotation, **common))
+            runs.append(run(seats, (len(seats),), team.rotation))
         for entry in self.crossplay:
             one = self._seat(entry.one, entry.scaffold)
             rest = self._seat(entry.rest, entry.scaffold)
             for players in entry.players or self.players:
                 seats = (one,) + (rest,) * (players - 1)
-                runs.append(RunConfig(seats=seats, players=(players,), rotation=entry.rotation, **common))
+                runs.append(run(seats, (players,), entry.rotation))
         if self.timeout_s is not None:  # an operational setting: the runs' identities stay the same
             timeout_s = self.timeout_s
             runs = [
