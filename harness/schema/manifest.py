@@ -22,8 +22,9 @@ class _Recorded(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON object as written to disk: only the keys it was made or read with, in their order (numbers as
-        they were, NaN included, so that writing back a manifest of an older version changes nothing)."""
+        """The JSON object as written to disk: only the keys it was made or read with (declared ones in the order
+        runs have always written them, then unknown ones), numbers as they were, NaN included, so that writing back
+        a manifest of an older version changes nothing but what was added."""
         return self.model_dump(exclude_unset=True)
 
 
