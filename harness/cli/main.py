@@ -20,9 +20,9 @@ from harness.cli import runs as runs_command
 from harness.cli import scaffolds as scaffolds_command
 from harness.cli import values as values_command
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
-from harness.cli.run import SessionEnded
 from harness.run.interrupt import EXIT_STOPPED
 from harness.schema.disk import explain
+from harness.session.launch import SessionEnded
 
 COMMANDS = [
     run_command,
@@ -52,7 +52,7 @@ class _Version(argparse.Action):
 
 def version_line() -> str:
     from harness import __version__
-    from harness.run.runner import git_state
+    from harness.run.manifest import git_state
 
     git = git_state()
     if git["commit"] is None:

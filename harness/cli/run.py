@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import os
 import re
-import shlex
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+from rich.console import Console
 
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
+from harness.engine.seeds import SeedSpecError, resolve_seeds
+from harness.export.contamination import check_seeds, load_exported_seeds
+from harness.models.client import ModelSpecError, check_model
+from harness.run.config import RunConfig
+from harness.run.score_table import score_table, summarize, summary_table, sweep_table
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
+from harness.schema.records import GameResult, GenerationParams, SeatConfig
+from harness.schema.secrets import public_command
+from harness.session.launch import SessionRefused, play_run, play_sweep, sweep_session
+from harness.session.options import SESSION_DEFAULTS, GivenOptions, SessionOptions, defaults, resolve
+from harness.session.seats import SeatSpecError, parse_seat
+from harness.session.sweep import SweepConfig, SweepConfigError, load_sweep
+from harness.strategies.scaffold import ScaffoldError, load_scaffold
 
 DEFAULT_MODEL = "local/smart"
 LARGE_RUN = 1000  # games to play above which a run asks before it starts (--yes to skip)
@@ -90,16 +101,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.set_defaults(handler=handle)
 
 
-SESSION_DEFAULTS = {
-    "timeout": 600.0,
-    "concurrency": 8,
-    "max_retries": 3,
-    "provider_retries": 6,
-    "retry_wait": 2.0,
-    "retry_wait_max": 120.0,
-}
-
-
 def add_session_options(parser: argparse.ArgumentParser, recorded: bool) -> None:
     """The options that may change from one session of a run to the next; they are not part of its identity.
     They default to None, so that a value given can be told from one not given: a single run fills in
@@ -137,6 +138,21 @@ def handle(args: argparse.Namespace) -> int:
     return _run(args, args.argv)
 
 
+def given_options(args: argparse.Namespace) -> GivenOptions:
+    """The session options the command line gives (None: not given); checked by check_operational."""
+    return GivenOptions(
+        timeout=args.timeout,
+        concurrency=args.concurrency,
+        workers=args.workers,
+        max_retries=args.max_retries,
+        provider_retries=args.provider_retries,
+        retry_wait=args.retry_wait,
+        retry_wait_max=args.retry_wait_max,
+        show_progress=not args.no_progress,
+        yes=getattr(args, "yes", True),  # resume never asks
+    )
+
+
 def _run(args: argparse.Namespace, command: list[str]) -> int:
     if args.config is not None:
         return _run_sweep(args, command)
@@ -155,59 +171,29 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
     args.players = [len(args.seat)] if args.seat else (args.players or [2])
     args.seeds = args.seeds or "standard"
     args.repeats = 1 if args.repeats is None else args.repeats
-    for key, value in SESSION_DEFAULTS.items():
-        if getattr(args, key) is None:
-            setattr(args, key, value)
-    config, out, name = _validated_config(args)
-    return play_run(
-        out / (name or config.default_name()),
-        config,
-        command,
-        args.concurrency,
-        not args.no_progress,
-        args.workers,
-        yes=args.yes,
-    )
+    config, options = _validated_config(args)
+    return play_and_print_run(args.out / (args.run_name or config.default_name()), config, options, command)
 
 
-def play_run(
-    run_path: Path,
-    config: object,
-    command: list[str],
-    concurrency: int,
-    show_progress: bool,
-    workers: int = 1,
-    yes: bool = True,
-) -> int:
-    """Open (or reopen) a run under its lock, play its unfinished games, print the scores and where the logs are."""
-    from rich.console import Console
-
-    from harness.engine.replay import ReplayMismatch
-    from harness.run.lock import RunLocked
-    from harness.run.runner import RunConfig, RunConfigError, execute, expected_calls, open_run
-    from harness.run.score_table import score_table, summarize, summary_table
-    from harness.run.store import RunDir
-    from harness.schema.log_file import LogCorrupt
-
-    assert isinstance(config, RunConfig)
+def play_and_print_run(run_path: Path, config: RunConfig, options: SessionOptions, command: list[str]) -> int:
+    """Play a run's unfinished games, then print the scores and where the logs are."""
     console = Console()
-    hint = resume_hint(run_path)
-    to_play = expected_calls([(p, RunDir(run_path).game_path(p.game_id)) for p in config.plans()])
-    confirm_size(*to_play, yes)
-    with session_errors(hint):
-        try:
-            with open_run(run_path, config, command, concurrency) as (run, manifest):
-                plans = config.plans()
-                seats = ", ".join(sorted({s.label for s in config.seats}))
-                console.print(f"Run {run.path} · {len(plans)} games · {seats}")
-                console.print(expected_calls_line(*to_play))
-                started = time.monotonic()
-                results = execute(config, run, manifest, concurrency, show_progress, workers, hint)
-                wall_s = time.monotonic() - started
-        except (RunConfigError, RunLocked, ReplayMismatch, LogCorrupt) as exc:
-            raise UsageError(str(exc)) from None
+    try:
+        outcome = play_run(
+            run_path,
+            config,
+            options,
+            command,
+            console.print,
+            lambda games, calls: confirm_size(games, calls, options.yes),
+        )
+    except SessionRefused as exc:
+        raise UsageError(str(exc)) from None
+    run, results = outcome.run, outcome.results
     console.print(score_table(results))
-    console.print(summary_table(summarize([(r, run.game_path(p.game_id)) for p, r in results], wall_s)))
+    console.print(
+        summary_table(summarize([(r, run.game_path(p.game_id)) for p, r in results], outcome.wall_s))
+    )
     console.print(f"Logs: {run.path / 'games'}  (manifest: {run.manifest_path})")
     interrupted = [(p, r) for p, r in results if r.status == "interrupted"]
     for plan, result in interrupted:
@@ -218,58 +204,8 @@ def play_run(
     return EXIT_OK
 
 
-def resume_hint(path: Path) -> str:
-    return f"continue with: hanabi-eval resume {shlex.quote(str(path))}"
-
-
-class SessionEnded(Exception):
-    """A session that ended early (Ctrl-C, a disk fault, a worker lost): said in one line, with its exit code."""
-
-    def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-@contextlib.contextmanager
-def session_errors(hint: str) -> Iterator[None]:
-    """Turn a stopped or failed session into one line and an exit code (raised as SessionEnded)."""
-    from harness.run.interrupt import EXIT_STOPPED, SessionStopped
-    from harness.run.workers import WorkerFailed
-    from harness.schema.disk import DiskFault, explain
-
-    try:
-        yield
-    except SessionStopped as exc:
-        raise SessionEnded(str(exc), EXIT_STOPPED) from None
-    except KeyboardInterrupt:
-        raise SessionEnded(f"Stopped by Ctrl-C; {hint}", EXIT_STOPPED) from None
-    except DiskFault as exc:
-        raise SessionEnded(f"hanabi-eval: error: {exc}", EXIT_INTERRUPTED) from None
-    except OSError as exc:
-        raise SessionEnded(f"hanabi-eval: error: {explain(exc, hint)}", EXIT_INTERRUPTED) from None
-    except WorkerFailed as exc:
-        raise SessionEnded(f"hanabi-eval: error: {exc}; {hint}", EXIT_INTERRUPTED) from None
-
-
-def expected_calls_line(remaining: int, calls: int) -> str:
-    """What the games still to play will cost in model calls, said before any is made."""
-    if not remaining:
-        return "Every game is finished: no model calls needed."
-    return (
-        f"Expected model calls: about {calls:,} for {remaining} unfinished games "
-        "(typical game lengths x calls per move, before retries)"
-    )
-
-
-def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | None]:
-    """Check every input, cheapest first; nothing here calls a model."""
-    from harness.engine.seeds import SeedSpecError, resolve_seeds
-    from harness.export.contamination import check_seeds, load_exported_seeds
-    from harness.models.client import ModelSpecError, RetryPolicy, check_model
-    from harness.run.runner import RunConfig
-    from harness.schema.records import GenerationParams, SeatConfig
-    from harness.session.seats import SeatSpecError, parse_seat
-    from harness.strategies.scaffold import ScaffoldError, load_scaffold
+def _validated_config(args: argparse.Namespace) -> tuple[RunConfig, SessionOptions]:
+    """Check every input, cheapest first, and resolve the session's options; nothing here calls a model."""
 
     for players in args.players:
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
@@ -281,6 +217,8 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
     if args.repeats < 1:
         raise UsageError(f"--repeats {args.repeats} must be 1 or more (plays of each seed)")
     check_operational(args)
+    options = resolve(given_options(args), defaults())
+    assert options.timeout_s is not None  # the defaults set one: the deadline of every seat that sets none
     if args.run_name is not None:
         check_run_name(args.run_name)
     if args.max_tokens is not None:
@@ -307,11 +245,13 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
         max_tokens_on_truncation=args.max_tokens_on_truncation,
         reasoning_effort=args.reasoning_effort,
         thinking_budget=args.thinking_budget,
-        timeout_s=args.timeout,
+        timeout_s=options.timeout_s,
     )
     try:
         if args.seat:
-            seats = tuple(parse_seat(spec, args.scaffold, params, args.k, args.api_base) for spec in args.seat)
+            seats = tuple(
+                parse_seat(spec, args.scaffold, params, args.k, args.api_base) for spec in args.seat
+            )
             for seat in seats:
                 load_scaffold(seat.scaffold, seat.k)
         else:
@@ -332,14 +272,10 @@ def _validated_config(args: argparse.Namespace) -> tuple[object, Path, str | Non
         seeds=tuple(seeds),
         rotation=args.rotation,
         repeats=args.repeats,
-        reply_retries=args.max_retries,
-        retry=RetryPolicy(
-            provider_retries=args.provider_retries,
-            wait_base_s=args.retry_wait,
-            wait_max_s=args.retry_wait_max,
-        ),
+        reply_retries=options.reply_retries,
+        retry=options.retry,
     )
-    return config, args.out, args.run_name
+    return config, options
 
 
 def check_operational(args: argparse.Namespace) -> None:
@@ -384,11 +320,8 @@ def check_run_name(name: str) -> None:
         )
 
 
-def check_seat_params(seat: object) -> None:
+def check_seat_params(seat: SeatConfig) -> None:
     """A seat's generation settings from --seat or a sweep: finite, in range."""
-    from harness.schema.records import SeatConfig
-
-    assert isinstance(seat, SeatConfig)
     params = seat.params
     where = f"seat {seat.model}"
     if not params.timeout_s > 0 or not math.isfinite(params.timeout_s):
@@ -437,117 +370,41 @@ def _run_sweep(args: argparse.Namespace, command: list[str]) -> int:
             "--run-name does not apply to a sweep: its runs are named after their configurations"
         )
     check_operational(args)
-    from harness.schema.secrets import public_command
-    from harness.session.sweep import SweepConfigError, load_sweep
-
     try:
         sweep = load_sweep(args.config)
     except SweepConfigError as exc:
         raise UsageError(str(exc)) from None
-    sweep = with_session_options(sweep, args)
+    sweep, options = sweep_session(sweep, given_options(args))
     for config in sweep.runs():
         for seat in config.seats:
             check_seat_params(seat)
     source = {"file": str(args.config), "command": public_command(command)}
-    return play_sweep(
-        args.out / sweep.name, sweep, source, command, not args.no_progress, args.workers, yes=args.yes
-    )
+    return play_and_print_sweep(args.out / sweep.name, sweep, options, source, command)
 
 
-def with_session_options(sweep: object, args: argparse.Namespace) -> object:
-    """The sweep with the session options given on the command line over its file's (or record's) settings."""
-    from harness.session.sweep import SweepConfig
-
-    assert isinstance(sweep, SweepConfig)
-    updates: dict[str, object] = {}
-    if args.concurrency is not None:
-        updates["concurrency"] = args.concurrency
-    if args.max_retries is not None:
-        updates["reply_retries"] = args.max_retries
-    if args.timeout is not None:
-        updates["timeout_s"] = args.timeout
-    retry = {
-        key: value
-        for key, value in (
-            ("provider_retries", args.provider_retries),
-            ("wait_base_s", args.retry_wait),
-            ("wait_max_s", args.retry_wait_max),
-        )
-        if value is not None
-    }
-    if retry:
-        updates["retry"] = sweep.retry.model_copy(update=retry)
-    return sweep.model_copy(update=updates)
-
-
-def play_sweep(
-    folder: Path,
-    sweep: object,
-    source: dict,
-    command: list[str],
-    show_progress: bool,
-    workers: int = 1,
-    yes: bool = True,
+def play_and_print_sweep(
+    folder: Path, sweep: SweepConfig, options: SessionOptions, source: dict[str, Any], command: list[str]
 ) -> int:
-    """Open every run of a sweep under its lock and play them together in one event loop."""
-    from contextlib import ExitStack
-
-    from rich.console import Console
-
-    from harness.engine.replay import ReplayMismatch
-    from harness.models.client import ModelSpecError, check_model
-    from harness.run.lock import RunLocked
-    from harness.run.runner import RunConfigError, RunJob, expected_calls, open_run, play_session
-    from harness.run.score_table import summarize, summary_table, sweep_table
-    from harness.run.store import RunDir
-    from harness.schema.log_file import LogCorrupt
-    from harness.schema.records import now_iso
-    from harness.schema.secrets import safe_url
-    from harness.session.sweep import SweepConfig, SweepConfigError, open_sweep_dir
-
-    assert isinstance(sweep, SweepConfig)
-    runs = sweep.runs()
-    try:
-        for seat in {s.model: s for run in runs for s in run.seats}.values():
-            check_model(seat)
-    except ModelSpecError as exc:
-        raise UsageError(str(exc)) from None
-    recorded = sweep.model_dump(mode="json")
-    for model in recorded["models"]:
-        model["api_base"] = safe_url(model["api_base"])
-        for deployment in model["deployments"]:
-            deployment["api_base"] = safe_url(deployment["api_base"])
+    """Play every run of a sweep, then print a table of its runs and the session's summary."""
     console = Console()
-    hint = resume_hint(folder)
-    to_play = expected_calls(
-        [(p, RunDir(folder / c.default_name()).game_path(p.game_id)) for c in runs for p in c.plans()]
-    )
-    confirm_size(*to_play, yes)
-    with session_errors(hint):
-        try:
-            open_sweep_dir(folder, sweep, {**source, "created_at": now_iso(), "config": recorded})
-            with ExitStack() as stack:
-                jobs = []
-                for config in runs:
-                    run, manifest = stack.enter_context(
-                        open_run(folder / config.default_name(), config, command, sweep.concurrency)
-                    )
-                    jobs.append(RunJob(config=config, run=run, manifest=manifest))
-                games = sum(len(job.config.plans()) for job in jobs)
-                console.print(f"Sweep {folder} · {len(jobs)} runs · {games} games")
-                console.print(expected_calls_line(*to_play))
-                started = time.monotonic()
-                results = play_session(
-                    jobs, sweep.concurrency, sweep.model_limits(), show_progress, workers, hint
-                )
-        except (SweepConfigError, RunConfigError, RunLocked, ReplayMismatch, LogCorrupt) as exc:
-            raise UsageError(str(exc)) from None
-    wall_s = time.monotonic() - started
+    try:
+        outcome = play_sweep(
+            folder,
+            sweep,
+            options,
+            source,
+            command,
+            console.print,
+            lambda games, calls: confirm_size(games, calls, options.yes),
+        )
+    except SessionRefused as exc:
+        raise UsageError(str(exc)) from None
+    jobs, results = outcome.jobs, outcome.results
     console.print(sweep_table([(job.config, r) for job, r in zip(jobs, results, strict=True)]))
-    logs = [
+    logs: list[tuple[GameResult | None, Path]] = [
         (r, job.run.game_path(p.game_id)) for job, pairs in zip(jobs, results, strict=True) for p, r in pairs
     ]
-    console.print(summary_table(summarize(logs, wall_s)))
+    console.print(summary_table(summarize(logs, outcome.wall_s)))
     interrupted = [r for run_results in results for _, r in run_results if r.status == "interrupted"]
     if interrupted:
         console.print(

@@ -9,14 +9,16 @@ seed set and final score select games. A path may be a run directory or a folder
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness.export.rows import ExportedGame, Filters, SourceRunInfo
 from harness.run.store import RunDir
 from harness.schema.log_file import LogCorrupt, read_game_log
+from harness.schema.manifest import GitState, RunManifest
 from harness.schema.records import GameHeader, GameResult, MoveRecord, SeatConfig
 
 
@@ -119,12 +121,7 @@ def find_runs(paths: list[Path]) -> list[Path]:
 def _complete_games(
     run: RunDir, corrupt: list[str]
 ) -> tuple[str, list[tuple[GameHeader, list[MoveRecord], GameResult]], int]:
-    try:
-        manifest = run.read_manifest() or {}
-    except ValueError as exc:
-        raise SourceError(
-            f"{run.manifest_path} is not valid JSON ({exc}); the run directory is damaged"
-        ) from None
+    manifest = _manifest(run)
     games = []
     skipped = 0
     for path in run.game_paths():
@@ -137,20 +134,37 @@ def _complete_games(
             skipped += 1
             continue
         games.append((contents.header, contents.moves, contents.result))
-    run_id = manifest.get("run_id") or (games[0][0].run_id if games else run.path.name)
+    run_id = (manifest.run_id if manifest is not None else None) or (
+        games[0][0].run_id if games else run.path.name
+    )
     return run_id, games, skipped
 
 
+def _manifest(run: RunDir) -> RunManifest | None:
+    try:
+        return run.read_manifest()
+    except json.JSONDecodeError as exc:
+        raise SourceError(
+            f"{run.manifest_path} is not valid JSON ({exc}); the run directory is damaged"
+        ) from None
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        raise SourceError(
+            f"{run.manifest_path} is not a run manifest ({where}: {error['msg']}); the run directory is damaged"
+        ) from None
+
+
 def _run_info(run: RunDir, run_id: str, headers: list[GameHeader]) -> SourceRunInfo:
-    manifest = run.read_manifest() or {}
-    git = manifest.get("git") or {}
-    commits = sorted({h.git_commit for h in headers} or {git.get("commit")}, key=lambda c: c or "")
+    manifest = _manifest(run)
+    git = manifest.git if manifest is not None else GitState()
+    commits = sorted({h.git_commit for h in headers} or {git.commit}, key=lambda c: c or "")
     return SourceRunInfo(
         run_id=run_id,
         path=str(run.path),
         git_commits=commits,
-        git_dirty=git.get("dirty"),
-        harness_version=(manifest.get("versions") or {}).get("hanabi-eval"),
+        git_dirty=git.dirty,
+        harness_version=(manifest.versions if manifest is not None else {}).get("hanabi-eval"),
     )
 
 

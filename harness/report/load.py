@@ -24,6 +24,7 @@ from harness.report.grouping import group_label, lineup_of, models_of, scaffolds
 from harness.report.judge import JudgedTurn, read_judgements
 from harness.run.store import MANIFEST, STATUS, RunDir
 from harness.schema.log_file import LogCorrupt, read_game_log
+from harness.schema.manifest import GitState, RecordedConfig, RunManifest
 from harness.schema.moves import EndReason
 from harness.schema.records import Call, GameHeader, MoveRecord, SeatConfig
 from harness.schema.value_records import (
@@ -358,12 +359,24 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _run_info(run: RunDir, games: list[LoadedGame], skipped: int) -> RunInfo:
-    manifest = _read_json(run.manifest_path) or {}
-    status = _read_json(run.path / STATUS) or {}
-    config = manifest.get("config") or {}
+def _read_manifest(run: RunDir) -> RunManifest | None:
+    data = _read_json(run.manifest_path)
+    if data is None:
+        return None
     try:
-        seats = [SeatConfig.model_validate(s) for s in config.get("seats", []) if isinstance(s, dict)]
+        return RunManifest.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        raise ReportInputError(f"{run.manifest_path}: not a run manifest ({where}: {error['msg']})") from None
+
+
+def _run_info(run: RunDir, games: list[LoadedGame], skipped: int) -> RunInfo:
+    manifest = _read_manifest(run)
+    status = _read_json(run.path / STATUS) or {}
+    config = manifest.config if manifest is not None else RecordedConfig()
+    try:
+        seats = config.seat_configs()
     except ValidationError as exc:
         raise ReportInputError(
             f"{run.manifest_path}: unreadable seat configuration ({exc.errors()[0]['msg']})"
@@ -373,28 +386,29 @@ def _run_info(run: RunDir, games: list[LoadedGame], skipped: int) -> RunInfo:
         for name, value in seat.params.model_dump(exclude={"timeout_s"}).items():
             if value is not None and f"{name}={value}" not in params:
                 params.append(f"{name}={value}")
-    seed_entries = [s for s in config.get("seeds", []) if isinstance(s, dict)]
-    git = manifest.get("git") or {}
-    versions = manifest.get("versions") or {}
+    git = manifest.git if manifest is not None else GitState()
+    versions = manifest.versions if manifest is not None else {}
     statuses = [g.row.status for g in games]
     return RunInfo(
         name=run.path.name,
         path=str(run.path),
-        run_id=manifest.get("run_id"),
-        created_at=manifest.get("created_at"),
+        run_id=manifest.run_id if manifest is not None else None,
+        created_at=manifest.created_at if manifest is not None else None,
         models=list(dict.fromkeys(s.model for s in seats)),
         scaffolds=list(dict.fromkeys(s.scaffold for s in seats)),
         params=params,
-        players=[int(p) for p in config.get("players", [])],
-        seed_sets=list(dict.fromkeys(str(s.get("seed_set")) for s in seed_entries)),
-        seeds=[int(s["seed"]) for s in seed_entries if "seed" in s],
-        git_commit=git.get("commit"),
-        git_dirty=git.get("dirty"),
+        players=list(config.players),
+        seed_sets=list(dict.fromkeys(s.seed_set for s in config.seeds)),
+        seeds=[s.seed for s in config.seeds],
+        git_commit=git.commit,
+        git_dirty=git.dirty,
         harness_version=versions.get("hanabi-eval"),
         header_commits=list(dict.fromkeys(g.header.git_commit for g in games if g.header.git_commit)),
         status=status.get("status"),
         status_reason=status.get("reason"),
-        games_planned=len(manifest["games"]) if isinstance(manifest.get("games"), list) else None,
+        games_planned=len(manifest.games)
+        if manifest is not None and "games" in manifest.model_fields_set
+        else None,
         games_logged=len(games),
         games_complete=statuses.count("complete"),
         games_interrupted=statuses.count("interrupted"),

@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Iterator
 
 EXIT_STOPPED = 130  # the shell's convention for a process ended by SIGINT
+EXIT_FAILED = 1  # a session cut short by a disk fault or a lost worker: resumable (as interrupted games are)
 STOP_WORKER = signal.SIGUSR1
 
 

@@ -334,7 +334,7 @@ def append_line(path: Path, line: str) -> None:
 
 def open_record(judge_dir: Path, seat: SeatConfig, command: list[str], identity: dict[str, Any]) -> None:
     """Create `judge.json`, or check that it names this judge; add this session to it."""
-    from harness.run.runner import git_state
+    from harness.run.manifest import git_state
     from harness.schema.secrets import public_command, safe_url
 
     path = judge_dir / RECORD

@@ -16,7 +16,7 @@ from harness.run.store import RunDir
 from harness.schema.log_file import last_result
 
 
-class RunProgress(BaseModel):
+class ProgressOnDisk(BaseModel):
     status: str  # running, stopped (writer gone or Ctrl-C), interrupted, complete, failed, unreadable
     players: str
     total: int
@@ -37,13 +37,13 @@ def damaged_line(path: Path) -> int | None:
     return None
 
 
-def run_progress(path: Path) -> RunProgress:
+def run_progress(path: Path) -> ProgressOnDisk:
     run = RunDir(path)
     try:
-        manifest = run.read_manifest() or {}
+        manifest = run.read_manifest()
         status = run.read_status()
     except (OSError, ValueError, ValidationError):
-        return RunProgress(
+        return ProgressOnDisk(
             status="unreadable",
             players="",
             total=0,
@@ -52,7 +52,7 @@ def run_progress(path: Path) -> RunProgress:
             mean_score=None,
             updated_at=None,
         )
-    games = manifest.get("games", [])
+    games = manifest.games if manifest is not None else []
     results = []
     corrupt = []
     for log in run.game_paths():
@@ -71,14 +71,14 @@ def run_progress(path: Path) -> RunProgress:
     state = status.status if status else "new"
     if state == "running" and not holder_alive(path):
         state = "stopped"
-    players = sorted({g["players"] for g in games if isinstance(g, dict) and "players" in g})
-    return RunProgress(
+    players = sorted({g.players for g in games})
+    return ProgressOnDisk(
         status=state,
         players=",".join(str(p) for p in players),
         total=len(games),
         complete=len(complete),
         interrupted=interrupted,
         mean_score=sum(r.fireworks_score for r in complete) / len(complete) if complete else None,
-        updated_at=status.updated_at if status else manifest.get("created_at"),
+        updated_at=status.updated_at if status else (manifest.created_at if manifest is not None else None),
         corrupt=corrupt,
     )

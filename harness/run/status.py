@@ -53,7 +53,7 @@ class RunStatusFile:
             reason = stopped[0].interrupted_reason if stopped else None
         self.run.write_status(
             RunStatus(
-                status=state,  # type: ignore[arg-type]
+                status=state,
                 games_total=len(self.games),
                 games_complete=complete,
                 games_interrupted=interrupted,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine.seeds import SeedDeck
+from harness.schema.manifest import RunManifest
 from harness.schema.records import RunStatus
 from harness.schema.secrets import redact
 
@@ -54,15 +55,17 @@ class RunDir:
     def game_paths(self) -> list[Path]:
         return sorted((self.path / GAMES).glob("*.jsonl"))
 
-    def read_manifest(self) -> dict[str, Any] | None:
+    def read_manifest(self) -> RunManifest | None:
+        """The run's manifest, or None before it is written. Raises json.JSONDecodeError for a file that is not
+        JSON and pydantic's ValidationError for JSON that is not a manifest (both are ValueErrors)."""
         if not self.manifest_path.exists():
             return None
-        return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        return RunManifest.model_validate(json.loads(self.manifest_path.read_text(encoding="utf-8")))
 
-    def write_manifest(self, manifest: dict[str, Any]) -> None:
+    def write_manifest(self, manifest: RunManifest) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
         (self.path / GAMES).mkdir(exist_ok=True)
-        write_json_atomic(self.manifest_path, manifest)
+        write_json_atomic(self.manifest_path, manifest.to_json())
 
     def write_status(self, status: RunStatus) -> None:
         write_json_atomic(self.path / STATUS, status.model_dump(mode="json"))

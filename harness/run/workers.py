@@ -21,9 +21,9 @@ from multiprocessing import get_context
 from typing import Any
 
 from harness.models import event_loop, retry_events
+from harness.run.games import GameListener, RunJob, Selected, play_plans
 from harness.run.interrupt import STOP_WORKER, Stop
 from harness.run.live_progress import RunProgress
-from harness.run.runner import GameListener, RunJob, Selected, play_plans
 from harness.schema.records import GamePlan, GameResult, MoveRecord, SeatConfig
 from harness.schema.secrets import redact
 
@@ -168,7 +168,7 @@ def play_in_workers(
 ) -> list[tuple[int, GamePlan, GameResult]]:
     """Play the selected games in `workers` processes; return (job index, plan, result) for every game that
     ended. A press of `stop` tells every worker to stop (see harness.run.interrupt); a second one kills them."""
-    context = get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    context: Any = get_context("fork" if sys.platform.startswith("linux") else "spawn")  # typeshed: no Process
     events = context.Queue()
     parts = shards(selected, workers)
     limits = {model: share(limit, len(parts)) for model, limit in model_limits.items()}

@@ -9,20 +9,17 @@
 Model strings may themselves hold a colon (ollama/llama3:8b, ollama/llama3:latest): the part after the last colon is
 taken as the scaffold only when it names one; a near miss of a scaffold name (`:sherlok`), or any other name after a
 built-in player (`local/smart:holmes`), is refused as a typo.
-Seat rotation puts each distinct player in each position equally often across seeds.
 """
 
 from __future__ import annotations
 
 import difflib
-from typing import Literal
 
 from pydantic import ValidationError
 
 from harness.schema.records import GenerationParams, SeatConfig
 from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_k, scaffold_names
 
-Rotation = Literal["seed", "all", "off"]
 SEAT_KEYS = ("api_base", "temperature", "max_tokens", "reasoning_effort", "timeout", "k")
 
 
@@ -73,7 +70,8 @@ def parse_seat(
         return SeatConfig(
             model=model.strip(),
             scaffold=scaffold,
-            api_base=settings.get("api_base") or (None if model.strip().startswith("local/") else default_api_base),
+            api_base=settings.get("api_base")
+            or (None if model.strip().startswith("local/") else default_api_base),
             params=GenerationParams.model_validate(params),
             k=k,
         )
@@ -82,14 +80,3 @@ def parse_seat(
     except ValidationError as exc:
         error = exc.errors()[0]
         raise SeatSpecError(f"--seat {spec!r}: {'.'.join(map(str, error['loc']))}: {error['msg']}") from None
-
-
-def rotations(
-    seats: tuple[SeatConfig, ...], seed_index: int, mode: Rotation
-) -> list[tuple[int, tuple[SeatConfig, ...]]]:
-    """The seatings to play for the `seed_index`-th seed: (rotation number, seats in position order)."""
-    n = len(seats)
-    if n == 1 or mode == "off":
-        return [(0, seats)]
-    shifts = [seed_index % n] if mode == "seed" else list(range(n))
-    return [(k, seats[k:] + seats[:k]) for k in shifts]

@@ -20,11 +20,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from harness.engine.seeds import SeedSpecError, resolve_seeds
 from harness.models.client import RetryPolicy
-from harness.run.runner import RunConfig
+from harness.run.config import Rotation, RunConfig
 from harness.run.store import write_json_atomic
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.schema.records import Deployment, GenerationParams, SeatConfig
-from harness.session.seats import Rotation, SeatSpecError, parse_seat
+from harness.session.seats import SeatSpecError, parse_seat
 from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_scaffold_spec, scaffold_names
 
 SWEEP_FILE = "sweep.json"
@@ -42,7 +42,9 @@ class SweepModel(BaseModel):
     temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)
     max_tokens: int | None = Field(default=None, gt=0)
     reasoning_effort: str | None = None
-    thinking_budget: int | None = Field(default=None, gt=0)  # reasoning tokens (the paper: 20k for Gemini 2.5)
+    thinking_budget: int | None = Field(
+        default=None, gt=0
+    )  # reasoning tokens (the paper: 20k for Gemini 2.5)
     timeout_s: float = Field(default=600.0, gt=0, allow_inf_nan=False)
     concurrency: int | None = Field(default=None, gt=0)  # games of this model in flight at once
     deployments: list[Deployment] = []
@@ -179,26 +181,34 @@ class SweepConfig(BaseModel):
         seeds = []
         for spec in self.seeds:
             seeds.extend(resolve_seeds(spec))
-        common = {
-            "seeds": tuple(seeds),
-            "repeats": self.repeats,
-            "reply_retries": self.reply_retries,
-            "retry": self.retry,
-        }
+
+        def run(
+            seats: tuple[SeatConfig, ...], players: tuple[int, ...], rotation: Rotation = "seed"
+        ) -> RunConfig:
+            return RunConfig(
+                seats=seats,
+                players=players,
+                seeds=tuple(seeds),
+                rotation=rotation,
+                repeats=self.repeats,
+                reply_retries=self.reply_retries,
+                retry=self.retry,
+            )
+
         runs = [
-            RunConfig(seats=(model.seat(scaffold),), players=tuple(self.players), **common)
+            run((model.seat(scaffold),), tuple(self.players))
             for model in self.models
             for scaffold in self.scaffolds
         ]
         for team in self.teams:
             seats = tuple(self._seat(spec) for spec in team.seats)
-            runs.append(RunConfig(seats=seats, players=(len(seats),), rotation=team.rotation, **common))
+            runs.append(run(seats, (len(seats),), team.rotation))
         for entry in self.crossplay:
             one = self._seat(entry.one, entry.scaffold)
             rest = self._seat(entry.rest, entry.scaffold)
             for players in entry.players or self.players:
                 seats = (one,) + (rest,) * (players - 1)
-                runs.append(RunConfig(seats=seats, players=(players,), rotation=entry.rotation, **common))
+                runs.append(run(seats, (players,), entry.rotation))
         if self.timeout_s is not None:  # an operational setting: the runs' identities stay the same
             timeout_s = self.timeout_s
             runs = [

@@ -1,0 +1,138 @@
+"""A run's configuration: everything that decides what it plays (seats, player counts, seeds, seating, repeats),
+its digest (the run's identity), its default folder name, and the plan of its games.
+
+Two runs with equal configurations play identical game plans; settings that only change how a run is played (server
+URLs, deadlines, retry limits) are recorded but left out of the identity, so changing one continues the same run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from harness.engine.seeds import SeedDeck
+from harness.models.client import RetryPolicy
+from harness.schema.records import GamePlan, SeatConfig
+from harness.schema.secrets import safe_url
+
+Rotation = Literal["seed", "all", "off"]
+
+
+class RunConfigError(ValueError):
+    """A run directory that belongs to a different configuration."""
+
+
+class RunConfig(BaseModel):
+    """Everything that decides what a run plays. Two runs with equal configs play identical game plans."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seats: tuple[SeatConfig, ...]  # one entry: self-play; otherwise one per seat (a mixed team)
+    players: tuple[int, ...]
+    seeds: tuple[SeedDeck, ...]
+    rotation: Rotation = "seed"  # mixed teams: who sits where, see rotations
+    repeats: int = Field(default=1, ge=1)  # plays of each seed (the same deal, played again)
+    reply_retries: int = 3
+    retry: RetryPolicy = RetryPolicy()
+
+    @model_validator(mode="after")
+    def _team_size(self) -> RunConfig:
+        if len(self.seats) > 1 and self.players != (len(self.seats),):
+            raise ValueError(f"a team of {len(self.seats)} seats plays {len(self.seats)}-player games only")
+        return self
+
+    @property
+    def mixed(self) -> bool:
+        return len(set(self.seats)) > 1
+
+    def identity(self) -> dict[str, Any]:
+        """What decides the games' content. Operational settings (server URL, timeout, retry limits) are left out,
+        so fixing one of them (a new server, a raised limit) continues the same run."""
+        identity = self.model_dump(
+            mode="json",
+            exclude={
+                "seats": {"__all__": {"api_base": True, "deployments": True, "params": {"timeout_s"}}},
+                "reply_retries": True,
+                "retry": True,
+            },
+        )
+        if self.repeats == 1:  # one play per seed: the identity of runs made before repeats existed
+            del identity["repeats"]
+        for seat in identity["seats"]:  # likewise for seats without a thinking budget or a sample count
+            if seat["params"].get("thinking_budget") is None:
+                seat["params"].pop("thinking_budget", None)
+            if seat.get("k") is None:
+                seat.pop("k", None)
+        return identity
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:10]
+
+    def operational(self) -> dict[str, Any]:
+        return {
+            "api_bases": [safe_url(s.api_base) for s in self.seats],
+            "deployments": [
+                [{**d.model_dump(), "api_base": safe_url(d.api_base)} for d in s.deployments]
+                for s in self.seats
+            ],
+            "timeouts_s": [s.params.timeout_s for s in self.seats],
+            "reply_retries": self.reply_retries,
+            "retry": self.retry.model_dump(),
+        }
+
+    def plans(self) -> list[GamePlan]:
+        """Every game of the run, in order: player count, seed, seating, repeat. A repeat plays the same deal with
+        the same seating again; its game id ends in -play{repeat} from the second play on (mixed teams: after the
+        seating's own -r{rotation})."""
+        plans = []
+        for players in self.players:
+            team = self.seats * players if len(self.seats) == 1 else self.seats
+            for index, seed in enumerate(self.seeds):
+                for shift, seats in rotations(team, index, self.rotation if self.mixed else "off"):
+                    seating = f"-r{shift}" if self.mixed else ""
+                    for repeat in range(self.repeats):
+                        again = f"-play{repeat}" if repeat > 0 else ""
+                        plans.append(
+                            GamePlan(
+                                game_id=f"{players}p-{seed.seed_set}-seed{seed.seed}{seating}{again}",
+                                players=players,
+                                seed=seed.seed,
+                                seed_set=seed.seed_set,
+                                seats=seats,
+                                repeat=repeat,
+                            )
+                        )
+        return plans
+
+    def default_name(self) -> str:
+        seed_sets = "+".join(sorted({s.seed_set for s in self.seeds}))
+        players = "".join(str(p) for p in self.players)
+        if len(self.seats) == 1:
+            seat = self.seats[0]
+            who = f"{_slug(seat.model)}-{seat.scaffold}" + (f"-k{seat.k}" if seat.k is not None else "")
+        else:
+            labels = [f"{_slug(s.model)}.{s.scaffold}" + (f".k{s.k}" if s.k else "") for s in self.seats]
+            who = "team-" + "+".join(labels)
+            if len(who) > 90:
+                who = who[:90].rstrip("+-.")
+        again = f"-x{self.repeats}" if self.repeats > 1 else ""
+        return f"{who}-{players}p-{seed_sets}{again}-{self.digest()}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")
+
+
+def rotations(
+    seats: tuple[SeatConfig, ...], seed_index: int, mode: Rotation
+) -> list[tuple[int, tuple[SeatConfig, ...]]]:
+    """The seatings to play for the `seed_index`-th seed: (rotation number, seats in position order)."""
+    n = len(seats)
+    if n == 1 or mode == "off":
+        return [(0, seats)]
+    shifts = [seed_index % n] if mode == "seed" else list(range(n))
+    return [(k, seats[k:] + seats[:k]) for k in shifts]

@@ -1,0 +1,147 @@
+"""Playing the games of a session in one event loop: the seats' agents, the check of existing logs before any
+model is called, and the concurrent games under the session's and each model's limits. Both the session in this
+process (harness.run.runner) and each worker process (harness.run.workers) play through `play_plans`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.models.client import ModelClient, close_clients, warm_up
+from harness.play.agent import SeatAgent
+from harness.play.game import MoveListener, play_game, rebuild
+from harness.run.config import RunConfig
+from harness.run.interrupt import Stop
+from harness.run.store import RunDir
+from harness.schema.log_file import finished_result, read_game_log
+from harness.schema.manifest import RunManifest
+from harness.schema.records import GamePlan, GameResult, SeatConfig
+from harness.strategies.scaffold import load_scaffold
+
+
+def build_agents(config: RunConfig) -> dict[SeatConfig, SeatAgent]:
+    agents: dict[SeatConfig, SeatAgent] = {}
+    for seat in config.seats:
+        if seat not in agents:
+            client = ModelClient(seat, config.retry)
+            agents[seat] = SeatAgent(seat, load_scaffold(seat.scaffold, seat.k), client, config.reply_retries)
+    return agents
+
+
+class RunJob(BaseModel):
+    """One run to play within a session: its configuration, directory and manifest."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    config: RunConfig
+    run: RunDir
+    manifest: RunManifest
+
+
+Selected = list[tuple[int, GamePlan]]  # (index of the job in the session, game plan)
+GameListener = Callable[[int, GamePlan, GameResult], None]
+
+
+def verify_logs(jobs: list[RunJob]) -> None:
+    """Replay every existing log and check its digests, so that a log that does not match is refused before any
+    model is called (raises ReplayMismatch or LogCorrupt)."""
+    for job in jobs:
+        decks = {s.seed: list(s.deck) for s in job.config.seeds}
+        for plan in job.config.plans():
+            path = job.run.game_path(plan.game_id)
+            if path.exists() and finished_result(path) is None:  # finished games are never extended
+                rebuild(plan, decks[plan.seed], read_game_log(path))
+
+
+async def play_plans(
+    jobs: list[RunJob],
+    selected: Selected,
+    concurrency: int,
+    model_limits: dict[str, int],
+    on_move: MoveListener,
+    on_game: GameListener,
+    stop: Stop | None = None,
+) -> list[tuple[int, GamePlan, GameResult]]:
+    """Play the selected games in this event loop: at most `concurrency` at once, and at most
+    `model_limits[model]` games that seat `model`.
+
+    When `stop` is pressed, or when one game fails (a disk fault), every other game is cancelled: no new call
+    starts, calls in flight are dropped (their move is played again on resume) and every log is closed intact.
+    Returns the games that ended; after a failure, raises it."""
+    agents: dict[SeatConfig, SeatAgent] = {}
+    for job in jobs:
+        for seat, agent in build_agents(job.config).items():
+            agents.setdefault(seat, agent)
+    decks = {(index, s.seed): list(s.deck) for index, job in enumerate(jobs) for s in job.config.seeds}
+    # in the process that plays: the warm-up starts LiteLLM's logging thread, which must not exist at a fork
+    warm_up({seat.model for job in jobs for seat in job.config.seats})
+    default_thresholds = gc.get_threshold()
+    tune_gc_for_play()
+    gate = asyncio.Semaphore(concurrency)
+    model_gates = {model: asyncio.Semaphore(limit) for model, limit in model_limits.items()}
+
+    async def one(index: int, plan: GamePlan) -> tuple[int, GamePlan, GameResult]:
+        job = jobs[index]
+        gates = [model_gates[m] for m in sorted({s.model for s in plan.seats}) if m in model_gates]
+        async with AsyncExitStack() as held:
+            for held_gate in [
+                *gates,
+                gate,
+            ]:  # a fixed order, so that games never wait on each other in a cycle
+                await held.enter_async_context(held_gate)
+            result = await play_game(
+                plan,
+                decks[(index, plan.seed)],
+                job.run.game_path(plan.game_id),
+                {i: agents[seat] for i, seat in enumerate(plan.seats)},
+                job.manifest.run_id,
+                job.manifest.git.commit,
+                on_move=on_move,
+            )
+        on_game(index, plan, result)
+        return index, plan, result
+
+    tasks = [asyncio.create_task(one(index, plan)) for index, plan in selected]
+    failures: list[BaseException] = []
+
+    def halt() -> None:
+        for task in tasks:
+            task.cancel()
+
+    async def watched(task: asyncio.Task[tuple[int, GamePlan, GameResult]]) -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            try:
+                await task
+            except Exception as exc:
+                if not failures:
+                    failures.append(exc)
+                    halt()
+
+    if stop is not None and stop.requested:  # pressed before the loop listened
+        halt()
+    try:
+        with stop.in_loop(halt) if stop is not None else contextlib.nullcontext():
+            await asyncio.gather(*(watched(task) for task in tasks))
+        if failures:
+            raise failures[0]
+        return [task.result() for task in tasks if not task.cancelled()]
+    finally:
+        await close_clients()
+        gc.unfreeze()  # a process that goes on after play (tests, a library caller) collects as usual again
+        gc.set_threshold(*default_thresholds)
+
+
+def tune_gc_for_play() -> None:
+    """Exempt everything alive before play (LiteLLM's modules and price list, templates, decks: hundreds of
+    thousands of objects) from garbage collection, and collect the young generation every 10,000 allocations
+    instead of 700. Each model call allocates thousands of short-lived objects; with the defaults the collector
+    took about 6% of a worker's CPU at 64 games, with these about 2.5% (BENCHMARKS.md). No collection before the
+    freeze: it would take about 0.2 s to free very little."""
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)

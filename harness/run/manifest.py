@@ -1,0 +1,140 @@
+"""A run's manifest: written when the run is created (command, configuration, versions, git commit, seeds with
+their decks, the seats and the parameters sent), extended by one session record each time the run is played, and
+read back to continue it.
+
+The run directory's name is derived from the configuration, so running the same command again continues the same
+run (finished games are never replayed), while a different configuration gets a directory of its own; a run
+directory named explicitly for a different configuration is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.models.client import sent_params_record
+from harness.run.config import RunConfig, RunConfigError
+from harness.run.lock import RunLock
+from harness.run.store import RunDir, seed_entry
+from harness.schema.manifest import RunManifest, SessionRecord
+from harness.schema.records import now_iso
+from harness.schema.secrets import public_command, public_seat
+
+
+def git_state() -> dict[str, Any]:
+    root = Path(__file__).resolve().parents[2]  # the checkout around harness/run/
+    if not (
+        root / "pyproject.toml"
+    ).exists():  # an installed wheel: the git repository around it is not its source
+        return {"commit": None, "dirty": None}
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+        dirty = bool(
+            subprocess.run(
+                [
+                    "git",
+                    "-C",
+                    str(root),
+                    "status",
+                    "--porcelain",
+                ],  # untracked files count: new prompts or code
+                capture_output=True,
+                text=True,
+                timeout=5,
+                check=True,
+            ).stdout.strip()
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
+    return {"commit": commit, "dirty": dirty}
+
+
+def versions() -> dict[str, str]:
+    found = {"hanabi-eval": __version__, "python": sys.version.split()[0], "platform": platform.platform()}
+    for package in ("litellm", "hanabi-learning-environment", "pydantic", "jinja2", "openai", "anthropic"):
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = "not installed"
+    return found
+
+
+def manifest_for(config: RunConfig, run_id: str, command: list[str]) -> RunManifest:
+    public = config.model_copy(update={"seats": tuple(public_seat(s) for s in config.seats)})
+    return RunManifest.model_validate(
+        {
+            "run_id": run_id,
+            "created_at": now_iso(),
+            "command": public_command(command),
+            "config_digest": config.digest(),
+            "config": json.loads(public.model_dump_json()),
+            "sent_params": [sent_params_record(s) for s in config.seats],  # per seat, as sent to LiteLLM
+            "versions": versions(),
+            "git": git_state(),
+            "seeds": [seed_entry(s) for s in config.seeds],
+            "games": [p.model_dump(mode="json") for p in public.plans()],
+        }
+    )
+
+
+@contextmanager
+def open_run(
+    run_path: Path, config: RunConfig, command: list[str], concurrency: int | None = None
+) -> Iterator[tuple[RunDir, RunManifest]]:
+    """Create the run directory, or reopen it if it holds this very configuration, and hold its lock.
+
+    Raises RunConfigError for a directory of another configuration, RunLocked while another process writes it.
+    """
+    run = RunDir(run_path)
+    existing = run.read_manifest()
+    if existing is not None and existing.config_digest != config.digest():
+        raise RunConfigError(
+            f"{run.path} holds a run of a different configuration; choose another --out or --run-name "
+            "(or continue that run with `hanabi-eval resume`)"
+        )
+    with RunLock(run.path) as lock:
+        existing = run.read_manifest()  # re-read under the lock
+        session: dict[str, Any] = {
+            "started_at": now_iso(),
+            "command": public_command(command),
+            **config.operational(),
+        }
+        if concurrency is not None:
+            session["concurrency"] = concurrency
+        if lock.previous_holder:
+            session["took_over_lock_of"] = lock.previous_holder
+        if existing is None:
+            existing = manifest_for(config, f"{run.path.name}-{uuid.uuid4().hex[:6]}", command)
+        manifest = existing.with_session(SessionRecord.model_validate(session))
+        run.write_manifest(manifest)
+        yield run, manifest
+
+
+def config_of(run: RunDir) -> RunConfig:
+    """The configuration a run directory was created with, checked against its recorded digest."""
+    manifest = run.read_manifest()
+    if manifest is None:
+        raise RunConfigError(
+            f"{run.path} is not a run directory (no {run.manifest_path.name}); give a run's folder"
+        )
+    config = RunConfig.model_validate(manifest.config.to_json())
+    if config.digest() != manifest.config_digest:
+        raise RunConfigError(
+            f"{run.manifest_path} does not match its own config digest; it was edited by hand"
+        )
+    return config

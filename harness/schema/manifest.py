@@ -1,0 +1,118 @@
+"""RunManifest: the typed manifest.json of a run directory, written once when the run is created and extended by
+one session record each time the run is played again.
+
+The fields keep the names and order of the JSON that runs have always written, and every model keeps keys it does
+not know (extra="allow"), so a manifest written by any version of the harness loads, and writing it back changes
+nothing but what was added. Nested settings whose types live in higher layers (a seat's generation parameters,
+the retry policy, the parameters sent to LiteLLM) are kept as their JSON objects; `seat_configs` reads the seats.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.schema.records import SeatConfig
+
+
+class _Recorded(BaseModel):
+    """A part of the manifest: unknown keys are kept, in their order, and written back as they were."""
+
+    model_config = ConfigDict(extra="allow")
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object as written to disk: only the keys it was made or read with (declared ones in the order
+        runs have always written them, then unknown ones), numbers as they were, NaN included, so that writing back
+        a manifest of an older version changes nothing but what was added."""
+        return self.model_dump(exclude_unset=True)
+
+
+class GitState(_Recorded):
+    commit: str | None = None  # None: not run from a git checkout
+    dirty: bool | None = None  # uncommitted changes (untracked files count)
+
+
+class ConfigSeed(_Recorded):
+    """A seed of the recorded configuration, with its deck (the key order of harness.engine.seeds.SeedDeck)."""
+
+    seed: int
+    deck: list[str] = []
+    seed_set: str
+
+
+class RecordedConfig(_Recorded):
+    """The run's configuration as recorded (harness.run.config.RunConfig as JSON, seats without secrets); its
+    digest is the manifest's config_digest."""
+
+    seats: list[dict[str, Any]] = []
+    players: list[int] = []
+    seeds: list[ConfigSeed] = []
+    rotation: str = "seed"
+    repeats: int = 1  # absent in runs made before repeats existed (one play per seed)
+    reply_retries: int = 3
+    retry: dict[str, Any] = {}
+
+    def seat_configs(self) -> list[SeatConfig]:
+        """The seats, typed (raises pydantic's ValidationError for a seat that is not one)."""
+        return [SeatConfig.model_validate(seat) for seat in self.seats]
+
+
+class SeedRecord(_Recorded):
+    """One deal of the run, listed once however many times it is played."""
+
+    seed: int
+    seed_set: str
+    deck: list[str] = []
+
+
+class PlannedGame(_Recorded):
+    """One game of the run's plan (harness.run.store.GamePlan as JSON)."""
+
+    game_id: str
+    players: int
+    seed: int
+    seed_set: str
+    seats: list[dict[str, Any]] = []
+    repeat: int = 0
+
+
+class SessionRecord(_Recorded):
+    """One session that played the run: when, by which command, and the settings it changed (not part of the
+    run's identity): servers, deadlines, retry limits, games at once."""
+
+    started_at: str
+    command: list[str] = []
+    api_bases: list[str | None] = []
+    deployments: list[list[dict[str, Any]]] = []
+    timeouts_s: list[float] = []
+    reply_retries: int | None = None
+    retry: dict[str, Any] = {}
+    concurrency: int | None = None  # absent in sessions recorded before it was
+    took_over_lock_of: Any = None  # the lock holder this session replaced, when that one was gone
+
+
+class RunManifest(_Recorded):
+    """manifest.json: what a run is (its configuration and digest), how to reproduce it (command, versions, git
+    commit, seeds with their decks, the parameters sent per seat), its planned games and the sessions that played
+    it. Fields a manifest lacks (written by an older version) stay absent when it is written back."""
+
+    run_id: str
+    created_at: str
+    command: list[str] = []
+    config_digest: str
+    config: RecordedConfig
+    sent_params: list[dict[str, Any]] = []  # per seat, as sent to LiteLLM (absent in older runs)
+    versions: dict[str, str] = {}
+    git: GitState = GitState()
+    seeds: list[SeedRecord] = []
+    games: list[PlannedGame] = []
+    sessions: list[SessionRecord] = []
+
+    def with_session(self, session: SessionRecord) -> RunManifest:
+        """This manifest with one more session recorded."""
+        return self.model_copy(update={"sessions": [*self.sessions, session]})
+
+    def last_concurrency(self) -> int | None:
+        """The games-at-once setting of the last session that recorded one."""
+        return next((s.concurrency for s in reversed(self.sessions) if s.concurrency), None)

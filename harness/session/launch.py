@@ -1,0 +1,242 @@
+"""Starting a session: open a run (or every run of a sweep) under its lock, say what is about to be played, play
+the unfinished games with the session's options, and return what ended. Also continuing a run or a sweep from
+what its folder records (`hanabi-eval resume`).
+
+Input found unusable here (a folder of another configuration, a locked run, a log that does not match, an unknown
+model) raises SessionRefused before any model is called; a session that ends early (Ctrl-C, a disk fault, a lost
+worker) raises SessionEnded with its one line and exit code. The command line prints; nothing here does, except
+through the `say` and `confirm` it is given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.engine.replay import ReplayMismatch
+from harness.models.client import ModelSpecError, check_model
+from harness.run.config import RunConfig, RunConfigError
+from harness.run.games import RunJob
+from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED, SessionStopped
+from harness.run.lock import RunLocked
+from harness.run.manifest import config_of, open_run
+from harness.run.runner import execute, expected_calls, play_session
+from harness.run.store import RunDir
+from harness.run.workers import WorkerFailed
+from harness.schema.disk import DiskFault, explain
+from harness.schema.log_file import LogCorrupt
+from harness.schema.records import GamePlan, GameResult, SeatConfig, now_iso
+from harness.schema.secrets import safe_url
+from harness.session.options import GivenOptions, SessionOptions, of_run, of_sweep, resolve
+from harness.session.sweep import SweepConfig, SweepConfigError, open_sweep_dir, read_sweep_dir
+
+Say = Callable[[str], None]
+Confirm = Callable[[int, int], None]  # (games to play, expected model calls): raises to refuse
+
+
+class SessionRefused(ValueError):
+    """Input the session cannot use, found before any model is called; the message names the problem and fix."""
+
+
+class SessionEnded(Exception):
+    """A session that ended early (Ctrl-C, a disk fault, a worker lost): said in one line, with its exit code."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """The games of one run that ended in this session, in plan order, and the session's wall time."""
+
+    run: RunDir
+    results: list[tuple[GamePlan, GameResult]]
+    wall_s: float
+
+
+@dataclass(frozen=True)
+class SweepOutcome:
+    """The games of every run of a sweep that ended in this session, per run, and the session's wall time."""
+
+    folder: Path
+    jobs: list[RunJob]
+    results: list[list[tuple[GamePlan, GameResult]]]
+    wall_s: float
+
+
+def resume_hint(path: Path) -> str:
+    return f"continue with: hanabi-eval resume {shlex.quote(str(path))}"
+
+
+@contextlib.contextmanager
+def session_errors(hint: str) -> Iterator[None]:
+    """Turn a stopped or failed session into one line and an exit code (raised as SessionEnded)."""
+    try:
+        yield
+    except SessionStopped as exc:
+        raise SessionEnded(str(exc), EXIT_STOPPED) from None
+    except KeyboardInterrupt:
+        raise SessionEnded(f"Stopped by Ctrl-C; {hint}", EXIT_STOPPED) from None
+    except DiskFault as exc:
+        raise SessionEnded(f"hanabi-eval: error: {exc}", EXIT_FAILED) from None
+    except OSError as exc:
+        raise SessionEnded(f"hanabi-eval: error: {explain(exc, hint)}", EXIT_FAILED) from None
+    except WorkerFailed as exc:
+        raise SessionEnded(f"hanabi-eval: error: {exc}; {hint}", EXIT_FAILED) from None
+
+
+def expected_calls_line(remaining: int, calls: int) -> str:
+    """What the games still to play will cost in model calls, said before any is made."""
+    if not remaining:
+        return "Every game is finished: no model calls needed."
+    return (
+        f"Expected model calls: about {calls:,} for {remaining} unfinished games "
+        "(typical game lengths x calls per move, before retries)"
+    )
+
+
+def play_run(
+    run_path: Path,
+    config: RunConfig,
+    options: SessionOptions,
+    command: list[str],
+    say: Say,
+    confirm: Confirm,
+) -> RunOutcome:
+    """Open (or reopen) a run under its lock and play its unfinished games."""
+    hint = resume_hint(run_path)
+    to_play = expected_calls([(p, RunDir(run_path).game_path(p.game_id)) for p in config.plans()])
+    confirm(*to_play)
+    with session_errors(hint):
+        try:
+            with open_run(run_path, config, command, options.concurrency) as (run, manifest):
+                plans = config.plans()
+                seats = ", ".join(sorted({s.label for s in config.seats}))
+                say(f"Run {run.path} · {len(plans)} games · {seats}")
+                say(expected_calls_line(*to_play))
+                started = time.monotonic()
+                results = execute(
+                    config,
+                    run,
+                    manifest,
+                    options.concurrency,
+                    options.show_progress,
+                    options.workers,
+                    hint,
+                )
+                wall_s = time.monotonic() - started
+        except (RunConfigError, RunLocked, ReplayMismatch, LogCorrupt) as exc:
+            raise SessionRefused(str(exc)) from None
+    return RunOutcome(run=run, results=results, wall_s=wall_s)
+
+
+def play_sweep(
+    folder: Path,
+    sweep: SweepConfig,
+    options: SessionOptions,
+    source: dict[str, Any],
+    command: list[str],
+    say: Say,
+    confirm: Confirm,
+) -> SweepOutcome:
+    """Open every run of a sweep under its lock and play them together in one event loop. `sweep` holds the
+    session's options already (SessionOptions.over_sweep): they are what sweep.json records."""
+    runs = sweep.runs()
+    try:
+        for seat in {s.model: s for run in runs for s in run.seats}.values():
+            check_model(seat)
+    except ModelSpecError as exc:
+        raise SessionRefused(str(exc)) from None
+    recorded = sweep.model_dump(mode="json")
+    for model in recorded["models"]:
+        model["api_base"] = safe_url(model["api_base"])
+        for deployment in model["deployments"]:
+            deployment["api_base"] = safe_url(deployment["api_base"])
+    hint = resume_hint(folder)
+    to_play = expected_calls(
+        [(p, RunDir(folder / c.default_name()).game_path(p.game_id)) for c in runs for p in c.plans()]
+    )
+    confirm(*to_play)
+    with session_errors(hint):
+        try:
+            open_sweep_dir(folder, sweep, {**source, "created_at": now_iso(), "config": recorded})
+            with ExitStack() as stack:
+                jobs = []
+                for config in runs:
+                    run, manifest = stack.enter_context(
+                        open_run(folder / config.default_name(), config, command, options.concurrency)
+                    )
+                    jobs.append(RunJob(config=config, run=run, manifest=manifest))
+                games = sum(len(job.config.plans()) for job in jobs)
+                say(f"Sweep {folder} · {len(jobs)} runs · {games} games")
+                say(expected_calls_line(*to_play))
+                started = time.monotonic()
+                results = play_session(
+                    jobs,
+                    options.concurrency,
+                    options.model_limits,
+                    options.show_progress,
+                    options.workers,
+                    hint,
+                )
+        except (SweepConfigError, RunConfigError, RunLocked, ReplayMismatch, LogCorrupt) as exc:
+            raise SessionRefused(str(exc)) from None
+    wall_s = time.monotonic() - started
+    return SweepOutcome(folder=folder, jobs=jobs, results=results, wall_s=wall_s)
+
+
+def sweep_session(sweep: SweepConfig, given: GivenOptions) -> tuple[SweepConfig, SessionOptions]:
+    """A sweep's options for this session (the command line's over the file's or record's), and the sweep that
+    holds them."""
+    options = resolve(given, of_sweep(sweep))
+    return options.over_sweep(sweep), options
+
+
+def resume_run(run_dir: Path, given: GivenOptions, api_base: str | None) -> tuple[RunConfig, SessionOptions]:
+    """The configuration and options to continue a run with: as recorded, with this session's options over them
+    (and a new server URL, for a run of one model)."""
+    run = RunDir(run_dir)
+    try:
+        config = config_of(run)
+    except RunConfigError as exc:
+        raise SessionRefused(str(exc)) from None
+    if api_base is not None:
+        if len({s.model for s in config.seats}) > 1:
+            raise SessionRefused("--api-base is ambiguous for a run with several models; resume without it")
+        config = config.model_copy(update={"seats": tuple(_with_api_base(s, api_base) for s in config.seats)})
+    options = resolve(given, of_run(config, run.read_manifest()))
+    config = options.over_run(config)
+    try:
+        for seat in {s.model: s for s in config.seats}.values():
+            check_model(seat)
+    except ModelSpecError as exc:
+        raise SessionRefused(str(exc)) from None
+    return config, options
+
+
+def resume_sweep(folder: Path, given: GivenOptions) -> tuple[SweepConfig, SessionOptions]:
+    """The sweep recorded in `folder` (sweep.json) with this session's options over its recorded settings."""
+    sweep = read_sweep_dir(folder)
+    assert sweep is not None
+    return sweep_session(sweep, given)
+
+
+def _with_api_base(seat: SeatConfig, api_base: str) -> SeatConfig:
+    """The seat served at `api_base`: its own URL, or that of its one deployment (a seat spread over several
+    deployments has no one URL to replace)."""
+    if not seat.deployments:
+        return seat.model_copy(update={"api_base": api_base})
+    if len(seat.deployments) > 1:
+        raise SessionRefused(
+            f"--api-base cannot stand for the {len(seat.deployments)} deployments of {seat.model}; "
+            "edit the deployments in the sweep file and run it again"
+        )
+    (deployment,) = seat.deployments
+    return seat.model_copy(update={"deployments": (deployment.model_copy(update={"api_base": api_base}),)})

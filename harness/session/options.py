@@ -1,0 +1,146 @@
+"""SessionOptions: how one session plays its games (games at once, worker processes, re-asks, provider retries and
+waits, request deadlines, the display), resolved once from the command line over what its source records, and
+shared by run, sweep, resume and the workers.
+
+These settings may change from one session of a run to the next: they are recorded in each session's entry of the
+manifest but are not part of the run's identity. Their source is one of three:
+- a single run: the defaults (SESSION_DEFAULTS);
+- a sweep: the sweep file's settings (or, on resume, the sweep.json record of them);
+- a resumed run: what its manifest records (the configuration's retry settings, the last session's concurrency).
+In each case `resolve` puts the options given on the command line (None: not given) over the source's.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.models.client import RetryPolicy
+from harness.run.config import RunConfig
+from harness.schema.manifest import RunManifest
+from harness.schema.records import SeatConfig
+from harness.session.sweep import SweepConfig
+
+SESSION_DEFAULTS: dict[str, float] = {
+    "timeout": 600.0,
+    "concurrency": 8,
+    "max_retries": 3,
+    "provider_retries": 6,
+    "retry_wait": 2.0,
+    "retry_wait_max": 120.0,
+}
+
+
+class GivenOptions(BaseModel):
+    """The session options as the command line gives them; None: not given (the source's setting stands)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    timeout: float | None = None
+    concurrency: int | None = None
+    workers: int = 1
+    max_retries: int | None = None
+    provider_retries: int | None = None
+    retry_wait: float | None = None
+    retry_wait_max: float | None = None
+    show_progress: bool = True
+    yes: bool = True  # start a run of more than LARGE_RUN games without asking
+
+
+class SessionOptions(BaseModel):
+    """The resolved options of one session."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    concurrency: int  # games in flight at once, across every run of the session
+    workers: int = 1  # processes the games are spread over
+    reply_retries: int  # re-asks after an invalid reply
+    retry: RetryPolicy  # provider errors: retries and backoff waits
+    timeout_s: float | None = None  # every seat's request deadline; None: each seat keeps its own
+    model_limits: dict[str, int] = {}  # games in flight at once per model (a sweep's models[].concurrency)
+    show_progress: bool = True
+    yes: bool = True  # start a run of more than LARGE_RUN games without asking
+
+    def over_run(self, config: RunConfig) -> RunConfig:
+        """The run's configuration played with these options (its identity, and so its digest, stays)."""
+        seats = config.seats
+        if self.timeout_s is not None:
+            seats = tuple(_timed(seat, self.timeout_s) for seat in seats)
+        return config.model_copy(
+            update={"seats": seats, "reply_retries": self.reply_retries, "retry": self.retry}
+        )
+
+    def over_sweep(self, sweep: SweepConfig) -> SweepConfig:
+        """The sweep with these options in place of its own settings (they are what its runs play with and what
+        its sweep.json records)."""
+        return sweep.model_copy(
+            update={
+                "concurrency": self.concurrency,
+                "reply_retries": self.reply_retries,
+                "retry": self.retry,
+                "timeout_s": self.timeout_s,
+            }
+        )
+
+
+def _timed(seat: SeatConfig, timeout_s: float) -> SeatConfig:
+    return seat.model_copy(update={"params": seat.params.model_copy(update={"timeout_s": timeout_s})})
+
+
+def defaults() -> SessionOptions:
+    """The options of a single run started from the command line, before any is given."""
+    return SessionOptions(
+        concurrency=int(SESSION_DEFAULTS["concurrency"]),
+        reply_retries=int(SESSION_DEFAULTS["max_retries"]),
+        retry=RetryPolicy(
+            provider_retries=int(SESSION_DEFAULTS["provider_retries"]),
+            wait_base_s=SESSION_DEFAULTS["retry_wait"],
+            wait_max_s=SESSION_DEFAULTS["retry_wait_max"],
+        ),
+        timeout_s=SESSION_DEFAULTS["timeout"],
+    )
+
+
+def of_sweep(sweep: SweepConfig) -> SessionOptions:
+    """The options a sweep file (or a sweep folder's record) sets."""
+    return SessionOptions(
+        concurrency=sweep.concurrency,
+        reply_retries=sweep.reply_retries,
+        retry=sweep.retry,
+        timeout_s=sweep.timeout_s,
+        model_limits=sweep.model_limits(),
+    )
+
+
+def of_run(config: RunConfig, manifest: RunManifest | None) -> SessionOptions:
+    """The options a run recorded: its configuration's retry settings and its last session's concurrency (each
+    seat keeps its own deadline)."""
+    recorded = manifest.last_concurrency() if manifest is not None else None
+    return SessionOptions(
+        concurrency=recorded or int(SESSION_DEFAULTS["concurrency"]),
+        reply_retries=config.reply_retries,
+        retry=config.retry,
+    )
+
+
+def resolve(given: GivenOptions, source: SessionOptions) -> SessionOptions:
+    """The session's options: each one given on the command line over the source's setting."""
+    retry = {
+        key: value
+        for key, value in (
+            ("provider_retries", given.provider_retries),
+            ("wait_base_s", given.retry_wait),
+            ("wait_max_s", given.retry_wait_max),
+        )
+        if value is not None
+    }
+    return source.model_copy(
+        update={
+            "concurrency": source.concurrency if given.concurrency is None else given.concurrency,
+            "workers": given.workers,
+            "reply_retries": source.reply_retries if given.max_retries is None else given.max_retries,
+            "retry": source.retry.model_copy(update=retry),
+            "timeout_s": source.timeout_s if given.timeout is None else given.timeout,
+            "show_progress": given.show_progress,
+            "yes": given.yes,
+        }
+    )

@@ -1,0 +1,91 @@
+"""The run manifest as users meet it: a run made by an older version of the harness still resumes, lists and exports,
+and its manifest.json is written back unchanged but for the new session; a resumed run keeps the session options it
+recorded unless the command line gives others."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli.main import main
+
+RUN = ["run", "--model", "local/smart", "--players", "2", "--seeds", "1,2", "--no-progress"]
+
+
+def only_run(out: Path) -> Path:
+    (run,) = [p.parent for p in out.glob("*/manifest.json")]
+    return run
+
+
+def manifest(run: Path) -> dict[str, Any]:
+    return json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+
+
+def test_a_run_made_by_an_older_version_resumes_and_its_manifest_gains_only_a_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    assert main([*RUN, "--out", str(out)]) == 0
+    run = only_run(out)
+    old = manifest(run)
+    # what versions before sent_params, repeats and the recorded concurrency wrote, and a key from a later one
+    del old["sent_params"]
+    del old["config"]["repeats"]
+    for session in old["sessions"]:
+        del session["concurrency"]
+    old["from_a_later_version"] = {"kept": [1, 2.5, None]}
+    old_text = json.dumps(old, indent=2) + "\n"
+    (run / "manifest.json").write_text(old_text, encoding="utf-8")
+    (run / "games" / "2p-custom-seed2.jsonl").unlink()  # a game left to play
+
+    assert main(["resume", str(run), "--no-progress"]) == 0
+
+    new = manifest(run)
+    assert len(new["sessions"]) == len(old["sessions"]) + 1
+    assert new["sessions"][-1]["concurrency"] == 8  # none recorded: the default
+    del new["sessions"][-1]
+    assert json.dumps(new, indent=2) + "\n" == old_text  # every other byte as the older version wrote it
+    capsys.readouterr()
+    assert main(["runs", str(out)]) == 0
+    listing = capsys.readouterr().out
+    assert "complete" in listing and "unreadable" not in listing
+    assert main(["export", str(run), "--format", "hanabilogs", "--out", str(tmp_path / "export")]) == 0
+    rows = (tmp_path / "export" / "hanabilogs.jsonl").read_text(encoding="utf-8").splitlines()
+    assert {json.loads(row)["run_id"] for row in rows} == {old["run_id"]}
+
+
+def test_a_manifest_that_is_not_one_is_named_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    assert main([*RUN, "--out", str(out)]) == 0
+    run = only_run(out)
+    broken = manifest(run)
+    broken["git"] = "not an object"
+    (run / "manifest.json").write_text(json.dumps(broken), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["export", str(run), "--format", "hanabilogs", "--out", str(tmp_path / "export")]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "manifest.json is not a run manifest (git:" in error
+    assert main(["runs", str(out)]) == 0
+    assert "unreadable" in capsys.readouterr().out
+
+
+def test_resume_keeps_the_recorded_session_options_unless_given(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main([*RUN, "--out", str(out), "--concurrency", "3", "--max-retries", "5"]) == 0
+    run = only_run(out)
+    assert main(["resume", str(run), "--no-progress"]) == 0
+    assert main(["resume", str(run), "--no-progress", "--concurrency", "2", "--provider-retries", "1"]) == 0
+    sessions = manifest(run)["sessions"]
+    assert [s["concurrency"] for s in sessions] == [3, 3, 2]
+    assert [s["reply_retries"] for s in sessions] == [
+        5,
+        5,
+        5,
+    ]  # the run's own setting, recorded in its config
+    assert [s["retry"]["provider_retries"] for s in sessions] == [6, 6, 1]
+    assert manifest(run)["config"]["retry"]["provider_retries"] == 6  # a session's setting is not the run's
