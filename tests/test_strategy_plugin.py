@@ -91,3 +91,12 @@ def test_a_strategy_checks_the_scaffold_files_that_name_it(tmp_path: Path) -> No
     text = SCAFFOLD + '\n[decider]\nrole = "selector"\nuser_template = "paper/best_of_k_final.j2"\noutput = "text"\n'
     with pytest.raises(ScaffoldError, match="two-drafts has no roles or decider"):
         read_scaffold(scaffold_file(tmp_path, text))
+
+
+def test_a_scaffold_file_of_an_earlier_version_is_told_how_to_name_working_memory(tmp_path: Path) -> None:
+    old = tmp_path / "my-mycroft.toml"
+    old.write_text('name = "my-mycroft"\nextends = "mycroft"\nstrategy = "single"\n[context]\nworking_memory = true\n')
+    with pytest.raises(ScaffoldError) as refused:
+        read_scaffold(old)
+    assert 'write strategy = "memory" instead' in str(refused.value)
+    assert len(str(refused.value).splitlines()) == 1

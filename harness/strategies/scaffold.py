@@ -152,4 +152,6 @@ def _first_problem(exc: ValidationError) -> str:
     error = exc.errors()[0]
     where = ".".join(str(part) for part in error["loc"])
     message = str(error["msg"]).removeprefix("Value error, ")
+    if where == "context.working_memory":  # a switch of earlier versions, now a strategy of its own
+        message += '; working memory is now a strategy: write strategy = "memory" instead'
     return f"{where}: {message}" if where else message
