@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from harness.engine.game import deck_for_seed
 from harness.schema.cards import validate_deck
 from harness.schema.paths import seeds_dir
 
@@ -83,8 +84,6 @@ def _deck_for(seed: int, origin: Path | None = None) -> list[str]:
     stored = _stored_decks() if origin is None or origin.parent != seeds_dir() else {}
     if seed in stored:
         return list(stored[seed])
-    from harness.engine.game import deck_for_seed
-
     return deck_for_seed(seed)
 
 

@@ -85,6 +85,7 @@ def litellm() -> Any:  # the litellm module: its attributes are set at run time,
         module.suppress_debug_info = True
         module.set_verbose = False
         module.num_retries = 0
+        # imported here, not at the top: local.py imports LiteLLM, which is loaded only when first needed
         from harness.models.local import LocalBotProvider
 
         module.custom_provider_map = [{"provider": LOCAL_PROVIDER, "custom_handler": LocalBotProvider()}]

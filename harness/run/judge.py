@@ -28,6 +28,7 @@ from harness import __version__
 from harness.engine.game import Game, HistoryEntry, Knowledge
 from harness.engine.replay import ReplayMismatch, replay
 from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp
+from harness.run.manifest import git_state
 from harness.run.store import RunDir, write_json_atomic
 from harness.schema.log_file import LogCorrupt, read_game_log
 from harness.schema.moves import MoveKind
@@ -42,6 +43,7 @@ from harness.schema.records import (
     SeatConfig,
     now_iso,
 )
+from harness.schema.secrets import public_command, safe_url
 from harness.strategies.rendering import render_template
 from harness.strategies.scaffold import ScaffoldError, load_scaffold
 
@@ -334,9 +336,6 @@ def append_line(path: Path, line: str) -> None:
 
 def open_record(judge_dir: Path, seat: SeatConfig, command: list[str], identity: dict[str, Any]) -> None:
     """Create `judge.json`, or check that it names this judge; add this session to it."""
-    from harness.run.manifest import git_state
-    from harness.schema.secrets import public_command, safe_url
-
     path = judge_dir / RECORD
     session = {
         "started_at": now_iso(),
