@@ -116,23 +116,8 @@ class SeatAgent:
         return Decision(reply=reply, calls=[*calls, call])
 
     def _with_memory(self, view: SeatView, reply: ParsedReply, calls: list[Call]) -> Decision:
-        if not self.scaffold.context.working_memory:
-            return Decision(reply=reply, calls=calls)
-        deductions = reply.extras.get("deductions", reply.extras.get("deduction"))  # -plus / the paper's
-        notes = {
-            "turn": view.turn,
-            "state": render_memory_state(self.scaffold, view),
-            "deductions": deductions,
-            "move_ratings": [
-                {"move": m.description, "rating": r}
-                for m, r in zip(view.legal_moves, reply.ratings, strict=True)
-            ],
-            "action": view.legal_moves[reply.action].description,
-            "reason": reply.reason,
-            "reply": calls[-1].final.reply or "",  # the full reply, as the paper's Mycroft shows it next turn
-        }
-        tracking = score_deductions(view, deductions).model_dump()
-        return Decision(reply=reply, calls=calls, memory=notes, tracking=tracking)
+        memory, tracking = seat_notes(self.scaffold, view, reply, calls[-1].final.reply or "")
+        return Decision(reply=reply, calls=calls, memory=memory, tracking=tracking)
 
     async def _ask(
         self, spec: CallDef, messages: list[Message], view: SeatView, allowed: Collection[int] | None = None
@@ -192,16 +177,44 @@ class SeatAgent:
                     raise MoveInterrupted(reason, [self._call(spec.role, attempts)]) from None
                 if problem.kind == "truncated":
                     max_tokens = self.config.params.max_tokens_on_truncation or max_tokens
-                messages = [
-                    *original,
-                    Message(role="assistant", content=_cut(text)),
-                    Message(role="user", content=str(problem)),
-                ]
+                messages = reask_messages(original, text, str(problem))
                 continue
             return self._call(spec.role, attempts), parsed
 
     def _call(self, role: str, attempts: list[Attempt]) -> Call:
         return Call(role=role, model=self.config.model, attempts=attempts)
+
+
+def seat_notes(
+    scaffold: ScaffoldDef, view: SeatView, reply: ParsedReply, text: str
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """What a working-memory seat carries to its next turn after the accepted reply `text`, and the measured accuracy
+    of its deductions; (None, None) for a scaffold without working memory."""
+    if not scaffold.context.working_memory:
+        return None, None
+    deductions = reply.extras.get("deductions", reply.extras.get("deduction"))  # -plus / the paper's
+    notes = {
+        "turn": view.turn,
+        "state": render_memory_state(scaffold, view),
+        "deductions": deductions,
+        "move_ratings": [
+            {"move": m.description, "rating": r} for m, r in zip(view.legal_moves, reply.ratings, strict=True)
+        ],
+        "action": view.legal_moves[reply.action].description,
+        "reason": reply.reason,
+        "reply": text,  # the full reply, as the paper's Mycroft shows it next turn
+    }
+    return notes, score_deductions(view, deductions).model_dump()
+
+
+def reask_messages(original: list[Message], text: str, feedback: str) -> list[Message]:
+    """The request that answers a rejected reply: the original prompt, the reply (cut to REASK_REPLY_CHARS) and the
+    feedback naming the problem in the format's own words."""
+    return [
+        *original,
+        Message(role="assistant", content=_cut(text)),
+        Message(role="user", content=feedback),
+    ]
 
 
 async def _read(

@@ -1,0 +1,188 @@
+"""A Gymnasium environment: one whole game per episode, one step per reply of the learning seat.
+
+`HanabiSeatEnv(scaffold="watson", players=2, seat=0, seeds="standard", reward=RewardSpec(...))`. `reset` deals one
+of the stored seed decks (`options={"deal": N}` picks seed N; otherwise the env's seeded generator picks one, so
+`reset(seed=s)` is reproducible) and lets the built-in bot play the other seats up to the learning seat's first turn.
+An observation is the chat request the scaffold builds for that seat in a real run: a list of {"role", "content"}
+messages (system, user), exactly harness.scaffold.render_messages. An action is the model's reply text.
+
+`step(reply)` reads the reply with the scaffold's strict reader (harness.rl.rewards):
+- a valid reply is played, earns its reward (the paper's rating reward or the engine-grounded one), the partners play
+  on, and the next observation is the seat's next prompt; `terminated` when the game ends;
+- an invalid one earns `RewardSpec.penalty`, is not played, and the next observation is the re-ask a run sends (the
+  prompt, the rejected reply, the format's feedback; harness.agent.reask_messages). As in a run, after `reply_retries`
+  re-asks at one decision, or the same rejected reply twice, the episode stops: `truncated`, the game unfinished.
+
+`info` carries the turn, the game id, the legal moves, the reply's `error_kind` (None when valid), the move played,
+the fireworks so far, the Position of the decision just scored and `final_score` once the game is over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+
+from harness.agent import reask_messages
+from harness.event_loop import GameLoop
+from harness.formats import MAX_REPLY_CHARS
+from harness.models import close_clients
+from harness.records import Message
+from harness.rl.game import EpisodeError, SeatGame
+from harness.rl.rewards import MoveRewards, RewardSpec
+from harness.scaffold import load_scaffold
+from harness.seeds import SeedDeck, resolve_seeds
+
+Observation = list[dict[str, str]]
+DEFAULT_REPLY_RETRIES = 3  # as a run's --max-retries
+
+
+class ChatSpace(gym.spaces.Space[Observation]):
+    """A chat request: a non-empty list of {"role", "content"} messages."""
+
+    def __init__(self) -> None:
+        super().__init__(shape=None, dtype=None)
+
+    def contains(self, x: Any) -> bool:
+        return (
+            isinstance(x, list)
+            and bool(x)
+            and all(
+                isinstance(m, dict)
+                and set(m) == {"role", "content"}
+                and m["role"] in ("system", "user", "assistant")
+                and isinstance(m["content"], str)
+                for m in x
+            )
+        )
+
+
+class ReplySpace(gym.spaces.Space[str]):
+    """A model's reply: any text up to the readers' size cap (longer replies are rejected as oversized)."""
+
+    def __init__(self) -> None:
+        super().__init__(shape=None, dtype=None)
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, str) and len(x) <= MAX_REPLY_CHARS
+
+
+def as_observation(messages: list[Message]) -> Observation:
+    return [{"role": m.role, "content": m.content} for m in messages]
+
+
+class HanabiSeatEnv(gym.Env[Observation, str]):
+    """One seat of a Hanabi game served through its scaffold; the built-in bot plays the other seats."""
+
+    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's own class attribute)
+
+    def __init__(
+        self,
+        scaffold: str = "watson",
+        players: int = 2,
+        seat: int = 0,
+        seeds: str = "standard",
+        reward: RewardSpec | None = None,
+        reply_retries: int = DEFAULT_REPLY_RETRIES,
+        render_mode: str | None = None,
+    ) -> None:
+        self.scaffold = load_scaffold(scaffold)
+        self.players = players
+        self.seat = seat
+        self.deals: list[SeedDeck] = resolve_seeds(seeds)
+        self.spec_reward = reward or RewardSpec()
+        self.rewards = MoveRewards(self.spec_reward, self.scaffold)
+        self.reply_retries = reply_retries
+        self.render_mode = render_mode
+        self.observation_space = ChatSpace()
+        self.action_space = ReplySpace()
+        # The rater's calls run in one loop of the env's own, closed (with LiteLLM's clients and pending tasks) by
+        # close() or, at the latest, when the env is collected or the interpreter exits.
+        self._runner = asyncio.Runner(loop_factory=GameLoop)
+        self._closer = weakref.finalize(self, _close_runner, self._runner)
+        self._game: SeatGame | None = None
+        self._prompt: list[Message] = []
+        self._request: list[Message] = []
+        self._rejected: list[str] = []  # the rejected replies at the current decision
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        super().reset(seed=seed)
+        wanted = (options or {}).get("deal")
+        if wanted is None:
+            deal = self.deals[int(self.np_random.integers(len(self.deals)))]
+        else:
+            found = [d for d in self.deals if d.seed == wanted]
+            if not found:
+                seeds = ", ".join(str(d.seed) for d in self.deals)
+                raise EpisodeError(f"deal {wanted} is not among this env's seeds; pick one of: {seeds}")
+            deal = found[0]
+        self._game = SeatGame(self.scaffold, self.players, self.seat, deal)
+        if self._game.over:  # cannot happen with a fresh deal: every seat moves before the game can end
+            raise EpisodeError(f"the game of deal {deal.seed} ended before seat {self.seat} moved")
+        self._new_decision()
+        return as_observation(self._request), self._info()
+
+    def step(self, action: str) -> tuple[Observation, SupportsFloat, bool, bool, dict[str, Any]]:
+        game = self._game
+        if game is None or game.over:
+            raise RuntimeError("the episode is over; call reset() first")
+        position = game.position()
+        scored = self._runner.run(self.rewards.score(position, action, game.memory))
+        info_extra: dict[str, Any] = {"position": position, "error_kind": scored.error_kind, "move": scored.move}
+        if scored.parsed is None:
+            assert scored.error_kind is not None and scored.feedback is not None
+            kind = scored.error_kind
+            repeated = action.strip() != "" and action in self._rejected
+            self._rejected.append(action)
+            if repeated:
+                kind = "repeated_reply"
+            truncated = repeated or len(self._rejected) > self.reply_retries
+            info_extra.update(error_kind=kind, feedback=scored.feedback, rejected=len(self._rejected))
+            if not truncated:
+                self._request = reask_messages(self._prompt, action, scored.feedback)
+            return as_observation(self._request), scored.reward, False, truncated, self._info() | info_extra
+        game.play(scored.parsed, action)
+        if not game.over:
+            self._new_decision()
+        info = self._info() | info_extra
+        if game.over:
+            info["final_score"] = game.game.fireworks_sum
+        return as_observation(self._request), scored.reward, game.over, False, info
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi" or not self._request:
+            return None
+        return self._request[-1].content
+
+    def close(self) -> None:
+        self._closer()
+        super().close()
+
+    def _new_decision(self) -> None:
+        assert self._game is not None
+        self._prompt = self._game.prompt()
+        self._request = self._prompt
+        self._rejected = []
+
+    def _info(self) -> dict[str, Any]:
+        game = self._game
+        assert game is not None
+        view = game.view()
+        return {
+            "game_id": game.game_id,
+            "turn": game.game.turn,
+            "legal_moves": [m.description for m in view.legal_moves],
+            "fireworks": game.game.fireworks_sum,
+            "rejected": len(self._rejected),
+        }
+
+
+def _close_runner(runner: asyncio.Runner) -> None:
+    try:
+        runner.run(close_clients())
+    finally:
+        runner.close()
