@@ -10,6 +10,7 @@ or a test comparing them with the exports.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -18,6 +19,7 @@ from harness.agent import seat_notes
 from harness.bots import DEFAULT_BOT, get_bot
 from harness.engine import Game, Move
 from harness.formats import ParsedReply
+from harness.local import format_reply
 from harness.records import Message
 from harness.scaffold import ScaffoldDef, render_messages
 from harness.seeds import SeedDeck
@@ -128,3 +130,35 @@ class SeatGame:
     def _apply(self, move: Move) -> None:
         self.game.apply(move)
         self.moves.append(move)
+
+
+def bot_reply(scaffold: ScaffoldDef, view: SeatView, bot: str = DEFAULT_BOT) -> str:
+    """The reply the `local/<bot>` model sends for this view in the scaffold's reply format (harness.local)."""
+    decision = get_bot(bot).decide(view)
+    return format_reply(view, decision.move_index, decision.ratings, decision.reason, scaffold.base.reply_format.name)
+
+
+class Decision(BaseModel):
+    """One decision of the learning seat: where it stands, the prompt it is served, and its working memory."""
+
+    model_config = ConfigDict(frozen=True)
+
+    position: Position
+    prompt: list[Message]
+    memory: dict[str, Any] | None
+
+
+def decisions(
+    scaffold: ScaffoldDef, players: int, seat: int, deals: list[SeedDeck], bot: str = DEFAULT_BOT
+) -> Iterator[Decision]:
+    """Every decision of the learning seat in the games of `deals`, in order, when the built-in bot plays every seat,
+    the learning one included (its moves are the `local/<bot>` model's replies, read as a run reads them)."""
+    for deal in deals:
+        game = SeatGame(scaffold, players, seat, deal, bot)
+        while not game.over:
+            yield Decision(position=game.position(), prompt=game.prompt(), memory=game.memory)
+            view = game.view()
+            text = bot_reply(scaffold, view, bot)
+            reply = scaffold.base.reply_format.read(text, len(view.legal_moves))
+            assert isinstance(reply, ParsedReply)
+            game.play(reply, text)

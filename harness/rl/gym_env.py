@@ -19,19 +19,15 @@ the fireworks so far, the Position of the decision just scored and `final_score`
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
 from harness.agent import reask_messages
-from harness.event_loop import GameLoop
 from harness.formats import MAX_REPLY_CHARS
-from harness.models import close_clients
 from harness.records import Message
 from harness.rl.game import EpisodeError, SeatGame
-from harness.rl.rewards import MoveRewards, RewardSpec
+from harness.rl.rewards import MoveRewards, RewardSpec, owned_runner
 from harness.scaffold import load_scaffold
 from harness.seeds import SeedDeck, resolve_seeds
 
@@ -100,8 +96,7 @@ class HanabiSeatEnv(gym.Env[Observation, str]):
         self.action_space = ReplySpace()
         # The rater's calls run in one loop of the env's own, closed (with LiteLLM's clients and pending tasks) by
         # close() or, at the latest, when the env is collected or the interpreter exits.
-        self._runner = asyncio.Runner(loop_factory=GameLoop)
-        self._closer = weakref.finalize(self, _close_runner, self._runner)
+        self._runner, self._closer = owned_runner(self)
         self._game: SeatGame | None = None
         self._prompt: list[Message] = []
         self._request: list[Message] = []
@@ -179,10 +174,3 @@ class HanabiSeatEnv(gym.Env[Observation, str]):
             "fireworks": game.game.fireworks_sum,
             "rejected": len(self._rejected),
         }
-
-
-def _close_runner(runner: asyncio.Runner) -> None:
-    try:
-        runner.run(close_clients())
-    finally:
-        runner.close()

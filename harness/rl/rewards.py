@@ -21,14 +21,16 @@ Rewards of valid moves are computed once per decision and kept (a GRPO group sco
 from __future__ import annotations
 
 import asyncio
+import weakref
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.agent import MoveInterrupted, SeatAgent
 from harness.commands.values import decision_seed
+from harness.event_loop import GameLoop
 from harness.formats import ParsedReply, ReplyProblem
-from harness.models import ModelClient, RetryPolicy
+from harness.models import ModelClient, RetryPolicy, close_clients
 from harness.records import SeatConfig
 from harness.rewards import Transform, rating_reward
 from harness.rl.game import Position
@@ -137,3 +139,18 @@ class MoveRewards:
             feedback=None,
             parsed=reply,
         )
+
+
+def owned_runner(owner: object) -> tuple[asyncio.Runner, weakref.finalize]:
+    """An event loop of `owner`'s own for the rater's calls from synchronous code, and the finalizer that closes it
+    (LiteLLM's clients, then any pending task) when called, when `owner` is collected, or at interpreter exit: a
+    loop left with pending tasks at exit has crashed the interpreter in garbage collection."""
+    runner = asyncio.Runner(loop_factory=GameLoop)
+    return runner, weakref.finalize(owner, _close_runner, runner)
+
+
+def _close_runner(runner: asyncio.Runner) -> None:
+    try:
+        runner.run(close_clients())
+    finally:
+        runner.close()

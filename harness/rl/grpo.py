@@ -1,0 +1,67 @@
+"""The learning seat's decisions as a dataset, and a reward function for TRL's GRPOTrainer over it.
+
+`decision_rows(...)` gives one row per decision of the learning seat in the bot-played games of the deals (as the
+verifiers taskset loads them, harness.rl.game.decisions): `prompt` is the scaffold's chat request for that seat,
+`position` and `memory` are JSON strings naming the decision. `grpo_move_reward(spec, scaffold)` is a TRL reward
+function: TRL passes each completion with its row's other columns, and each completion earns the harness.rl.rewards
+reward of its reply at that decision (`penalty` for a reply the strict reader rejects).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from itertools import islice
+from typing import Any
+
+from harness.rl.game import Position, check_scaffold, decisions
+from harness.rl.rewards import MoveRewards, RewardSpec, owned_runner
+from harness.scaffold import load_scaffold
+from harness.seeds import resolve_seeds
+
+
+def decision_rows(
+    scaffold: str, players: int = 2, seat: int = 0, seeds: str = "standard", limit: int | None = None
+) -> list[dict[str, Any]]:
+    """Rows {"prompt", "position", "memory"} for the first `limit` decisions (all when None)."""
+    definition = load_scaffold(scaffold)
+    check_scaffold(definition)
+    found = decisions(definition, players, seat, resolve_seeds(seeds))
+    return [
+        {
+            "prompt": [{"role": m.role, "content": m.content} for m in d.prompt],
+            "position": d.position.model_dump_json(),
+            "memory": json.dumps(d.memory),
+        }
+        for d in islice(found, limit)
+    ]
+
+
+def grpo_move_reward(spec: RewardSpec, scaffold: str) -> Callable[..., list[float]]:
+    """A GRPOTrainer reward function over `decision_rows` rows of `scaffold`, scoring by `spec`."""
+    rewards = MoveRewards(spec, load_scaffold(scaffold))
+
+    def hanabi_move(
+        completions: Sequence[Any], position: Sequence[str], memory: Sequence[str], **_columns: Any
+    ) -> list[float]:
+        async def score_all() -> list[float]:
+            scores = []
+            for completion, where, notes in zip(completions, position, memory, strict=True):
+                at = Position.model_validate_json(where)
+                scored = await rewards.score(at, completion_text(completion), json.loads(notes))
+                scores.append(scored.reward)
+            return scores
+
+        return runner.run(score_all())
+
+    runner, _ = owned_runner(hanabi_move)
+    return hanabi_move
+
+
+def completion_text(completion: Any) -> str:
+    """A completion as TRL passes it: a list of chat messages (conversational: the last one's content) or a string."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Sequence) and completion and isinstance(completion[-1], dict):
+        return str(completion[-1].get("content") or "")
+    return ""
