@@ -76,14 +76,18 @@ def test_a_gym_episode_serves_the_runs_prompts_and_pays_the_exported_rewards(
             assert info["error_kind"] is None and info["move"] == row["chosen_move"]
             assert terminated == (step == len(rows)) and not truncated
         assert info["final_score"] == rows[-1]["final_score"]
-        assert sum(r["candidate_ratings"][r["chosen_move_index"]] > 0 for r in rows) > len(rows) // 2  # not all 0
+        assert (
+            sum(r["candidate_ratings"][r["chosen_move_index"]] > 0 for r in rows) > len(rows) // 2
+        )  # not all 0
         with pytest.raises(RuntimeError, match="call reset"):
             env.step(rows[0]["completion"][0]["content"])
     finally:
         env.close()
 
 
-def test_invalid_replies_are_penalised_re_asked_and_never_played(exported: dict[str, list[dict[str, Any]]]) -> None:
+def test_invalid_replies_are_penalised_re_asked_and_never_played(
+    exported: dict[str, list[dict[str, Any]]],
+) -> None:
     first = exported["watson"][0]
     env = HanabiSeatEnv(scaffold="watson", players=2, seat=0, seeds="1", reply_retries=3)
     try:
@@ -102,8 +106,12 @@ def test_invalid_replies_are_penalised_re_asked_and_never_played(exported: dict[
             assert observation[: len(prompt)] == prompt
             assert observation[len(prompt)] == {"role": "assistant", "content": reply}
             assert observation[-1] == {"role": "user", "content": info["feedback"]}
-        # the logged reply is still read and played, and paid what the exports pay it
-        observation, reward, _, _, info = env.step(first["completion"][0]["content"])
+        # the logged reply, cut off by the token limit, is rejected unread, as a run rejects it
+        logged = first["completion"][0]["content"]
+        _, reward, _, _, info = env.step({"content": logged, "finish_reason": "length"})
+        assert (reward, info["error_kind"], info["turn"]) == (-1.0, "truncated", 1)
+        # whole, it is read and played, and paid what the exports pay it
+        observation, reward, _, _, info = env.step({"content": logged, "finish_reason": "stop"})
         assert reward == export_reward(first, first["completion"]) and info["move"] == first["chosen_move"]
 
         # as in a run: the same rejected reply twice, or more re-asks than allowed, stop the episode unfinished
@@ -111,7 +119,9 @@ def test_invalid_replies_are_penalised_re_asked_and_never_played(exported: dict[
         env.step("no idea")
         _, reward, terminated, truncated, info = env.step("no idea")
         assert (reward, info["error_kind"], terminated, truncated) == (-1.0, "repeated_reply", False, True)
-        strict = HanabiSeatEnv(scaffold="watson", players=2, seat=0, seeds="1", reply_retries=1)
+        strict = HanabiSeatEnv(scaffold="watson", players=2, seat=0, seeds="1,2,3", reply_retries=1)
+        # reset(seed=...) picks the same deal every time
+        assert len({strict.reset(seed=11)[1]["game_id"] for _ in range(3)}) == 1
         strict.reset(options={"deal": 1})
         assert strict.step("one")[3] is False
         assert strict.step("two")[3] is True
@@ -146,17 +156,26 @@ def test_verifiers_tasks_are_the_runs_decisions_and_score_replies_as_the_exports
         trace = asyncio.run(score(task, reply))
         assert trace.rewards["hanabi_move"].score == rating_reward(row["candidate_ratings"], index)
         assert trace.info["hanabi"]["move"] == row["candidate_moves"][index]
-    for reply, kind in (("Chosen Move Number: 1 or 2", "ambiguous"), ("Chosen Move Number: 40", "illegal_move")):
+    for reply, kind in (
+        ("Chosen Move Number: 1 or 2", "ambiguous"),
+        ("Chosen Move Number: 40", "illegal_move"),
+    ):
         trace = asyncio.run(score(task, reply))
         assert trace.rewards["hanabi_move"].score == -1.0 and trace.metrics["valid_reply"] == 0.0
         assert trace.info["hanabi"]["error_kind"] == kind
+    cut = reply_trace(task, row["completion"][0]["content"])
+    cut.stop_condition = "max_output_tokens"  # the policy's reply ran into the token limit
+    asyncio.run(task.score(cut))
+    assert cut.rewards["hanabi_move"].score == -1.0 and cut.info["hanabi"]["error_kind"] == "truncated"
     raw = load_taskset(scaffold="watson", seeds="1", reward=RewardSpec(transform="raw", penalty=-2.0))
     raw_task = next(iter(raw.skip(3)))
     worst = min(range(len(row["candidate_moves"])), key=lambda i: row["candidate_ratings"][i])
     trace = asyncio.run(score(raw_task, reply_choosing(row, worst, "watson")))
-    assert trace.rewards["hanabi_move"].score == export_reward(
-        row, [{"role": "assistant", "content": reply_choosing(row, worst, "watson")}], "raw"
-    ) < 0
+    assert (
+        trace.rewards["hanabi_move"].score
+        == export_reward(row, [{"role": "assistant", "content": reply_choosing(row, worst, "watson")}], "raw")
+        < 0
+    )
     assert asyncio.run(score(raw_task, "pass")).rewards["hanabi_move"].score == -2.0
     env = vf.load_environment(vf.SingleAgentEnvConfig(taskset=HanabiTasksetConfig(id="hanabi-eval-rl")))
     assert isinstance(env, vf.SingleAgentEnv)
@@ -173,7 +192,11 @@ def test_the_engine_reward_is_the_values_command_s_regret_of_the_move(
     (values_file,) = (run / "values").glob("*.jsonl")
     valued = {line["turn"]: line for line in map(json.loads, values_file.read_text().splitlines())}
     spec = RewardSpec(kind="engine", rollouts=2, values_seed=7)
-    tasks = [t for t in load_taskset(scaffold="watson", seeds="1", reward=spec) if t.data.position.turn >= from_turn]
+    tasks = [
+        t
+        for t in load_taskset(scaffold="watson", seeds="1", reward=spec)
+        if t.data.position.turn >= from_turn
+    ]
     assert [t.data.position.turn for t in tasks] == [r["turn"] for r in rows[-VALUED_TURNS:]]
     for task, row in zip(tasks, rows[-VALUED_TURNS:], strict=True):
         values = {m["move"]: m["value"] for m in valued[row["turn"]]["moves"]}
@@ -190,9 +213,16 @@ def test_grpo_rows_and_reward_function_match_the_exports(exported: dict[str, lis
     assert [d["prompt"] for d in data] == [r["prompt"] for r in rows]
     reward = grpo_move_reward(RewardSpec(), "mycroft")
     columns = {"position": [d["position"] for d in data], "memory": [d["memory"] for d in data]}
-    assert reward([r["completion"] for r in rows], **columns) == [export_reward(r, r["completion"]) for r in rows]
-    nonsense = [[{"role": "assistant", "content": "{\"action\": \"first\"}"}] for _ in rows]
+    assert reward([r["completion"] for r in rows], **columns) == [
+        export_reward(r, r["completion"]) for r in rows
+    ]
+    nonsense = [[{"role": "assistant", "content": '{"action": "first"}'}] for _ in rows]
     assert reward(nonsense, **columns) == [-1.0] * 3
+    # with the stop tokens known, a completion whose ids end without one was cut off: rejected unread
+    stopping = grpo_move_reward(RewardSpec(), "mycroft", stop_token_ids={2})
+    ids = [[5, 6, 2], [5, 6], [5, 2]]
+    expected = [export_reward(r, r["completion"]) for r in rows]
+    assert stopping([r["completion"] for r in rows], completion_ids=ids, **columns) == [expected[0], -1.0, expected[2]]
 
 
 def test_environments_refuse_what_they_cannot_serve() -> None:

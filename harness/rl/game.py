@@ -69,7 +69,9 @@ def check_scaffold(scaffold: ScaffoldDef) -> None:
 class SeatGame:
     """A game in progress from the learning seat's point of view; partners move by themselves."""
 
-    def __init__(self, scaffold: ScaffoldDef, players: int, seat: int, deal: SeedDeck, bot: str = DEFAULT_BOT):
+    def __init__(
+        self, scaffold: ScaffoldDef, players: int, seat: int, deal: SeedDeck, bot: str = DEFAULT_BOT
+    ):
         check_scaffold(scaffold)
         if not 2 <= players <= 5:
             raise EpisodeError(f"players={players}: Hanabi takes 2 to 5 players")
@@ -135,7 +137,9 @@ class SeatGame:
 def bot_reply(scaffold: ScaffoldDef, view: SeatView, bot: str = DEFAULT_BOT) -> str:
     """The reply the `local/<bot>` model sends for this view in the scaffold's reply format (harness.local)."""
     decision = get_bot(bot).decide(view)
-    return format_reply(view, decision.move_index, decision.ratings, decision.reason, scaffold.base.reply_format.name)
+    return format_reply(
+        view, decision.move_index, decision.ratings, decision.reason, scaffold.base.reply_format.name
+    )
 
 
 class Decision(BaseModel):

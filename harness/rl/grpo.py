@@ -10,7 +10,7 @@ reward of its reply at that decision (`penalty` for a reply the strict reader re
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from itertools import islice
 from typing import Any
 
@@ -37,18 +37,30 @@ def decision_rows(
     ]
 
 
-def grpo_move_reward(spec: RewardSpec, scaffold: str) -> Callable[..., list[float]]:
-    """A GRPOTrainer reward function over `decision_rows` rows of `scaffold`, scoring by `spec`."""
+def grpo_move_reward(
+    spec: RewardSpec, scaffold: str, stop_token_ids: Collection[int] = ()
+) -> Callable[..., list[float]]:
+    """A GRPOTrainer reward function over `decision_rows` rows of `scaffold`, scoring by `spec`. With
+    `stop_token_ids` (the tokenizer's end-of-turn ids), a completion whose ids TRL passes without one at the end was
+    cut off by the length limit: it earns the penalty unread (error kind `truncated`), as a run rejects such a reply."""
     rewards = MoveRewards(spec, load_scaffold(scaffold))
+    stops = frozenset(stop_token_ids)
 
     def hanabi_move(
-        completions: Sequence[Any], position: Sequence[str], memory: Sequence[str], **_columns: Any
+        completions: Sequence[Any],
+        position: Sequence[str],
+        memory: Sequence[str],
+        completion_ids: Sequence[Sequence[int]] | None = None,
+        **_columns: Any,
     ) -> list[float]:
+        ids: Sequence[Sequence[int] | None] = completion_ids or [None] * len(completions)
+
         async def score_all() -> list[float]:
             scores = []
-            for completion, where, notes in zip(completions, position, memory, strict=True):
+            for completion, where, notes, tokens in zip(completions, position, memory, ids, strict=True):
                 at = Position.model_validate_json(where)
-                scored = await rewards.score(at, completion_text(completion), json.loads(notes))
+                cut = bool(stops) and tokens is not None and (not tokens or tokens[-1] not in stops)
+                scored = await rewards.score(at, completion_text(completion), json.loads(notes), cut)
                 scores.append(scored.reward)
             return scores
 

@@ -4,7 +4,9 @@
 of the stored seed decks (`options={"deal": N}` picks seed N; otherwise the env's seeded generator picks one, so
 `reset(seed=s)` is reproducible) and lets the built-in bot play the other seats up to the learning seat's first turn.
 An observation is the chat request the scaffold builds for that seat in a real run: a list of {"role", "content"}
-messages (system, user), exactly harness.scaffold.render_messages. An action is the model's reply text.
+messages (system, user), exactly harness.scaffold.render_messages. An action is the model's reply text, or
+{"content": text, "finish_reason": ...} so that a reply the token limit cut off ("length") is rejected as a run
+rejects it (`truncated`), never read.
 
 `step(reply)` reads the reply with the scaffold's strict reader (harness.rl.rewards):
 - a valid reply is played, earns its reward (the paper's rating reward or the engine-grounded one), the partners play
@@ -24,7 +26,6 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 
 from harness.agent import reask_messages
-from harness.formats import MAX_REPLY_CHARS
 from harness.records import Message
 from harness.rl.game import EpisodeError, SeatGame
 from harness.rl.rewards import MoveRewards, RewardSpec, owned_runner
@@ -55,21 +56,34 @@ class ChatSpace(gym.spaces.Space[Observation]):
         )
 
 
-class ReplySpace(gym.spaces.Space[str]):
-    """A model's reply: any text up to the readers' size cap (longer replies are rejected as oversized)."""
+Action = str | dict[str, str]
+
+
+class ReplySpace(gym.spaces.Space[Action]):
+    """A model's reply: its text, or {"content": text, "finish_reason": why generation stopped} ("length": the token
+    limit cut it off, and it is rejected unread as `truncated`). Any text is an action; the reader judges it."""
 
     def __init__(self) -> None:
         super().__init__(shape=None, dtype=None)
 
     def contains(self, x: Any) -> bool:
-        return isinstance(x, str) and len(x) <= MAX_REPLY_CHARS
+        if isinstance(x, dict):
+            return set(x) <= {"content", "finish_reason"} and isinstance(x.get("content"), str)
+        return isinstance(x, str)
+
+
+def reply_of(action: Action) -> tuple[str, bool]:
+    """An action's reply text, and whether the token limit cut it off."""
+    if isinstance(action, str):
+        return action, False
+    return str(action.get("content") or ""), action.get("finish_reason") == "length"
 
 
 def as_observation(messages: list[Message]) -> Observation:
     return [{"role": m.role, "content": m.content} for m in messages]
 
 
-class HanabiSeatEnv(gym.Env[Observation, str]):
+class HanabiSeatEnv(gym.Env[Observation, Action]):
     """One seat of a Hanabi game served through its scaffold; the built-in bot plays the other seats."""
 
     metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's own class attribute)
@@ -121,26 +135,31 @@ class HanabiSeatEnv(gym.Env[Observation, str]):
         self._new_decision()
         return as_observation(self._request), self._info()
 
-    def step(self, action: str) -> tuple[Observation, SupportsFloat, bool, bool, dict[str, Any]]:
+    def step(self, action: Action) -> tuple[Observation, SupportsFloat, bool, bool, dict[str, Any]]:
         game = self._game
         if game is None or game.over:
             raise RuntimeError("the episode is over; call reset() first")
         position = game.position()
-        scored = self._runner.run(self.rewards.score(position, action, game.memory))
-        info_extra: dict[str, Any] = {"position": position, "error_kind": scored.error_kind, "move": scored.move}
+        text, cut = reply_of(action)
+        scored = self._runner.run(self.rewards.score(position, text, game.memory, cut))
+        info_extra: dict[str, Any] = {
+            "position": position,
+            "error_kind": scored.error_kind,
+            "move": scored.move,
+        }
         if scored.parsed is None:
             assert scored.error_kind is not None and scored.feedback is not None
             kind = scored.error_kind
-            repeated = action.strip() != "" and action in self._rejected
-            self._rejected.append(action)
+            repeated = text.strip() != "" and text in self._rejected
+            self._rejected.append(text)
             if repeated:
                 kind = "repeated_reply"
             truncated = repeated or len(self._rejected) > self.reply_retries
             info_extra.update(error_kind=kind, feedback=scored.feedback, rejected=len(self._rejected))
             if not truncated:
-                self._request = reask_messages(self._prompt, action, scored.feedback)
+                self._request = reask_messages(self._prompt, text, scored.feedback)
             return as_observation(self._request), scored.reward, False, truncated, self._info() | info_extra
-        game.play(scored.parsed, action)
+        game.play(scored.parsed, text)
         if not game.over:
             self._new_decision()
         info = self._info() | info_extra

@@ -1,8 +1,9 @@
 """The reward of one reply at one decision, shared by the Gymnasium environment, the verifiers taskset and GRPO.
 
 A reply is read by the scaffold's own strict reader (the base call's reply format, harness.formats). A reply that
-does not name exactly one legal move without doubt earns `penalty` (default -1) with the format's error kind and
-feedback, and no move is made. A valid reply earns, by `RewardSpec.kind`:
+does not name exactly one legal move without doubt, or that the token limit cut off (the caller says so: a trainer
+knows whether generation stopped at a stop token), earns `penalty` (default -1) with the format's error kind
+(`truncated` for the latter) and feedback, and no move is made. A valid reply earns, by `RewardSpec.kind`:
 
 - "rating", the paper's reward (Section 6.2; harness.rewards.rating_reward): the rating in [-1, 1] that the rater
   model gives the chosen move, passed through `transform` (clip = max(0, r), the paper's default; raw; normalize).
@@ -64,14 +65,20 @@ class Scored(BaseModel):
     reward: float
     action: int | None  # the legal-move index the reply chose; None when it was rejected
     move: str | None  # that move's text
-    error_kind: str | None  # the format's error kind of a rejected reply (unparseable, ambiguous, illegal_move, ...)
+    error_kind: (
+        str | None
+    )  # the format's error kind of a rejected reply (unparseable, ambiguous, illegal_move, ...)
     feedback: str | None  # what the harness would answer the model (the format's own wording)
     parsed: ParsedReply | None = None
 
 
-def read_reply(scaffold: ScaffoldDef, view: SeatView, text: str) -> ParsedReply:
-    """The reply read strictly in the scaffold's reply format; ReplyProblem when it names no single legal move."""
-    reply = scaffold.base.reply_format.read(text, len(view.legal_moves))
+def read_reply(scaffold: ScaffoldDef, view: SeatView, text: str, truncated: bool = False) -> ParsedReply:
+    """The reply read strictly in the scaffold's reply format; ReplyProblem when it names no single legal move, or
+    when the token limit cut it off (`truncated`: never used, even when a move could be read, as in a run)."""
+    fmt = scaffold.base.reply_format
+    if truncated:
+        raise ReplyProblem("truncated", fmt.feedback("truncated", range(len(view.legal_moves))))
+    reply = fmt.read(text, len(view.legal_moves))
     assert isinstance(reply, ParsedReply)  # a move contract never reads to free text
     return reply
 
@@ -121,14 +128,21 @@ class MoveRewards:
         best = max(values)
         return [value - best for value in values]
 
-    async def score(self, position: Position, text: str, memory: dict[str, object] | None = None) -> Scored:
-        """Read `text` as the learning seat's reply at `position` and score it."""
+    async def score(
+        self, position: Position, text: str, memory: dict[str, object] | None = None, truncated: bool = False
+    ) -> Scored:
+        """Read `text` as the learning seat's reply at `position` and score it (`truncated`: the token limit cut the
+        reply off, so it is rejected as a run rejects it)."""
         view = position.view()
         try:
-            reply = read_reply(self.scaffold, view, text)
+            reply = read_reply(self.scaffold, view, text, truncated)
         except ReplyProblem as problem:
             return Scored(
-                reward=self.spec.penalty, action=None, move=None, error_kind=problem.kind, feedback=str(problem)
+                reward=self.spec.penalty,
+                action=None,
+                move=None,
+                error_kind=problem.kind,
+                feedback=str(problem),
             )
         table = await self.table(position, memory)
         return Scored(

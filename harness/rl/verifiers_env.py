@@ -6,7 +6,8 @@ seat in a run (system and user messages, working memory included), and the task'
 (`position`: deck and earlier moves, and the game id a run gives the deal). The policy answers once; the task's reward
 `hanabi_move` reads that reply (`trace.last_reply`) with the scaffold's strict reader and scores it as
 harness.rl.rewards says: the paper's rating reward or the engine-grounded one, `penalty` for a reply that names no
-single legal move (nothing is guessed). The metric `valid_reply` is 1 for a reply read to a legal move, else 0.
+single legal move or was cut off by the token limit (`trace.is_truncated`); nothing is guessed. The metric
+`valid_reply` is 1 for a reply read to a legal move, else 0.
 
 verifiers finds a taskset by the name of a top-level module: this one is `hanabi-eval-rl` (the module
 hanabi_eval_rl), so `vf.load_taskset(HanabiTasksetConfig(id="hanabi-eval-rl", scaffold="sherlock"))` loads it, and
@@ -23,13 +24,16 @@ from typing import Any
 
 import verifiers.v1 as vf
 
+from harness.formats import ReplyProblem
 from harness.rl.game import Position, check_scaffold, decisions
-from harness.rl.rewards import MoveRewards, RewardSpec
+from harness.rl.rewards import MoveRewards, RewardSpec, read_reply
 from harness.scaffold import load_scaffold
 from harness.seeds import resolve_seeds
 
 TASKSET_ID = "hanabi-eval-rl"  # the verifiers plugin name: the top-level module hanabi_eval_rl
-_SCORERS: dict[tuple[str, RewardSpec], MoveRewards] = {}  # one per scaffold and reward: decisions' tables are kept
+_SCORERS: dict[
+    tuple[str, RewardSpec], MoveRewards
+] = {}  # one per scaffold and reward: decisions' tables are kept
 
 
 def move_rewards(scaffold: str, spec: RewardSpec) -> MoveRewards:
@@ -52,7 +56,9 @@ class HanabiTasksetConfig(vf.TasksetConfig):
     scaffold: str = "watson"  # a single-call scaffold
     players: int = 2
     seat: int = 0  # the learning seat; the built-in bot plays the others
-    seeds: str = "standard"  # a seed set name, a comma-separated list of seeds, or a seed file (as run --seeds)
+    seeds: str = (
+        "standard"  # a seed set name, a comma-separated list of seeds, or a seed file (as run --seeds)
+    )
 
 
 class HanabiData(vf.TaskData):
@@ -70,17 +76,20 @@ class HanabiTask(vf.Task[HanabiData, vf.State, HanabiTaskConfig]):
     @vf.reward
     async def hanabi_move(self, task: HanabiData, trace: vf.Trace) -> float:
         scored = await move_rewards(task.scaffold, self.config.reward).score(
-            task.position, trace.last_reply, task.memory
+            task.position, trace.last_reply, task.memory, truncated=trace.is_truncated
         )
-        trace.info["hanabi"] = {"error_kind": scored.error_kind, "move": scored.move, "feedback": scored.feedback}
+        trace.info["hanabi"] = {
+            "error_kind": scored.error_kind,
+            "move": scored.move,
+            "feedback": scored.feedback,
+        }
         return scored.reward
 
     @vf.metric
     async def valid_reply(self, task: HanabiData, trace: vf.Trace) -> float:
-        scaffold = load_scaffold(task.scaffold)
         try:
-            scaffold.base.reply_format.read(trace.last_reply, len(task.legal_moves))
-        except ValueError:  # ReplyProblem
+            read_reply(load_scaffold(task.scaffold), task.position.view(), trace.last_reply, trace.is_truncated)
+        except ReplyProblem:
             return 0.0
         return 1.0
 
@@ -120,7 +129,9 @@ def reply_trace(task: HanabiTask, text: str) -> vf.Trace:
     prompt = task.data.prompt
     assert isinstance(prompt, list)
     nodes = [vf.MessageNode(message=m, parent=i - 1 if i else None) for i, m in enumerate(prompt)]
-    nodes.append(vf.MessageNode(message=vf.AssistantMessage(content=text), parent=len(nodes) - 1, sampled=True))
+    nodes.append(
+        vf.MessageNode(message=vf.AssistantMessage(content=text), parent=len(nodes) - 1, sampled=True)
+    )
     return vf.Trace(
         task=vf.TraceTask(type=type(task).__name__, data=task.data, key=task.key, hash=task.hash),
         agent=vf.AgentInfo(config=vf.AgentConfig()),
