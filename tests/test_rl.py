@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import verifiers.v1 as vf
+from gymnasium.utils.env_checker import check_env
 
 from harness.cli import main
 from harness.rewards import grpo_reward_function, rating_reward
@@ -238,3 +239,11 @@ def test_environments_refuse_what_they_cannot_serve() -> None:
         RewardSpec(kind="engine", rollouts=5000)
     spin = HanabiSeatEnv(scaffold="spin-bench", reward=RewardSpec(kind="engine", rollouts=1))
     spin.close()
+
+
+def test_gymnasium_s_own_env_checker_accepts_the_env() -> None:
+    env = HanabiSeatEnv(scaffold="sherlock", players=3, seat=2, seeds="1,2")
+    try:
+        check_env(env, skip_render_check=True)  # reset and step contracts, seeding, spaces
+    finally:
+        env.close()

@@ -66,6 +66,11 @@ class ReplySpace(gym.spaces.Space[Action]):
     def __init__(self) -> None:
         super().__init__(shape=None, dtype=None)
 
+    def sample(self, mask: Any = None, probability: Any = None) -> Action:
+        """A random short reply naming a move number from 0 to 19 in the text layout (valid only for text formats and
+        a legal number; for anything else the reader rejects it, as it would a model's)."""
+        return f"Chosen Move Number: {int(self.np_random.integers(20))}"
+
     def contains(self, x: Any) -> bool:
         if isinstance(x, dict):
             return set(x) <= {"content", "finish_reason"} and isinstance(x.get("content"), str)
