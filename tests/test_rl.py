@@ -247,3 +247,13 @@ def test_gymnasium_s_own_env_checker_accepts_the_env() -> None:
         check_env(env, skip_render_check=True)  # reset and step contracts, seeding, spaces
     finally:
         env.close()
+
+
+def test_the_rl_environments_open_no_connection() -> None:
+    from tests.test_offline_imports import probe
+
+    out = probe(
+        "from harness.rl.gym_env import HanabiSeatEnv\nimport harness.rl.verifiers_env\n"
+        "env = HanabiSeatEnv(seeds='1')\nenv.reset(seed=0)\nprint(env.step('Chosen Move Number: 0')[1])\nenv.close()"
+    )
+    assert "ATTEMPTS 0 " in out
