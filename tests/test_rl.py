@@ -257,3 +257,27 @@ def test_the_rl_environments_open_no_connection() -> None:
         "env = HanabiSeatEnv(seeds='1')\nenv.reset(seed=0)\nprint(env.step('Chosen Move Number: 0')[1])\nenv.close()"
     )
     assert "ATTEMPTS 0 " in out
+
+
+def test_episodes_that_part_ways_are_scored_at_their_own_positions() -> None:
+    """Two episodes of one deal whose learner moves differently reach different positions at the same turn: each is
+    scored at its own (the rewards kept per decision are kept per whole position)."""
+
+    def second_turn_reward(env: HanabiSeatEnv, first_move: int) -> tuple[float, list[str]]:
+        env.reset(options={"deal": 1})
+        env.step(reply_choosing({}, first_move, "watson"))
+        _, reward, _, _, info = env.step(reply_choosing({}, 0, "watson"))
+        return reward, info["position"].history
+
+    shared = HanabiSeatEnv(scaffold="watson", seeds="1", reward=RewardSpec(transform="raw"))
+    fresh = HanabiSeatEnv(scaffold="watson", seeds="1", reward=RewardSpec(transform="raw"))
+    try:
+        hint, play = 5, 0  # (Reveal player +1 color Y) and (Play 0) at deal 1's first turn: different positions after
+        one, history_one = second_turn_reward(shared, hint)
+        two, history_two = second_turn_reward(shared, play)
+        assert history_one != history_two
+        assert two == second_turn_reward(fresh, play)[0]
+        assert one == second_turn_reward(fresh, hint)[0]
+    finally:
+        shared.close()
+        fresh.close()

@@ -65,9 +65,8 @@ class Scored(BaseModel):
     reward: float
     action: int | None  # the legal-move index the reply chose; None when it was rejected
     move: str | None  # that move's text
-    error_kind: (
-        str | None
-    )  # the format's error kind of a rejected reply (unparseable, ambiguous, illegal_move, ...)
+    # the format's error kind of a rejected reply (unparseable, ambiguous, illegal_move, truncated, ...)
+    error_kind: str | None
     feedback: str | None  # what the harness would answer the model (the format's own wording)
     parsed: ParsedReply | None = None
 
@@ -94,11 +93,13 @@ class MoveRewards:
             )
         self.spec = spec
         self.scaffold = scaffold
-        self._tables: dict[tuple[str, int, str], list[float]] = {}
+        self._tables: dict[tuple[Position, str], list[float]] = {}
         self._rater: SeatAgent | None = None
 
-    def _key(self, position: Position, memory: dict[str, object] | None) -> tuple[str, int, str]:
-        return (position.game_id, position.turn, repr(memory))
+    def _key(self, position: Position, memory: dict[str, object] | None) -> tuple[Position, str]:
+        """A decision's identity: the whole position (two episodes of one deal part ways when the learner's moves
+        differ) and the seat's notes."""
+        return (position, repr(memory))
 
     async def table(self, position: Position, memory: dict[str, object] | None = None) -> list[float]:
         """The reward of every legal move at `position` (the learning seat's working memory: `memory`)."""
