@@ -263,7 +263,7 @@ def test_episodes_that_part_ways_are_scored_at_their_own_positions() -> None:
     """Two episodes of one deal whose learner moves differently reach different positions at the same turn: each is
     scored at its own (the rewards kept per decision are kept per whole position)."""
 
-    def second_turn_reward(env: HanabiSeatEnv, first_move: int) -> tuple[float, list[str]]:
+    def second_turn_reward(env: HanabiSeatEnv, first_move: int) -> tuple[float, object]:
         env.reset(options={"deal": 1})
         env.step(reply_choosing({}, first_move, "watson"))
         _, reward, _, _, info = env.step(reply_choosing({}, 0, "watson"))
