@@ -15,7 +15,7 @@ PACKAGE = ROOT / "harness"
 LAYERS = [
     ["cli"],
     ["session"],
-    ["report", "export"],  # readers of runs
+    ["report", "export", "rl"],  # readers of runs, and RL environments over the same scaffolds and rewards
     ["run"],
     ["play"],
     ["strategies"],

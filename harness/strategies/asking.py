@@ -176,11 +176,7 @@ class Asker:
                     raise MoveInterrupted(reason, [*earlier, self._call(spec.role, attempts)]) from None
                 if problem.kind == "truncated":
                     max_tokens = self.config.params.max_tokens_on_truncation or max_tokens
-                messages = [
-                    *original,
-                    Message(role="assistant", content=_cut(text)),
-                    Message(role="user", content=str(problem)),
-                ]
+                messages = reask_messages(original, text, str(problem))
                 continue
             return Answer(self._call(spec.role, attempts), parsed)
 
@@ -200,6 +196,16 @@ def decider_report(view: SeatView, answer: Answer) -> dict[str, Any]:
             ratings=reply.ratings,
         )
     return report
+
+
+def reask_messages(original: list[Message], text: str, feedback: str) -> list[Message]:
+    """The request that answers a rejected reply: the original prompt, the reply (cut to REASK_REPLY_CHARS) and the
+    feedback naming the problem in the format's own words."""
+    return [
+        *original,
+        Message(role="assistant", content=_cut(text)),
+        Message(role="user", content=feedback),
+    ]
 
 
 async def _read(

@@ -27,18 +27,19 @@ class Memory(Single):
 
     async def decide(self, view: SeatView, ctx: TurnContext) -> Decision:
         decision = await super().decide(view, ctx)
-        reply = decision.reply
-        deductions = reply.extras.get("deductions", reply.extras.get("deduction"))  # -plus / the paper's
-        notes = _notes(ctx, view, reply, deductions, decision.calls[-1].final.reply or "")
-        tracking = score_deductions(view, deductions).model_dump()
-        return Decision(reply=reply, calls=decision.calls, memory=notes, tracking=tracking)
+        notes, tracking = seat_notes(ctx.scaffold, view, decision.reply, decision.calls[-1].final.reply or "")
+        return Decision(reply=decision.reply, calls=decision.calls, memory=notes, tracking=tracking)
 
 
-def _notes(ctx: TurnContext, view: SeatView, reply: ParsedReply, deductions: Any, text: str) -> dict[str, Any]:
-    """What the seat carries to its next turn."""
-    return {
+def seat_notes(
+    scaffold: ScaffoldDef, view: SeatView, reply: ParsedReply, text: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What the seat carries to its next turn after its accepted reply `text`, and the measured accuracy of the
+    reply's deductions (the move's `tracking`). The RL environments carry a seat's notes through this too."""
+    deductions = reply.extras.get("deductions", reply.extras.get("deduction"))  # -plus / the paper's
+    notes = {
         "turn": view.turn,
-        "state": render_memory_state(ctx.scaffold, view),
+        "state": render_memory_state(scaffold, view),
         "deductions": deductions,
         "move_ratings": [
             {"move": m.description, "rating": r} for m, r in zip(view.legal_moves, reply.ratings, strict=True)
@@ -47,3 +48,4 @@ def _notes(ctx: TurnContext, view: SeatView, reply: ParsedReply, deductions: Any
         "reason": reply.reason,
         "reply": text,  # the full reply, as the paper's Mycroft shows it next turn
     }
+    return notes, score_deductions(view, deductions).model_dump()
