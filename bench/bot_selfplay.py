@@ -2,7 +2,7 @@
 
 Usage: PYTHONPATH=. python bench/bot_selfplay.py --bot smart --seeds 200 --players 2 3 4 5 --jobs 2
 
-Decks come from harness.engine.deck_for_seed(seed) for seeds 0..N-1. Prints, per player count: games, mean
+Decks come from harness.engine.game.deck_for_seed(seed) for seeds 0..N-1. Prints, per player count: games, mean
 fireworks score with its standard error, the share of games lost to three strikes, the mean engine score (0 after
 three strikes) and games per second (wall clock, over all worker processes).
 """

@@ -46,7 +46,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[st
 
 
 def export_reward(row: dict[str, Any], completion: list[dict[str, str]], mode: Any = "clip") -> float:
-    """The reward the exports give a completion at a row: the HanabiRewards reward function of harness.rewards."""
+    """The reward the exports give a completion at a row: HanabiRewards' reward function (harness.export.rewards)."""
     reward = grpo_reward_function(mode)
     ratings, rated = [row["candidate_ratings"]], [row["candidate_rated"]]
     return reward([completion], candidate_ratings=ratings, candidate_rated=rated)[0]

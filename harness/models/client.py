@@ -7,7 +7,7 @@ and jitter, honouring Retry-After; authentication, unknown-model and context-win
 each has its own error kind. `--timeout` is an overall deadline per request: a server that trickles bytes is cut
 off when it passes. Every attempt, failed or not, is returned as an Attempt record with the provider's
 finish_reason; its reply, reasoning and error are redacted of secrets before anything else sees them. Credentials
-in an --api-base URL are taken out of it and sent as the provider expects (harness.secrets.split_credentials).
+in an --api-base URL are taken out of it and sent as the provider expects (harness.schema.secrets.split_credentials).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 of the stored seed decks (`options={"deal": N}` picks seed N; otherwise the env's seeded generator picks one, so
 `reset(seed=s)` is reproducible) and lets the built-in bot play the other seats up to the learning seat's first turn.
 An observation is the chat request the scaffold builds for that seat in a real run: a list of {"role", "content"}
-messages (system, user), exactly harness.scaffold.render_messages. An action is the model's reply text, or
+messages (system, user), exactly harness.strategies.rendering.render_messages. An action is the model's reply text, or
 {"content": text, "finish_reason": ...} so that a reply the token limit cut off ("length") is rejected as a run
 rejects it (`truncated`), never read.
 

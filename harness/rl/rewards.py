@@ -5,16 +5,16 @@ does not name exactly one legal move without doubt, or that the token limit cut 
 knows whether generation stopped at a stop token), earns `penalty` (default -1) with the format's error kind
 (`truncated` for the latter) and feedback, and no move is made. A valid reply earns, by `RewardSpec.kind`:
 
-- "rating", the paper's reward (Section 6.2; harness.rewards.rating_reward): the rating in [-1, 1] that the rater
+- "rating", the paper's reward (Section 6.2; harness.export.rewards.rating_reward): the rating in [-1, 1] that the rater
   model gives the chosen move, passed through `transform` (clip = max(0, r), the paper's default; raw; normalize).
   The rater (default `local/smart`) is asked through the harness's own seat path (SeatAgent, the same scaffold and
   prompt, working memory included), so its ratings are the ones a HanabiRewards row of that model holds at the same
   position, and the reward is the one `grpo_reward_function` gives that row's move.
 - "engine", engine-grounded: value(chosen) - max over legal moves of value(move), where value is the move's expected
   final fireworks score when the built-in bot plays on, by `rollouts` rollouts over worlds sampled from what the
-  seat can know (harness.values.move_values), seeded exactly as `hanabi-eval values RUN --rollouts R --seed S` seeds
-  the same decision (game id and turn). It is 0 for the best move and negative otherwise, in points of final score:
-  minus the regret of the move.
+  seat can know (harness.play.values.move_values), seeded exactly as `hanabi-eval values RUN --rollouts R --seed S`
+  seeds the same decision (game id and turn). It is 0 for the best move and negative otherwise, in points of final
+  score: minus the regret of the move.
 
 Rewards of valid moves are computed once per decision and kept (a GRPO group scores many replies to one prompt).
 """
