@@ -206,6 +206,7 @@ class Replay:
     hands: list[list[Slot]]  # every player's hand, slot by slot, oldest card first
     cards: dict[int, str]  # uid -> card, for every card the seat has seen (in a hand or leaving one)
     own: dict[int, frozenset[str]]  # uid -> candidates, for the seat's own current cards
+    chop_clued: dict[int, int]  # player -> index in the history of the last hint that newly touched their chop
 
     def identity(self, uid: int) -> frozenset[str]:
         """The identities the seat allows for a card: one if it has seen it."""
@@ -219,19 +220,21 @@ def replay(view: SeatView) -> Replay:
     n, size = view.num_players, view.hand_size
     cards, own_uids = _identities(view)
     own = {uid: frozenset(c.candidates) for uid, c in zip(own_uids, view.own_hand, strict=True)}
-    result = Replay([[Slot(p * size + i) for i in range(size)] for p in range(n)], cards, own)
+    result = Replay([[Slot(p * size + i) for i in range(size)] for p in range(n)], cards, own, {})
     hands = result.hands
     next_uid = n * size
     fireworks = dict.fromkeys(COLORS, 0)
     discards: Counter[str] = Counter()
     table: CardSets | None = None  # recomputed lazily after the table changes
-    for entry in view.history:
+    for number, entry in enumerate(view.history):
         move = entry.move
         if move.is_hint:
             target = entry.target_player
             assert target is not None
             if table is None:
                 table = card_sets(fireworks, discards, n)
+            if chop_index(hands[target]) in entry.revealed:
+                result.chop_clued[target] = number
             hands[target] = apply_clue(
                 hands[target],
                 entry.revealed,

@@ -35,12 +35,24 @@ LATER_PLAY_WEIGHT = 0.7
 MISREAD_PENALTY = 0.3
 # A play clue to the next player, who would otherwise discard a critical chop card: above every other move.
 PLAY_BEFORE_SAVE = 0.99
+# ... but only with a token to spare for the save that must follow.
+PLAY_BEFORE_SAVE_TOKENS = 2
 # A hinted card that is playable or useless is tried (with a life to spare) when it is at least this likely to play,
 # rated between discarding the chop and discarding a known-useless card.
 PLAY_OR_TRASH_CHANCE = 0.3
 PLAY_OR_TRASH = 0.3
+# A save for a player who will not discard on their next turn (they know of a card to play or to throw).
+LAZY_SAVE = 0.45
+# A save clue after which the teammate's next chop card must be saved as well.
+NEXT_CHOP_PENALTY = 0.02
+# Right after a hint touched my chop, the new chop is discarded only if no hint is better than this (and I hold at
+# least FRESH_CHOP_TOKENS tokens): the teammates have not had a turn to save it yet.
+FRESH_CHOP_DISCARD = -0.15
+FRESH_CHOP_TOKENS = 6
 # With this few cards left to draw, a discard brings the end nearer: stall with a hint instead if possible.
 STALL_DECK = 3
+# ... and likewise when the pace (see _Turn.pace) is down to this.
+STALL_PACE = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,9 +162,9 @@ class _Turn:
             known_useless.append(bool(cands) and all(x in self.dead for x in cands))
         return MateInfo(tuple(known_play), tuple(known_useless), chop_index(slots), remaining)
 
-    def _needs_save(self, hand: OtherHand, index: int) -> bool:
+    def _needs_save(self, hand: OtherHand, index: int, slots: list[Slot] | None = None) -> bool:
         c = hand.cards[index]
-        if c.useless or self.slots[hand.player][index].touched:
+        if c.useless or (slots or self.slots[hand.player])[index].touched:
             return False
         if c.critical:
             return True
@@ -243,10 +255,24 @@ class _Turn:
                 f"Every card I hold was hinted as useful, so any discard wastes a hint; card {index} is the "
                 "least likely to be needed."
             )
-        if index == self.own_chop and 0 < view.deck_size <= STALL_DECK and view.info_tokens > 0:
+        if (
+            index == self.own_chop
+            and view.deck_size > 0
+            and view.info_tokens > 0
+            and view.deck_size <= STALL_DECK
+        ):
             return -0.25 + token_need, (
                 f"Only {view.deck_size} cards are left in the deck, so I would rather stall with a hint than draw "
                 f"towards the end, but no hint is harmless: I discard my chop, card {index}."
+            )
+        if (
+            index == self.own_chop
+            and view.info_tokens >= FRESH_CHOP_TOKENS
+            and self.replay.chop_clued.get(view.seat) == len(view.history) - 1
+        ):
+            return FRESH_CHOP_DISCARD, (
+                f"The last hint touched my old chop, so nobody has yet had a turn to save my new chop, card "
+                f"{index}; I would rather give a hint than discard it, but no hint is harmless."
             )
         if index == self.own_chop:
             # Teammates watch the chop and save what must not go, so it is the safest unknown card to discard.
@@ -329,14 +355,28 @@ class _Turn:
         if saved is not None and in_time:
             will_discard = not any(mate.known_play) and not any(mate.known_useless)
             urgency = 0.17 if will_discard and offset == 1 else 0.05 if will_discard else 0.0
-            rating = 0.8 + urgency + 0.02 * plays - penalty
+            if will_discard:
+                rating = 0.8 + urgency + 0.02 * plays - penalty
+            else:
+                # The player has something better to do than discard next turn: the save can wait (the chop may get
+                # touched by a play clue first), and a play clue now is worth more.
+                rating = LAZY_SAVE + 0.1 * min(plays, 3) - penalty
+            new_chop = chop_index(after)
+            if new_chop is not None and self._needs_save(hand, new_chop, after):
+                # The next card to go is also one to keep: a clue that touches both saves more.
+                rating -= NEXT_CHOP_PENALTY
             return (
                 rating,
                 f"Player {player}'s chop card {saved} must not be discarded; hinting {what} saves it.",
             )
         if plays and in_time:
             rating = 0.5 + 0.1 * min(plays, 3) + 0.02 * good_new - penalty
-            if new_plays and offset == 1 and self._about_to_lose_chop(hand, mate):
+            if (
+                new_plays
+                and offset == 1
+                and self.view.info_tokens >= PLAY_BEFORE_SAVE_TOKENS
+                and self._about_to_lose_chop(hand, mate)
+            ):
                 # SmartBot's order: a clue that gives the next player a play keeps them from discarding this turn,
                 # and the save can follow; it beats both the save and my own certain play.
                 rating = PLAY_BEFORE_SAVE + 0.005 * min(len(new_plays), 2) - penalty
