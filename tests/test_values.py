@@ -154,23 +154,26 @@ def test_a_certain_strike_on_the_last_life_is_worth_the_current_score_exactly() 
     assert values.best == good
 
 
-def last_turn_view() -> SeatView:
-    """A position where the move about to be made is the last of the game, with an uncertain own card."""
+def last_turn_view() -> tuple[SeatView, int]:
+    """A position where the move about to be made is the last of the game, and an own card whose chance of being
+    playable, by full enumeration of the worlds the seat can know, is strictly between 0 and 1."""
     for seed in range(30):
         game = bot_game(2, seed, moves=200)
         history = [e.move for e in game.history]
         view = position_view(2, list(game.deck), history[:-1])
-        if view.turns_left == 1 and any(0 < c.playable_probability < 1 for c in view.own_hand):
-            return view
+        if view.turns_left != 1:
+            continue
+        uncertain = [i for i in range(len(view.own_hand)) if 0 < exact_play_chance(view, i) < 1]
+        if uncertain:
+            return view, uncertain[0]
     raise AssertionError("no last-turn position with an uncertain card in 30 games")
 
 
 def test_last_turn_values_are_exact() -> None:
     """On the last turn nothing follows: a hint or discard is worth the current score exactly (no noise), and a
     play is worth the score plus the chance the card is playable, computed here by full enumeration."""
-    view = last_turn_view()
+    view, card = last_turn_view()
     quiet = next(m.index for m in view.legal_moves if m.move.kind is not MoveKind.PLAY)
-    card = next(i for i, c in enumerate(view.own_hand) if 0 < c.playable_probability < 1)
     play = next(
         m.index for m in view.legal_moves if m.move.kind is MoveKind.PLAY and m.move.card_index == card
     )
