@@ -7,6 +7,7 @@ infer the right types: any file, even one row long, reads to the declared featur
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from typing import cast
 
 from pydantic import BaseModel
 
@@ -41,7 +42,7 @@ def dataset_rows(
     for game in selection.games:
         found = list(rows(game))
         if fmt == "preferences":
-            pairs, left_out = within_budget([r for r in found if isinstance(r, PreferenceRow)], options.max_game_bytes)
+            pairs, left_out = within_budget(cast(list[PreferenceRow], found), options.max_game_bytes)
             found = list(pairs)
             if dropped is not None:
                 dropped[0] += left_out

@@ -24,7 +24,7 @@ from harness.models.local import format_reply
 from harness.schema.moves import Move
 from harness.schema.records import Message
 from harness.strategies.definition import ScaffoldDef
-from harness.strategies.memory import seat_notes
+from harness.strategies.memory import keeps_notes, seat_notes
 from harness.strategies.rendering import render_messages
 from harness.strategies.scaffold import calls_text
 from harness.view.seat_view import SeatView, build_view
@@ -128,7 +128,7 @@ class SeatGame:
         """Make the learning seat's move read from its accepted reply `text`, then let the partners play."""
         view = self.view()
         move = view.legal_moves[reply.action].move
-        if self.scaffold.strategy == "memory":
+        if keeps_notes(self.scaffold):
             self.memory, _ = seat_notes(self.scaffold, view, reply, text)
         self._apply(move)
         self.partners_play()

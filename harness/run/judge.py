@@ -44,6 +44,7 @@ from harness.schema.records import (
     now_iso,
 )
 from harness.schema.secrets import public_command, safe_url
+from harness.strategies.memory import keeps_notes
 from harness.strategies.rendering import render_template
 from harness.strategies.scaffold import ScaffoldError, load_scaffold
 
@@ -145,7 +146,7 @@ def read_verdict(text: str | None) -> Verdict | tuple[str, str]:
 def keeps_working_memory(record: MoveRecord) -> bool:
     """Whether a move was made by a working-memory (Mycroft-style) scaffold."""
     try:
-        return load_scaffold(record.scaffold).strategy == "memory"
+        return keeps_notes(load_scaffold(record.scaffold))
     except ScaffoldError:
         return record.memory is not None
 

@@ -16,6 +16,11 @@ from harness.view.seat_view import SeatView
 from harness.view.tracking_score import score_deductions
 
 
+def keeps_notes(scaffold: ScaffoldDef) -> bool:
+    """Whether a scaffold's seats carry working-memory notes from move to move (the memory strategy)."""
+    return scaffold.strategy == Memory.name
+
+
 @register
 class Memory(Single):
     name = "memory"
