@@ -5,8 +5,9 @@ Every seat replays the public history under the clue convention in harness.bots.
 certain plays first, then saving a teammate's critical chop card (unless a play clue keeps the next player busy
 first, as SmartBot does), then play clues that let a teammate know a card is playable (good touch, no duplicates),
 then discarding known-useless cards and the chop; with a life to spare it tries a hinted card that is either
-playable or useless, and in the final round it takes some reasonable risks. It never plays an uncertain card with
-one life left.
+playable or useless, and in the final round it takes some reasonable risks. Among hints rated alike it picks the one
+that tells the teammate most, and with 2 players near the deck's end it gives a play clue before its own certain
+play (the clue draws no card). It never plays an uncertain card with one life left.
 """
 
 from __future__ import annotations
