@@ -223,3 +223,30 @@ def test_replay_tracks_every_hand_like_the_engine() -> None:
 def test_smart_self_play_scores_well(players: int, floor: float) -> None:
     scores = self_play(get_bot("smart"), players, range(10))
     assert statistics.fmean(scores) > floor, scores
+
+
+def test_smart_bot_clues_its_partner_before_its_own_play_near_the_end() -> None:
+    # With 2 players and few cards left, playing a known card draws one and brings the end nearer, while a clue
+    # draws none: the bot gives its partner's play clue first, and both cards are played afterwards.
+    bot = get_bot("smart")
+    game = Game(2, deck_for_seed(0))
+    while True:
+        view = current_view(game)
+        decision = bot.decide(view)
+        legal = view.legal_moves[decision.move_index]
+        if view.deck_size <= 15 and any(c.playable_probability == 1.0 for c in view.own_hand):
+            break
+        game.apply(legal.move)
+    assert legal.move.is_hint and legal.target_player == 1 - view.seat, decision.reason
+    assert "B5" in decision.reason and "costs no card" in decision.reason
+    my_play = next(c.index for c in view.own_hand if c.playable_probability == 1.0)
+    my_card = game.hands()[view.seat][my_play]
+    score = game.fireworks_sum
+    game.apply(legal.move)
+    for _ in range(2):  # the partner plays the B5, then the bot its own card
+        partner_view = current_view(game)
+        move = partner_view.legal_moves[bot.decide(partner_view).move_index].move
+        assert move.kind is MoveKind.PLAY
+        game.apply(move)
+    assert game.fireworks_sum == score + 2
+    assert game.fireworks["B"] == 5 and game.fireworks[my_card[0]] == int(my_card[1])

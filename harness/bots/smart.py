@@ -52,7 +52,7 @@ FRESH_CHOP_DISCARD = -0.15
 FRESH_CHOP_TOKENS = 6
 # With at most this many cards left to draw (by player count, 2 to 5), a clue that gives the next player a play goes
 # before my own certain play: my card stays playable in my hand, but playing it draws a card and brings the end
-# nearer, while the clue costs no card. Measured to help with 2 players, to be neutral at 3, to hurt beyond.
+# nearer, while the clue costs no card. It helps with 2 players; at 3 it costs points beyond 3 cards (BENCHMARKS.md).
 ENDGAME_DECK = (15, 3, 0, 0)
 ENDGAME_HINT = 0.89
 # Among hints otherwise rated alike, the one that rules out more identities in the teammate's hand is preferred
