@@ -309,6 +309,7 @@ class _Turn:
         removed = sum(
             len(old.public_candidates()) - len(new.public_candidates())
             for old, new in zip(before, after, strict=True)
+            if new is not old  # apply_clue keeps the very slot a hint leaves unchanged
         )
         return removed / (25 * len(after))
 
