@@ -57,6 +57,24 @@ def check_decision(view: SeatView, decision: BotDecision) -> None:
     assert decision.reason.strip()
 
 
+def first_decision(
+    players: int, seeds: range, wanted: str, holding_a_play: bool = False
+) -> tuple[Game, SeatView, BotDecision]:
+    """The first position in smart self-play over `seeds` where the bot's reason contains `wanted` (and, if asked,
+    the bot knows one of its own cards to be playable)."""
+    bot = get_bot("smart")
+    for seed in seeds:
+        game = Game(players, deck_for_seed(seed))
+        while not game.is_over:
+            view = current_view(game)
+            decision = bot.decide(view)
+            knows_a_play = any(c.playable_probability == 1.0 for c in view.own_hand)
+            if wanted in decision.reason and (knows_a_play or not holding_a_play):
+                return game, view, decision
+            game.apply(view.legal_moves[decision.move_index].move)
+    raise AssertionError(f"no decision says {wanted!r} in seeds {seeds}")
+
+
 # ---- registry ----------------------------------------------------------------------------------------------------
 
 
@@ -229,24 +247,67 @@ def test_smart_bot_clues_its_partner_before_its_own_play_near_the_end() -> None:
     # With 2 players and few cards left, playing a known card draws one and brings the end nearer, while a clue
     # draws none: the bot gives its partner's play clue first, and both cards are played afterwards.
     bot = get_bot("smart")
-    game = Game(2, deck_for_seed(0))
-    while True:
-        view = current_view(game)
-        decision = bot.decide(view)
-        legal = view.legal_moves[decision.move_index]
-        if view.deck_size <= 15 and any(c.playable_probability == 1.0 for c in view.own_hand):
-            break
-        game.apply(legal.move)
-    assert legal.move.is_hint and legal.target_player == 1 - view.seat, decision.reason
-    assert "B5" in decision.reason and "costs no card" in decision.reason
+    game, view, decision = first_decision(2, range(3), "costs no card", holding_a_play=True)
+    legal = view.legal_moves[decision.move_index]
+    assert view.deck_size <= 15 and legal.move.is_hint and legal.target_player == 1 - view.seat
     my_play = next(c.index for c in view.own_hand if c.playable_probability == 1.0)
     my_card = game.hands()[view.seat][my_play]
     score = game.fireworks_sum
     game.apply(legal.move)
-    for _ in range(2):  # the partner plays the B5, then the bot its own card
+    for _ in range(2):  # the partner plays the card just clued, then the bot its own card
         partner_view = current_view(game)
         move = partner_view.legal_moves[bot.decide(partner_view).move_index].move
         assert move.kind is MoveKind.PLAY
         game.apply(move)
     assert game.fireworks_sum == score + 2
-    assert game.fireworks["B"] == 5 and game.fireworks[my_card[0]] == int(my_card[1])
+    assert game.fireworks[my_card[0]] == int(my_card[1])
+
+@pytest.mark.parametrize(("seed", "where", "blind"), [(1, "finesse position", True), (2, "hinted cards", False)])
+def test_smart_bot_finesse_and_prompt_give_two_plays_for_one_clue(seed: int, where: str, blind: bool) -> None:
+    # A play clue to the player after next on a card one above a playable card asks the next player to play that
+    # card first: an untouched one blind (a finesse) or a hinted one (a prompt). Both cards then score.
+    bot = get_bot("smart")
+    game, view, decision = first_decision(3, range(seed, seed + 1), where)
+    hint = view.legal_moves[decision.move_index]
+    finessed, receiver = (view.seat + 1) % 3, (view.seat + 2) % 3
+    assert hint.move.is_hint and hint.target_player == receiver, decision.reason
+    score = game.fireworks_sum
+    game.apply(hint.move)
+
+    answer_view = current_view(game)
+    answer = bot.decide(answer_view)
+    move = answer_view.legal_moves[answer.move_index].move
+    assert move.kind is MoveKind.PLAY and move.card_index is not None, answer.reason
+    assert answer_view.own_hand[move.card_index].clued is not blind
+    blind_card = game.hands()[finessed][move.card_index]
+    assert blind_card in decision.reason
+    assert answer_view.own_hand[move.card_index].playable_probability < 1.0  # only the convention tells them
+    game.apply(move)
+
+    receiver_view = current_view(game)
+    reply = receiver_view.legal_moves[bot.decide(receiver_view).move_index].move
+    assert reply.kind is MoveKind.PLAY and reply.card_index is not None
+    assert game.hands()[receiver][reply.card_index] == blind_card[0] + str(int(blind_card[1]) + 1)
+    game.apply(reply)
+    assert game.fireworks_sum == score + 2 and game.life_tokens == 3
+
+
+def test_smart_bot_stalls_instead_of_discarding_a_useless_card_near_the_end() -> None:
+    # With 4 cards left to draw, discarding even a useless card brings the last round nearer; a harmless hint keeps
+    # the deck for the cards still to be played (seed 1, 2 players, turn 60).
+    bot = get_bot("smart")
+    game = Game(2, deck_for_seed(1))
+    while game.turn < 60:
+        view = current_view(game)
+        game.apply(view.legal_moves[bot.decide(view).move_index].move)
+    view = current_view(game)
+    assert view.deck_size == 4 and view.info_tokens == 5
+    useless = [c.index for c in view.own_hand if c.useless_probability == 1.0]
+    assert useless and not any(c.playable_probability == 1.0 for c in view.own_hand)
+    decision = bot.decide(view)
+    assert view.legal_moves[decision.move_index].move.is_hint, decision.reason
+    discards = {
+        m.move.card_index: decision.ratings[m.index] for m in view.legal_moves if m.move.kind is MoveKind.DISCARD
+    }
+    # The useless card is still the first to go if a discard is needed.
+    assert max(discards, key=lambda i: discards[i]) in useless

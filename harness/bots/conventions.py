@@ -10,6 +10,10 @@ The convention (a small subset of the H-group's level 1, see shared/reference/hg
   target, that is playable now or right after cards their holders already know they will play (a delayed play
   clue), and not a copy of such a queued card.
 - Every other newly touched card could still score when the hint was given (good touch).
+- With 3 or more players, a play clue whose focus is no play target, but would be one after the card just below it
+  (which is playable now), asks the player right after the hinter for that card (see finesse_card): they play
+  their newest hinted card that may be it (a prompt), else their newest untouched card (a finesse), at once. When
+  that play scores, the receiver knows its focus card is the next card of that colour.
 
 Meanings depend only on facts that the hinter and the receiver share at that moment (which slots the hint touched,
 the fireworks, the discards, what everybody knows from earlier hints, and the cards in the other hands), so both
@@ -26,7 +30,8 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 
 from harness.schema.cards import ALL_CARDS, COLORS, COPIES, DECK_SIZE, RANKS, card
-from harness.view.seat_view import SeatView, dead_cards
+from harness.schema.moves import MoveKind
+from harness.view.seat_view import HistoryEntry, SeatView, dead_cards
 
 ALL_CARD_SET: frozenset[str] = frozenset(ALL_CARDS)
 ALL_COLORS: frozenset[str] = frozenset(COLORS)
@@ -47,6 +52,7 @@ class Slot:
     play: bool = False  # focus of a play clue
     save: bool = False  # focus of a play-or-save clue on the chop
     allowed: frozenset[str] | None = None  # identities the clue convention allows, or None if unrestricted
+    finesse: bool = False  # the card a finesse or prompt asks its holder to play now (see finesse_card)
 
     def public_candidates(self) -> frozenset[str]:
         """Identities everybody knows this card may have (hints and convention only, no card counting)."""
@@ -101,6 +107,60 @@ def chop_index(slots: Sequence[Slot]) -> int | None:
 def successor(name: str) -> str | None:
     rank = RANK_OF[name]
     return None if rank == 5 else name[0] + str(rank + 1)
+
+
+def predecessor(name: str) -> str | None:
+    rank = RANK_OF[name]
+    return None if rank == 1 else name[0] + str(rank - 1)
+
+
+def answer_slot(slots: Sequence[Slot], wanted: str) -> int | None:
+    """Which card a player takes to be `wanted` when a clue asks for it (see finesse_card): the newest hinted card
+    that may be it (a prompt), else the newest card no hint has touched (a finesse), else None."""
+    newest_first = range(len(slots) - 1, -1, -1)
+    prompt = next((i for i in newest_first if slots[i].touched and wanted in slots[i].public_candidates()), None)
+    if prompt is not None:
+        return prompt
+    return next((i for i in newest_first if not slots[i].touched), None)
+
+
+def play_focus(slots: Sequence[Slot], revealed: Sequence[int]) -> int | None:
+    """The focus of a hint that is a play clue (touches new cards, not the chop), or None for any other hint."""
+    new = [i for i in revealed if not slots[i].touched]
+    if not new or chop_index(slots) in new:
+        return None
+    return max(new)
+
+
+def finesse_card(
+    hands: Sequence[Sequence[Slot]],
+    identity: Callable[[int], frozenset[str]],
+    hinter: int,
+    receiver: int,
+    focus_card: str,
+    table: CardSets,
+) -> str | None:
+    """The card a play clue from `hinter` to `receiver` asks the player right after the hinter to play at once
+    (from the slot answer_slot names: a hinted card that may be it, else their finesse position), or None if the
+    clue asks nothing of them.
+
+    It does when the focus is no play target even if that player's own hinted cards were anything their hints
+    allow, and the card before the focus is playable now: the player after the hinter, who sees the focus,
+    concludes it holds that card, and the hinter and every other seat that sees both hands reach the same answer.
+    The receiver learns its card from the play that follows (see _resolve_finesse).
+    """
+    finessed = (hinter + 1) % len(hands)
+    wanted = predecessor(focus_card)
+    if finessed == receiver or wanted is None or wanted not in table.playable:
+        return None
+    own = {slot.uid: slot.public_candidates() for slot in hands[finessed]}
+
+    def seen_by_finessed(uid: int) -> frozenset[str]:
+        return own[uid] if uid in own else identity(uid)
+
+    if focus_card in play_targets(hands, seen_by_finessed, hinter, receiver, table):
+        return None
+    return wanted
 
 
 def play_targets(
@@ -181,7 +241,7 @@ def apply_clue(
         if colors == old.colors and ranks == old.ranks:
             out.append(old)
         else:
-            out.append(Slot(old.uid, colors, ranks, old.touched, old.play, old.save, old.allowed))
+            out.append(Slot(old.uid, colors, ranks, old.touched, old.play, old.save, old.allowed, old.finesse))
     new = [i for i in revealed if not slots[i].touched]
     if not new:
         return out
@@ -226,8 +286,12 @@ def replay(view: SeatView) -> Replay:
     fireworks = dict.fromkeys(COLORS, 0)
     discards: Counter[str] = Counter()
     table: CardSets | None = None  # recomputed lazily after the table changes
+    pending: _PendingFinesse | None = None
     for number, entry in enumerate(view.history):
         move = entry.move
+        if pending is not None:
+            _resolve_finesse(hands, pending, entry)
+            pending = None
         if move.is_hint:
             target = entry.target_player
             assert target is not None
@@ -235,14 +299,20 @@ def replay(view: SeatView) -> Replay:
                 table = card_sets(fireworks, discards, n)
             if chop_index(hands[target]) in entry.revealed:
                 result.chop_clued[target] = number
+            before = hands[target]
             hands[target] = apply_clue(
-                hands[target],
+                before,
                 entry.revealed,
                 move.color,
                 move.rank,
                 table,
                 partial(play_targets, hands, result.identity, entry.player, target, table),
             )
+            if n > 2 and next_uid < DECK_SIZE:
+                prior = [before if p == target else hand for p, hand in enumerate(hands)]
+                pending = _pending_finesse(prior, result.identity, entry.player, target, entry.revealed, table)
+                if pending is not None:
+                    hands[pending.finessed] = prior[pending.finessed]
             continue
         assert move.card_index is not None and entry.card is not None
         hands[entry.player].pop(move.card_index)
@@ -255,6 +325,78 @@ def replay(view: SeatView) -> Replay:
             hands[entry.player].append(Slot(next_uid))
             next_uid += 1
     return result
+
+
+@dataclass(frozen=True, slots=True)
+class _PendingFinesse:
+    """A play clue that the player after the hinter may answer by playing the card before its focus."""
+
+    finessed: int
+    before: list[Slot]  # the finessed player's hand when the clue was given
+    marked: Slot | None  # the card this seat expects them to play, as they read it after the clue, if any
+    playable: frozenset[str]  # the cards playable when the clue was given
+    receiver: int
+    focus_uid: int
+
+
+def _pending_finesse(
+    hands: list[list[Slot]],
+    identity: Callable[[int], frozenset[str]],
+    hinter: int,
+    receiver: int,
+    revealed: Sequence[int],
+    table: CardSets,
+) -> _PendingFinesse | None:
+    """The finesse a play clue may carry, given the hands as they were before it; if this seat sees that it is one,
+    the finessed card is marked in `hands` (a fresh list for the finessed player)."""
+    finessed = (hinter + 1) % len(hands)
+    focus = play_focus(hands[receiver], revealed)
+    if finessed == receiver or focus is None:
+        return None
+    focus_uid = hands[receiver][focus].uid
+    names = identity(focus_uid)
+    before = hands[finessed]
+    wanted = None
+    if len(names) == 1:  # else this seat is the receiver: the next move tells it (see _resolve_finesse)
+        (focus_card,) = names
+        wanted = finesse_card(hands, identity, hinter, receiver, focus_card, table)
+    position = None if wanted is None else answer_slot(before, wanted)
+    if wanted is None or position is None:
+        return _PendingFinesse(finessed, before, None, table.playable, receiver, focus_uid)
+    slot = before[position]
+    marked = Slot(slot.uid, slot.colors, slot.ranks, True, True, slot.save, frozenset((wanted,)), True)
+    hands[finessed] = [marked if i == position else other for i, other in enumerate(before)]
+    return _PendingFinesse(finessed, before, marked, table.playable, receiver, focus_uid)
+
+
+def _resolve_finesse(hands: list[list[Slot]], pending: _PendingFinesse, entry: HistoryEntry) -> None:
+    """After the move that follows a play clue: a play by the player after the hinter that answers it (see
+    finesse_card) and scores tells the receiver its focus card is the next card of that colour; any other move
+    means the clue asked nothing of them."""
+    move = entry.move
+    hand = hands[pending.finessed]
+    played = None if entry.player != pending.finessed or move.card_index is None else move.card_index
+    if pending.marked is not None and (played is None or hand[played] is not pending.marked):
+        at = next((i for i, slot in enumerate(hand) if slot is pending.marked), None)
+        if at is not None:
+            hand[at] = pending.before[at]  # no finesse after all: the card is as it was
+    if played is None or move.kind is not MoveKind.PLAY or not entry.scored or entry.card is None:
+        return
+    # The play answers the clue if the player would have taken the card for the one it turned out to be, and the
+    # card was no play everybody knew of before the clue.
+    answered = pending.before[played]
+    if answer_slot(pending.before, entry.card) != played or answered.public_candidates() <= pending.playable:
+        return
+    following = successor(entry.card)
+    receiver = hands[pending.receiver]
+    at = next((i for i, slot in enumerate(receiver) if slot.uid == pending.focus_uid), None)
+    if following is None or at is None:
+        return
+    focus = receiver[at]
+    if following[0] in focus.colors and RANK_OF[following] in focus.ranks:
+        receiver[at] = Slot(
+            focus.uid, focus.colors, focus.ranks, focus.touched, focus.play, focus.save, frozenset((following,))
+        )
 
 
 def _identities(view: SeatView) -> tuple[dict[int, str], list[int]]:

@@ -7,7 +7,9 @@ first, as SmartBot does), then play clues that let a teammate know a card is pla
 then discarding known-useless cards and the chop; with a life to spare it tries a hinted card that is either
 playable or useless, and in the final round it takes some reasonable risks. Among hints rated alike it picks the one
 that tells the teammate most, and with 2 players near the deck's end it gives a play clue before its own certain
-play (the clue draws no card). It never plays an uncertain card with one life left.
+play (the clue draws no card). With 3 or more players it gives finesses and prompts (conventions.finesse_card) and
+plays at once the card one asks of it. Near the deck's end it stalls with a harmless hint rather than discard, even
+a useless card. It never plays an uncertain card with one life left.
 """
 
 from __future__ import annotations
@@ -19,10 +21,14 @@ from harness.bots.base import Bot, BotDecision, decide_by_ratings
 from harness.bots.conventions import (
     TWO_SAVE_PLAYERS,
     Slot,
+    answer_slot,
     apply_clue,
     card_sets,
     chop_index,
+    finesse_card,
+    play_focus,
     play_targets,
+    predecessor,
     public_candidates,
     replay,
 )
@@ -35,7 +41,7 @@ LATER_PLAY_WEIGHT = 0.7
 # Touching a card whose identity the convention then rules out plants a false belief (it can lead to a misplay).
 MISREAD_PENALTY = 0.3
 # A play clue to the next player, who would otherwise discard a critical chop card: above every other move.
-PLAY_BEFORE_SAVE = 0.99
+PLAY_BEFORE_SAVE = 0.985
 # ... but only with a token to spare for the save that must follow.
 PLAY_BEFORE_SAVE_TOKENS = 2
 # A hinted card that is playable or useless is tried (with a life to spare) when it is at least this likely to play,
@@ -58,10 +64,16 @@ ENDGAME_HINT = 0.89
 # Among hints otherwise rated alike, the one that rules out more identities in the teammate's hand is preferred
 # (its weight makes it a tie-break: +0.29 points at 2 players, +0.07 at 3 over 1000 seeds, against the move order).
 INFO_WEIGHT = 0.005
+# A finesse (see conventions.finesse_card) gives the finessed player's blind play and the receiver's play for one
+# clue: it counts as this many plays (a plain play clue counts 1, a delayed one LATER_PLAY_WEIGHT).
+FINESSE_PLAYS = 2.0
+# With at most this many cards left to draw, even a known-useless card is discarded only if no hint is harmless (a
+# stalling hint draws no card, so the cards still to play get more turns): +0.14 points at 3 players and +0.05 at 2
+# over seeds 0-999 (BENCHMARKS.md).
+STALL_USELESS_DECK = 4
+STALL_USELESS = -0.2
 # With this few cards left to draw, a discard brings the end nearer: stall with a hint instead if possible.
 STALL_DECK = 3
-# ... and likewise when the pace (see _Turn.pace) is down to this.
-STALL_PACE = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +224,12 @@ class _Turn:
     def _rate_play(self, index: int) -> tuple[float, str]:
         info = self.own[index]
         view = self.view
+        if info.slot.finesse and info.p_play == 1.0:
+            (name,) = info.candidates
+            return 1.0, (
+                f"The last hint pointed at a card that only {name} makes playable, and I must hold it as card "
+                f"{index}, so I play it at once."
+            )
         if info.p_play == 1.0:
             cands = sorted(info.candidates)
             rating = 0.9
@@ -256,6 +274,11 @@ class _Turn:
         info = self.own[index]
         view = self.view
         token_need = 0.1 * (1 - view.info_tokens / view.max_info_tokens)
+        if info.p_dead == 1.0 and 0 < view.deck_size <= STALL_USELESS_DECK and view.info_tokens > 0:
+            return STALL_USELESS + token_need, (
+                f"Card {index} can no longer score, but only {view.deck_size} cards are left in the deck: I would "
+                "rather stall with a hint than draw towards the end, and no hint is harmless."
+            )
         if info.p_dead == 1.0:
             return 0.4 + token_need, f"Card {index} can no longer score, so discarding it costs nothing."
         if info.slot.touched:
@@ -303,6 +326,31 @@ class _Turn:
             )
         return self._target_cache[player]
 
+    def _finesse(self, player: int, touches: tuple[int, ...]) -> tuple[str, bool] | None:
+        """If a play clue touching `touches` in `player`'s hand asks the next player to play the card before its
+        focus (see conventions.finesse_card) and they hold it where they will look: the focus card, and whether
+        theirs is a blind play (a finesse) rather than a hinted card (a prompt)."""
+        view = self.view
+        finessed = (view.seat + 1) % view.num_players
+        if view.num_players < 3 or player == finessed or view.deck_size == 0:
+            return None
+        focus = play_focus(self.slots[player], touches)
+        if focus is None:
+            return None
+        name = view.hand_of(player).cards[focus].card
+        if self.touched_visible[name] or name in self._targets(player):
+            return None
+        wanted = finesse_card(self.slots, self.replay.identity, view.seat, player, name, self.table)
+        if wanted is None:
+            return None
+        position = answer_slot(self.slots[finessed], wanted)
+        if position is None or view.hand_of(finessed).cards[position].card != wanted:
+            return None
+        blind = not self.slots[finessed][position].touched
+        if self.touched_visible[wanted] > (0 if blind else 1):
+            return None  # another hinted copy is waiting: one of the two would be wasted
+        return name, blind
+
     @staticmethod
     def _ruled_out(before: list[Slot], after: list[Slot]) -> float:
         """The share of a hand's public candidate identities that a hint rules out (0 to 1)."""
@@ -321,6 +369,10 @@ class _Turn:
         mate = self.mates[player]
         slots = self.slots[player]
         targets = self._targets(player)
+        asked = self._finesse(player, legal.touches)
+        finessed = None if asked is None else asked[0]
+        if finessed is not None:
+            targets = targets | {finessed}
         after = apply_clue(slots, legal.touches, move.color, move.rank, self.table, lambda: targets)
         what = f"{move.color}" if move.color else f"{move.rank}s"
         in_time = self.turns_after_me is None or offset <= self.turns_after_me
@@ -369,8 +421,20 @@ class _Turn:
                 if j == mate.chop and self._needs_save(hand, j):
                     saved = c.card
 
+        if finessed is not None:
+            later_plays = [name for name in later_plays if name != finessed]
         penalty = 0.12 * bad_new + MISREAD_PENALTY * misread - INFO_WEIGHT * self._ruled_out(slots, after)
         plays = len(new_plays) + LATER_PLAY_WEIGHT * len(later_plays)
+        if finessed is not None and saved is None and in_time:
+            plays += FINESSE_PLAYS
+            rating = 0.5 + 0.1 * min(plays, 3) + 0.02 * good_new - penalty
+            assert asked is not None
+            where = "finesse position" if asked[1] else "hinted cards"
+            return rating, (
+                f"Hinting {what} to player {player} points at {finessed}, which only the {predecessor(finessed)} "
+                f"in player {(self.view.seat + 1) % self.view.num_players}'s {where} makes playable: they play it "
+                f"first, then player {player} plays theirs."
+            )
         if saved is not None and in_time:
             will_discard = not any(mate.known_play) and not any(mate.known_useless)
             urgency = 0.17 if will_discard and offset == 1 else 0.05 if will_discard else 0.0
