@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import statistics
+from collections import Counter
 
 import pytest
 from pydantic import ValidationError
@@ -13,6 +14,7 @@ from harness.bots.base import Bot, BotDecision, decide_by_ratings
 from harness.bots.conventions import replay
 from harness.engine.game import Game, deck_for_seed
 from harness.engine.replay import replay_to_end
+from harness.schema.cards import full_deck_counts
 from harness.schema.moves import Move, MoveKind
 from harness.view.seat_view import SeatView, build_view, is_playable
 
@@ -311,3 +313,21 @@ def test_smart_bot_stalls_instead_of_discarding_a_useless_card_near_the_end() ->
     }
     # The useless card is still the first to go if a discard is needed.
     assert max(discards, key=lambda i: discards[i]) in useless
+
+
+def test_smart_bot_does_not_blind_play_when_the_clue_may_hold_the_card_itself() -> None:
+    # Seat 0 clues red to seat 2, touching R1 and R2: seat 2 can play both in turn, so the clue asks nothing of
+    # seat 1, who must not play its newest card (an R1 it cannot see) blind as if the clue were a finesse.
+    hands = ["Y3", "Y4", "G3", "G4", "B3"], ["W3", "W4", "B4", "G5", "R1"], ["Y5", "B5", "W5", "R1", "R2"]
+    rest = full_deck_counts()
+    rest.subtract(Counter(name for hand in hands for name in hand))
+    deck = [name for hand in hands for name in hand] + sorted(rest.elements())
+    game = Game(3, deck)
+    view = current_view(game)
+    clue = next(m for m in view.legal_moves if m.target_player == 2 and m.move.color == "R")
+    assert clue.touches == (3, 4)
+    game.apply(clue.move)
+    view = current_view(game)
+    decision = get_bot("smart").decide(view)
+    move = view.legal_moves[decision.move_index].move
+    assert not (move.kind is MoveKind.PLAY and move.card_index == 4), decision.reason

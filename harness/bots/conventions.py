@@ -137,6 +137,8 @@ def finesse_card(
     identity: Callable[[int], frozenset[str]],
     hinter: int,
     receiver: int,
+    revealed: Sequence[int],
+    color: str | None,
     focus_card: str,
     table: CardSets,
 ) -> str | None:
@@ -145,14 +147,19 @@ def finesse_card(
     clue asks nothing of them.
 
     It does when the focus is no play target even if that player's own hinted cards were anything their hints
-    allow, and the card before the focus is playable now: the player after the hinter, who sees the focus,
-    concludes it holds that card, and the hinter and every other seat that sees both hands reach the same answer.
-    The receiver learns its card from the play that follows (see _resolve_finesse).
+    allow, the card before the focus is playable now, and no other card the clue touches (`revealed`, in the
+    receiver's hand before the clue; `color` for a colour clue) may be that card: the player after the hinter, who
+    sees the focus, concludes it holds that card, and the hinter and every other seat that sees both hands reach the
+    same answer. The receiver learns its card from the play that follows (see _resolve_finesse).
     """
     finessed = (hinter + 1) % len(hands)
     wanted = predecessor(focus_card)
     if finessed == receiver or wanted is None or wanted not in table.playable:
         return None
+    if color is not None and any(
+        RANK_OF[wanted] in hands[receiver][i].ranks for i in revealed if i != play_focus(hands[receiver], revealed)
+    ):
+        return None  # the clue may have touched that card too: the receiver holds it, no one is asked for it
     own = {slot.uid: slot.public_candidates() for slot in hands[finessed]}
 
     def seen_by_finessed(uid: int) -> frozenset[str]:
@@ -310,7 +317,9 @@ def replay(view: SeatView) -> Replay:
             )
             if n > 2 and next_uid < DECK_SIZE:
                 prior = [before if p == target else hand for p, hand in enumerate(hands)]
-                pending = _pending_finesse(prior, result.identity, entry.player, target, entry.revealed, table)
+                pending = _pending_finesse(
+                    prior, result.identity, entry.player, target, entry.revealed, move.color, table
+                )
                 if pending is not None:
                     hands[pending.finessed] = prior[pending.finessed]
             continue
@@ -345,6 +354,7 @@ def _pending_finesse(
     hinter: int,
     receiver: int,
     revealed: Sequence[int],
+    color: str | None,
     table: CardSets,
 ) -> _PendingFinesse | None:
     """The finesse a play clue may carry, given the hands as they were before it; if this seat sees that it is one,
@@ -359,7 +369,7 @@ def _pending_finesse(
     wanted = None
     if len(names) == 1:  # else this seat is the receiver: the next move tells it (see _resolve_finesse)
         (focus_card,) = names
-        wanted = finesse_card(hands, identity, hinter, receiver, focus_card, table)
+        wanted = finesse_card(hands, identity, hinter, receiver, revealed, color, focus_card, table)
     position = None if wanted is None else answer_slot(before, wanted)
     if wanted is None or position is None:
         return _PendingFinesse(finessed, before, None, table.playable, receiver, focus_uid)

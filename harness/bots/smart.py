@@ -326,7 +326,7 @@ class _Turn:
             )
         return self._target_cache[player]
 
-    def _finesse(self, player: int, touches: tuple[int, ...]) -> tuple[str, bool] | None:
+    def _finesse(self, player: int, touches: tuple[int, ...], color: str | None) -> tuple[str, bool] | None:
         """If a play clue touching `touches` in `player`'s hand asks the next player to play the card before its
         focus (see conventions.finesse_card) and they hold it where they will look: the focus card, and whether
         theirs is a blind play (a finesse) rather than a hinted card (a prompt)."""
@@ -340,7 +340,7 @@ class _Turn:
         name = view.hand_of(player).cards[focus].card
         if self.touched_visible[name] or name in self._targets(player):
             return None
-        wanted = finesse_card(self.slots, self.replay.identity, view.seat, player, name, self.table)
+        wanted = finesse_card(self.slots, self.replay.identity, view.seat, player, touches, color, name, self.table)
         if wanted is None:
             return None
         position = answer_slot(self.slots[finessed], wanted)
@@ -369,7 +369,7 @@ class _Turn:
         mate = self.mates[player]
         slots = self.slots[player]
         targets = self._targets(player)
-        asked = self._finesse(player, legal.touches)
+        asked = self._finesse(player, legal.touches, move.color)
         finessed = None if asked is None else asked[0]
         if finessed is not None:
             targets = targets | {finessed}
