@@ -11,7 +11,7 @@ The convention (a small subset of the H-group's level 1, see shared/reference/hg
   clue), and not a copy of such a queued card.
 - Every other newly touched card could still score when the hint was given (good touch).
 - With 3 or more players, a play clue whose focus is no play target, but would be one after the card just below it
-  (which is playable now), asks the player right after the hinter for that card (see finesse_card): they play
+  (which is playable now), asks the player right after the hinter for that card (see finesse_ask): they play
   their newest hinted card that may be it (a prompt), else their newest untouched card (a finesse), at once. When
   that play scores, the receiver knows its focus card is the next card of that colour.
 
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 
 from harness.schema.cards import ALL_CARDS, COLORS, COPIES, DECK_SIZE, RANKS, card
@@ -52,7 +52,7 @@ class Slot:
     play: bool = False  # focus of a play clue
     save: bool = False  # focus of a play-or-save clue on the chop
     allowed: frozenset[str] | None = None  # identities the clue convention allows, or None if unrestricted
-    finesse: bool = False  # the card a finesse or prompt asks its holder to play now (see finesse_card)
+    finesse: bool = False  # the card a finesse or prompt asks its holder to play now (see finesse_ask)
 
     def public_candidates(self) -> frozenset[str]:
         """Identities everybody knows this card may have (hints and convention only, no card counting)."""
@@ -115,7 +115,7 @@ def predecessor(name: str) -> str | None:
 
 
 def answer_slot(slots: Sequence[Slot], wanted: str) -> int | None:
-    """Which card a player takes to be `wanted` when a clue asks for it (see finesse_card): the newest hinted card
+    """Which card a player takes to be `wanted` when a clue asks for it (see finesse_ask): the newest hinted card
     that may be it (a prompt), else the newest card no hint has touched (a finesse), else None."""
     newest_first = range(len(slots) - 1, -1, -1)
     prompt = next((i for i in newest_first if slots[i].touched and wanted in slots[i].public_candidates()), None)
@@ -124,15 +124,31 @@ def answer_slot(slots: Sequence[Slot], wanted: str) -> int | None:
     return next((i for i in newest_first if not slots[i].touched), None)
 
 
+def clue_focus(slots: Sequence[Slot], revealed: Sequence[int]) -> tuple[int, bool] | None:
+    """The focus of a hint that touches `revealed`, and whether it is the chop; None if it touches no new card."""
+    new = [i for i in revealed if not slots[i].touched]
+    if not new:
+        return None
+    chop = chop_index(slots)
+    return (chop, True) if chop in new else (max(new), False)
+
+
 def play_focus(slots: Sequence[Slot], revealed: Sequence[int]) -> int | None:
     """The focus of a hint that is a play clue (touches new cards, not the chop), or None for any other hint."""
-    new = [i for i in revealed if not slots[i].touched]
-    if not new or chop_index(slots) in new:
-        return None
-    return max(new)
+    found = clue_focus(slots, revealed)
+    return None if found is None or found[1] else found[0]
 
 
-def finesse_card(
+@dataclass(frozen=True, slots=True)
+class FinesseAsk:
+    """What a play clue asks of the player right after the hinter (see finesse_ask)."""
+
+    player: int
+    position: int  # the slot they will play: answer_slot's choice
+    card: str  # the card the clue asks for: the one just below the focus
+
+
+def finesse_ask(
     hands: Sequence[Sequence[Slot]],
     identity: Callable[[int], frozenset[str]],
     hinter: int,
@@ -141,12 +157,12 @@ def finesse_card(
     color: str | None,
     focus_card: str,
     table: CardSets,
-) -> str | None:
-    """The card a play clue from `hinter` to `receiver` asks the player right after the hinter to play at once
-    (from the slot answer_slot names: a hinted card that may be it, else their finesse position), or None if the
-    clue asks nothing of them.
+) -> FinesseAsk | None:
+    """What a play clue from `hinter` to `receiver` asks the player right after the hinter to play at once (from
+    the slot answer_slot names: a hinted card that may be it, else their finesse position), or None if the clue
+    asks nothing of them.
 
-    It does when the focus is no play target even if that player's own hinted cards were anything their hints
+    It asks when the focus is no play target even if that player's own hinted cards were anything their hints
     allow, the card before the focus is playable now, and no other card the clue touches (`revealed`, in the
     receiver's hand before the clue; `color` for a colour clue) may be that card: the player after the hinter, who
     sees the focus, concludes it holds that card, and the hinter and every other seat that sees both hands reach the
@@ -156,10 +172,12 @@ def finesse_card(
     wanted = predecessor(focus_card)
     if finessed == receiver or wanted is None or wanted not in table.playable:
         return None
-    if color is not None and any(
-        RANK_OF[wanted] in hands[receiver][i].ranks for i in revealed if i != play_focus(hands[receiver], revealed)
-    ):
+    focus = play_focus(hands[receiver], revealed)
+    if color is not None and any(RANK_OF[wanted] in hands[receiver][i].ranks for i in revealed if i != focus):
         return None  # the clue may have touched that card too: the receiver holds it, no one is asked for it
+    position = answer_slot(hands[finessed], wanted)
+    if position is None:
+        return None
     own = {slot.uid: slot.public_candidates() for slot in hands[finessed]}
 
     def seen_by_finessed(uid: int) -> frozenset[str]:
@@ -167,7 +185,7 @@ def finesse_card(
 
     if focus_card in play_targets(hands, seen_by_finessed, hinter, receiver, table):
         return None
-    return wanted
+    return FinesseAsk(finessed, position, wanted)
 
 
 def play_targets(
@@ -249,20 +267,19 @@ def apply_clue(
             out.append(old)
         else:
             out.append(Slot(old.uid, colors, ranks, old.touched, old.play, old.save, old.allowed, old.finesse))
-    new = [i for i in revealed if not slots[i].touched]
-    if not new:
+    found = clue_focus(slots, revealed)
+    if found is None:
         return out
-    chop = chop_index(slots)
-    if chop in new:
-        focus, meaning = chop, targets() | table.saves
-    else:
-        focus, meaning = max(new), targets()
-    for i in new:
+    focus, on_chop = found
+    meaning = targets() | table.saves if on_chop else targets()
+    for i in revealed:
+        if slots[i].touched:
+            continue
         old = out[i]
         allowed = meaning if i == focus else table.live
         if old.allowed is not None:
             allowed = old.allowed & allowed
-        out[i] = Slot(old.uid, old.colors, old.ranks, True, i == focus != chop, i == focus == chop, allowed)
+        out[i] = Slot(old.uid, old.colors, old.ranks, True, i == focus and not on_chop, i == focus and on_chop, allowed)
     return out
 
 
@@ -317,9 +334,7 @@ def replay(view: SeatView) -> Replay:
             )
             if n > 2 and next_uid < DECK_SIZE:
                 prior = [before if p == target else hand for p, hand in enumerate(hands)]
-                pending = _pending_finesse(
-                    prior, result.identity, entry.player, target, entry.revealed, move.color, table
-                )
+                pending = _pending_finesse(prior, result.identity, entry, table)
                 if pending is not None:
                     hands[pending.finessed] = prior[pending.finessed]
             continue
@@ -349,39 +364,33 @@ class _PendingFinesse:
 
 
 def _pending_finesse(
-    hands: list[list[Slot]],
-    identity: Callable[[int], frozenset[str]],
-    hinter: int,
-    receiver: int,
-    revealed: Sequence[int],
-    color: str | None,
-    table: CardSets,
+    hands: list[list[Slot]], identity: Callable[[int], frozenset[str]], clue: HistoryEntry, table: CardSets
 ) -> _PendingFinesse | None:
     """The finesse a play clue may carry, given the hands as they were before it; if this seat sees that it is one,
     the finessed card is marked in `hands` (a fresh list for the finessed player)."""
+    hinter, receiver = clue.player, clue.target_player
+    assert receiver is not None
     finessed = (hinter + 1) % len(hands)
-    focus = play_focus(hands[receiver], revealed)
+    focus = play_focus(hands[receiver], clue.revealed)
     if finessed == receiver or focus is None:
         return None
     focus_uid = hands[receiver][focus].uid
     names = identity(focus_uid)
     before = hands[finessed]
-    wanted = None
+    ask = None
     if len(names) == 1:  # else this seat is the receiver: the next move tells it (see _resolve_finesse)
         (focus_card,) = names
-        wanted = finesse_card(hands, identity, hinter, receiver, revealed, color, focus_card, table)
-    position = None if wanted is None else answer_slot(before, wanted)
-    if wanted is None or position is None:
+        ask = finesse_ask(hands, identity, hinter, receiver, clue.revealed, clue.move.color, focus_card, table)
+    if ask is None:
         return _PendingFinesse(finessed, before, None, table.playable, receiver, focus_uid)
-    slot = before[position]
-    marked = Slot(slot.uid, slot.colors, slot.ranks, True, True, slot.save, frozenset((wanted,)), True)
-    hands[finessed] = [marked if i == position else other for i, other in enumerate(before)]
+    marked = replace(before[ask.position], touched=True, play=True, allowed=frozenset((ask.card,)), finesse=True)
+    hands[finessed] = [marked if i == ask.position else other for i, other in enumerate(before)]
     return _PendingFinesse(finessed, before, marked, table.playable, receiver, focus_uid)
 
 
 def _resolve_finesse(hands: list[list[Slot]], pending: _PendingFinesse, entry: HistoryEntry) -> None:
     """After the move that follows a play clue: a play by the player after the hinter that answers it (see
-    finesse_card) and scores tells the receiver its focus card is the next card of that colour; any other move
+    finesse_ask) and scores tells the receiver its focus card is the next card of that colour; any other move
     means the clue asked nothing of them."""
     move = entry.move
     hand = hands[pending.finessed]
@@ -404,9 +413,7 @@ def _resolve_finesse(hands: list[list[Slot]], pending: _PendingFinesse, entry: H
         return
     focus = receiver[at]
     if following[0] in focus.colors and RANK_OF[following] in focus.ranks:
-        receiver[at] = Slot(
-            focus.uid, focus.colors, focus.ranks, focus.touched, focus.play, focus.save, frozenset((following,))
-        )
+        receiver[at] = replace(focus, allowed=frozenset((following,)))
 
 
 def _identities(view: SeatView) -> tuple[dict[int, str], list[int]]:

@@ -7,7 +7,7 @@ first, as SmartBot does), then play clues that let a teammate know a card is pla
 then discarding known-useless cards and the chop; with a life to spare it tries a hinted card that is either
 playable or useless, and in the final round it takes some reasonable risks. Among hints rated alike it picks the one
 that tells the teammate most, and with 2 players near the deck's end it gives a play clue before its own certain
-play (the clue draws no card). With 3 or more players it gives finesses and prompts (conventions.finesse_card) and
+play (the clue draws no card). With 3 or more players it gives finesses and prompts (conventions.finesse_ask) and
 plays at once the card one asks of it. Near the deck's end it stalls with a harmless hint rather than discard, even
 a useless card. It never plays an uncertain card with one life left.
 """
@@ -21,11 +21,10 @@ from harness.bots.base import Bot, BotDecision, decide_by_ratings
 from harness.bots.conventions import (
     TWO_SAVE_PLAYERS,
     Slot,
-    answer_slot,
     apply_clue,
     card_sets,
     chop_index,
-    finesse_card,
+    finesse_ask,
     play_focus,
     play_targets,
     predecessor,
@@ -40,7 +39,8 @@ from harness.view.seat_view import LegalMove, OtherHand, SeatView
 LATER_PLAY_WEIGHT = 0.7
 # Touching a card whose identity the convention then rules out plants a false belief (it can lead to a misplay).
 MISREAD_PENALTY = 0.3
-# A play clue to the next player, who would otherwise discard a critical chop card: above every other move.
+# A play clue to the next player, who would otherwise discard a critical chop card: above every other move but
+# answering a finesse.
 PLAY_BEFORE_SAVE = 0.985
 # ... but only with a token to spare for the save that must follow.
 PLAY_BEFORE_SAVE_TOKENS = 2
@@ -64,7 +64,7 @@ ENDGAME_HINT = 0.89
 # Among hints otherwise rated alike, the one that rules out more identities in the teammate's hand is preferred
 # (its weight makes it a tie-break: +0.29 points at 2 players, +0.07 at 3 over 1000 seeds, against the move order).
 INFO_WEIGHT = 0.005
-# A finesse (see conventions.finesse_card) gives the finessed player's blind play and the receiver's play for one
+# A finesse (see conventions.finesse_ask) gives the finessed player's blind play and the receiver's play for one
 # clue: it counts as this many plays (a plain play clue counts 1, a delayed one LATER_PLAY_WEIGHT).
 FINESSE_PLAYS = 2.0
 # With at most this many cards left to draw, even a known-useless card is discarded only if no hint is harmless (a
@@ -328,11 +328,10 @@ class _Turn:
 
     def _finesse(self, player: int, touches: tuple[int, ...], color: str | None) -> tuple[str, bool] | None:
         """If a play clue touching `touches` in `player`'s hand asks the next player to play the card before its
-        focus (see conventions.finesse_card) and they hold it where they will look: the focus card, and whether
+        focus (see conventions.finesse_ask) and they hold it where they will look: the focus card, and whether
         theirs is a blind play (a finesse) rather than a hinted card (a prompt)."""
         view = self.view
-        finessed = (view.seat + 1) % view.num_players
-        if view.num_players < 3 or player == finessed or view.deck_size == 0:
+        if view.num_players < 3 or player == (view.seat + 1) % view.num_players or view.deck_size == 0:
             return None
         focus = play_focus(self.slots[player], touches)
         if focus is None:
@@ -340,14 +339,11 @@ class _Turn:
         name = view.hand_of(player).cards[focus].card
         if self.touched_visible[name] or name in self._targets(player):
             return None
-        wanted = finesse_card(self.slots, self.replay.identity, view.seat, player, touches, color, name, self.table)
-        if wanted is None:
+        ask = finesse_ask(self.slots, self.replay.identity, view.seat, player, touches, color, name, self.table)
+        if ask is None or view.hand_of(ask.player).cards[ask.position].card != ask.card:
             return None
-        position = answer_slot(self.slots[finessed], wanted)
-        if position is None or view.hand_of(finessed).cards[position].card != wanted:
-            return None
-        blind = not self.slots[finessed][position].touched
-        if self.touched_visible[wanted] > (0 if blind else 1):
+        blind = not self.slots[ask.player][ask.position].touched
+        if self.touched_visible[ask.card] > (0 if blind else 1):
             return None  # another hinted copy is waiting: one of the two would be wasted
         return name, blind
 
