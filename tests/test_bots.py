@@ -259,6 +259,7 @@ def test_smart_bot_clues_its_partner_before_its_own_play_near_the_end() -> None:
     # With 2 players and few cards left, playing a known card draws one and brings the end nearer, while a clue
     # draws none: the bot gives its partner's play clue first, and both cards are played afterwards.
     bot = get_bot("smart")
+
     def clues_a_playable_card(view: SeatView, decision: BotDecision) -> bool:
         clued = re.search(r"\(for ([RYGWB][1-5])\)", decision.reason)
         return clued is not None and is_playable(clued.group(1), view.fireworks)
