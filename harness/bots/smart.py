@@ -93,6 +93,14 @@ class OwnInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class _FinesseClue:
+    """A play clue the bot could give that asks the next player for the card before its focus."""
+
+    focus_card: str
+    blind: bool  # the next player answers from their finesse position, not with a hinted card (a prompt)
+
+
+@dataclass(frozen=True, slots=True)
 class MateInfo:
     """What the bot believes a teammate knows about their own hand, from public facts."""
 
@@ -234,7 +242,8 @@ class _Turn:
         info = self.own[index]
         view = self.view
         if info.slot.finesse and info.p_play == 1.0:
-            (name,) = info.candidates
+            # Normally one candidate; several (all playable) if what I can see rules out the asked card itself.
+            name = " or ".join(sorted(info.candidates))
             return 1.0, (
                 f"The last hint pointed at a card that only {name} makes playable, and I must hold it as card "
                 f"{index}, so I play it at once."
@@ -335,10 +344,9 @@ class _Turn:
             )
         return self._target_cache[player]
 
-    def _finesse(self, player: int, touches: tuple[int, ...], color: str | None) -> tuple[str, bool] | None:
+    def _finesse(self, player: int, touches: tuple[int, ...], color: str | None) -> _FinesseClue | None:
         """If a play clue touching `touches` in `player`'s hand asks the next player to play the card before its
-        focus (see conventions.finesse_ask) and they hold it where they will look: the focus card, and whether
-        theirs is a blind play (a finesse) rather than a hinted card (a prompt)."""
+        focus (see conventions.finesse_ask) and they hold it where they will look: what the clue does."""
         view = self.view
         if view.num_players < 3 or player == (view.seat + 1) % view.num_players or view.deck_size == 0:
             return None
@@ -354,7 +362,7 @@ class _Turn:
         blind = not self.slots[ask.player][ask.position].touched
         if self.touched_visible[ask.card] > (0 if blind else 1):
             return None  # another hinted copy is waiting: one of the two would be wasted
-        return name, blind
+        return _FinesseClue(name, blind)
 
     @staticmethod
     def _ruled_out(before: list[Slot], after: list[Slot]) -> float:
@@ -375,9 +383,8 @@ class _Turn:
         slots = self.slots[player]
         targets = self._targets(player)
         asked = self._finesse(player, legal.touches, move.color)
-        finessed = None if asked is None else asked[0]
-        if finessed is not None:
-            targets = targets | {finessed}
+        if asked is not None:
+            targets = targets | {asked.focus_card}
         after = apply_clue(slots, legal.touches, move.color, move.rank, self.table, lambda: targets)
         what = f"{move.color}" if move.color else f"{move.rank}s"
         in_time = self.turns_after_me is None or offset <= self.turns_after_me
@@ -426,18 +433,18 @@ class _Turn:
                 if j == mate.chop and self._needs_save(hand, j):
                     saved = c.card
 
-        if finessed is not None:
-            later_plays = [name for name in later_plays if name != finessed]
+        if asked is not None:
+            later_plays = [name for name in later_plays if name != asked.focus_card]
         misread_cost = MISREAD_PENALTY[self.view.num_players - 2] * misread
         penalty = 0.12 * bad_new + misread_cost - INFO_WEIGHT * self._ruled_out(slots, after)
         plays = len(new_plays) + LATER_PLAY_WEIGHT * len(later_plays)
-        if finessed is not None and saved is None and in_time:
+        if asked is not None and saved is None and in_time:
             plays += FINESSE_PLAYS
             rating = 0.5 + 0.1 * min(plays, 3) + 0.02 * good_new - penalty
-            assert asked is not None
-            where = "finesse position" if asked[1] else "hinted cards"
+            where = "finesse position" if asked.blind else "hinted cards"
+            focus_card = asked.focus_card
             return rating, (
-                f"Hinting {what} to player {player} points at {finessed}, which only the {predecessor(finessed)} "
+                f"Hinting {what} to player {player} points at {focus_card}, which only the {predecessor(focus_card)} "
                 f"in player {(self.view.seat + 1) % self.view.num_players}'s {where} makes playable: they play it "
                 f"first, then player {player} plays theirs."
             )
