@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 from pydantic import ValidationError
 
-from harness.bots import BOTS, DEFAULT_BOT, bot_names, get_bot
+from harness.bots import BOTS, DEFAULT_BOT, bot_names, get_bot, smart
 from harness.bots.base import Bot, BotDecision, decide_by_ratings
 from harness.bots.conventions import replay
 from harness.engine.game import Game, deck_for_seed
@@ -388,3 +388,23 @@ def test_smart_bot_tries_a_playable_or_useless_card_only_with_every_life_left() 
                 tries[view.life_tokens] += 1
             game.apply(view.legal_moves[decision.move_index].move)
     assert tries[3] > 0 and set(tries) == {3}, tries
+
+
+def test_smart_bot_keeps_its_last_token_near_the_end_at_two_players(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With 2 players, at most 4 cards left to draw and one info token, a hint that makes no card playable or safe
+    # would spend the token the next play or save clue needs: the bot discards or stalls instead, where without the
+    # rule (LAST_TOKEN_DECK 0) it would have given that hint.
+    bot = get_bot("smart")
+    kept = 0
+    for seed in range(20):
+        game = Game(2, deck_for_seed(seed))
+        while not game.is_over:
+            view = current_view(game)
+            decision = bot.decide(view)
+            if view.info_tokens == 1 and 0 < view.deck_size <= 4:
+                assert "makes no card playable" not in decision.reason, (seed, decision.reason)
+                monkeypatch.setattr(smart, "LAST_TOKEN_DECK", (0, 0, 0, 0))
+                kept += "makes no card playable" in bot.decide(view).reason
+                monkeypatch.undo()
+            game.apply(view.legal_moves[decision.move_index].move)
+    assert kept > 0
