@@ -408,3 +408,29 @@ def test_smart_bot_keeps_its_last_token_near_the_end_at_two_players(monkeypatch:
                 monkeypatch.undo()
             game.apply(view.legal_moves[decision.move_index].move)
     assert kept > 0
+
+
+def test_smart_bot_spends_spare_tokens_on_stalling_when_the_deck_is_nearly_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With 2 players, 4 or 5 cards left to draw and at least 4 info tokens, tokens still held when the deck runs out
+    # would be wasted: the bot stalls with a harmless hint rather than draw by discarding its chop, where without the
+    # rule (STALL_RICH_DECK 0) it would have discarded it.
+    bot = get_bot("smart")
+    stalled = 0
+    for seed in range(30):
+        game = Game(2, deck_for_seed(seed))
+        while not game.is_over:
+            view = current_view(game)
+            decision = bot.decide(view)
+            if view.info_tokens >= 4 and 3 < view.deck_size <= 5:
+                assert not decision.reason.startswith("Nothing is certainly playable"), (seed, decision.reason)
+                monkeypatch.setattr(smart, "STALL_RICH_DECK", (0, 0, 0, 0))
+                without = bot.decide(view)
+                monkeypatch.undo()
+                if without.reason.startswith("Nothing is certainly playable"):
+                    kind = view.legal_moves[decision.move_index].move.kind
+                    # Either a hint, or the chop after all because no hint is harmless, and the bot says so.
+                    assert kind is not MoveKind.PLAY, (seed, decision.reason)
+                    assert kind is not MoveKind.DISCARD or "no hint is harmless" in decision.reason, decision.reason
+                    stalled += kind not in (MoveKind.PLAY, MoveKind.DISCARD)
+            game.apply(view.legal_moves[decision.move_index].move)
+    assert stalled > 0
