@@ -6,7 +6,7 @@ import random
 import re
 import statistics
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 from pydantic import ValidationError
@@ -23,6 +23,17 @@ from harness.view.seat_view import SeatView, build_view, is_playable
 
 def current_view(game: Game) -> SeatView:
     return build_view(game.observe(game.current_player))
+
+
+def selfplay_positions(bot: Bot, players: int, seeds: range) -> Iterator[tuple[int, SeatView, BotDecision]]:
+    """Every position of the bot's self-play games on these deck seeds, with its decision (which is then played)."""
+    for seed in seeds:
+        game = Game(players, deck_for_seed(seed))
+        while not game.is_over:
+            view = current_view(game)
+            decision = bot.decide(view)
+            yield seed, view, decision
+            game.apply(view.legal_moves[decision.move_index].move)
 
 
 def random_states(players: int, games: int, seed: int) -> list[tuple[Game, SeatView]]:
@@ -377,16 +388,10 @@ def test_smart_bot_counts_the_cards_its_partner_sees_in_its_own_hand() -> None:
 def test_smart_bot_tries_a_playable_or_useless_card_only_with_every_life_left() -> None:
     # A miss costs a life, and with two lives left that would leave one: no chance could then be taken in the final
     # round. The try is kept for when all three lives are left.
-    bot = get_bot("smart")
     tries = Counter[int]()
-    for seed in range(10):
-        game = Game(2, deck_for_seed(seed))
-        while not game.is_over:
-            view = current_view(game)
-            decision = bot.decide(view)
-            if "either playable or useless" in decision.reason:
-                tries[view.life_tokens] += 1
-            game.apply(view.legal_moves[decision.move_index].move)
+    for _, view, decision in selfplay_positions(get_bot("smart"), 2, range(10)):
+        if "either playable or useless" in decision.reason:
+            tries[view.life_tokens] += 1
     assert tries[3] > 0 and set(tries) == {3}, tries
 
 
@@ -396,17 +401,12 @@ def test_smart_bot_keeps_its_last_token_near_the_end_at_two_players(monkeypatch:
     # rule (LAST_TOKEN_DECK 0) it would have given that hint.
     bot = get_bot("smart")
     kept = 0
-    for seed in range(20):
-        game = Game(2, deck_for_seed(seed))
-        while not game.is_over:
-            view = current_view(game)
-            decision = bot.decide(view)
-            if view.info_tokens == 1 and 0 < view.deck_size <= 4:
-                assert "makes no card playable" not in decision.reason, (seed, decision.reason)
-                monkeypatch.setattr(smart, "LAST_TOKEN_DECK", (0, 0, 0, 0))
-                kept += "makes no card playable" in bot.decide(view).reason
-                monkeypatch.undo()
-            game.apply(view.legal_moves[decision.move_index].move)
+    for seed, view, decision in selfplay_positions(bot, 2, range(20)):
+        if view.info_tokens == 1 and 0 < view.deck_size <= 4:
+            assert "makes no card playable" not in decision.reason, (seed, decision.reason)
+            monkeypatch.setattr(smart, "LAST_TOKEN_DECK", (0, 0, 0, 0))
+            kept += "makes no card playable" in bot.decide(view).reason
+            monkeypatch.undo()
     assert kept > 0
 
 
@@ -416,21 +416,16 @@ def test_smart_bot_spends_spare_tokens_on_stalling_when_the_deck_is_nearly_out(m
     # rule (STALL_RICH_DECK 0) it would have discarded it.
     bot = get_bot("smart")
     stalled = 0
-    for seed in range(30):
-        game = Game(2, deck_for_seed(seed))
-        while not game.is_over:
-            view = current_view(game)
-            decision = bot.decide(view)
-            if view.info_tokens >= 4 and 3 < view.deck_size <= 5:
-                assert not decision.reason.startswith("Nothing is certainly playable"), (seed, decision.reason)
-                monkeypatch.setattr(smart, "STALL_RICH_DECK", (0, 0, 0, 0))
-                without = bot.decide(view)
-                monkeypatch.undo()
-                if without.reason.startswith("Nothing is certainly playable"):
-                    kind = view.legal_moves[decision.move_index].move.kind
-                    # Either a hint, or the chop after all because no hint is harmless, and the bot says so.
-                    assert kind is not MoveKind.PLAY, (seed, decision.reason)
-                    assert kind is not MoveKind.DISCARD or "no hint is harmless" in decision.reason, decision.reason
-                    stalled += kind not in (MoveKind.PLAY, MoveKind.DISCARD)
-            game.apply(view.legal_moves[decision.move_index].move)
+    for seed, view, decision in selfplay_positions(bot, 2, range(30)):
+        if view.info_tokens >= 4 and 3 < view.deck_size <= 5:
+            assert not decision.reason.startswith("Nothing is certainly playable"), (seed, decision.reason)
+            monkeypatch.setattr(smart, "STALL_RICH_DECK", (0, 0, 0, 0))
+            without = bot.decide(view)
+            monkeypatch.undo()
+            if without.reason.startswith("Nothing is certainly playable"):
+                kind = view.legal_moves[decision.move_index].move.kind
+                # Either a hint, or the chop after all because no hint is harmless, and the bot says so.
+                assert kind is not MoveKind.PLAY, (seed, decision.reason)
+                assert kind is not MoveKind.DISCARD or "no hint is harmless" in decision.reason, decision.reason
+                stalled += kind not in (MoveKind.PLAY, MoveKind.DISCARD)
     assert stalled > 0

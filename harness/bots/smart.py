@@ -9,7 +9,8 @@ playable or useless, and in the final round it takes some reasonable risks. Amon
 that tells the teammate most, and with 2 players near the deck's end it gives a play clue before its own certain
 play (the clue draws no card). With 3 or more players it gives finesses and prompts (conventions.finesse_ask) and
 plays at once the card one asks of it. Near the deck's end it stalls with a harmless hint rather than discard, even
-a useless card. It never plays an uncertain card with one life left.
+a useless card (a little earlier while it holds tokens to spare), and with 2 players it keeps a last token for a
+play or save clue. It never plays an uncertain card with one life left.
 """
 
 from __future__ import annotations
