@@ -396,28 +396,31 @@ def test_smart_bot_tries_a_playable_or_useless_card_only_with_every_life_left() 
 
 
 def test_smart_bot_keeps_its_last_token_near_the_end_at_two_players(monkeypatch: pytest.MonkeyPatch) -> None:
-    # With 2 players, at most 4 cards left to draw and one info token, a hint that makes no card playable or safe
-    # would spend the token the next play or save clue needs: the bot discards or stalls instead, where without the
-    # rule (LAST_TOKEN_DECK 0) it would have given that hint.
+    # With 2 players, at most LAST_TOKEN_DECK cards left to draw and one info token, a hint that makes no card
+    # playable or safe would spend the token the next play or save clue needs: the bot makes another move, and
+    # says why, where without the rule (LAST_TOKEN_DECK 0) it would have given that hint.
     bot = get_bot("smart")
     kept = 0
     for seed, view, decision in selfplay_positions(bot, 2, range(20)):
-        if view.info_tokens == 1 and 0 < view.deck_size <= 4:
+        if view.info_tokens == 1 and 0 < view.deck_size <= smart.LAST_TOKEN_DECK[0]:
             assert "makes no card playable" not in decision.reason, (seed, decision.reason)
             monkeypatch.setattr(smart, "LAST_TOKEN_DECK", (0, 0, 0, 0))
-            kept += "makes no card playable" in bot.decide(view).reason
+            if "makes no card playable" in bot.decide(view).reason:
+                kept += 1
+                assert "no hint is harmless" not in decision.reason, decision.reason
             monkeypatch.undo()
     assert kept > 0
 
 
 def test_smart_bot_spends_spare_tokens_on_stalling_when_the_deck_is_nearly_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    # With 2 players, 4 or 5 cards left to draw and at least 4 info tokens, tokens still held when the deck runs out
-    # would be wasted: the bot stalls with a harmless hint rather than draw by discarding its chop, where without the
-    # rule (STALL_RICH_DECK 0) it would have discarded it.
+    # With 2 players, STALL_DECK + 1 to STALL_RICH_DECK cards left to draw and at least STALL_RICH_TOKENS info tokens,
+    # tokens still held when the deck runs out would be wasted: the bot stalls with a harmless hint rather than draw
+    # by discarding its chop, where without the rule (STALL_RICH_DECK 0) it would have discarded it.
     bot = get_bot("smart")
     stalled = 0
     for seed, view, decision in selfplay_positions(bot, 2, range(30)):
-        if view.info_tokens >= 4 and 3 < view.deck_size <= 5:
+        near_end = smart.STALL_DECK < view.deck_size <= smart.STALL_RICH_DECK[0]
+        if near_end and view.info_tokens >= smart.STALL_RICH_TOKENS:
             assert not decision.reason.startswith("Nothing is certainly playable"), (seed, decision.reason)
             monkeypatch.setattr(smart, "STALL_RICH_DECK", (0, 0, 0, 0))
             without = bot.decide(view)

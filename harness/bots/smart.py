@@ -8,9 +8,9 @@ then discarding known-useless cards and the chop; with all three lives left it t
 playable or useless, and in the final round it takes some reasonable risks. Among hints rated alike it picks the one
 that tells the teammate most, and with 2 players near the deck's end it gives a play clue before its own certain
 play (the clue draws no card). With 3 or more players it gives finesses and prompts (conventions.finesse_ask) and
-plays at once the card one asks of it. Near the deck's end it stalls with a harmless hint rather than discard, even
-a useless card (a little earlier while it holds tokens to spare), and with 2 players it keeps a last token for a
-play or save clue. It never plays an uncertain card with one life left.
+plays at once the card one asks of it. Near the deck's end it stalls with a harmless hint rather than discard its
+chop (a little earlier while it holds tokens to spare) or even a useless card, and with 2 players it keeps a last
+token for a play or save clue. It never plays an uncertain card with one life left.
 """
 
 from __future__ import annotations
@@ -74,8 +74,8 @@ INFO_WEIGHT = 0.005
 # clue: it counts as this many plays (a plain play clue counts 1, a delayed one LATER_PLAY_WEIGHT).
 FINESSE_PLAYS = 2.0
 # With at most this many cards left to draw, even a known-useless card is discarded only if no hint is harmless (a
-# stalling hint draws no card, so the cards still to play get more turns): +0.14 points at 3 players and +0.05 at 2
-# over seeds 0-999 (BENCHMARKS.md).
+# stalling hint draws no card, so the cards still to play get more turns) or the last token is kept (LAST_TOKEN_DECK):
+# +0.14 points at 3 players and +0.05 at 2 over seeds 0-999 (BENCHMARKS.md).
 STALL_USELESS_DECK = 4
 STALL_USELESS = -0.2
 # With this few cards left to draw, a discard brings the end nearer: stall with a hint instead if possible.
@@ -87,9 +87,9 @@ STALL_DECK = 3
 STALL_RICH_DECK = (5, 5, 0, 0)
 STALL_RICH_TOKENS = 4
 # With at most this many cards left to draw (by player count, 2 to 5) and a single info token, a hint that makes no
-# card playable or safe is rated LAST_TOKEN_INFO lower: the last token is kept for a play or save clue, and a discard
-# or a stall comes first. +0.009 points (s.e. 0.004) at 2 players over seeds 0-4999; at 3 players it cost 0.035
-# (s.e. 0.009) over seeds 0-1999, so it is off there.
+# card playable or safe (a stall included) is rated LAST_TOKEN_INFO lower: the last token is kept for a play or save
+# clue, and a discard comes first. +0.009 points (s.e. 0.004) at 2 players over seeds 0-4999 and +0.013 (0.004) over
+# seeds 5000-9999; at 3 players it cost 0.035 (s.e. 0.009) over seeds 0-1999, so it is off there.
 LAST_TOKEN_DECK = (4, 0, 0, 0)
 LAST_TOKEN_INFO = 0.2
 
@@ -308,7 +308,7 @@ class _Turn:
         if info.p_dead == 1.0 and 0 < view.deck_size <= STALL_USELESS_DECK and view.info_tokens > 0:
             return STALL_USELESS + token_need, (
                 f"Card {index} can no longer score, but only {view.deck_size} cards are left in the deck: I would "
-                "rather stall with a hint than draw towards the end, and no hint is harmless."
+                f"rather stall with a hint than draw towards the end, but {self._why_not_stall()}."
             )
         if info.p_dead == 1.0:
             return 0.4 + token_need, f"Card {index} can no longer score, so discarding it costs nothing."
@@ -321,7 +321,7 @@ class _Turn:
         if index == self.own_chop and self._stall_rather_than_discard():
             return -0.25 + token_need, (
                 f"Only {view.deck_size} cards are left in the deck, so I would rather stall with a hint than draw "
-                f"towards the end, but no hint is harmless: I discard my chop, card {index}."
+                f"towards the end, but {self._why_not_stall()}: I discard my chop, card {index}."
             )
         if (
             index == self.own_chop
@@ -351,6 +351,17 @@ class _Turn:
             return False
         rich = view.info_tokens >= STALL_RICH_TOKENS and view.deck_size <= STALL_RICH_DECK[view.num_players - 2]
         return view.deck_size <= STALL_DECK or rich
+
+    def _keeps_last_token(self) -> bool:
+        """Whether a hint that makes no card playable or safe would spend a last token better kept near the end."""
+        view = self.view
+        return view.info_tokens == 1 and 0 < view.deck_size <= LAST_TOKEN_DECK[view.num_players - 2]
+
+    def _why_not_stall(self) -> str:
+        """Why a discard goes before a stalling hint, in the bot's explanation."""
+        if self._keeps_last_token():
+            return "I keep my last info token for a play or save clue"
+        return "no hint is harmless"
 
     def _targets(self, player: int) -> frozenset[str]:
         """What the focus of my play clue to `player` may be under the convention (see play_targets)."""
@@ -518,7 +529,7 @@ class _Turn:
                 "already known to be playable are played."
             )
         rating = -0.1 + 0.03 * good_new - penalty
-        if self.view.info_tokens == 1 and 0 < self.view.deck_size <= LAST_TOKEN_DECK[self.view.num_players - 2]:
+        if self._keeps_last_token():
             rating -= LAST_TOKEN_INFO
         if not in_time:
             return rating - 0.1, f"Player {player} gets no further turn, so hinting them {what} is wasted."
