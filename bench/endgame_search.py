@@ -7,8 +7,9 @@ too, except that with at most --deck cards left to draw the seat to move compare
 by rollouts (harness.play.values.rollout_scores: worlds dealt from what that seat can know, the bot playing on): it
 plays the best of them only when it beats the bot's own choice by more than two standard errors of their paired
 difference, else the bot's choice. Prints, per player count, both mean scores, the mean per-seed difference with its
-standard error, searches per game and seconds per game of each. The search is one step of policy improvement on the
-bot, so the difference measures how much the bot, as a rollout policy, leaves on the table at the end of the game.
+standard error, searches per game and seconds per game of each. The search is one cautious step of policy
+improvement on the bot (one move deep, over a few moves), so the difference is a lower bound on what the bot, as a
+rollout policy, leaves on the table at the end of the game.
 """
 
 from __future__ import annotations
@@ -116,6 +117,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--seeds must be at least 1")
     if args.deck < 0 or args.top < 2:
         parser.error("--deck must be at least 0 and --top at least 2")
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     if not 2 <= args.rollouts <= MAX_ROLLOUTS:
         parser.error(f"--rollouts must lie in 2..{MAX_ROLLOUTS}")
 
