@@ -12,10 +12,15 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.parallel import map_chunked
 from harness.bots import DEFAULT_BOT, bot_names, get_bot
 from harness.engine.game import Game, deck_for_seed
 from harness.schema.moves import EndReason
@@ -46,13 +51,7 @@ def _play_many(bot_name: str, players: int, decks: list[list[str]]) -> list[Game
 
 def run(bot_name: str, players: int, decks: list[list[str]], jobs: int) -> list[GameResult]:
     """Play one game per deck, in `jobs` worker processes (1: in this process); results in deck order."""
-    if jobs <= 1:
-        return _play_many(bot_name, players, decks)
-    size = max(1, len(decks) // (4 * jobs))
-    chunks = [decks[i : i + size] for i in range(0, len(decks), size)]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        parts = pool.map(_play_many, [bot_name] * len(chunks), [players] * len(chunks), chunks)
-        return [result for part in parts for result in part]
+    return map_chunked(partial(_play_many, bot_name, players), decks, jobs)
 
 
 def main(argv: list[str] | None = None) -> None:

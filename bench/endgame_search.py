@@ -17,10 +17,16 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.bot_selfplay import play_game
+from bench.parallel import map_chunked
 from harness.bots import DEFAULT_BOT, bot_names, get_bot
 from harness.bots.base import Bot
 from harness.engine.game import Game, deck_for_seed
@@ -68,13 +74,10 @@ def searched_move(view: SeatView, bot: Bot, settings: SearchSettings, seed: int)
 
 def play_seed(settings: SearchSettings, players: int, seed: int) -> SeedResult:
     """Play one deal plainly and with the search; both final fireworks scores and the costs."""
-    bot = get_bot(settings.bot)
     begin = time.perf_counter()
-    game = Game(players, deck_for_seed(seed))
-    while not game.is_over:
-        view = build_view(game.observe(game.current_player))
-        game.apply(view.legal_moves[bot.decide(view).move_index].move)
-    plain, middle = game.fireworks_sum, time.perf_counter()
+    plain = play_game(settings.bot, players, deck_for_seed(seed)).fireworks
+    middle = time.perf_counter()
+    bot = get_bot(settings.bot)
     game = Game(players, deck_for_seed(seed))
     searches = 0
     while not game.is_over:
@@ -92,13 +95,7 @@ def _play_many(settings: SearchSettings, players: int, seeds: list[int]) -> list
 
 def run(settings: SearchSettings, players: int, seeds: list[int], jobs: int) -> list[SeedResult]:
     """Every seed, in `jobs` worker processes (1: in this process); results in seed order."""
-    if jobs <= 1:
-        return _play_many(settings, players, seeds)
-    size = max(1, len(seeds) // (8 * jobs))
-    chunks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        parts = pool.map(_play_many, [settings] * len(chunks), [players] * len(chunks), chunks)
-        return [result for part in parts for result in part]
+    return map_chunked(partial(_play_many, settings, players), seeds, jobs, chunks_per_job=8)
 
 
 def main(argv: list[str] | None = None) -> None:
