@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.models.client import ModelClient
+from harness.models.caller import ModelCaller
 from harness.schema.records import SeatConfig
 from harness.strategies.asking import Asker, Decision
 from harness.strategies.definition import ScaffoldDef
@@ -18,7 +18,7 @@ from harness.view.seat_view import SeatView
 
 class SeatAgent:
     def __init__(
-        self, config: SeatConfig, scaffold: ScaffoldDef, client: ModelClient, reply_retries: int
+        self, config: SeatConfig, scaffold: ScaffoldDef, client: ModelCaller, reply_retries: int
     ) -> None:
         self.config = config
         self.scaffold = scaffold

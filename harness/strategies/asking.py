@@ -18,7 +18,8 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict
 
 from harness.formats import ParsedReply, ReplyFormat, ReplyProblem
-from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp
+from harness.models.caller import ModelCaller
+from harness.models.client import FatalModelError, ProviderGaveUp
 from harness.schema.records import Attempt, Call, Message, SeatConfig
 from harness.schema.secrets import REDACTED
 from harness.strategies.definition import CallDef
@@ -80,7 +81,7 @@ class Answer(NamedTuple):
 class Asker:
     """Asks one seat's model about one view: each call read strictly and re-asked on a bad reply."""
 
-    def __init__(self, config: SeatConfig, client: ModelClient, reply_retries: int, view: SeatView) -> None:
+    def __init__(self, config: SeatConfig, client: ModelCaller, reply_retries: int, view: SeatView) -> None:
         self.config = config
         self.client = client
         self.reply_retries = reply_retries

@@ -1,0 +1,33 @@
+"""ModelCaller: what a seat's player needs of whatever answers its prompts.
+
+ModelClient (LiteLLM) is the caller of `hanabi-eval run`; other callers (a direct OpenAI-compatible client, an
+Inspect AI model) answer through the same interface, so the strict ask / re-ask loop, the logs and the exports are
+the same whichever one serves a seat. A caller returns every attempt of one call, failed ones included, the last
+with a reply; it raises ProviderGaveUp when provider errors outlast its retries and FatalModelError on an error that
+retrying cannot fix (both in harness.models.client).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from harness.schema.records import Attempt, Message, SeatConfig
+
+
+class ModelCaller(Protocol):
+    """Answers one seat's prompts: every attempt of a call, the last one with a reply."""
+
+    seat: SeatConfig
+
+    @property
+    def reads_view(self) -> bool:
+        """Whether requests carry the seat's view (only the offline players decide from it)."""
+        ...
+
+    async def call(
+        self,
+        messages: list[Message],
+        metadata: dict[str, Any],
+        first_number: int,
+        max_tokens: int | None = None,
+    ) -> list[Attempt]: ...
