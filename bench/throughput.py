@@ -8,6 +8,7 @@ everything after it, each worker's LiteLLM warm-up, the manifest and the final s
 time, as a user waits for it. Each configuration runs in a fresh process.
 
   http          `--model hosted_vllm/bench --api-base ...`: LiteLLM over real HTTP to bench/delay_server.py
+  openai        the same server through the direct client (`--client openai`: the `openai` SDK's async client)
   local         the in-process offline provider, `--model local/smart@<delay>ms` (real games, through LiteLLM)
   floor         the same HTTP calls with no game at all: N chains of 82 sequential LiteLLM calls, in as many worker
                 processes, with the harness's event loop, GC settings and call options, and a prompt the size of a
@@ -36,8 +37,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.options import BenchParser, int_in, positive_float, positive_int  # noqa: E402
 
-VIAS = ("floor", "http", "openai-floor", "local")
-OVER_HTTP = {"floor", "http", "openai-floor"}
+VIAS = ("floor", "http", "openai-floor", "openai", "local")
+OVER_HTTP = {"floor", "http", "openai-floor", "openai"}
 BENCH_MODEL = "hosted_vllm/bench"
 # A bench game over HTTP discards or clues until the deck runs out: 82 moves, one call each.
 HTTP_GAME_CALLS = 82
@@ -105,6 +106,8 @@ def play(games: int, via: str, delay_ms: float, api_base: str | None, workers: i
     else:
         assert api_base is not None
         model = ["--model", BENCH_MODEL, "--api-base", api_base]
+        if via == "openai":
+            model += ["--client", "openai"]
     seeds = ",".join(str(s) for s in range(1, games + 1))
     with tempfile.TemporaryDirectory() as tmp:
         argv = ["run", *model, "--scaffold", "watson", "--players", "2", "--seeds", seeds, "--concurrency",
