@@ -142,6 +142,7 @@ def floor(games: int, via: str, delay_ms: float, api_base: str, workers: int) ->
 
     from harness.models import event_loop
     from harness.models.client import list_at_zero_price, litellm, warm_up
+    from harness.models.openai_client import warm_up as openai_warm_up
     from harness.run.games import tune_gc_for_play
 
     lib = litellm()
@@ -166,12 +167,14 @@ def floor(games: int, via: str, delay_ms: float, api_base: str, workers: int) ->
             await asyncio.gather(*(litellm_chain() for _ in range(count)))
             return
         import openai
+        from openai.types.chat import ChatCompletion
 
         client = openai.AsyncOpenAI(base_url=api_base, api_key="none", max_retries=0, timeout=60)
+        body = {"model": "bench", "messages": FLOOR_MESSAGES}
 
         async def sdk_chain() -> None:
-            for _ in range(HTTP_GAME_CALLS):
-                await client.chat.completions.create(model="bench", messages=FLOOR_MESSAGES)  # type: ignore[arg-type]
+            for _ in range(HTTP_GAME_CALLS):  # as harness.models.openai_client sends a request
+                await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
 
         try:
             await asyncio.gather(*(sdk_chain() for _ in range(count)))
@@ -181,6 +184,8 @@ def floor(games: int, via: str, delay_ms: float, api_base: str, workers: int) ->
     def worker(count: int) -> None:
         if via == "floor":
             warm_up([BENCH_MODEL])  # in the worker, as play does
+        else:
+            openai_warm_up()
         tune_gc_for_play()
         event_loop.run(chains(count))
 

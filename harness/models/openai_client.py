@@ -79,13 +79,17 @@ class OpenAIClient(RetryingCaller):
         body: dict[str, Any] = {"model": self._served, "messages": [m.model_dump() for m in messages], **self._body}
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
+        from openai.types.chat import ChatCompletion
+
         client = self._client()
         started = time.perf_counter()
         base = Attempt(number=number, messages=list(messages))
         deadline = self.seat.params.timeout_s
         try:
             async with asyncio.timeout(deadline):  # the whole request, however slowly its bytes arrive
-                response = await client.chat.completions.create(**body)
+                # the SDK's own route for a chat completion, less `create`'s walk of the body against its typed
+                # parameters (13% of this client's time per call in a profile): the body is already plain JSON
+                response = await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
         except TimeoutError:
             return timed_out(base, deadline, time.perf_counter() - started), None
         except Exception as exc:
