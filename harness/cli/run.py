@@ -81,6 +81,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument(
         "--api-base", help="base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1"
     )
+    run.add_argument(
+        "--client",
+        choices=["litellm", "openai"],
+        default="litellm",
+        help="how requests are sent: through LiteLLM (default, any provider), or straight to the OpenAI-compatible "
+        "server at --api-base by the openai SDK (less CPU per call; models openai/NAME or hosted_vllm/NAME)",
+    )
     run.add_argument("--temperature", type=float)
     run.add_argument("--max-tokens", type=int)
     run.add_argument(
@@ -260,6 +267,8 @@ def _validated_config(args: argparse.Namespace) -> tuple[RunConfig, SessionOptio
                     model=args.model, scaffold=args.scaffold, api_base=args.api_base, params=params, k=args.k
                 ),
             )
+        if args.client != "litellm":
+            seats = tuple(seat.model_copy(update={"client": args.client}) for seat in seats)
         for seat in {s.model: s for s in seats}.values():
             check_model(seat)
     except (ModelSpecError, SeatSpecError, ScaffoldError) as exc:

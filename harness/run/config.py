@@ -51,11 +51,12 @@ class RunConfig(BaseModel):
 
     def identity(self) -> dict[str, Any]:
         """What decides the games' content. Operational settings (server URL, timeout, retry limits) are left out,
-        so fixing one of them (a new server, a raised limit) continues the same run."""
+        so fixing one of them (a new server, a raised limit, another client for the same server) continues the
+        same run."""
         identity = self.model_dump(
             mode="json",
             exclude={
-                "seats": {"__all__": {"api_base": True, "deployments": True, "params": {"timeout_s"}}},
+                "seats": {"__all__": {"api_base": True, "deployments": True, "client": True, "params": {"timeout_s"}}},
                 "reply_retries": True,
                 "retry": True,
             },

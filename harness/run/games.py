@@ -13,7 +13,7 @@ from contextlib import AsyncExitStack
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.models.client import ModelClient, close_clients, warm_up
+from harness.models.callers import caller_for, close_callers, warm_up
 from harness.play.agent import SeatAgent
 from harness.play.game import MoveListener, play_game, rebuild
 from harness.run.config import RunConfig
@@ -29,7 +29,7 @@ def build_agents(config: RunConfig) -> dict[SeatConfig, SeatAgent]:
     agents: dict[SeatConfig, SeatAgent] = {}
     for seat in config.seats:
         if seat not in agents:
-            client = ModelClient(seat, config.retry)
+            client = caller_for(seat, config.retry)
             agents[seat] = SeatAgent(seat, load_scaffold(seat.scaffold, seat.k), client, config.reply_retries)
     return agents
 
@@ -80,7 +80,7 @@ async def play_plans(
             agents.setdefault(seat, agent)
     decks = {(index, s.seed): list(s.deck) for index, job in enumerate(jobs) for s in job.config.seeds}
     # in the process that plays: the warm-up starts LiteLLM's logging thread, which must not exist at a fork
-    warm_up({seat.model for job in jobs for seat in job.config.seats})
+    warm_up([seat for job in jobs for seat in job.config.seats])
     default_thresholds = gc.get_threshold()
     tune_gc_for_play()
     gate = asyncio.Semaphore(concurrency)
@@ -132,7 +132,7 @@ async def play_plans(
             raise failures[0]
         return [task.result() for task in tasks if not task.cancelled()]
     finally:
-        await close_clients()
+        await close_callers()
         gc.unfreeze()  # a process that goes on after play (tests, a library caller) collects as usual again
         gc.set_threshold(*default_thresholds)
 

@@ -9,7 +9,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    model_serializer,
+)
 
 from harness.schema.moves import EndReason, Move
 
@@ -47,6 +54,10 @@ class Deployment(BaseModel):
     max_parallel_requests: int | None = Field(default=None, gt=0)
 
 
+# How a seat's requests are sent: through LiteLLM, or straight to an OpenAI-compatible server by the `openai` SDK.
+ClientName = Literal["litellm", "openai"]
+
+
 class SeatConfig(BaseModel):
     """Who plays a seat: a LiteLLM model string with its scaffold and parameters."""
 
@@ -58,6 +69,15 @@ class SeatConfig(BaseModel):
     params: GenerationParams = GenerationParams()
     deployments: tuple[Deployment, ...] = ()  # when set, requests are spread over these by a LiteLLM Router
     k: int | None = Field(default=None, ge=1, le=7)  # samples per move, for best-of-k scaffolds only
+    client: ClientName = "litellm"
+
+    @model_serializer(mode="wrap")
+    def _without_default_client(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A LiteLLM seat is written as before the client could be chosen, so its records stay as they were."""
+        data: dict[str, Any] = handler(self)
+        if data.get("client") == "litellm":
+            del data["client"]
+        return data
 
     @property
     def label(self) -> str:
