@@ -169,7 +169,7 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
     args.model = args.model or DEFAULT_MODEL
     args.scaffold = args.scaffold or "watson"
     args.players = [len(args.seat)] if args.seat else (args.players or [2])
-    args.seeds = args.seeds or "standard"
+    args.seeds = "standard" if args.seeds is None else args.seeds
     args.repeats = 1 if args.repeats is None else args.repeats
     config, options = _validated_config(args)
     return play_and_print_run(args.out / (args.run_name or config.default_name()), config, options, command)
@@ -231,6 +231,10 @@ def _validated_config(args: argparse.Namespace) -> tuple[RunConfig, SessionOptio
         raise UsageError(f"--temperature {args.temperature} is outside 0-2")
     if args.out.exists() and not args.out.is_dir():
         raise UsageError(f"--out {args.out} is a file; give a folder for the run directories")
+    if args.skip_excluded_seeds and args.exclude_seeds_of is None:
+        raise UsageError(
+            "--skip-excluded-seeds leaves out the seeds of an export: name it with --exclude-seeds-of EXPORT"
+        )
     try:
         load_scaffold(args.scaffold, args.k)
         seeds = resolve_seeds(args.seeds)

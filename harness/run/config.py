@@ -43,6 +43,9 @@ class RunConfig(BaseModel):
     def _team_size(self) -> RunConfig:
         if len(self.seats) > 1 and self.players != (len(self.seats),):
             raise ValueError(f"a team of {len(self.seats)} seats plays {len(self.seats)}-player games only")
+        deals = {(s.seed_set, s.seed) for s in self.seeds}
+        if len(deals) != len(self.seeds):  # two games of one id would write one log at once
+            raise ValueError("a seed is listed twice; list each seed once and play it again with repeats")
         return self
 
     @property

@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from harness.engine.seeds import SeedSpecError, resolve_seeds
+from harness.engine.seeds import SeedSpecError, resolve_seed_lists
 from harness.models.client import RetryPolicy
 from harness.run.config import Rotation, RunConfig
 from harness.run.store import write_json_atomic
@@ -178,9 +178,7 @@ class SweepConfig(BaseModel):
 
     def runs(self) -> list[RunConfig]:
         """One run per model and scaffold, each over all player counts and seeds."""
-        seeds = []
-        for spec in self.seeds:
-            seeds.extend(resolve_seeds(spec))
+        seeds = resolve_seed_lists(self.seeds)
 
         def run(
             seats: tuple[SeatConfig, ...], players: tuple[int, ...], rotation: Rotation = "seed"
@@ -264,6 +262,8 @@ def load_sweep(path: Path) -> SweepConfig:
         error = exc.errors()[0]
         key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]).lstrip(".")
         message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+        if not key:  # a check of the whole file: its message names the keys
+            raise SweepConfigError(f"{path}: {message.removeprefix('Value error, ')}") from None
         raise SweepConfigError(f"{path}: {key}: {message}") from None
     except SeedSpecError as exc:
         raise SweepConfigError(f"{path}: seeds: {exc}") from None
