@@ -19,14 +19,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from harness.play.game import PROVIDER_ERRORS
 from harness.report.grouping import group_label, lineup_of, models_of, scaffolds_of
 from harness.report.judge import JudgedTurn, read_judgements
 from harness.run.store import MANIFEST, STATUS, RunDir
 from harness.schema.log_file import LogCorrupt, read_game_log
 from harness.schema.manifest import GitState, RecordedConfig, RunManifest
 from harness.schema.moves import EndReason
-from harness.schema.records import Call, GameHeader, MoveRecord, SeatConfig
+from harness.schema.records import PROVIDER_ERROR_KINDS, Call, GameHeader, MoveRecord, SeatConfig
 from harness.schema.value_records import (
     DecisionValueRecord,
     ValuesUnreadable,
@@ -292,8 +291,8 @@ def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[
             calls=len(calls),
             attempts=len(attempts),
             retries=len(attempts) - len(calls),
-            invalid_replies=sum(n for kind, n in kinds.items() if kind not in PROVIDER_ERRORS),
-            provider_errors=sum(n for kind, n in kinds.items() if kind in PROVIDER_ERRORS),
+            invalid_replies=sum(n for kind, n in kinds.items() if kind not in PROVIDER_ERROR_KINDS),
+            provider_errors=sum(n for kind, n in kinds.items() if kind in PROVIDER_ERROR_KINDS),
             error_kinds=dict(sorted(kinds.items())),
             failed_moves=sum(r.status == "interrupted" for r in contents.results),
             prompt_tokens=prompt,

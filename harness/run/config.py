@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harness.engine.seeds import SeedDeck
 from harness.models.client import RetryPolicy
-from harness.schema.records import GamePlan, SeatConfig
+from harness.schema.records import GamePlan, SeatConfig, game_id
 from harness.schema.secrets import safe_url
 
 Rotation = Literal["seed", "all", "off"]
@@ -96,12 +96,12 @@ class RunConfig(BaseModel):
             team = self.seats * players if len(self.seats) == 1 else self.seats
             for index, seed in enumerate(self.seeds):
                 for shift, seats in rotations(team, index, self.rotation if self.mixed else "off"):
-                    seating = f"-r{shift}" if self.mixed else ""
                     for repeat in range(self.repeats):
-                        again = f"-play{repeat}" if repeat > 0 else ""
                         plans.append(
                             GamePlan(
-                                game_id=f"{players}p-{seed.seed_set}-seed{seed.seed}{seating}{again}",
+                                game_id=game_id(
+                                    players, seed.seed_set, seed.seed, shift if self.mixed else None, repeat
+                                ),
                                 players=players,
                                 seed=seed.seed,
                                 seed_set=seed.seed_set,

@@ -7,7 +7,7 @@ A game log is JSONL: a GameHeader line, one MoveRecord line per move, and a Game
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -109,7 +109,9 @@ ErrorKind = Literal[
     "repeated_reply",  # the same failed reply again: retries stop early
     "echoed_secret",  # the reply held a credential the run sends (a server echoing the request): never used
 ]
-# Readers (report, summary) treat error kinds as an open set and group by them; older logs hold a subset.
+# The two kinds of error, each listed once. Readers (report, summary) treat error kinds as an open set and group by
+# them; older logs hold a subset. Provider errors are retried by the model client (or stop the move at once); reply
+# errors are re-asked, and each counts against --max-retries.
 PROVIDER_ERROR_KINDS = frozenset(
     {
         "rate_limited",
@@ -122,6 +124,7 @@ PROVIDER_ERROR_KINDS = frozenset(
         "context_overflow",
     }
 )
+REPLY_ERROR_KINDS = frozenset(get_args(ErrorKind)) - PROVIDER_ERROR_KINDS
 
 
 class Message(BaseModel):
@@ -274,6 +277,14 @@ class JudgeRecord(BaseModel):
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def game_id(players: int, seed_set: str, seed: int, rotation: int | None = None, repeat: int = 0) -> str:
+    """The id of one game of a run, and the name of its log: the player count, the deal, then (mixed teams) the
+    seating's rotation and (from the second play of a deal on) the play, e.g. `3p-standard-seed4-r1-play1`."""
+    seating = f"-r{rotation}" if rotation is not None else ""
+    again = f"-play{repeat}" if repeat > 0 else ""
+    return f"{players}p-{seed_set}-seed{seed}{seating}{again}"
 
 
 class GamePlan(BaseModel):
