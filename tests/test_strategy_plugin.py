@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from harness.engine.seeds import resolve_seeds
-from harness.models.client import ModelClient, RetryPolicy
+from harness.models.client import ModelClient
 from harness.play.agent import SeatAgent
 from harness.play.game import play_game
+from harness.schema.config import RetryPolicy
 from harness.schema.log_file import read_game_log
 from harness.schema.records import GamePlan, SeatConfig
 from harness.strategies.asking import Decision

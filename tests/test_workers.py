@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.engine.seeds import resolve_seeds
-from harness.run.config import RunConfig
 from harness.run.games import RunJob
 from harness.run.live_progress import RunProgress
 from harness.run.manifest import manifest_for
 from harness.run.store import RunDir
 from harness.run.workers import play_in_workers
+from harness.schema.config import RunConfig
 from harness.schema.log_file import read_game_log
 from harness.schema.records import SeatConfig
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
-    from harness.models.client import RetryPolicy
     from harness.run.judge import JudgeOutcome
+    from harness.schema.config import RetryPolicy
     from harness.schema.records import SeatConfig
 
 
@@ -47,7 +47,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from harness.models.client import LOCAL_PROVIDER, ModelSpecError, RetryPolicy, check_model, provider_of
+    from harness.models.client import LOCAL_PROVIDER, ModelSpecError, check_model, provider_of
+    from harness.schema.config import RetryPolicy
     from harness.schema.records import GenerationParams, SeatConfig
 
     for flag, value in (("--concurrency", args.concurrency), ("--timeout", args.timeout)):

@@ -16,9 +16,9 @@ from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from harness.engine.seeds import SeedSpecError, resolve_seeds
 from harness.export.contamination import check_seeds, load_exported_seeds
 from harness.models.client import ModelSpecError, check_model
-from harness.run.config import RunConfig
 from harness.run.score_table import score_table, summarize, summary_table, sweep_table
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
+from harness.schema.config import RunConfig
 from harness.schema.records import GameResult, GenerationParams, SeatConfig
 from harness.schema.secrets import public_command
 from harness.session.launch import SessionRefused, play_run, play_sweep, sweep_session

@@ -13,29 +13,15 @@ import json
 from functools import cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import ValidationError
 
 from harness.engine.game import deck_for_seed
-from harness.schema.cards import validate_deck
+from harness.schema.config import SeedDeck
 from harness.schema.paths import seeds_dir
 
 
 class SeedSpecError(ValueError):
     """A --seeds value that cannot be used; the message names the problem and the fix."""
-
-
-class SeedDeck(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    seed: int
-    deck: tuple[str, ...]
-    seed_set: str
-
-    @field_validator("deck")
-    @classmethod
-    def _complete_deck(cls, deck: tuple[str, ...]) -> tuple[str, ...]:
-        validate_deck(list(deck))
-        return deck
 
 
 def set_names() -> list[str]:

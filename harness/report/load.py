@@ -23,7 +23,7 @@ from harness.report.grouping import group_label, lineup_of, models_of, scaffolds
 from harness.report.judge import JudgedTurn, read_judgements
 from harness.run.store import MANIFEST, STATUS, RunDir
 from harness.schema.log_file import LogCorrupt, read_game_log
-from harness.schema.manifest import GitState, RecordedConfig, RunManifest
+from harness.schema.manifest import GitState, RunManifest
 from harness.schema.moves import EndReason
 from harness.schema.records import PROVIDER_ERROR_KINDS, Call, GameHeader, MoveRecord, SeatConfig
 from harness.schema.value_records import (
@@ -373,13 +373,8 @@ def _read_manifest(run: RunDir) -> RunManifest | None:
 def _run_info(run: RunDir, games: list[LoadedGame], skipped: int) -> RunInfo:
     manifest = _read_manifest(run)
     status = _read_json(run.path / STATUS) or {}
-    config = manifest.config if manifest is not None else RecordedConfig()
-    try:
-        seats = config.seat_configs()
-    except ValidationError as exc:
-        raise ReportInputError(
-            f"{run.manifest_path}: unreadable seat configuration ({exc.errors()[0]['msg']})"
-        ) from None
+    config = manifest.config if manifest is not None else None
+    seats = list(config.seats) if config is not None else []
     params = []
     for seat in seats:
         for name, value in seat.params.model_dump(exclude={"timeout_s"}).items():
@@ -396,9 +391,9 @@ def _run_info(run: RunDir, games: list[LoadedGame], skipped: int) -> RunInfo:
         models=list(dict.fromkeys(s.model for s in seats)),
         scaffolds=list(dict.fromkeys(s.scaffold for s in seats)),
         params=params,
-        players=list(config.players),
-        seed_sets=list(dict.fromkeys(s.seed_set for s in config.seeds)),
-        seeds=[s.seed for s in config.seeds],
+        players=list(config.players) if config is not None else [],
+        seed_sets=list(dict.fromkeys(s.seed_set for s in config.seeds)) if config is not None else [],
+        seeds=[s.seed for s in config.seeds] if config is not None else [],
         git_commit=git.commit,
         git_dirty=git.dirty,
         harness_version=versions.get("hanabi-eval"),

@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict
 from harness.bots import DEFAULT_BOT, get_bot
 from harness.engine.game import Game
 from harness.engine.replay import replay_to_end
-from harness.engine.seeds import SeedDeck
 from harness.formats import ParsedReply
 from harness.models.local import format_reply
+from harness.schema.config import SeedDeck
 from harness.schema.moves import Move
 from harness.schema.records import Message, game_id
 from harness.strategies.definition import ScaffoldDef

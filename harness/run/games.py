@@ -16,9 +16,9 @@ from pydantic import BaseModel, ConfigDict
 from harness.models.client import ModelClient, close_clients, warm_up
 from harness.play.agent import SeatAgent
 from harness.play.game import MoveListener, play_game, rebuild
-from harness.run.config import RunConfig
 from harness.run.interrupt import Stop
 from harness.run.store import RunDir
+from harness.schema.config import RunConfig
 from harness.schema.log_file import finished_result, read_game_log
 from harness.schema.manifest import RunManifest
 from harness.schema.records import GamePlan, GameResult, SeatConfig

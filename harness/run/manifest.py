@@ -22,12 +22,16 @@ from typing import Any
 
 from harness import __version__
 from harness.models.client import sent_params_record
-from harness.run.config import RunConfig, RunConfigError
 from harness.run.lock import RunLock
 from harness.run.store import RunDir, seed_entry
+from harness.schema.config import RunConfig
 from harness.schema.manifest import RunManifest, SessionRecord
 from harness.schema.records import now_iso
 from harness.schema.secrets import public_command, public_seat
+
+
+class RunConfigError(ValueError):
+    """A run directory that belongs to a different configuration, or whose recorded one was edited."""
 
 
 def git_state() -> dict[str, Any]:
@@ -132,7 +136,7 @@ def config_of(run: RunDir) -> RunConfig:
         raise RunConfigError(
             f"{run.path} is not a run directory (no {run.manifest_path.name}); give a run's folder"
         )
-    config = RunConfig.model_validate(manifest.config.to_json())
+    config = manifest.config
     if config.digest() != manifest.config_digest:
         raise RunConfigError(
             f"{run.manifest_path} does not match its own config digest; it was edited by hand"

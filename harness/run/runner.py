@@ -8,13 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.models import event_loop, retry_events
-from harness.run.config import RunConfig
 from harness.run.games import RunJob, play_plans, verify_logs
 from harness.run.interrupt import SessionStopped, Stop
 from harness.run.live_progress import RunProgress
 from harness.run.status import RunStatusFile
 from harness.run.store import RunDir
 from harness.run.workers import play_in_workers
+from harness.schema.config import RunConfig
 from harness.schema.disk import DiskFault, explain
 from harness.schema.log_file import count_moves, finished_result
 from harness.schema.manifest import RunManifest

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from harness.engine.seeds import SeedDeck
+from harness.schema.config import SeedDeck
 from harness.schema.manifest import RunManifest
 from harness.schema.records import RunStatus
 from harness.schema.secrets import redact

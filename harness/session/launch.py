@@ -21,14 +21,14 @@ from typing import Any
 
 from harness.engine.replay import ReplayMismatch
 from harness.models.client import ModelSpecError, check_model
-from harness.run.config import RunConfig, RunConfigError
 from harness.run.games import RunJob
 from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED, SessionStopped
 from harness.run.lock import RunLocked
-from harness.run.manifest import config_of, open_run
+from harness.run.manifest import RunConfigError, config_of, open_run
 from harness.run.runner import execute, expected_calls, play_session
 from harness.run.store import RunDir
 from harness.run.workers import WorkerFailed
+from harness.schema.config import RunConfig
 from harness.schema.disk import DiskFault, explain
 from harness.schema.log_file import LogCorrupt
 from harness.schema.records import GamePlan, GameResult, SeatConfig, now_iso

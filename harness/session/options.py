@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.models.client import RetryPolicy
-from harness.run.config import RunConfig
+from harness.schema.config import RetryPolicy, RunConfig
 from harness.schema.manifest import RunManifest
 from harness.schema.records import SeatConfig
 from harness.session.sweep import SweepConfig

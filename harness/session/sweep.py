@@ -19,10 +19,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from harness.engine.seeds import SeedSpecError, resolve_seed_lists
-from harness.models.client import RetryPolicy
-from harness.run.config import Rotation, RunConfig
 from harness.run.store import write_json_atomic
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
+from harness.schema.config import RetryPolicy, Rotation, RunConfig
 from harness.schema.records import Deployment, GenerationParams, SeatConfig
 from harness.session.seats import SeatSpecError, parse_seat
 from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_scaffold_spec, scaffold_names
