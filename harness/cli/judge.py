@@ -96,19 +96,18 @@ def handle(args: argparse.Namespace) -> int:
 
 def _runs_with_memory_games(paths: list[Path]) -> list[Path]:
     """The runs named that hold working-memory games; none at all is bad input."""
-    from harness.report.load import ReportInputError, find_runs
     from harness.run.judge import keeps_working_memory
-    from harness.run.store import RunDir
-    from harness.schema.log_file import LogCorrupt, read_game_log
+    from harness.run.store import RunDir, RunFolderError, find_runs
+    from harness.schema.log_file import LogCorrupt
 
     try:
         runs = find_runs(paths)
-    except ReportInputError as exc:
+    except RunFolderError as exc:
         raise UsageError(str(exc)) from None
     found = []
     for run in runs:
         try:
-            logs = [read_game_log(path) for path in RunDir(run).game_paths()]
+            logs = [RunDir(run).read_game(path) for path in RunDir(run).game_paths()]
         except LogCorrupt as exc:
             raise UsageError(f"{exc}; repair or remove that log") from None
         except OSError as exc:

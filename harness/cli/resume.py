@@ -17,8 +17,8 @@ from harness.cli.run import (
     play_and_print_run,
     play_and_print_sweep,
 )
+from harness.run.store import SWEEP_FILE
 from harness.session.launch import SessionRefused, resume_run, resume_sweep
-from harness.session.sweep import SWEEP_FILE
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -40,7 +40,10 @@ def handle(args: argparse.Namespace) -> int:
             raise UsageError(
                 "--api-base applies to one run; resume a run of the sweep with it, or edit the sweep file"
             )
-        sweep, options = resume_sweep(args.run_dir, given_options(args))
+        try:
+            sweep, options = resume_sweep(args.run_dir, given_options(args))
+        except SessionRefused as exc:
+            raise UsageError(str(exc)) from None
         return play_and_print_sweep(args.run_dir, sweep, options, {"resumed": True}, args.argv)
     try:
         config, options = resume_run(args.run_dir, given_options(args), args.api_base)

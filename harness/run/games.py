@@ -19,7 +19,6 @@ from harness.play.game import MoveListener, play_game, rebuild
 from harness.run.interrupt import Stop
 from harness.run.store import RunDir
 from harness.schema.config import RunConfig
-from harness.schema.log_file import finished_result, read_game_log
 from harness.schema.manifest import RunManifest
 from harness.schema.records import GamePlan, GameResult, SeatConfig
 from harness.strategies.scaffold import load_scaffold
@@ -48,15 +47,18 @@ Selected = list[tuple[int, GamePlan]]  # (index of the job in the session, game 
 GameListener = Callable[[int, GamePlan, GameResult], None]
 
 
-def verify_logs(jobs: list[RunJob]) -> None:
-    """Replay every existing log and check its digests, so that a log that does not match is refused before any
-    model is called (raises ReplayMismatch or LogCorrupt)."""
-    for job in jobs:
-        decks = {s.seed: list(s.deck) for s in job.config.seeds}
-        for plan in job.config.plans():
-            path = job.run.game_path(plan.game_id)
-            if path.exists() and finished_result(path) is None:  # finished games are never extended
-                rebuild(plan, decks[plan.seed], read_game_log(path))
+def verify_logs(config: RunConfig, run: RunDir) -> None:
+    """Read every existing log of the run as every reader does (each line, its header against its name) and replay
+    those of unfinished games, checking their digests, so that a log that is damaged or does not match is refused
+    before any model is called (raises LogCorrupt or ReplayMismatch)."""
+    decks = {s.seed: list(s.deck) for s in config.seeds}
+    for plan in config.plans():
+        path = run.game_path(plan.game_id)
+        if not path.exists():
+            continue
+        contents = run.read_game(path)
+        if not contents.complete:  # finished games are never extended
+            rebuild(plan, decks[plan.seed], contents)
 
 
 async def play_plans(

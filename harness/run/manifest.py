@@ -22,6 +22,7 @@ from typing import Any
 
 from harness import __version__
 from harness.models.client import sent_params_record
+from harness.run.games import verify_logs
 from harness.run.lock import RunLock
 from harness.run.store import RunDir, seed_entry
 from harness.schema.config import RunConfig
@@ -100,9 +101,13 @@ def manifest_for(config: RunConfig, run_id: str, command: list[str]) -> RunManif
 def open_run(
     run_path: Path, config: RunConfig, command: list[str], concurrency: int | None = None
 ) -> Iterator[tuple[RunDir, RunManifest]]:
-    """Create the run directory, or reopen it if it holds this very configuration, and hold its lock.
+    """Create the run directory, or reopen it if it holds this very configuration, hold its lock, and check every
+    log it holds (harness.run.games.verify_logs). Yields the run and its manifest with this session added, which
+    `record_session` writes once every run of the session is checked: a refused session leaves no trace.
 
-    Raises RunConfigError for a directory of another configuration, RunLocked while another process writes it.
+    Raises RunConfigError for a directory of another configuration, RunLocked while another process writes it,
+    RunFolderDamaged for a manifest that cannot be read, LogCorrupt or ReplayMismatch for a log that is damaged
+    or does not replay.
     """
     run = RunDir(run_path)
     existing = run.read_manifest()
@@ -113,6 +118,7 @@ def open_run(
         )
     with RunLock(run.path) as lock:
         existing = run.read_manifest()  # re-read under the lock
+        verify_logs(config, run)
         session: dict[str, Any] = {
             "started_at": now_iso(),
             "command": public_command(command),
@@ -124,9 +130,12 @@ def open_run(
             session["took_over_lock_of"] = lock.previous_holder
         if existing is None:
             existing = manifest_for(config, f"{run.path.name}-{uuid.uuid4().hex[:6]}", command)
-        manifest = existing.with_session(SessionRecord.model_validate(session))
-        run.write_manifest(manifest)
-        yield run, manifest
+        yield run, existing.with_session(SessionRecord.model_validate(session))
+
+
+def record_session(run: RunDir, manifest: RunManifest) -> None:
+    """Write the manifest with the session that opened the run (open_run): the run then exists on disk."""
+    run.write_manifest(manifest)
 
 
 def config_of(run: RunDir) -> RunConfig:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.models import event_loop, retry_events
-from harness.run.games import RunJob, play_plans, verify_logs
+from harness.run.games import RunJob, play_plans
 from harness.run.interrupt import SessionStopped, Stop
 from harness.run.live_progress import RunProgress
 from harness.run.status import RunStatusFile
@@ -36,7 +36,6 @@ def play_session(
 
     Raises SessionStopped after a Ctrl-C (status "stopped") and DiskFault when a write fails (status "failed",
     where it can still be written); `resume_hint` ("continue with: hanabi-eval resume ...") ends their message."""
-    verify_logs(jobs)
     selected = [(index, plan) for index, job in enumerate(jobs) for plan in job.config.plans()]
     moves_left = expected_moves([(plan, jobs[index].run.game_path(plan.game_id)) for index, plan in selected])
     progress = RunProgress(total_games=len(selected), enabled=show_progress, expected_moves=moves_left)

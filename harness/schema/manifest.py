@@ -67,6 +67,15 @@ class SessionRecord(_Recorded):
     took_over_lock_of: Any = None  # the lock holder this session replaced, when that one was gone
 
 
+class SweepRecord(_Recorded):
+    """sweep.json, a sweep folder's record: the sweep's name, the digest of its runs, and its configuration as
+    played (harness.session.sweep.SweepConfig as JSON, read there), with the file and command it came from."""
+
+    name: str
+    digest: str
+    config: dict[str, Any]
+
+
 class RunManifest(_Recorded):
     """manifest.json: what a run is (its configuration and digest), how to reproduce it (command, versions, git
     commit, seeds with their decks, the parameters sent per seat), its planned games and the sessions that played

@@ -24,9 +24,9 @@ from harness.models.client import ModelSpecError, check_model
 from harness.run.games import RunJob
 from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED, SessionStopped
 from harness.run.lock import RunLocked
-from harness.run.manifest import RunConfigError, config_of, open_run
+from harness.run.manifest import RunConfigError, config_of, open_run, record_session
 from harness.run.runner import execute, expected_calls, play_session
-from harness.run.store import RunDir
+from harness.run.store import RunDir, RunFolderDamaged
 from harness.run.workers import WorkerFailed
 from harness.schema.config import RunConfig
 from harness.schema.disk import DiskFault, explain
@@ -117,6 +117,7 @@ def play_run(
     with session_errors(hint):
         try:
             with open_run(run_path, config, command, options.concurrency) as (run, manifest):
+                record_session(run, manifest)
                 plans = config.plans()
                 seats = ", ".join(sorted({s.label for s in config.seats}))
                 say(f"Run {run.path} · {len(plans)} games · {seats}")
@@ -132,7 +133,7 @@ def play_run(
                     hint,
                 )
                 wall_s = time.monotonic() - started
-        except (RunConfigError, RunLocked, ReplayMismatch, LogCorrupt) as exc:
+        except (RunConfigError, RunFolderDamaged, RunLocked, ReplayMismatch, LogCorrupt) as exc:
             raise SessionRefused(str(exc)) from None
     return RunOutcome(run=run, results=results, wall_s=wall_s)
 
@@ -174,6 +175,8 @@ def play_sweep(
                         open_run(folder / config.default_name(), config, command, options.concurrency)
                     )
                     jobs.append(RunJob(config=config, run=run, manifest=manifest))
+                for job in jobs:  # every run is checked: now the session is recorded
+                    record_session(job.run, job.manifest)
                 games = sum(len(job.config.plans()) for job in jobs)
                 say(f"Sweep {folder} · {len(jobs)} runs · {games} games")
                 say(expected_calls_line(*to_play))
@@ -186,7 +189,7 @@ def play_sweep(
                     options.workers,
                     hint,
                 )
-        except (SweepConfigError, RunConfigError, RunLocked, ReplayMismatch, LogCorrupt) as exc:
+        except (SweepConfigError, RunConfigError, RunFolderDamaged, RunLocked, ReplayMismatch, LogCorrupt) as exc:
             raise SessionRefused(str(exc)) from None
     wall_s = time.monotonic() - started
     return SweepOutcome(folder=folder, jobs=jobs, results=results, wall_s=wall_s)
@@ -205,13 +208,14 @@ def resume_run(run_dir: Path, given: GivenOptions, api_base: str | None) -> tupl
     run = RunDir(run_dir)
     try:
         config = config_of(run)
-    except RunConfigError as exc:
+        manifest = run.read_manifest()
+    except (RunConfigError, RunFolderDamaged) as exc:
         raise SessionRefused(str(exc)) from None
     if api_base is not None:
         if len({s.model for s in config.seats}) > 1:
             raise SessionRefused("--api-base is ambiguous for a run with several models; resume without it")
         config = config.model_copy(update={"seats": tuple(_with_api_base(s, api_base) for s in config.seats)})
-    options = resolve(given, of_run(config, run.read_manifest()))
+    options = resolve(given, of_run(config, manifest))
     config = options.over_run(config)
     try:
         for seat in {s.model: s for s in config.seats}.values():
@@ -223,8 +227,12 @@ def resume_run(run_dir: Path, given: GivenOptions, api_base: str | None) -> tupl
 
 def resume_sweep(folder: Path, given: GivenOptions) -> tuple[SweepConfig, SessionOptions]:
     """The sweep recorded in `folder` (sweep.json) with this session's options over its recorded settings."""
-    sweep = read_sweep_dir(folder)
-    assert sweep is not None
+    try:
+        sweep = read_sweep_dir(folder)
+    except (RunFolderDamaged, SweepConfigError) as exc:
+        raise SessionRefused(str(exc)) from None
+    if sweep is None:
+        raise SessionRefused(f"{folder} is not a sweep folder (no sweep.json); give the folder of a sweep or a run")
     return sweep_session(sweep, given)
 
 

@@ -19,14 +19,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from harness.engine.seeds import SeedSpecError, resolve_seed_lists
-from harness.run.store import write_json_atomic
+from harness.run.store import SWEEP_FILE, read_sweep_record, write_json_atomic
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.schema.config import RetryPolicy, Rotation, RunConfig
 from harness.schema.records import Deployment, GenerationParams, SeatConfig
 from harness.session.seats import SeatSpecError, parse_seat
 from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_scaffold_spec, scaffold_names
-
-SWEEP_FILE = "sweep.json"
 
 
 class SweepConfigError(ValueError):
@@ -271,20 +269,29 @@ def load_sweep(path: Path) -> SweepConfig:
 
 def open_sweep_dir(folder: Path, sweep: SweepConfig, source: dict[str, Any]) -> None:
     """Create the sweep folder's record, or check that it holds this very sweep."""
-    record = folder / SWEEP_FILE
-    if record.exists():
-        existing = json.loads(record.read_text(encoding="utf-8"))
-        if existing.get("digest") != sweep.digest():
+    existing = read_sweep_record(folder)
+    if existing is not None:
+        if existing.digest != sweep.digest():
             raise SweepConfigError(
-                f"{folder} holds a different sweep ({existing.get('name')}); choose another --out or name"
+                f"{folder} holds a different sweep ({existing.name}); choose another --out or name"
             )
         return
     folder.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(record, {"name": sweep.name, "digest": sweep.digest(), **source})
+    write_json_atomic(folder / SWEEP_FILE, {"name": sweep.name, "digest": sweep.digest(), **source})
 
 
 def read_sweep_dir(folder: Path) -> SweepConfig | None:
-    record = folder / SWEEP_FILE
-    if not record.exists():
+    """The sweep a sweep folder records, None where there is none; RunFolderDamaged for a record that cannot be
+    read, SweepConfigError for one whose configuration is no sweep."""
+    record = read_sweep_record(folder)
+    if record is None:
         return None
-    return SweepConfig.model_validate(json.loads(record.read_text(encoding="utf-8"))["config"])
+    try:
+        return SweepConfig.model_validate(record.config)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]).lstrip(".")
+        raise SweepConfigError(
+            f"{folder / SWEEP_FILE}: config.{key}: {error['msg']}; the folder is damaged (restore that file, or "
+            "move the folder aside)"
+        ) from None
