@@ -50,6 +50,7 @@ def handle(args: argparse.Namespace) -> int:
     from harness.models.client import LOCAL_PROVIDER, ModelSpecError, check_model, provider_of
     from harness.schema.config import RetryPolicy
     from harness.schema.records import GenerationParams, SeatConfig
+    from harness.schema.urls import check_url
 
     for flag, value in (("--concurrency", args.concurrency), ("--timeout", args.timeout)):
         if value <= 0:
@@ -64,10 +65,11 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError(f"--temperature {args.temperature} is outside 0-2")
     if args.max_tokens is not None and args.max_tokens <= 0:
         raise UsageError(f"--max-tokens {args.max_tokens} must be a whole number above 0")
-    if args.api_base and not args.api_base.startswith(("http://", "https://")):
-        raise UsageError(
-            f"--api-base {args.api_base!r} is not an http(s) URL; write e.g. http://127.0.0.1:8000/v1"
-        )
+    if args.api_base is not None:
+        try:
+            check_url(args.api_base, "--api-base")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     if provider_of(args.model) == LOCAL_PROVIDER:
         raise UsageError(
             f"{args.model} is a built-in player and cannot judge; give an LLM, e.g. --model openai/o4-mini"

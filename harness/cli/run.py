@@ -21,6 +21,7 @@ from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.schema.config import RunConfig
 from harness.schema.records import GameResult, GenerationParams, SeatConfig
 from harness.schema.secrets import public_command
+from harness.schema.urls import check_url
 from harness.session.launch import SessionRefused, play_run, play_sweep, sweep_session
 from harness.session.options import SESSION_DEFAULTS, GivenOptions, SessionOptions, defaults, resolve
 from harness.session.seats import SeatSpecError, parse_seat
@@ -303,10 +304,11 @@ def check_operational(args: argparse.Namespace) -> None:
     ):
         if value is not None and not (value >= 0 and math.isfinite(value)):  # nan is not >= 0
             raise UsageError(f"{flag} {value} must be a finite number, 0 or more")
-    if args.api_base and not args.api_base.startswith(("http://", "https://")):
-        raise UsageError(
-            f"--api-base {args.api_base!r} is not an http(s) URL; write e.g. http://127.0.0.1:8000/v1"
-        )
+    if args.api_base is not None:
+        try:
+            check_url(args.api_base, "--api-base")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
 
 
 def _check_positive(flag: str, value: float, integer: bool = False) -> None:

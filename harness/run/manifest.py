@@ -9,6 +9,7 @@ directory named explicitly for a different configuration is refused.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import platform
 import subprocess
@@ -23,7 +24,7 @@ from typing import Any
 from harness import __version__
 from harness.models.client import sent_params_record
 from harness.run.games import verify_logs
-from harness.run.lock import RunLock
+from harness.run.lock import LOCK_FILE, RunLock
 from harness.run.store import RunDir, seed_entry
 from harness.schema.config import RunConfig
 from harness.schema.manifest import RunManifest, SessionRecord
@@ -116,21 +117,35 @@ def open_run(
             f"{run.path} holds a run of a different configuration; choose another --out or --run-name "
             "(or continue that run with `hanabi-eval resume`)"
         )
-    with RunLock(run.path) as lock:
-        existing = run.read_manifest()  # re-read under the lock
-        verify_logs(config, run)
-        session: dict[str, Any] = {
-            "started_at": now_iso(),
-            "command": public_command(command),
-            **config.operational(),
-        }
-        if concurrency is not None:
-            session["concurrency"] = concurrency
-        if lock.previous_holder:
-            session["took_over_lock_of"] = lock.previous_holder
-        if existing is None:
-            existing = manifest_for(config, f"{run.path.name}-{uuid.uuid4().hex[:6]}", command)
-        yield run, existing.with_session(SessionRecord.model_validate(session))
+    created = not run.path.exists()
+    try:
+        with RunLock(run.path) as lock:
+            yield run, _session_manifest(run, config, command, concurrency, lock)
+    finally:
+        if created and not run.manifest_path.exists():  # stopped before the run began: leave no empty folder
+            with contextlib.suppress(OSError):
+                (run.path / LOCK_FILE).unlink()
+                run.path.rmdir()
+
+
+def _session_manifest(
+    run: RunDir, config: RunConfig, command: list[str], concurrency: int | None, lock: RunLock
+) -> RunManifest:
+    """Under the run's lock: its logs checked, the manifest (read, or new) with this session added."""
+    existing = run.read_manifest()  # re-read under the lock
+    verify_logs(config, run)
+    session: dict[str, Any] = {
+        "started_at": now_iso(),
+        "command": public_command(command),
+        **config.operational(),
+    }
+    if concurrency is not None:
+        session["concurrency"] = concurrency
+    if lock.previous_holder:
+        session["took_over_lock_of"] = lock.previous_holder
+    if existing is None:
+        existing = manifest_for(config, f"{run.path.name}-{uuid.uuid4().hex[:6]}", command)
+    return existing.with_session(SessionRecord.model_validate(session))
 
 
 def record_session(run: RunDir, manifest: RunManifest) -> None:

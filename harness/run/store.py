@@ -127,6 +127,22 @@ def read_sweep_record(folder: Path) -> SweepRecord | None:
     return read_record(folder / SWEEP_FILE, SweepRecord, "a sweep record")
 
 
+NAME_MAX = 255  # bytes in one file or folder name (Linux, macOS)
+
+
+def check_name_lengths(run_path: Path, game_ids: Sequence[str], fix: str) -> None:
+    """Refuse, before anything is written, a run whose folder or logs the file system could not name: every part of
+    the run's path and every log's name must fit NAME_MAX bytes. `fix` says what to shorten."""
+    named = [(part, f"the folder name {part[:40]!r}...") for part in run_path.parts]
+    named += [(f"{game_id}.jsonl", f"the log name {game_id[:40]!r}...") for game_id in game_ids]
+    for name, what in named:
+        size = len(name.encode("utf-8", "surrogateescape"))
+        if size > NAME_MAX:
+            raise RunFolderError(
+                f"{what} is {size} bytes long, more than the {NAME_MAX} a file system takes; {fix}"
+            )
+
+
 def runs_below(folder: Path) -> list[Path]:
     """The run folders at or below `folder`: those holding a manifest.json, in name order."""
     if (folder / MANIFEST).is_file():

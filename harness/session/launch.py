@@ -26,7 +26,14 @@ from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED, SessionStopped
 from harness.run.lock import RunLocked
 from harness.run.manifest import RunConfigError, config_of, open_run, record_session
 from harness.run.runner import execute, expected_calls, play_session
-from harness.run.store import RunDir, RunFolderDamaged
+from harness.run.store import (
+    MANIFEST,
+    SWEEP_FILE,
+    RunDir,
+    RunFolderDamaged,
+    RunFolderError,
+    check_name_lengths,
+)
 from harness.run.workers import WorkerFailed
 from harness.schema.config import RunConfig
 from harness.schema.disk import DiskFault, explain
@@ -75,21 +82,31 @@ def resume_hint(path: Path) -> str:
     return f"continue with: hanabi-eval resume {shlex.quote(str(path))}"
 
 
+def hint_if_resumable(folder: Path, record: str) -> Callable[[], str]:
+    """The resume hint, once there is something to resume: `folder` holds its `record` (manifest or sweep.json)."""
+    return lambda: resume_hint(folder) if (folder / record).is_file() else ""
+
+
 @contextlib.contextmanager
-def session_errors(hint: str) -> Iterator[None]:
-    """Turn a stopped or failed session into one line and an exit code (raised as SessionEnded)."""
+def session_errors(hint_now: Callable[[], str]) -> Iterator[None]:
+    """Turn a stopped or failed session into one line and an exit code (raised as SessionEnded); the resume hint
+    is given only where the session left something to resume."""
     try:
         yield
     except SessionStopped as exc:
         raise SessionEnded(str(exc), EXIT_STOPPED) from None
     except KeyboardInterrupt:
-        raise SessionEnded(f"Stopped by Ctrl-C; {hint}", EXIT_STOPPED) from None
+        raise SessionEnded(_then("Stopped by Ctrl-C", hint_now()), EXIT_STOPPED) from None
     except DiskFault as exc:
         raise SessionEnded(f"hanabi-eval: error: {exc}", EXIT_FAILED) from None
     except OSError as exc:
-        raise SessionEnded(f"hanabi-eval: error: {explain(exc, hint)}", EXIT_FAILED) from None
+        raise SessionEnded(f"hanabi-eval: error: {explain(exc, hint_now())}", EXIT_FAILED) from None
     except WorkerFailed as exc:
-        raise SessionEnded(f"hanabi-eval: error: {exc}; {hint}", EXIT_FAILED) from None
+        raise SessionEnded(_then(f"hanabi-eval: error: {exc}", hint_now()), EXIT_FAILED) from None
+
+
+def _then(line: str, hint: str) -> str:
+    return f"{line}; {hint}" if hint else f"{line}."
 
 
 def expected_calls_line(remaining: int, calls: int) -> str:
@@ -112,9 +129,13 @@ def play_run(
 ) -> RunOutcome:
     """Open (or reopen) a run under its lock and play its unfinished games."""
     hint = resume_hint(run_path)
+    try:
+        check_name_lengths(run_path, [p.game_id for p in config.plans()], "give a shorter --run-name or --out")
+    except RunFolderError as exc:
+        raise SessionRefused(str(exc)) from None
     to_play = expected_calls([(p, RunDir(run_path).game_path(p.game_id)) for p in config.plans()])
     confirm(*to_play)
-    with session_errors(hint):
+    with session_errors(hint_if_resumable(run_path, MANIFEST)):
         try:
             with open_run(run_path, config, command, options.concurrency) as (run, manifest):
                 record_session(run, manifest)
@@ -161,11 +182,20 @@ def play_sweep(
         for deployment in model["deployments"]:
             deployment["api_base"] = safe_url(deployment["api_base"])
     hint = resume_hint(folder)
+    try:
+        for config in runs:
+            check_name_lengths(
+                folder / config.default_name(),
+                [p.game_id for p in config.plans()],
+                "shorten the sweep's name or its model names, or choose a shorter --out",
+            )
+    except RunFolderError as exc:
+        raise SessionRefused(str(exc)) from None
     to_play = expected_calls(
         [(p, RunDir(folder / c.default_name()).game_path(p.game_id)) for c in runs for p in c.plans()]
     )
     confirm(*to_play)
-    with session_errors(hint):
+    with session_errors(hint_if_resumable(folder, SWEEP_FILE)):
         try:
             open_sweep_dir(folder, sweep, {**source, "created_at": now_iso(), "config": recorded})
             with ExitStack() as stack:

@@ -18,6 +18,7 @@ import difflib
 from pydantic import ValidationError
 
 from harness.schema.records import GenerationParams, SeatConfig
+from harness.schema.urls import check_url
 from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_k, scaffold_names
 
 SEAT_KEYS = ("api_base", "temperature", "max_tokens", "reasoning_effort", "timeout", "k")
@@ -58,6 +59,11 @@ def parse_seat(
                 f"--seat {spec!r}: {pair!r} is not a setting; use key=value with keys {', '.join(SEAT_KEYS)}"
             )
         settings[key] = value.strip()
+    if "api_base" in settings:
+        try:
+            check_url(settings["api_base"], "api_base")
+        except ValueError as exc:
+            raise SeatSpecError(f"--seat {spec!r}: {exc}") from None
     params = default_params.model_dump()
     try:
         for key in ("temperature", "max_tokens", "reasoning_effort"):

@@ -23,6 +23,7 @@ from harness.run.store import SWEEP_FILE, read_sweep_record, write_json_atomic
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.schema.config import RetryPolicy, Rotation, RunConfig
 from harness.schema.records import Deployment, GenerationParams, SeatConfig
+from harness.schema.urls import check_url
 from harness.session.seats import SeatSpecError, parse_seat
 from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_scaffold_spec, scaffold_names
 
@@ -45,6 +46,21 @@ class SweepModel(BaseModel):
     timeout_s: float = Field(default=600.0, gt=0, allow_inf_nan=False)
     concurrency: int | None = Field(default=None, gt=0)  # games of this model in flight at once
     deployments: list[Deployment] = []
+
+    @field_validator("api_base")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None:
+            check_url(value, "api_base")
+        return value
+
+    @field_validator("deployments")
+    @classmethod
+    def _deployment_urls(cls, value: list[Deployment]) -> list[Deployment]:
+        for index, deployment in enumerate(value):
+            if deployment.api_base is not None:
+                check_url(deployment.api_base, f"deployments[{index}].api_base")
+        return value
 
     @field_validator("reasoning_effort")
     @classmethod
