@@ -7,6 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
+from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED
+from harness.schema.disk import explain
+from harness.schema.records import DEFAULT_TIMEOUT_S
+from harness.session.launch import SessionEnded
 
 if TYPE_CHECKING:
     from harness.run.judge import JudgeOutcome
@@ -29,7 +33,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     judge.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"])
     judge.add_argument("--temperature", type=float)
     judge.add_argument("--max-tokens", type=int)
-    judge.add_argument("--timeout", type=float, default=600.0, help="seconds per request (default 600)")
+    judge.add_argument(
+        "--timeout", type=float, default=DEFAULT_TIMEOUT_S, help=f"seconds per request (default {DEFAULT_TIMEOUT_S:g})"
+    )
     judge.add_argument("--concurrency", type=int, default=8, help="judge requests at once (default 8)")
     judge.add_argument(
         "--max-retries", type=int, default=3, help="re-asks after an unusable verdict (default 3)"
@@ -49,22 +55,17 @@ def register(commands: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     from harness.models.client import LOCAL_PROVIDER, ModelSpecError, check_model, provider_of
     from harness.schema.config import RetryPolicy
-    from harness.schema.records import GenerationParams, SeatConfig
+    from harness.schema.records import SeatConfig, checked_params
     from harness.schema.urls import check_url
 
-    for flag, value in (("--concurrency", args.concurrency), ("--timeout", args.timeout)):
-        if value <= 0:
-            raise UsageError(f"{flag} {value} must be above 0")
+    if args.concurrency <= 0:
+        raise UsageError(f"--concurrency {args.concurrency} must be a whole number above 0")
     for flag, value in (("--max-retries", args.max_retries), ("--provider-retries", args.provider_retries)):
         if value < 0:
             raise UsageError(f"{flag} {value} cannot be negative")
     for flag, value in (("--retry-wait", args.retry_wait), ("--retry-wait-max", args.retry_wait_max)):
         if value < 0:
             raise UsageError(f"{flag} {value} cannot be negative")
-    if args.temperature is not None and not 0.0 <= args.temperature <= 2.0:
-        raise UsageError(f"--temperature {args.temperature} is outside 0-2")
-    if args.max_tokens is not None and args.max_tokens <= 0:
-        raise UsageError(f"--max-tokens {args.max_tokens} must be a whole number above 0")
     if args.api_base is not None:
         try:
             check_url(args.api_base, "--api-base")
@@ -74,20 +75,19 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{args.model} is a built-in player and cannot judge; give an LLM, e.g. --model openai/o4-mini"
         )
-    seat = SeatConfig(
-        model=args.model,
-        scaffold="judge",
-        api_base=args.api_base,
-        params=GenerationParams(
-            temperature=args.temperature,
-            max_tokens=args.max_tokens,
-            reasoning_effort=args.reasoning_effort,
-            timeout_s=args.timeout,
-        ),
-    )
     try:
+        params = checked_params(
+            {
+                "temperature": args.temperature,
+                "max_tokens": args.max_tokens,
+                "reasoning_effort": args.reasoning_effort,
+                "timeout_s": args.timeout,
+            },
+            "--",
+        )
+        seat = SeatConfig(model=args.model, scaffold="judge", api_base=args.api_base, params=params)
         check_model(seat)
-    except ModelSpecError as exc:
+    except (ValueError, ModelSpecError) as exc:
         raise UsageError(str(exc)) from None
     runs = _runs_with_memory_games(args.runs)
     policy = RetryPolicy(
@@ -182,13 +182,13 @@ def _judge(runs: list[Path], seat: SeatConfig, policy: RetryPolicy, args: argpar
         console.print(f"[red]judging stopped[/red]: {exc}")
         console.print("Fix the cause (key, model name, server), then run the same command again.")
         return EXIT_INTERRUPTED
-    except KeyboardInterrupt:
-        console.print(
-            "Interrupted: the judgements made so far are kept; run the same command again to go on."
-        )
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:  # as every long command stops: one line, exit code 130
+        raise SessionEnded(
+            "Stopped by Ctrl-C: the judgements made so far are kept; run the same command again to go on",
+            EXIT_STOPPED,
+        ) from None
     except OSError as exc:
-        raise UsageError(f"cannot write the judgements: {exc.strerror or exc}") from None
+        raise SessionEnded(f"hanabi-eval: error: {explain(exc)}", EXIT_FAILED) from None
     if failed:
         console.print(f"{failed} turns could not be judged; run the same command again to retry them.")
         return EXIT_INTERRUPTED

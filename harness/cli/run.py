@@ -19,7 +19,7 @@ from harness.models.client import ModelSpecError, check_model
 from harness.run.score_table import score_table, summarize, summary_table, sweep_table
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.schema.config import RunConfig
-from harness.schema.records import GameResult, GenerationParams, SeatConfig
+from harness.schema.records import GameResult, SeatConfig, checked_params
 from harness.schema.secrets import public_command
 from harness.schema.urls import check_url
 from harness.session.launch import SessionRefused, play_run, play_sweep, sweep_session
@@ -222,14 +222,20 @@ def _validated_config(args: argparse.Namespace) -> tuple[RunConfig, SessionOptio
     assert options.timeout_s is not None  # the defaults set one: the deadline of every seat that sets none
     if args.run_name is not None:
         check_run_name(args.run_name)
-    if args.max_tokens is not None:
-        _check_positive("--max-tokens", args.max_tokens, integer=True)
-    if args.thinking_budget is not None:
-        _check_positive("--thinking-budget", args.thinking_budget, integer=True)
-    if args.max_tokens_on_truncation is not None:
-        _check_positive("--max-tokens-on-truncation", args.max_tokens_on_truncation, integer=True)
-    if args.temperature is not None and not 0.0 <= args.temperature <= 2.0:  # nan is not either
-        raise UsageError(f"--temperature {args.temperature} is outside 0-2")
+    try:
+        params = checked_params(
+            {
+                "temperature": args.temperature,
+                "max_tokens": args.max_tokens,
+                "max_tokens_on_truncation": args.max_tokens_on_truncation,
+                "reasoning_effort": args.reasoning_effort,
+                "thinking_budget": args.thinking_budget,
+                "timeout_s": options.timeout_s,
+            },
+            "--",
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     if args.out.exists() and not args.out.is_dir():
         raise UsageError(f"--out {args.out} is a file; give a folder for the run directories")
     if args.skip_excluded_seeds and args.exclude_seeds_of is None:
@@ -244,14 +250,6 @@ def _validated_config(args: argparse.Namespace) -> tuple[RunConfig, SessionOptio
             seeds = check_seeds(seeds, exported, skip=args.skip_excluded_seeds)
     except (ScaffoldError, SeedSpecError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    params = GenerationParams(
-        temperature=args.temperature,
-        max_tokens=args.max_tokens,
-        max_tokens_on_truncation=args.max_tokens_on_truncation,
-        reasoning_effort=args.reasoning_effort,
-        thinking_budget=args.thinking_budget,
-        timeout_s=options.timeout_s,
-    )
     try:
         if args.seat:
             seats = tuple(
@@ -269,8 +267,6 @@ def _validated_config(args: argparse.Namespace) -> tuple[RunConfig, SessionOptio
             check_model(seat)
     except (ModelSpecError, SeatSpecError, ScaffoldError) as exc:
         raise UsageError(str(exc)) from None
-    for seat in seats:
-        check_seat_params(seat)
     config = RunConfig(
         seats=seats,
         players=tuple(args.players),
@@ -326,18 +322,6 @@ def check_run_name(name: str) -> None:
         )
 
 
-def check_seat_params(seat: SeatConfig) -> None:
-    """A seat's generation settings from --seat or a sweep: finite, in range."""
-    params = seat.params
-    where = f"seat {seat.model}"
-    if not params.timeout_s > 0 or not math.isfinite(params.timeout_s):
-        raise UsageError(f"{where}: timeout {params.timeout_s} must be a finite number of seconds above 0")
-    if params.temperature is not None and not 0.0 <= params.temperature <= 2.0:
-        raise UsageError(f"{where}: temperature {params.temperature} is outside 0-2")
-    if params.max_tokens is not None and params.max_tokens <= 0:
-        raise UsageError(f"{where}: max_tokens {params.max_tokens} must be a whole number above 0")
-
-
 def confirm_size(games: int, calls: int, yes: bool) -> None:
     """Ask before a run of more than LARGE_RUN games starts; without a terminal, refuse unless --yes."""
     if games <= LARGE_RUN or yes:
@@ -381,9 +365,6 @@ def _run_sweep(args: argparse.Namespace, command: list[str]) -> int:
     except SweepConfigError as exc:
         raise UsageError(str(exc)) from None
     sweep, options = sweep_session(sweep, given_options(args))
-    for config in sweep.runs():
-        for seat in config.seats:
-            check_seat_params(seat)
     source = {"file": str(args.config), "command": public_command(command)}
     return play_and_print_sweep(args.out / sweep.name, sweep, options, source, command)
 

@@ -14,9 +14,11 @@ from pathlib import Path
 
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from harness.play.values import MAX_ROLLOUTS
+from harness.run.interrupt import EXIT_STOPPED
 from harness.run.store import RunDir, RunFolderDamaged
 from harness.run.valuation import ValuesSettingsMismatch, complete_games, done_turns, value_game, values_file
 from harness.schema.value_records import VALUES_DIR
+from harness.session.launch import SessionEnded
 
 DEFAULT_ROLLOUTS = 16
 
@@ -72,9 +74,11 @@ def handle(args: argparse.Namespace) -> int:
             print(
                 f"[{number}/{len(complete)}] {path.stem}: {added} decision(s) valued, {len(turns)} already done"
             )
-    except KeyboardInterrupt:
-        print("interrupted; run the same command again to continue where it stopped", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:  # as every long command stops: one line, exit code 130
+        raise SessionEnded(
+            "Stopped by Ctrl-C: the values written so far are kept; run the same command again to go on",
+            EXIT_STOPPED,
+        ) from None
     except OSError as exc:
         print(f"hanabi-eval: error: cannot write values under {out}: {exc.strerror}", file=sys.stderr)
         return EXIT_INTERRUPTED

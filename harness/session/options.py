@@ -16,11 +16,11 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.schema.config import RetryPolicy, RunConfig
 from harness.schema.manifest import RunManifest
-from harness.schema.records import SeatConfig
+from harness.schema.records import DEFAULT_TIMEOUT_S, SeatConfig
 from harness.session.sweep import SweepConfig
 
 SESSION_DEFAULTS: dict[str, float] = {
-    "timeout": 600.0,
+    "timeout": DEFAULT_TIMEOUT_S,
     "concurrency": 8,
     "max_retries": 3,
     "provider_retries": 6,

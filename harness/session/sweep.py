@@ -22,7 +22,7 @@ from harness.engine.seeds import SeedSpecError, resolve_seed_lists
 from harness.run.store import SWEEP_FILE, read_sweep_record, write_json_atomic
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.schema.config import RetryPolicy, Rotation, RunConfig
-from harness.schema.records import Deployment, GenerationParams, SeatConfig
+from harness.schema.records import DEFAULT_TIMEOUT_S, Deployment, GenerationParams, SeatConfig, checked_params
 from harness.schema.urls import check_url
 from harness.session.seats import SeatSpecError, parse_seat
 from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_scaffold_spec, scaffold_names
@@ -37,13 +37,13 @@ class SweepModel(BaseModel):
 
     model: str
     api_base: str | None = None
-    temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)
-    max_tokens: int | None = Field(default=None, gt=0)
+    # generation parameters, checked by GenerationParams (see _params)
+    temperature: float | None = None
+    max_tokens: int | None = None
+    max_tokens_on_truncation: int | None = None
     reasoning_effort: str | None = None
-    thinking_budget: int | None = Field(
-        default=None, gt=0
-    )  # reasoning tokens (the paper: 20k for Gemini 2.5)
-    timeout_s: float = Field(default=600.0, gt=0, allow_inf_nan=False)
+    thinking_budget: int | None = None  # reasoning tokens (the paper: 20k for Gemini 2.5)
+    timeout_s: float = DEFAULT_TIMEOUT_S
     concurrency: int | None = Field(default=None, gt=0)  # games of this model in flight at once
     deployments: list[Deployment] = []
 
@@ -62,12 +62,13 @@ class SweepModel(BaseModel):
                 check_url(deployment.api_base, f"deployments[{index}].api_base")
         return value
 
-    @field_validator("reasoning_effort")
-    @classmethod
-    def _effort(cls, value: str | None) -> str | None:
-        if value is not None and value not in ("minimal", "low", "medium", "high"):
-            raise ValueError("must be one of minimal, low, medium, high")
-        return value
+    @model_validator(mode="after")
+    def _params(self) -> SweepModel:
+        checked_params(self.params_given(), "")
+        return self
+
+    def params_given(self) -> dict[str, Any]:
+        return self.model_dump(include=set(GenerationParams.model_fields))
 
     def seat(self, scaffold: str) -> SeatConfig:
         name, k = parse_scaffold_spec(scaffold)
@@ -76,13 +77,7 @@ class SweepModel(BaseModel):
             scaffold=name,
             k=k,
             api_base=self.api_base,
-            params=GenerationParams(
-                temperature=self.temperature,
-                max_tokens=self.max_tokens,
-                reasoning_effort=self.reasoning_effort,
-                thinking_budget=self.thinking_budget,
-                timeout_s=self.timeout_s,
-            ),
+            params=GenerationParams.model_validate(self.params_given()),
             deployments=tuple(self.deployments),
         )
 
