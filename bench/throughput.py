@@ -63,7 +63,9 @@ def one(games: int, via: str, delay_ms: float, api_base: str | None, workers: in
     """Play `games` games at once in this process and measure."""
     started = time.perf_counter()
     from harness.engine.seeds import resolve_seeds
+    from harness.run.options import SessionOptions
     from harness.run.runner import RunConfig, RunDir, execute, manifest_for
+    from harness.schema.config import RetryPolicy
     from harness.schema.log_file import read_game_log
     from harness.schema.records import GenerationParams, SeatConfig
 
@@ -85,7 +87,10 @@ def one(games: int, via: str, delay_ms: float, api_base: str | None, workers: in
         startup = time.perf_counter() - started
         cpu_before = _cpu_seconds()
         t0 = time.perf_counter()
-        results = execute(config, run, manifest, concurrency=games, show_progress=False, workers=workers)
+        options = SessionOptions(
+            concurrency=games, workers=workers, reply_retries=3, retry=RetryPolicy(), show_progress=False
+        )
+        results = execute(config, run, manifest, options)
         wall = time.perf_counter() - t0
         cpu = _cpu_seconds() - cpu_before
         calls = [

@@ -16,6 +16,7 @@ from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from harness.engine.seeds import SeedSpecError, resolve_seeds
 from harness.export.contamination import check_seeds, load_exported_seeds
 from harness.models.client import ModelSpecError, check_model
+from harness.run.options import SessionOptions
 from harness.run.score_table import score_table, summarize, summary_table, sweep_table
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.schema.config import RunConfig
@@ -23,7 +24,7 @@ from harness.schema.records import GameResult, SeatConfig, checked_params
 from harness.schema.secrets import public_command
 from harness.schema.urls import check_url
 from harness.session.launch import SessionRefused, play_run, play_sweep, sweep_session
-from harness.session.options import SESSION_DEFAULTS, GivenOptions, SessionOptions, defaults, resolve
+from harness.session.options import SESSION_DEFAULTS, GivenOptions, defaults, resolve
 from harness.session.seats import SeatSpecError, parse_seat
 from harness.session.sweep import SweepConfig, SweepConfigError, load_sweep
 from harness.strategies.scaffold import ScaffoldError, load_scaffold

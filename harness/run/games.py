@@ -17,6 +17,7 @@ from harness.models.client import ModelClient, close_clients, warm_up
 from harness.play.agent import SeatAgent
 from harness.play.game import MoveListener, play_game, rebuild
 from harness.run.interrupt import Stop
+from harness.run.options import SessionOptions
 from harness.run.store import RunDir
 from harness.schema.config import RunConfig
 from harness.schema.manifest import RunManifest
@@ -64,14 +65,13 @@ def verify_logs(config: RunConfig, run: RunDir) -> None:
 async def play_plans(
     jobs: list[RunJob],
     selected: Selected,
-    concurrency: int,
-    model_limits: dict[str, int],
+    options: SessionOptions,
     on_move: MoveListener,
     on_game: GameListener,
     stop: Stop | None = None,
 ) -> list[tuple[int, GamePlan, GameResult]]:
-    """Play the selected games in this event loop: at most `concurrency` at once, and at most
-    `model_limits[model]` games that seat `model`.
+    """Play the selected games in this event loop: at most `options.concurrency` at once, and at most
+    `options.model_limits[model]` games that seat `model`.
 
     When `stop` is pressed, or when one game fails (a disk fault), every other game is cancelled: no new call
     starts, calls in flight are dropped (their move is played again on resume) and every log is closed intact.
@@ -85,8 +85,8 @@ async def play_plans(
     warm_up({seat.model for job in jobs for seat in job.config.seats})
     default_thresholds = gc.get_threshold()
     tune_gc_for_play()
-    gate = asyncio.Semaphore(concurrency)
-    model_gates = {model: asyncio.Semaphore(limit) for model, limit in model_limits.items()}
+    gate = asyncio.Semaphore(options.concurrency)
+    model_gates = {model: asyncio.Semaphore(limit) for model, limit in options.model_limits.items()}
 
     async def one(index: int, plan: GamePlan) -> tuple[int, GamePlan, GameResult]:
         job = jobs[index]

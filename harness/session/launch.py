@@ -25,6 +25,7 @@ from harness.run.games import RunJob
 from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED, SessionStopped
 from harness.run.lock import RunLocked
 from harness.run.manifest import RunConfigError, config_of, open_run, record_session
+from harness.run.options import SessionOptions
 from harness.run.runner import execute, expected_calls, play_session
 from harness.run.store import (
     MANIFEST,
@@ -40,7 +41,7 @@ from harness.schema.disk import DiskFault, explain
 from harness.schema.log_file import LogCorrupt
 from harness.schema.records import GamePlan, GameResult, SeatConfig, now_iso
 from harness.schema.secrets import safe_url
-from harness.session.options import GivenOptions, SessionOptions, of_run, of_sweep, resolve
+from harness.session.options import GivenOptions, of_run, of_sweep, over_sweep, resolve
 from harness.session.sweep import SweepConfig, SweepConfigError, open_sweep_dir, read_sweep_dir
 
 Say = Callable[[str], None]
@@ -144,15 +145,7 @@ def play_run(
                 say(f"Run {run.path} · {len(plans)} games · {seats}")
                 say(expected_calls_line(*to_play))
                 started = time.monotonic()
-                results = execute(
-                    config,
-                    run,
-                    manifest,
-                    options.concurrency,
-                    options.show_progress,
-                    options.workers,
-                    hint,
-                )
+                results = execute(config, run, manifest, options, hint)
                 wall_s = time.monotonic() - started
         except (RunConfigError, RunFolderDamaged, RunLocked, ReplayMismatch, LogCorrupt) as exc:
             raise SessionRefused(str(exc)) from None
@@ -169,7 +162,7 @@ def play_sweep(
     confirm: Confirm,
 ) -> SweepOutcome:
     """Open every run of a sweep under its lock and play them together in one event loop. `sweep` holds the
-    session's options already (SessionOptions.over_sweep): they are what sweep.json records."""
+    session's options already (harness.session.options.over_sweep): they are what sweep.json records."""
     runs = sweep.runs()
     try:
         for seat in {s.model: s for run in runs for s in run.seats}.values():
@@ -211,14 +204,7 @@ def play_sweep(
                 say(f"Sweep {folder} · {len(jobs)} runs · {games} games")
                 say(expected_calls_line(*to_play))
                 started = time.monotonic()
-                results = play_session(
-                    jobs,
-                    options.concurrency,
-                    options.model_limits,
-                    options.show_progress,
-                    options.workers,
-                    hint,
-                )
+                results = play_session(jobs, options, hint)
         except (SweepConfigError, RunConfigError, RunFolderDamaged, RunLocked, ReplayMismatch, LogCorrupt) as exc:
             raise SessionRefused(str(exc)) from None
     wall_s = time.monotonic() - started
@@ -229,7 +215,7 @@ def sweep_session(sweep: SweepConfig, given: GivenOptions) -> tuple[SweepConfig,
     """A sweep's options for this session (the command line's over the file's or record's), and the sweep that
     holds them."""
     options = resolve(given, of_sweep(sweep))
-    return options.over_sweep(sweep), options
+    return over_sweep(options, sweep), options
 
 
 def resume_run(run_dir: Path, given: GivenOptions, api_base: str | None) -> tuple[RunConfig, SessionOptions]:

@@ -19,6 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from harness.engine.seeds import SeedSpecError, resolve_seed_lists
+from harness.run.options import with_timeout
 from harness.run.store import SWEEP_FILE, read_sweep_record, write_json_atomic
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.schema.config import RetryPolicy, Rotation, RunConfig
@@ -218,7 +219,7 @@ class SweepConfig(BaseModel):
         if self.timeout_s is not None:  # an operational setting: the runs' identities stay the same
             timeout_s = self.timeout_s
             runs = [
-                r.model_copy(update={"seats": tuple(_timed(s, timeout_s) for s in r.seats)}) for r in runs
+                r.model_copy(update={"seats": tuple(with_timeout(s, timeout_s) for s in r.seats)}) for r in runs
             ]
         return runs
 
@@ -230,9 +231,6 @@ class SweepConfig(BaseModel):
             :10
         ]
 
-
-def _timed(seat: SeatConfig, timeout_s: float) -> SeatConfig:
-    return seat.model_copy(update={"params": seat.params.model_copy(update={"timeout_s": timeout_s})})
 
 
 def load_or_raise(name: str, key: str) -> None:
