@@ -1,4 +1,5 @@
-"""`hanabi-eval judge`: grade the state tracking of a run's working-memory (Mycroft) turns with an LLM judge."""
+"""`hanabi-eval judge`: grade the state tracking of a run's working-memory (Mycroft) turns with an LLM judge. Parses
+and prints; the session is harness.session.judge."""
 
 from __future__ import annotations
 
@@ -7,10 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
-from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED
-from harness.schema.disk import explain
 from harness.schema.records import DEFAULT_TIMEOUT_S
-from harness.session.launch import SessionEnded
+from harness.session.launch import SessionRefused
 
 if TYPE_CHECKING:
     from harness.run.judge import JudgeOutcome
@@ -57,6 +56,7 @@ def handle(args: argparse.Namespace) -> int:
     from harness.schema.config import RetryPolicy
     from harness.schema.records import SeatConfig, checked_params
     from harness.schema.urls import check_url
+    from harness.session.judge import runs_with_memory_games
 
     if args.concurrency <= 0:
         raise UsageError(f"--concurrency {args.concurrency} must be a whole number above 0")
@@ -89,106 +89,48 @@ def handle(args: argparse.Namespace) -> int:
         check_model(seat)
     except (ValueError, ModelSpecError) as exc:
         raise UsageError(str(exc)) from None
-    runs = _runs_with_memory_games(args.runs)
+    try:
+        runs = runs_with_memory_games(args.runs)
+    except SessionRefused as exc:
+        raise UsageError(str(exc)) from None
     policy = RetryPolicy(
         provider_retries=args.provider_retries, wait_base_s=args.retry_wait, wait_max_s=args.retry_wait_max
     )
     return _judge(runs, seat, policy, args)
 
 
-def _runs_with_memory_games(paths: list[Path]) -> list[Path]:
-    """The runs named that hold working-memory games; none at all is bad input."""
-    from harness.run.judge import keeps_working_memory
-    from harness.run.store import RunDir, RunFolderError, find_runs
-    from harness.schema.log_file import LogCorrupt
-
-    try:
-        runs = find_runs(paths)
-    except RunFolderError as exc:
-        raise UsageError(str(exc)) from None
-    found = []
-    for run in runs:
-        try:
-            logs = [RunDir(run).read_game(path) for path in RunDir(run).game_paths()]
-        except LogCorrupt as exc:
-            raise UsageError(f"{exc}; repair or remove that log") from None
-        except OSError as exc:
-            raise UsageError(f"cannot read the logs of {run}: {exc.strerror}") from None
-        if any(keeps_working_memory(m) for log in logs for m in log.moves):
-            found.append(run)
-    if not found:
-        named = ", ".join(str(p) for p in paths)
-        raise UsageError(
-            f"{named}: no Mycroft (working-memory) moves to judge; run with --scaffold mycroft first"
-        )
-    return found
-
-
 def _judge(runs: list[Path], seat: SeatConfig, policy: RetryPolicy, args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from harness.models import event_loop
-    from harness.models.client import ModelClient, close_clients
-    from harness.run.judge import (
-        JUDGE_DIR,
-        JudgeInputError,
-        JudgeUnreachable,
-        judge_identity,
-        judge_run,
-        mean_ratings,
-        open_record,
-        read_judgements,
-    )
-    from harness.run.lock import RunLock, RunLocked
+    from harness.run.judge import JUDGE_DIR, JudgeUnreachable, mean_ratings, read_judgements
     from harness.run.store import RunDir
+    from harness.session.judge import judge_runs
 
     console = Console()
-    client = ModelClient(seat, policy)
-    failed = 0
+
+    def said(run: RunDir, outcome: JudgeOutcome) -> None:
+        means = mean_ratings(read_judgements(run))
+        shown = ", ".join(f"{k.replace('_', ' ')} {v:.3f}" for k, v in means.items()) or "no judgements yet"
+        console.print(
+            f"{run.path}: {len(outcome.judged)} turns judged now, {outcome.already} before, "
+            f"{len(outcome.failed)} failed, in {outcome.games} games. Mean: {shown}"
+        )
+        console.print(
+            f"Judge requests this session: {outcome.requests}, {outcome.tokens:,} tokens, "
+            f"${outcome.cost_usd:.4f} as reported by the provider"
+        )
+        for game_id, turn, why in outcome.failed[:5]:
+            console.print(f"[red]not judged[/red] {game_id} turn {turn}: {why}")
+        console.print(f"Judgements: {run.path / JUDGE_DIR}")
+
     try:
-        for path in runs:
-            run = RunDir(path)
-            judge_dir = path / JUDGE_DIR
-            judge_dir.mkdir(exist_ok=True)
-            with RunLock(judge_dir):
-                open_record(judge_dir, seat, args.argv, judge_identity(seat))
-
-                async def session(run: RunDir = run) -> JudgeOutcome:
-                    try:
-                        return await judge_run(run, client, args.max_retries, args.concurrency)
-                    finally:
-                        await close_clients()
-
-                outcome = event_loop.run(session())
-            failed += len(outcome.failed)
-            means = mean_ratings(read_judgements(run))
-            shown = (
-                ", ".join(f"{k.replace('_', ' ')} {v:.3f}" for k, v in means.items()) or "no judgements yet"
-            )
-            console.print(
-                f"{path}: {len(outcome.judged)} turns judged now, {outcome.already} before, "
-                f"{len(outcome.failed)} failed, in {outcome.games} games. Mean: {shown}"
-            )
-            console.print(
-                f"Judge requests this session: {outcome.requests}, {outcome.tokens:,} tokens, "
-                f"${outcome.cost_usd:.4f} as reported by the provider"
-            )
-            for game_id, turn, why in outcome.failed[:5]:
-                console.print(f"[red]not judged[/red] {game_id} turn {turn}: {why}")
-            console.print(f"Judgements: {judge_dir}")
-    except (JudgeInputError, RunLocked) as exc:
+        failed = judge_runs(runs, seat, policy, args.max_retries, args.concurrency, args.argv, said)
+    except SessionRefused as exc:
         raise UsageError(str(exc)) from None
     except JudgeUnreachable as exc:
         console.print(f"[red]judging stopped[/red]: {exc}")
         console.print("Fix the cause (key, model name, server), then run the same command again.")
         return EXIT_INTERRUPTED
-    except KeyboardInterrupt:  # as every long command stops: one line, exit code 130
-        raise SessionEnded(
-            "Stopped by Ctrl-C: the judgements made so far are kept; run the same command again to go on",
-            EXIT_STOPPED,
-        ) from None
-    except OSError as exc:
-        raise SessionEnded(f"hanabi-eval: error: {explain(exc)}", EXIT_FAILED) from None
     if failed:
         console.print(f"{failed} turns could not be judged; run the same command again to retry them.")
         return EXIT_INTERRUPTED
