@@ -14,11 +14,10 @@ from pathlib import Path
 
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from harness.play.values import MAX_ROLLOUTS
-from harness.run.interrupt import EXIT_STOPPED
 from harness.run.store import RunDir, RunFolderDamaged
 from harness.run.valuation import ValuesSettingsMismatch, complete_games, done_turns, value_game, values_file
 from harness.schema.value_records import VALUES_DIR
-from harness.session.launch import SessionEnded
+from harness.session.launch import stopped_by_ctrl_c
 
 DEFAULT_ROLLOUTS = 16
 
@@ -75,10 +74,7 @@ def handle(args: argparse.Namespace) -> int:
                 f"[{number}/{len(complete)}] {path.stem}: {added} decision(s) valued, {len(turns)} already done"
             )
     except KeyboardInterrupt:  # as every long command stops: one line, exit code 130
-        raise SessionEnded(
-            "Stopped by Ctrl-C: the values written so far are kept; run the same command again to go on",
-            EXIT_STOPPED,
-        ) from None
+        raise stopped_by_ctrl_c("the values written so far are kept") from None
     except OSError as exc:
         print(f"hanabi-eval: error: cannot write values under {out}: {exc.strerror}", file=sys.stderr)
         return EXIT_INTERRUPTED

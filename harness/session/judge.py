@@ -13,7 +13,7 @@ from pathlib import Path
 
 from harness.models import event_loop
 from harness.models.client import ModelClient, close_clients
-from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED
+from harness.run.interrupt import EXIT_FAILED
 from harness.run.judge import (
     JUDGE_DIR,
     JudgeInputError,
@@ -29,7 +29,7 @@ from harness.schema.config import RetryPolicy
 from harness.schema.disk import explain
 from harness.schema.log_file import LogCorrupt
 from harness.schema.records import SeatConfig
-from harness.session.launch import SessionEnded, SessionRefused
+from harness.session.launch import SessionEnded, SessionRefused, stopped_by_ctrl_c
 
 RunJudged = Callable[[RunDir, JudgeOutcome], None]
 
@@ -89,10 +89,7 @@ def judge_runs(
     except (JudgeInputError, RunLocked) as exc:
         raise SessionRefused(str(exc)) from None
     except KeyboardInterrupt:  # as every long session stops: one line, exit code 130
-        raise SessionEnded(
-            "Stopped by Ctrl-C: the judgements made so far are kept; run the same command again to go on",
-            EXIT_STOPPED,
-        ) from None
+        raise stopped_by_ctrl_c("the judgements made so far are kept") from None
     except OSError as exc:
         raise SessionEnded(f"hanabi-eval: error: {explain(exc)}", EXIT_FAILED) from None
     return failed

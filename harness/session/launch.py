@@ -79,6 +79,11 @@ class SweepOutcome:
     wall_s: float
 
 
+def stopped_by_ctrl_c(kept: str) -> SessionEnded:
+    """How a session that resumes by running the same command again ends on Ctrl-C: one line, exit code 130."""
+    return SessionEnded(f"Stopped by Ctrl-C: {kept}; run the same command again to go on", EXIT_STOPPED)
+
+
 def resume_hint(path: Path) -> str:
     return f"continue with: hanabi-eval resume {shlex.quote(str(path))}"
 
