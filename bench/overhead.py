@@ -27,8 +27,9 @@ from harness.engine.game import Game
 from harness.models import event_loop
 from harness.models.client import ModelClient, RetryPolicy, litellm
 from harness.play.agent import SeatAgent
+from harness.play.game import move_record
 from harness.schema.log_file import GameLog, read_game_log
-from harness.schema.records import MoveRecord, SeatConfig
+from harness.schema.records import SeatConfig
 from harness.strategies.scaffold import load_scaffold, scaffold_names
 from harness.view.seat_view import build_view
 
@@ -89,25 +90,9 @@ async def replay_moves(paths: list[Path], scaffold_name: str, log_dir: Path) -> 
                 t2 = time.perf_counter()
                 move = view.legal_moves[decision.reply.action].move
                 game.apply(move)
-                digest = game.digest()
+                game.digest()  # timed here as the engine's part; the record takes it again
                 t3 = time.perf_counter()
-                record = MoveRecord(
-                    turn=view.turn,
-                    seat=view.seat,
-                    player=seat.label,
-                    scaffold=scaffold_name,
-                    legal_moves=[m.description for m in view.legal_moves],
-                    move_index=decision.reply.action,
-                    move=move,
-                    ratings=decision.reply.ratings,
-                    invalid_ratings=decision.reply.invalid_ratings,
-                    reason=decision.reply.reason,
-                    calls=decision.calls,
-                    digest_after=digest,
-                    fireworks_after=game.fireworks_sum,
-                    life_tokens_after=game.life_tokens,
-                    info_tokens_after=game.info_tokens,
-                )
+                record = move_record(view, agent, decision, game)
                 await log.append(record)
                 t4 = time.perf_counter()
                 assert move == logged.move, "the replay diverged from the log"

@@ -22,12 +22,12 @@ from collections.abc import Iterable
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from harness.models import retry_events
 from harness.models.event_loop import run_inline
 from harness.models.model_names import LOCAL_PROVIDER, ModelSpecError, parse_local_model, provider_of
+from harness.schema.config import RetryPolicy
 from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig, Usage
 from harness.schema.secrets import redact, register_secret, safe_url, split_credentials
 
@@ -52,16 +52,6 @@ class ProviderGaveUp(RuntimeError):
     def __init__(self, message: str, attempts: list[Attempt]) -> None:
         super().__init__(message)
         self.attempts = attempts
-
-
-class RetryPolicy(BaseModel):
-    """How long to keep trying when the provider fails (not when the reply is bad: see scaffold)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    provider_retries: int = 6
-    wait_base_s: float = 2.0
-    wait_max_s: float = 120.0
 
 
 class _Retryable(Exception):
