@@ -20,6 +20,9 @@ from harness.schema.cards import COLORS, DECK_SIZE, HAND_SIZE, MAX_PLAYERS, MIN_
 from harness.schema.moves import EndReason, Move, MoveKind
 
 MAX_LIFE_TOKENS = 3
+# The seeds HLE takes: it parses its seed with std::stoi (a larger one aborts the process) and takes -1 as "random".
+MIN_SEED = 0
+MAX_SEED = 2**31 - 1
 MAX_INFO_TOKENS = 8
 
 
@@ -148,6 +151,8 @@ def _draw_whole_deck(game: ph.HanabiGame) -> list[tuple[str, ph.HanabiMove]]:
 
 def deck_for_seed(seed: int) -> list[str]:
     """The 50-card deck HLE deals for `seed` on this platform. Store it: other platforms may deal differently."""
+    if not MIN_SEED <= seed <= MAX_SEED:  # HLE would abort the whole process (std::stoi out of range)
+        raise ValueError(f"seed {seed} is outside {MIN_SEED}-{MAX_SEED}, the seeds the engine takes")
     game = ph.HanabiGame({"players": 2, "seed": seed, "random_start_player": False})
     deck = [drawn for drawn, _ in _draw_whole_deck(game)]
     validate_deck(deck)

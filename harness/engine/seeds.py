@@ -12,11 +12,13 @@ import json
 from functools import cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from harness.engine.game import deck_for_seed
+from harness.engine.game import MAX_SEED, MIN_SEED, deck_for_seed
 from harness.schema.cards import validate_deck
 from harness.schema.paths import seeds_dir
+
+SEED_RANGE = f"{MIN_SEED}-{MAX_SEED}"
 
 
 class SeedSpecError(ValueError):
@@ -26,7 +28,7 @@ class SeedSpecError(ValueError):
 class SeedDeck(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    seed: int
+    seed: int = Field(ge=MIN_SEED, le=MAX_SEED)  # the seeds the engine takes, even when a file gives the deck
     deck: tuple[str, ...]
     seed_set: str
 
@@ -66,6 +68,8 @@ def read_seed_file(path: Path, seed_set: str) -> list[SeedDeck]:
             raw = json.loads(line)
             if not isinstance(raw, dict) or "seed" not in raw:
                 raise ValueError('each line must be an object with a "seed"')
+            if isinstance(raw["seed"], int) and not MIN_SEED <= raw["seed"] <= MAX_SEED:
+                raise ValueError(f"seed {raw['seed']} is outside {SEED_RANGE}, the seeds the engine takes")
             deck = raw.get("deck") or _deck_for(int(raw["seed"]), path)
             entries.append(SeedDeck(seed=raw["seed"], deck=tuple(deck), seed_set=seed_set))
         except (ValueError, ValidationError) as exc:
@@ -104,6 +108,11 @@ def resolve_seeds(spec: str) -> list[SeedDeck]:
             )
         if any(s < 0 for s in seeds):
             raise SeedSpecError(f"--seeds {shown!r} has a negative seed; seeds are whole numbers from 0")
+        too_large = next((s for s in seeds if s > MAX_SEED), None)
+        if too_large is not None:
+            raise SeedSpecError(
+                f"--seeds {shown!r} has seed {too_large}, beyond what the engine takes; use seeds in {SEED_RANGE}"
+            )
         return [SeedDeck(seed=s, deck=tuple(_deck_for(s)), seed_set="custom") for s in seeds]
     path = Path(spec)
     try:
