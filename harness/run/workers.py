@@ -22,7 +22,7 @@ from typing import Any
 
 from harness.models import event_loop, retry_events
 from harness.run.games import GameListener, RunJob, Selected, play_plans
-from harness.run.interrupt import STOP_WORKER, Stop
+from harness.run.interrupt import STOP_SIGNALS, STOP_WORKER, Stop
 from harness.run.live_progress import RunProgress
 from harness.schema.records import GamePlan, GameResult, MoveRecord, SeatConfig
 from harness.schema.secrets import redact
@@ -111,9 +111,8 @@ def _worker(
     jobs: list[RunJob], selected: Selected, concurrency: int, limits: dict[str, int], events: Any
 ) -> None:
     _die_with_parent()
-    signal.signal(
-        signal.SIGINT, signal.SIG_IGN
-    )  # the terminal's Ctrl-C: the parent decides (harness.run.interrupt)
+    for signum in STOP_SIGNALS:  # the terminal's Ctrl-C, a SIGTERM to the group: the parent decides (interrupt.py)
+        signal.signal(signum, signal.SIG_IGN)
     pid = os.getpid()
     tally = _MoveTally(events)
 
@@ -121,7 +120,7 @@ def _worker(
         tally.report()
         events.put(("game", index, plan.game_id, result.model_dump_json()))
 
-    stop = Stop(signum=STOP_WORKER, second_exits=False)
+    stop = Stop(signums=(STOP_WORKER,), second_exits=False)
     signal.signal(STOP_WORKER, _stop_before_play)  # until play_plans listens: no log is open before then
 
     def backoff(model: str, error_kind: str | None, wait_s: float) -> None:

@@ -23,7 +23,7 @@ from harness.engine.replay import ReplayMismatch
 from harness.models.client import ModelSpecError, check_model
 from harness.run.config import RunConfig, RunConfigError
 from harness.run.games import RunJob
-from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED, SessionStopped
+from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED, SessionStopped, cause
 from harness.run.lock import RunLocked
 from harness.run.manifest import config_of, open_run
 from harness.run.runner import execute, expected_calls, play_session
@@ -82,8 +82,8 @@ def session_errors(hint: str) -> Iterator[None]:
         yield
     except SessionStopped as exc:
         raise SessionEnded(str(exc), EXIT_STOPPED) from None
-    except KeyboardInterrupt:
-        raise SessionEnded(f"Stopped by Ctrl-C; {hint}", EXIT_STOPPED) from None
+    except KeyboardInterrupt as exc:
+        raise SessionEnded(f"Stopped by {cause(exc)}; {hint}", EXIT_STOPPED) from None
     except DiskFault as exc:
         raise SessionEnded(f"hanabi-eval: error: {exc}", EXIT_FAILED) from None
     except OSError as exc:
