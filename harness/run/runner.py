@@ -122,8 +122,10 @@ def execute(
     return results
 
 
-def _move_usage(record: MoveRecord) -> tuple[int, float]:
-    return record.usage.total_tokens, record.cost_usd or 0.0
+def _move_usage(record: MoveRecord) -> tuple[int, float, int]:
+    """A move's tokens, its cost (0 when unknown) and whether that cost is unknown (1) for the progress display."""
+    cost = record.cost_usd
+    return record.usage.total_tokens, cost or 0.0, int(cost is None)
 
 
 # Mean moves per game of the built-in player's self-play (offline demo, standard seeds): a typical game length.

@@ -90,20 +90,22 @@ class _MoveTally:
 
     def __init__(self, events: Any) -> None:
         self.events = events
-        self.count, self.tokens, self.cost = 0, 0, 0.0
+        self.count, self.tokens, self.cost, self.unpriced = 0, 0, 0.0, 0
         self.reported_at = time.monotonic()
 
     def add(self, record: MoveRecord) -> None:
+        cost = record.cost_usd
         self.count += 1
         self.tokens += record.usage.total_tokens
-        self.cost += record.cost_usd or 0.0
+        self.cost += cost or 0.0
+        self.unpriced += cost is None
         if time.monotonic() - self.reported_at >= self.REPORT_EVERY_S:
             self.report()
 
     def report(self) -> None:
         if self.count:
-            self.events.put(("moves", self.count, self.tokens, self.cost))
-            self.count, self.tokens, self.cost = 0, 0, 0.0
+            self.events.put(("moves", self.count, self.tokens, self.cost, self.unpriced))
+            self.count, self.tokens, self.cost, self.unpriced = 0, 0, 0.0, 0
         self.reported_at = time.monotonic()
 
 
@@ -248,7 +250,7 @@ def _collect(
             continue
         kind = event[0]
         if kind == "moves":
-            progress.moves_done(event[1], event[2], event[3])
+            progress.moves_done(event[1], event[2], event[3], event[4])
         elif kind == "backoff":
             progress.backoff(event[1], event[2], event[3])
         elif kind == "game":
