@@ -20,6 +20,7 @@ from harness.cli import runs as runs_command
 from harness.cli import scaffolds as scaffolds_command
 from harness.cli import values as values_command
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
+from harness.cli.streams import output_may_close
 from harness.run.interrupt import EXIT_STOPPED, STOP_SIGNALS, cause, stop_on_sigterm
 from harness.schema.disk import explain
 from harness.session.launch import SessionEnded
@@ -79,6 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    with output_may_close():  # output to a closed pipe (`| head`) is dropped, never an error: cli/streams.py
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     if argv is None:  # the command itself, not a caller in its own process: SIGTERM stops it as Ctrl-C does
         stop_on_sigterm()
     args = build_parser().parse_args(argv)
