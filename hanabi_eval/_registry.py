@@ -7,7 +7,7 @@ from __future__ import annotations
 from inspect_ai import Task, task
 from inspect_ai.model import ModelAPI, modelapi
 
-from harness.inspect.options import OptionValue, parse_options
+from harness.inspect.options import OptionValue, check_names, parse_options
 from harness.inspect.task import hanabi_task
 
 
@@ -21,6 +21,7 @@ def hanabi(
     rotation: str = "seed",
     max_retries: OptionValue = 3,
     k: OptionValue = None,
+    **unknown: object,
 ) -> Task:
     """Hanabi games played by the eval's model (or a mixed team, `seats`) through a hanabi-eval scaffold.
 
@@ -34,6 +35,7 @@ def hanabi(
         max_retries: re-asks after an invalid reply before the game stops.
         k: samples per move for best-of-k scaffolds.
     """
+    check_names(unknown)  # a misspelt option is refused, not dropped with a warning
     return hanabi_task(parse_options(scaffold, players, seeds, repeats, seats, rotation, max_retries, k))
 
 

@@ -27,6 +27,7 @@ from inspect_ai.model import (
     ModelOutput,
 )
 from inspect_ai.util import LimitExceededError
+from tenacity import RetryError
 
 from harness.inspect.seat_request import SEAT_REQUEST
 from harness.models.client import FatalModelError, ProviderGaveUp
@@ -75,7 +76,8 @@ class InspectCaller:
             output = await self.model.generate([_chat(m) for m in messages], config=config)
         except LimitExceededError:
             raise  # Inspect's own limits end the sample as Inspect decides
-        except Exception as exc:
+        except Exception as raised:
+            exc = _cause(raised)
             kind = error_kind(exc)
             if kind is None:
                 raise  # not a provider error: Inspect records it as the sample's error
@@ -141,6 +143,15 @@ def attempt_of(base: Attempt, output: ModelOutput, latency: float) -> Attempt:
     )
 
 
+def _cause(exc: Exception) -> BaseException:
+    """The provider's error inside Inspect's "retries ran out" wrapper (tenacity's RetryError)."""
+    if isinstance(exc, RetryError):
+        last = exc.last_attempt.exception()
+        if last is not None:
+            return last
+    return exc
+
+
 def _generated(output: ModelOutput) -> bool:
     return output.usage is not None and output.usage.output_tokens > 0
 
@@ -181,7 +192,11 @@ def error_kind(exc: BaseException) -> ErrorKind | None:
         return "connection"
     if status is not None and status >= 500:
         return "server_error"
-    if (status is not None and 400 <= status < 500) or "BadRequest" in names or "UnprocessableEntity" in names:
+    if (
+        (status is not None and 400 <= status < 500)
+        or "BadRequest" in names
+        or "UnprocessableEntity" in names
+    ):
         return "bad_request"
     return None
 

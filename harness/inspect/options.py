@@ -14,6 +14,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 
+from inspect_ai._util.error import PrerequisiteError  # Inspect prints one of these as one line, no traceback
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness.engine.seeds import SeedDeck, SeedSpecError, resolve_seeds
@@ -26,11 +27,15 @@ ROTATIONS: tuple[Rotation, ...] = ("seed", "all", "off")
 SELF_PLAY_MODEL = "inspect/eval-model"  # a self-play seat before the eval's model is known (see seats_for)
 
 
-class TaskOptionError(ValueError):
-    """A task option that cannot be used; the message names the option, the problem and the fix."""
+class TaskOptionError(PrerequisiteError, ValueError):
+    """A task option that cannot be used; the message names the option, the problem and the fix. `inspect eval`
+    shows it as it shows its own input errors (PrerequisiteError: the message alone, exit code 1), before any model
+    is called."""
 
     def __init__(self, option: str, problem: str) -> None:
-        super().__init__(f"hanabi task option {option}: {problem}")
+        message = f"hanabi task option {option}: {problem}"
+        ValueError.__init__(self, message)
+        PrerequisiteError.__init__(self, message)
         self.option = option
 
 
@@ -126,6 +131,20 @@ def parse_seat(spec: str) -> SeatSpec:
             "a seat is MODEL[:SCAFFOLD] with an Inspect model such as openai/gpt-4.1 or hanabi/smart",
         )
     return SeatSpec(model=model, scaffold=scaffold)
+
+
+OPTION_NAMES = ("scaffold", "players", "seeds", "repeats", "seats", "rotation", "max_retries", "k")
+
+
+def check_names(given: dict[str, object]) -> None:
+    """Refuse an option the task does not have (Inspect itself would only warn, and play with the default)."""
+    for name in given:
+        if name not in OPTION_NAMES:
+            close = difflib.get_close_matches(name, OPTION_NAMES, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise TaskOptionError(
+                name, f"the hanabi task has no such option{hint}; its options: {', '.join(OPTION_NAMES)}"
+            )
 
 
 def parse_options(

@@ -105,8 +105,8 @@ def play_hanabi(options: TaskOptions) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         eval_model = get_model()
-        models = seat_models(options.run_config(str(eval_model)), eval_model)
         config = options.run_config(str(eval_model))
+        models = seat_models(config, eval_model)
         config = config.model_copy(
             update={"seats": tuple(_with_params(s, models[s.model]) for s in config.seats)}
         )
