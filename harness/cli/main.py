@@ -12,6 +12,7 @@ import sys
 from typing import NoReturn
 
 from harness.cli import export as export_command
+from harness.cli import import_inspect as import_inspect_command
 from harness.cli import judge as judge_command
 from harness.cli import report as report_command
 from harness.cli import resume as resume_command
@@ -34,6 +35,7 @@ COMMANDS = [
     report_command,
     judge_command,
     values_command,
+    import_inspect_command,
 ]
 
 
