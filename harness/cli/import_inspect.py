@@ -30,8 +30,8 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError(
             "import-inspect needs Inspect AI; install it with: pip install 'hanabi-eval[inspect]'"
         ) from None
-    from harness.run.config import RunConfigError
     from harness.run.lock import RunLocked
+    from harness.run.manifest import RunConfigError
 
     if args.out.exists() and not args.out.is_dir():
         raise UsageError(f"--out {args.out} is a file; give a folder for the run folders")

@@ -26,10 +26,10 @@ from harness.engine.replay import ReplayMismatch
 from harness.inspect.options import TaskOptionError, deck_digest, parse_options
 from harness.inspect.records import LOG_KEY, log_contents
 from harness.play.game import rebuild
-from harness.run.config import RunConfig
 from harness.run.manifest import open_run
 from harness.run.status import RunStatusFile
 from harness.run.store import RunDir
+from harness.schema.config import RunConfig
 from harness.schema.log_file import GameLog, GameLogContents
 from harness.schema.records import GameHeader, GamePlan, GameResult, MoveRecord, SeatConfig
 from harness.schema.secrets import redact

@@ -18,7 +18,7 @@ from inspect_ai._util.error import PrerequisiteError  # Inspect prints one of th
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness.engine.seeds import SeedDeck, SeedSpecError, resolve_seeds
-from harness.run.config import Rotation, RunConfig
+from harness.schema.config import Rotation, RunConfig
 from harness.schema.records import SeatConfig
 from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_k, scaffold_names
 

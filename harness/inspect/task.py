@@ -30,12 +30,17 @@ from harness.inspect.records import LOG_KEY, log_contents
 from harness.inspect.transcript import TracedSeatAgent
 from harness.play.agent import SeatAgent
 from harness.play.game import play_game
-from harness.run.config import RunConfig
 from harness.run.manifest import git_state
+from harness.schema.config import RunConfig
 from harness.schema.log_file import GameLogContents, read_game_log
-from harness.schema.records import PROVIDER_ERROR_KINDS, GamePlan, GenerationParams, SeatConfig
+from harness.schema.records import (
+    PROVIDER_ERROR_KINDS,
+    REPLY_ERROR_KINDS,
+    GamePlan,
+    GenerationParams,
+    SeatConfig,
+)
 from harness.schema.secrets import safe_url
-from harness.strategies.asking import REPLY_PROBLEMS
 from harness.strategies.scaffold import load_scaffold
 
 PLACEHOLDER_MODEL = "inspect/eval-model"  # the eval's model, before the eval runs (plans do not depend on it)
@@ -175,7 +180,7 @@ def summary(game_id: Any, contents: GameLogContents) -> str:
 
 def reasked(calls: list[Any]) -> bool:
     """Whether a move's calls were re-asked: an attempt of one was an invalid reply."""
-    return any(a.error_kind in REPLY_PROBLEMS for call in calls for a in call.attempts)
+    return any(a.error_kind in REPLY_ERROR_KINDS for call in calls for a in call.attempts)
 
 
 @metric
