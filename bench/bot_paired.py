@@ -34,13 +34,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.options import BenchParser, positive_int
 from bench.parallel import map_chunked
 from harness.bots import DEFAULT_BOT, bot_names, smart
 from harness.schema.cards import MAX_SEED, MIN_SEED
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
