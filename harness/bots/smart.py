@@ -40,8 +40,8 @@ from harness.view.seat_view import LegalMove, OtherHand, SeatView
 # A clue that makes a card playable only after other known plays is worth this share of an immediate one.
 LATER_PLAY_WEIGHT = 0.7
 # Touching a card whose identity the convention then rules out plants a false belief (it can lead to a misplay), by
-# player count (2 to 5). With 2 players 0.45 beats 0.3 by 0.04 points over seeds 0-4999 (a miss costs more since
-# the bot keeps its lives for the final round); at 3 players it made no difference (-0.02, within noise).
+# player count (2 to 5). Higher with 2 players, where a miss costs more since the bot keeps its lives for the final
+# round. What each tuned constant here is worth: BENCHMARKS.md section 5 (`bench/bot_paired.py --variant NAME=...`).
 MISREAD_PENALTY = (0.45, 0.3, 0.3, 0.3)
 # A play clue to the next player, who would otherwise discard a critical chop card: above every other move but
 # answering a finesse.
@@ -50,8 +50,7 @@ PLAY_BEFORE_SAVE = 0.985
 PLAY_BEFORE_SAVE_TOKENS = 2
 # A hinted card that is playable or useless is tried (with all PLAY_OR_TRASH_LIVES lives left) when it is at least
 # this likely to play, rated between discarding the chop and discarding a known-useless card. With only two lives a
-# miss would leave one, and the final round's chances (played only with a life to spare) would be lost: trying it
-# with two lives as well costs 0.04 points at 2 players over seeds 0-4999 and 0.04 at 3 over seeds 0-1999.
+# miss would leave one, and the final round's chances (played only with a life to spare) would be lost.
 PLAY_OR_TRASH_CHANCE = 0.3
 PLAY_OR_TRASH = 0.3
 PLAY_OR_TRASH_LIVES = 3
@@ -65,32 +64,28 @@ FRESH_CHOP_DISCARD = -0.15
 FRESH_CHOP_TOKENS = 6
 # With at most this many cards left to draw (by player count, 2 to 5), a clue that gives the next player a play goes
 # before my own certain play: my card stays playable in my hand, but playing it draws a card and brings the end
-# nearer, while the clue costs no card. It helps with 2 players; at 3 it costs points beyond 3 cards (BENCHMARKS.md).
+# nearer, while the clue costs no card. Tuned for 2 players; at 3 it is kept to the last 3 cards.
 ENDGAME_DECK = (15, 3, 0, 0)
 ENDGAME_HINT = 0.89
 # Among hints otherwise rated alike, the one that rules out more identities in the teammate's hand is preferred
-# (its weight makes it a tie-break: +0.29 points at 2 players, +0.07 at 3 over 1000 seeds, against the move order).
+# (its weight makes it a tie-break; without it the lower move index wins, so colour hints beat rank hints).
 INFO_WEIGHT = 0.005
 # A finesse (see conventions.finesse_ask) gives the finessed player's blind play and the receiver's play for one
 # clue: it counts as this many plays (a plain play clue counts 1, a delayed one LATER_PLAY_WEIGHT).
 FINESSE_PLAYS = 2.0
 # With at most this many cards left to draw, even a known-useless card is discarded only if no hint is harmless (a
-# stalling hint draws no card, so the cards still to play get more turns) or the last token is kept (LAST_TOKEN_DECK):
-# +0.14 points at 3 players and +0.05 at 2 over seeds 0-999 (BENCHMARKS.md).
+# stalling hint draws no card, so the cards still to play get more turns) or the last token is kept (LAST_TOKEN_DECK).
 STALL_USELESS_DECK = 4
 STALL_USELESS = -0.2
 # With this few cards left to draw, a discard brings the end nearer: stall with a hint instead if possible.
 STALL_DECK = 3
 # ... and with up to this many (by player count, 2 to 5) while at least STALL_RICH_TOKENS info tokens are unspent:
-# tokens still held when the deck runs out are wasted (about 4 on average at 2 players), so they buy turns instead.
-# Chosen on seeds 0-1999 among seven settings; then 2 players +0.018 (s.e. 0.006) over seeds 2000-4999 and +0.021
-# (0.005) over 5000-9999, 3 players +0.020 (0.008) over seeds 0-1999. No change at 4-5 players, so it is off there.
+# tokens still held when the deck runs out are wasted, so they buy turns instead. Off at 4-5 players.
 STALL_RICH_DECK = (5, 5, 0, 0)
 STALL_RICH_TOKENS = 4
 # With at most this many cards left to draw (by player count, 2 to 5) and a single info token, a hint that makes no
 # card playable or safe (a stall included) is rated LAST_TOKEN_INFO lower: the last token is kept for a play or save
-# clue, and a discard comes first. +0.009 points (s.e. 0.004) at 2 players over seeds 0-4999 and +0.013 (0.004) over
-# seeds 5000-9999; at 3 players it cost 0.035 (s.e. 0.009) over seeds 0-1999, so it is off there.
+# clue, and a discard comes first. Off at 3-5 players.
 LAST_TOKEN_DECK = (4, 0, 0, 0)
 LAST_TOKEN_INFO = 0.2
 
@@ -254,8 +249,7 @@ class _Turn:
                 base[card(color, rank)] -= 1
         base.subtract(self.visible)
         # Teammates see my hand: a card of mine I know for certain is no candidate for theirs. (Without this the bot
-        # took a clue for harmless when the teammate, seeing that card, would read it as "play": +0.03 points at 2
-        # players over seeds 0-4999.)
+        # took a clue for harmless when the teammate, seeing that card, would read it as "play".)
         base.subtract(next(iter(info.candidates)) for info in self.own if len(info.candidates) == 1)
         self.mates = {hand.player: self._mate_info(hand, base) for hand in view.others}
         # In the final round a teammate can still act on a hint only if their turn comes before the game ends.
