@@ -10,14 +10,51 @@ import pytest
 
 from harness.cli.main import main
 from harness.play.values import MAX_ROLLOUTS
+from harness.run.store import RunDir
+from harness.run.valuation import complete_games, value_game
 from harness.schema.log_file import read_game_log
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("runs")
-    assert main(["run", "--seeds", "1", "--out", str(out), "--run-name", "r", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--seeds",
+                "1",
+                "--players",
+                "2",
+                "4",
+                "--out",
+                str(out),
+                "--run-name",
+                "r",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     return out / "r"
+
+
+# Values of turns 1, 10, 25, 40 and the last of each game of `run_dir`, at 3 rollouts and --seed 0, written by the
+# code before the rollouts were made faster (commit 87479c3): every later version must write the same bytes.
+PINNED = Path(__file__).parent / "data" / "values-seed1"
+PINNED_TURNS = (1, 10, 25, 40, -1)
+
+
+def test_values_files_are_byte_identical_to_the_pinned_ones(run_dir: Path, tmp_path: Path) -> None:
+    logs, skipped, corrupt = complete_games(RunDir(run_dir).game_paths())
+    assert len(logs) == 2 and not skipped and not corrupt
+    for log in logs:
+        assert log.header is not None
+        last = log.moves[-1].turn
+        wanted = {turn if turn > 0 else last + 1 + turn for turn in PINNED_TURNS}
+        path = tmp_path / f"{log.header.game_id}.jsonl"
+        assert value_game(log, path, {r.turn for r in log.moves} - wanted, 3, 0) == len(wanted)
+        assert path.read_bytes() == (PINNED / path.name).read_bytes()
 
 
 def test_values_cover_the_late_decisions_resume_and_skip_incomplete_games(
@@ -25,7 +62,8 @@ def test_values_cover_the_late_decisions_resume_and_skip_incomplete_games(
 ) -> None:
     run = tmp_path / "r"
     shutil.copytree(run_dir, run)
-    (log_path,) = sorted((run / "games").glob("*.jsonl"))
+    log_path = run / "games" / "2p-custom-seed1.jsonl"
+    (run / "games" / "4p-custom-seed1.jsonl").unlink()
     log = read_game_log(log_path)
     last = log.moves[-1].turn
     # a second game whose result line is missing: unfinished, so it is skipped and named
