@@ -173,6 +173,18 @@ class Game:
         self._over: bool | None = None
         self._deal_pending()
 
+    def copy(self) -> Game:
+        """An independent game in the same state (the engine's state is copied, the rest shared or copied)."""
+        twin = object.__new__(Game)
+        twin.players, twin.deck, twin._dealt = self.players, self.deck, self._dealt
+        twin._game = self._game  # the copied state points into the same engine game, which must outlive it
+        twin._state = self._state.copy()
+        twin._history = list(self._history)
+        twin._last_player = self._last_player
+        twin._legal_cache = self._legal_cache  # never changed in place: apply() replaces it
+        twin._over = self._over
+        return twin
+
     # ---- construction ------------------------------------------------------------------------------------------
 
     def _deal_pending(self) -> None:
