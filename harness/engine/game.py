@@ -332,7 +332,10 @@ class Game:
         """Apply a legal move of the current player; raise IllegalMoveError (before the C++ core sees it) if not."""
         if self.is_over:
             raise IllegalMoveError(f"the game is over; {move.description} cannot be played")
-        chosen = next((hle for legal, hle in self._legal() if legal == move), None)
+        legal_moves = self._legal()  # a move taken from legal_moves() is found by identity, without comparing fields
+        chosen = next((hle for legal, hle in legal_moves if legal is move), None)
+        if chosen is None:
+            chosen = next((hle for legal, hle in legal_moves if legal == move), None)
         if chosen is None:
             raise IllegalMoveError(f"{move.description} is not a legal move for player {self.current_player}")
         player = self.current_player
