@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 import resource
 import statistics
 import subprocess
@@ -128,10 +129,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=positive_int, default=2, help="processes (and Ray CPUs) for --throughput")
     parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="--throughput on Ray as well")
     args = parser.parse_args(argv)
-    if args.quick:  # one late decision at 2 players, two rollouts per move; two decisions in one and two processes
+    if args.quick:  # one late decision at 2 players, two rollouts per move; then one decision in one and two processes
         args.players, args.turns, args.rollouts = [2], [40], 2
-        if args.throughput:
-            args.throughput = 2
+        args.throughput, args.workers, args.baseline = args.throughput and 1, 2, None
     if not 2 <= args.rollouts <= MAX_ROLLOUTS:
         parser.error(f"--rollouts must lie in 2..{MAX_ROLLOUTS}")
     if args.throughput:
@@ -186,6 +186,9 @@ def main(argv: list[str] | None = None) -> None:
                 )
     if args.baseline:
         print_baseline(args.baseline, jobs, compared, args.rollouts)
+    if args.quick:
+        print()
+        throughput(1, args.rollouts, args.seed, args.workers, None)
 
 
 def print_baseline(
@@ -261,6 +264,28 @@ def throughput(decisions: int, rollouts: int, seed: int, workers: int, ray: str 
             print(f"{name:<28} {decisions / elapsed:>11.3f} {elapsed:>7.1f} {driver:>9.0f} {worker_text} {same}")
             if text != first:
                 raise SystemExit(f"{name} wrote other values than one process")
+        assert first is not None
+        driver_limits(tasks, first.splitlines(keepends=True), Path(folder))
+
+
+def driver_limits(tasks: list[DecisionTask], lines: list[bytes], folder: Path) -> None:
+    """What bounds a large cluster at the driver: the bytes of a task and of its result, and how many lines a
+    second the driver can write (each flushed and fsynced, as ValuesWriter does)."""
+    sizes = [len(pickle.dumps(task)) for task in tasks]
+    per_move = (sizes[-1] - sizes[0]) / max(1, len(tasks) - 1)
+    print(
+        f"task: {sizes[0]} bytes at turn 1, {sizes[-1]} at turn {len(tasks)} (+{per_move:.0f} per move); "
+        f"result line: {max(len(line) for line in lines)} bytes at most"
+    )
+    count = 500
+    many = [tasks[-1].model_copy(update={"turn": turn}) for turn in range(1, count + 1)]
+    path = folder / "write-rate.jsonl"
+    writer = ValuesWriter({tasks[-1].game_id: path}, many)
+    line = lines[-1].decode()
+    begin = time.perf_counter()
+    for task in many:
+        writer.add(task, line)
+    print(f"driver: {count / (time.perf_counter() - begin):.0f} lines/s written in turn order (fsync each)")
 
 
 def worker_peak_mb(valuer: Valuer) -> float:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import time
 from typing import Any
 
 from harness.run.valuation import DecisionTask, ValuesWriter, code_digest, value_decision
@@ -102,13 +103,17 @@ class Cluster:
         window = max(2, int(TASKS_PER_WORKER * max(1.0, self.cpus)))
         if self._cap is not None:
             window = min(window, self._cap)
+        next_look, total, busy = 0.0, self.cpus, 0.0
         try:
             while True:
                 while len(in_flight) < window and (task := next(queue, None)) is not None:
                     in_flight[self._remote.remote(task)] = task
                 if not in_flight:
                     return
-                ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=1.0)
+                waiting = list(in_flight)
+                ready, rest = ray.wait(waiting, num_returns=1, timeout=1.0)
+                if ready and rest:  # everything else already finished too: one pass over the refs per batch
+                    ready += ray.wait(rest, num_returns=len(rest), timeout=0)[0]
                 for ref in ready:
                     task = in_flight.pop(ref)
                     line, digest = ray.get(ref)
@@ -118,7 +123,10 @@ class Cluster:
                             "on every node of the cluster"
                         )
                     writer.add(task, line)
-                progress(Progress(writer.written, len(tasks), self.cpus_busy(), self.cpus))
+                if time.monotonic() >= next_look:  # the cluster's CPUs are asked of its GCS once a second
+                    next_look = time.monotonic() + 1.0
+                    total, busy = self.cpus, self.cpus_busy()
+                progress(Progress(writer.written, len(tasks), busy, total))
         finally:
             for ref in in_flight:  # Ctrl-C or a failure: nothing more is valued
                 ray.cancel(ref, force=True)
