@@ -63,7 +63,9 @@ def connect(address: str | None, cpus: int | None = None) -> Any:
         "logging_level": logging.ERROR,
     }
     if address is None:
-        options.update(num_cpus=cpus, _node_ip_address=LOCAL_HOST)
+        # Ray runs its workers at nice 15 by default: on a machine that does other work too they would get a small
+        # share of the CPUs, where `--workers` processes get a full one. A local instance is the user's own job.
+        options.update(num_cpus=cpus, _node_ip_address=LOCAL_HOST, _system_config={"worker_niceness": 0})
     try:
         ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError) as exc:
