@@ -69,11 +69,15 @@ def connect(address: str | None, cpus: int | None = None) -> Any:
     try:
         ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError) as exc:
-        where = "this machine's cluster (auto)" if address == "auto" else address or "this machine"
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        if address == "auto":
+            raise ClusterUnavailable(
+                "--ray auto found no Ray cluster that this machine belongs to; start one with `ray start --head`, "
+                "or give a cluster's address as --ray HOST:PORT, or --ray alone for a Ray instance for this command"
+            ) from None
         raise ClusterUnavailable(
-            f"cannot use a Ray cluster at {where} ({first[:200]}); start one with `ray start --head` and give its "
-            "address as --ray HOST:PORT"
+            f"cannot use a Ray cluster at {address or 'this machine'} ({first}); start one with `ray start --head` "
+            "and give its address as --ray HOST:PORT"
         ) from None
     return ray
 
