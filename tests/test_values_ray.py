@@ -42,6 +42,7 @@ def cluster() -> Iterator[str]:
         log_to_driver=False,
         logging_level=logging.ERROR,
         _node_ip_address="127.0.0.1",
+        _system_config={"worker_niceness": 0},  # as values --ray's own instance: a busy machine must not starve it
     )
     try:
         yield str(context.address_info["gcs_address"])
@@ -139,16 +140,19 @@ def test_ctrl_c_cancels_the_tasks_keeps_every_line_written_and_names_the_command
     run = tmp_path / "r"
     shutil.copytree(run_dir, run)
     path = run / "values" / f"{GAME}.jsonl"
-    command = values_command(run, "--ray", cluster, "--no-progress")  # every decision: far more than it gets to
+    # from turn 40 (a pinned turn) to the end: far more decisions than it gets to
+    command = values_command(run, "--from-turn", "40", "--ray", cluster, "--no-progress")
     wait_for(lambda: path.is_file() and path.read_bytes().count(b"\n") >= 1, command)
     os.killpg(command.pid, signal.SIGINT)  # what the terminal does
     _, err = command.communicate(timeout=60)
     assert command.returncode == 130
     assert err.strip().count("\n") == 0, err
-    assert f"to go on: hanabi-eval values {run} --rollouts {ROLLOUTS} --ray {cluster} --no-progress" in err
+    again = f"hanabi-eval values {run} --rollouts {ROLLOUTS} --from-turn 40 --ray {cluster} --no-progress"
+    assert f"to go on: {again}" in err
     lines = path.read_bytes().splitlines(keepends=True)
-    assert [json.loads(line)["turn"] for line in lines] == list(range(1, len(lines) + 1))  # whole, in order
-    assert lines[0] == (PINNED / f"{GAME}.jsonl").read_bytes().splitlines(keepends=True)[0]
+    assert [json.loads(line)["turn"] for line in lines] == list(range(40, 40 + len(lines)))  # whole, in order
+    pinned = (PINNED / f"{GAME}.jsonl").read_bytes().splitlines(keepends=True)
+    assert lines[0] in pinned and json.loads(lines[0])["turn"] == 40
     _wait_idle()  # the cancelled tasks do not run on
 
 
