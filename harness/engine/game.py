@@ -16,7 +16,17 @@ from typing import NamedTuple
 from hanabi_learning_environment import pyhanabi as ph
 from pydantic import BaseModel, ConfigDict
 
-from harness.schema.cards import COLORS, DECK_SIZE, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, RANKS, validate_deck
+from harness.schema.cards import (
+    COLORS,
+    DECK_SIZE,
+    HAND_SIZE,
+    MAX_PLAYERS,
+    MAX_SEED,
+    MIN_PLAYERS,
+    MIN_SEED,
+    RANKS,
+    validate_deck,
+)
 from harness.schema.moves import EndReason, Move, MoveKind
 
 MAX_LIFE_TOKENS = 3
@@ -148,6 +158,8 @@ def _draw_whole_deck(game: ph.HanabiGame) -> list[tuple[str, ph.HanabiMove]]:
 
 def deck_for_seed(seed: int) -> list[str]:
     """The 50-card deck HLE deals for `seed` on this platform. Store it: other platforms may deal differently."""
+    if not MIN_SEED <= seed <= MAX_SEED:  # HLE would abort the whole process (std::stoi out of range)
+        raise ValueError(f"seed {seed} is outside {MIN_SEED}-{MAX_SEED}, the seeds the engine takes")
     game = ph.HanabiGame({"players": 2, "seed": seed, "random_start_player": False})
     deck = [drawn for drawn, _ in _draw_whole_deck(game)]
     validate_deck(deck)

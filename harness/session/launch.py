@@ -22,7 +22,7 @@ from typing import Any
 from harness.engine.replay import ReplayMismatch
 from harness.models.client import ModelSpecError, check_model
 from harness.run.games import RunJob
-from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED, SessionStopped
+from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED, SessionStopped, cause
 from harness.run.lock import RunLocked
 from harness.run.manifest import RunConfigError, config_of, open_run, record_session
 from harness.run.options import SessionOptions
@@ -103,8 +103,8 @@ def session_errors(hint_now: Callable[[], str]) -> Iterator[None]:
         yield
     except SessionStopped as exc:
         raise SessionEnded(str(exc), EXIT_STOPPED) from None
-    except KeyboardInterrupt:
-        raise SessionEnded(_then("Stopped by Ctrl-C", hint_now()), EXIT_STOPPED) from None
+    except KeyboardInterrupt as exc:
+        raise SessionEnded(_then(f"Stopped by {cause(exc)}", hint_now()), EXIT_STOPPED) from None
     except DiskFault as exc:
         raise SessionEnded(f"hanabi-eval: error: {exc}", EXIT_FAILED) from None
     except OSError as exc:
