@@ -79,9 +79,11 @@ class SweepOutcome:
     wall_s: float
 
 
-def stopped_by_ctrl_c(kept: str) -> SessionEnded:
-    """How a session that resumes by running the same command again ends on Ctrl-C: one line, exit code 130."""
-    return SessionEnded(f"Stopped by Ctrl-C: {kept}; run the same command again to go on", EXIT_STOPPED)
+def stopped_by_ctrl_c(kept: str, command: str = "") -> SessionEnded:
+    """How a session that resumes by running the same command again ends on Ctrl-C: one line (naming that
+    `command`, when given), exit code 130."""
+    again = f"to go on: {command}" if command else "run the same command again to go on"
+    return SessionEnded(f"Stopped by Ctrl-C: {kept}; {again}", EXIT_STOPPED)
 
 
 def resume_hint(path: Path) -> str:
