@@ -62,7 +62,7 @@ def run_progress(path: Path) -> ProgressOnDisk:
             results.append(contents.result)
     complete = [r for r in results if r.status == "complete"]
     interrupted = sum(1 for r in results if r.status == "interrupted")
-    state = status.status if status else "new"
+    state: str = status.status if status else "new"
     if state == "running" and not holder_alive(path):
         state = "stopped"
     if corrupt and state != "running":  # what the last session recorded no longer holds: a log is damaged
