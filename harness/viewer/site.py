@@ -1,0 +1,122 @@
+"""The static site (`hanabi-eval view PATH... --out DIR`): the same pages the server shows, written to a folder that
+opens from disk with no server and fetches nothing.
+
+The folder is written whole and renamed into place (harness/export/writer.py), so a failure leaves the old site or
+nothing, never half a site. An existing site is replaced only when asked (--force); a folder that is not a site is
+never replaced, and a site is never written into a run folder. DIR/site.json lists every page (schema/viewer_site.py),
+which is how a report beside the site links its games to their pages.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from harness import __version__
+from harness.export.writer import write_export
+from harness.report.load import find_runs
+from harness.schema.records import now_iso
+from harness.schema.viewer_site import SITE_INDEX, SiteIndex, SiteRun
+from harness.viewer.catalog import Catalog, RunEntry
+from harness.viewer.game_page import build_game_page
+from harness.viewer.pages import (
+    ASSETS,
+    INDEX,
+    asset,
+    game_page_path,
+    render_game,
+    render_index,
+    render_run,
+    run_page_path,
+)
+
+
+class SiteOutError(ValueError):
+    """An --out that cannot take the site; the message names the problem and the fix."""
+
+
+def check_out(out: Path, force: bool, sources: list[Path]) -> None:
+    """Refuse an --out that would overwrite something or cannot be written, before any log is read."""
+    for parent in [out, *out.parents]:
+        if parent.exists() and not parent.is_dir():
+            raise SiteOutError(f"--out {out}: {parent} is a file; give a folder for the site")
+    resolved = out.resolve()
+    for source in [*(p.resolve() for p in sources), *find_runs(sources)]:
+        if resolved == source or source in resolved.parents or resolved in source.parents:
+            raise SiteOutError(f"--out {out} overlaps {source}, which it reads; write the site elsewhere")
+    if out.exists() and any(out.iterdir()):
+        if not (out / SITE_INDEX).is_file():
+            raise SiteOutError(
+                f"--out {out} is a folder that holds other files, not a viewer site; choose a new or empty folder"
+            )
+        if not force:
+            raise SiteOutError(f"--out {out} already holds a viewer site; pass --force to replace it")
+    _probe(out)
+
+
+def _probe(out: Path) -> None:
+    """Create (and remove) a folder where the site's staging folder will go, so that an unwritable --out is named
+    now rather than after every page was rendered."""
+    created = [p for p in reversed(out.parents) if not p.exists()]
+    probe = out.parent / f".{out.name}.probe-{uuid.uuid4().hex[:8]}"
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        probe.mkdir()
+        (probe / "x").write_bytes(b"")
+    except OSError as exc:
+        raise SiteOutError(
+            f"--out {out} cannot be written ({exc.strerror or exc}); choose a writable folder"
+        ) from None
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
+        for folder in reversed(created):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
+def _text(data: bytes) -> Iterator[str]:
+    yield data.decode("utf-8")
+
+
+def _one(text: str) -> Iterator[str]:
+    yield text
+
+
+def _game_html(run: RunEntry, page: str) -> Iterator[str]:
+    game = run.game(page)
+    assert game is not None  # pages come from the run's own list
+    yield render_game(run, build_game_page(Path(run.path), game))
+
+
+def write_site(catalog: Catalog, out: Path, sources: list[str]) -> SiteIndex:
+    """Write every page of the catalog's runs to `out` (checked with check_out first); return the site's index."""
+    runs = catalog.runs()
+    index = SiteIndex(
+        generated_at=now_iso(),
+        harness_version=__version__,
+        runs=[
+            SiteRun(
+                path=str(Path(run.path).resolve()),
+                name=run.name,
+                page=run_page_path(run),
+                games={g.game_id: game_page_path(run, g.page) for g in run.games},
+            )
+            for run in runs
+        ],
+    )
+
+    def files() -> Iterator[tuple[str, Iterator[str]]]:
+        for name in ASSETS:
+            yield f"assets/{name}", _text(asset(name))
+        yield INDEX, _one(render_index(runs, sources))
+        for run in runs:
+            yield run_page_path(run), _one(render_run(run))
+            for game in run.games:
+                yield game_page_path(run, game.page), _game_html(run, game.page)
+        yield SITE_INDEX, _one(index.model_dump_json(indent=1))
+
+    write_export(out, files())
+    return index
