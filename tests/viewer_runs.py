@@ -7,6 +7,7 @@ that is re-asked, makes a blind play, and at last answers nothing usable, so the
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +31,11 @@ class ScriptedMycroft:
 
     def __init__(self) -> None:
         self.requests = 0
+        self.mended = False  # set after the interruption: the model answers well again (for a resume)
 
     def __call__(self, request: dict[str, Any]) -> Reply:
         self.requests += 1
-        if self.requests == self.hostile_at or self.requests >= self.breaks_from:
+        if not self.mended and (self.requests == self.hostile_at or self.requests >= self.breaks_from):
             return Reply(
                 content=HOSTILE if self.requests < self.breaks_from else f"{HOSTILE} {self.requests}"
             )
@@ -54,21 +56,71 @@ def _run(argv: list[str]) -> int:
 
 
 def make_runs(out: Path) -> dict[str, Path]:
-    """Three runs under `out`: built-in self-play at 2-5 players (the 2-player game valued at its last decisions),
-    a built-in player's repeats, and the cross-play team with the scripted model. Returns each run's folder."""
+    """Four runs under `out`: built-in self-play at 2-5 players, a built-in player's repeats, the cross-play team
+    with the scripted model (interrupted), and the same team's game resumed after the stop with a model that plays
+    on to the end, valued at its last decisions. Returns each run's folder."""
     selfplay_argv = ["run", "--model", "local/smart", "--players", "2", "3", "4", "5", "--seeds", "1"]
-    selfplay_argv += ["--run-name", "selfplay", "--out"]
-    assert _run([*selfplay_argv, str(out)]) == 0
-    selfplay = out / "selfplay"
-    two = read_game_log(selfplay / "games" / "2p-custom-seed1.jsonl")
-    last = two.moves[-1].turn
-    assert main(["values", str(selfplay), "--rollouts", "2", "--from-turn", str(last - 2)]) == 0
+    assert _run([*selfplay_argv, "--run-name", "selfplay", "--out", str(out)]) == 0
     repeats_argv = ["run", "--model", "local/cautious", "--seeds", "2", "--repeats", "2"]
-    repeats_argv += ["--run-name", "repeats", "--out"]
-    assert _run([*repeats_argv, str(out)]) == 0
-    with FakeModelServer(ScriptedMycroft()) as server:
-        team = ["run", "--seat", "openai/fake-model:mycroft", "--seat", "local/smart:watson"]
-        team += ["--seeds", "1", "--max-retries", "1"]
-        code = _run([*team, "--api-base", server.base_url, "--run-name", "crossplay", "--out", str(out)])
-    assert code == 1  # the game stopped as interrupted
-    return {"selfplay": selfplay, "repeats": out / "repeats", "crossplay": out / "crossplay"}
+    assert _run([*repeats_argv, "--run-name", "repeats", "--out", str(out)]) == 0
+    team = ["run", "--seat", "openai/fake-model:mycroft", "--seat", "local/smart:watson"]
+    team += ["--seeds", "1", "--max-retries", "1", "--out", str(out)]
+    resumed = out / "resumed"
+    for name in ("crossplay", "resumed"):
+        script = ScriptedMycroft()
+        with FakeModelServer(script) as server:
+            assert _run([*team, "--api-base", server.base_url, "--run-name", name]) == 1  # interrupted
+            if name == "resumed":
+                script.mended = True
+                assert main(["resume", str(resumed), "--no-progress"]) == 0
+    last = read_game_log(resumed / "games" / "2p-custom-seed1-r0.jsonl").moves[-1].turn
+    assert main(["values", str(resumed), "--rollouts", "1", "--from-turn", str(last - 3)]) == 0
+    return {name: out / name for name in ("selfplay", "repeats", "crossplay", "resumed")}
+
+
+# Fields added to the log schema (version 1) after its first release: a log written then has none of them.
+LATER_FIELDS = {
+    "header": ("repeat", "sent_params"),
+    "seat": ("deployments", "k"),
+    "params": ("thinking_budget", "max_tokens_on_truncation"),
+    "attempt": ("finish_reason",),
+}
+
+
+def first_release_line(line: bytes) -> bytes:
+    """A log line as the schema's first release wrote it: without the fields added since."""
+    record = json.loads(line)
+    if record["type"] == "header":
+        for key in LATER_FIELDS["header"]:
+            record.pop(key, None)
+        for seat in record["seats"]:
+            for key in LATER_FIELDS["seat"]:
+                seat.pop(key, None)
+            for key in LATER_FIELDS["params"]:
+                seat["params"].pop(key, None)
+    calls = record["calls"] if record["type"] == "move" else record.get("failed_calls", [])
+    for call in calls:
+        for attempt in call["attempts"]:
+            for key in LATER_FIELDS["attempt"]:
+                attempt.pop(key, None)
+    return json.dumps(record).encode()
+
+
+def make_many(source: Path, out: Path, copies: int) -> Path:
+    """A run folder `out` of `copies` games, each a copy of the game log `source` under its own id (as a long run
+    of one deal would hold), plus one log damaged on line 3 and one written in the schema's first release."""
+    games = out / "games"
+    games.mkdir(parents=True)
+    shutil.copy(source.parent.parent / "manifest.json", out / "manifest.json")
+    lines = source.read_bytes().splitlines()
+    header = json.loads(lines[0])
+    for number in range(copies):
+        game_id = f"{header['game_id']}-copy{number:03d}"
+        copy = [json.dumps({**header, "game_id": game_id}).encode(), *lines[1:]]
+        (games / f"{game_id}.jsonl").write_bytes(b"\n".join(copy) + b"\n")
+    damaged = [json.dumps({**header, "game_id": "damaged"}).encode(), *lines[1:]]
+    damaged[2] = damaged[2][: len(damaged[2]) // 2] + b"}"
+    (games / "damaged.jsonl").write_bytes(b"\n".join(damaged) + b"\n")
+    old = [json.dumps({**header, "game_id": "first-release"}).encode(), *lines[1:]]
+    (games / "first-release.jsonl").write_bytes(b"\n".join(first_release_line(line) for line in old) + b"\n")
+    return out

@@ -18,6 +18,7 @@ from harness.report.load import ReportInputError, load
 from harness.report.quality import GameQuality
 from harness.report.reliability import flat_reliability
 from harness.report.render import render_html, render_markdown
+from harness.report.site_links import site_links
 from harness.report.wide import flat_wide
 
 HTML, MARKDOWN = "report.html", "report.md"
@@ -107,6 +108,6 @@ def build_report(paths: Sequence[Path], out: Path, by: Sequence[str]) -> tuple[R
     content = build_content(dataset, list(by))
     out.mkdir(parents=True, exist_ok=True)
     html, markdown = out / HTML, out / MARKDOWN
-    html.write_text(render_html(content), encoding="utf-8")
+    html.write_text(render_html(content, site_links(out, content.runs)), encoding="utf-8")
     markdown.write_text(render_markdown(content), encoding="utf-8")
     return content, [html, markdown, *write_tables(content, out), *write_figures(content, out)]

@@ -56,7 +56,7 @@ class GameSummary(BaseModel):
     strike_turns: list[int]
     reasked_turns: list[int]
     worst_regret: float | None  # the largest regret of a valued decision
-    worst_regret_turn: int | None
+    worst_regret_turn: int | None  # its turn (the first of equals), when it is above 0: a choice worth a look
     values_problem: str | None  # a values file that cannot be used for this game
     cost_usd: float | None
 
@@ -104,20 +104,23 @@ def unique_names(texts: Sequence[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class _Stamp:
+class Stamp:
+    """What says a game's files changed: its log's and its values file's sizes and modification times."""
+
     size: int
     mtime_ns: int
     values: tuple[int, int] | None
 
 
-def _stamp(log: Path, values: Path) -> _Stamp:
+def stamp_of(log: Path, values: Path) -> Stamp:
+    """Raises OSError when the log cannot be read."""
     stat = log.stat()
     try:
         seen = values.stat()
         values_stamp: tuple[int, int] | None = (seen.st_size, seen.st_mtime_ns)
     except OSError:
         values_stamp = None
-    return _Stamp(stat.st_size, stat.st_mtime_ns, values_stamp)
+    return Stamp(stat.st_size, stat.st_mtime_ns, values_stamp)
 
 
 class Catalog:
@@ -127,7 +130,7 @@ class Catalog:
         self.paths = list(paths)
         find_runs(self.paths)  # raises ReportInputError now for a path that holds no run
         self._lock = threading.Lock()
-        self._logs: dict[Path, tuple[_Stamp, GameSummary | SkippedLog]] = {}
+        self._logs: dict[Path, tuple[Stamp, GameSummary | SkippedLog]] = {}
 
     def runs(self) -> list[RunEntry]:
         """Every run, read again where its files changed."""
@@ -191,7 +194,7 @@ class Catalog:
     def _game(self, run: Path, path: Path, page: str) -> GameSummary | SkippedLog | None:
         values = values_path(run, path.stem)
         try:
-            stamp = _stamp(path, values)
+            stamp = stamp_of(path, values)
         except OSError as exc:
             return SkippedLog(run=run.name, path=str(path), problem=f"unreadable ({exc.strerror or exc})")
         cached = self._logs.get(path)
@@ -271,7 +274,7 @@ def summarize(run: Path, path: Path, page: str) -> GameSummary | SkippedLog | No
         strike_turns=strike_turns(contents.moves),
         reasked_turns=reasked_turns(contents.moves),
         worst_regret=worst[1] if worst else None,
-        worst_regret_turn=worst[0] if worst else None,
+        worst_regret_turn=worst[0] if worst and worst[1] > 0 else None,
         values_problem=values_problem,
         cost_usd=sum(costs) if costs else None,
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections import OrderedDict
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -19,11 +20,13 @@ from urllib.parse import unquote, urlsplit
 
 from harness.engine.replay import ReplayMismatch
 from harness.schema.log_file import LogCorrupt
-from harness.viewer.catalog import Catalog
+from harness.schema.value_records import values_path
+from harness.viewer.catalog import Catalog, RunEntry, stamp_of
 from harness.viewer.game_page import build_game_page
 from harness.viewer.pages import ASSETS, CSP, INDEX, asset, render_game, render_index, render_run
 
 HOST = "127.0.0.1"
+CACHED_PAGES = 16  # game pages kept rendered, so that stepping back and forth between games is quick
 _TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 _HTML = "text/html; charset=utf-8"
 
@@ -44,7 +47,7 @@ def _text(status: HTTPStatus, message: str) -> Response:
     )
 
 
-def route(catalog: Catalog, sources: list[str], raw_path: str) -> Response:
+def route(catalog: Catalog, sources: list[str], raw_path: str, cache: PageCache) -> Response:
     """The response to a GET of `raw_path` (path and query as the request line gave them)."""
     path = urlsplit(raw_path).path
     if "%2f" in path.lower() or "%5c" in path.lower():
@@ -66,20 +69,49 @@ def route(catalog: Catalog, sources: list[str], raw_path: str) -> Response:
     if parts[2:] == [INDEX]:
         return Response(HTTPStatus.OK, render_run(run).encode())
     if len(parts) == 4 and parts[2] == "games":
-        game = run.game(parts[3])
-        if game is None:
-            return _text(
-                HTTPStatus.NOT_FOUND, "no such game in this run (a log that cannot be read is skipped)"
-            )
-        try:
-            page = build_game_page(Path(run.path), game)
-        except (LogCorrupt, ReplayMismatch, OSError, UnicodeError, ValueError) as exc:
-            return _text(HTTPStatus.NOT_FOUND, f"the game's log cannot be shown now: {exc}")
-        return Response(HTTPStatus.OK, render_game(run, page).encode())
+        return _game(run, parts[3], cache)
     return _text(HTTPStatus.NOT_FOUND, "no such page")
 
 
+class PageCache:
+    """The last CACHED_PAGES game pages rendered, by their run, neighbours and the stamp of their files."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pages: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
+
+    def get(self, key: tuple[object, ...]) -> bytes | None:
+        with self._lock:
+            if key in self._pages:
+                self._pages.move_to_end(key)
+            return self._pages.get(key)
+
+    def put(self, key: tuple[object, ...], page: bytes) -> None:
+        with self._lock:
+            self._pages[key] = page
+            while len(self._pages) > CACHED_PAGES:
+                self._pages.popitem(last=False)
+
+
+def _game(run: RunEntry, name: str, cache: PageCache) -> Response:
+    game = run.game(name)
+    if game is None:
+        return _text(HTTPStatus.NOT_FOUND, "no such game in this run (a log that cannot be read is skipped)")
+    try:
+        stamp = stamp_of(Path(game.log), values_path(Path(run.path), game.game_id))
+        key = (run.path, name, stamp, tuple(g.page for g in run.games))
+        html = cache.get(key)
+        if html is None:
+            html = render_game(run, build_game_page(Path(run.path), game)).encode()
+            cache.put(key, html)
+    except (LogCorrupt, ReplayMismatch, OSError, UnicodeError, ValueError) as exc:
+        return _text(HTTPStatus.NOT_FOUND, f"the game's log cannot be shown now: {exc}")
+    return Response(HTTPStatus.OK, html)
+
+
 def _handler(catalog: Catalog, sources: list[str]) -> type[BaseHTTPRequestHandler]:
+    cache = PageCache()
+
     class Handler(BaseHTTPRequestHandler):
         server_version = "hanabi-eval-viewer"
         sys_version = ""
@@ -97,7 +129,7 @@ def _handler(catalog: Catalog, sources: list[str]) -> type[BaseHTTPRequestHandle
                 response = _text(HTTPStatus.MISDIRECTED_REQUEST, "this viewer answers only on 127.0.0.1")
             else:
                 try:
-                    response = route(catalog, sources, self.path)
+                    response = route(catalog, sources, self.path, cache)
                 except Exception as exc:  # one bad page must not stop the server
                     print(f"viewer: {self.path}: {type(exc).__name__}: {exc}", file=sys.stderr)
                     response = _text(HTTPStatus.INTERNAL_SERVER_ERROR, "this page could not be rendered")
