@@ -60,6 +60,17 @@ class GameSummary(BaseModel):
     values_problem: str | None  # a values file that cannot be used for this game
     cost_usd: float | None
 
+    @property
+    def lineup(self) -> str:
+        """The seats as the run page shows them: one label for self-play, else each seat's in order."""
+        return self.seats[0] if len(set(self.seats)) == 1 else " | ".join(self.seats)
+
+    @property
+    def search_text(self) -> str:
+        """What the run page's filter matches: id, seats, status, reason and seed set, in lower case."""
+        parts = [self.game_id, *self.seats, self.status, self.interrupted_reason or "", self.seed_set]
+        return " ".join(parts).lower()
+
 
 class RunEntry(BaseModel):
     """One run folder: what its manifest and status say, its games and the logs that could not be read."""
@@ -198,7 +209,7 @@ class Catalog:
         except OSError as exc:
             return SkippedLog(run=run.name, path=str(path), problem=f"unreadable ({exc.strerror or exc})")
         cached = self._logs.get(path)
-        if cached is not None and cached[0] == stamp and _page_of(cached[1]) == page:
+        if cached is not None and cached[0] == stamp and _page_of(cached[1]) in (None, f"{page}.html"):
             return cached[1]
         read = summarize(run, path, page)
         if read is not None:

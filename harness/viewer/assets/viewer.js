@@ -183,9 +183,14 @@
         cell.removeAttribute("aria-sort");
       });
       header.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+      // a cell's sort value: its data-value where the text is not the value ("—", "$0.0012"), else its text
+      function value(row) {
+        var cell = row.cells[column];
+        return cell.hasAttribute("data-value") ? cell.getAttribute("data-value") : cell.textContent.trim();
+      }
       rows.sort(function (a, b) {
-        var x = a.cells[column].getAttribute("data-value");
-        var y = b.cells[column].getAttribute("data-value");
+        var x = value(a);
+        var y = value(b);
         var order = numeric ? parseFloat(x) - parseFloat(y) : x.localeCompare(y, undefined, { numeric: true });
         return ascending ? order : -order;
       });
