@@ -198,7 +198,8 @@ def test_served_site_from_a_run_to_the_move_that_went_wrong(page: Any, served: s
     shoot(page, shots, "served-index")
     follow(page, "crossplay")
     row = page.locator("#games tbody tr").first
-    assert "interrupted" in row.inner_text() and "openai/fake-model:mycroft | local/smart:watson" in row.inner_text()
+    lineup = "openai/fake-model:mycroft | local/smart:best-of-k-watson,k=2"
+    assert "interrupted" in row.inner_text() and lineup in row.inner_text()
     shoot(page, shots, "served-run-crossplay")
     follow(page, "2p-custom-seed1-r0")
     assert position(page) == "turn 1 of 14"
@@ -235,6 +236,10 @@ def test_served_site_from_a_run_to_the_move_that_went_wrong(page: Any, served: s
     assert step.locator(".attempt.rejected .kind").all_inner_texts() == ["unparseable", "unparseable"]
     shoot(page, shots, "served-stop")
 
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")  # the built-in best-of-k seat's move: each call in its role
+    step = page.locator("section.step.current")
+    assert step.locator("details.call .role").all_inner_texts() == ["SAMPLE-1", "SAMPLE-2", "SELECTOR"]
     page.keyboard.press("t")
     page.keyboard.press("Home")  # a Mycroft move: its deductions beside the engine's truth, wrong cells marked
     cells = page.locator("section.step.current table.deductions td.wrong")

@@ -56,20 +56,22 @@ def _run(argv: list[str]) -> int:
 
 
 def make_runs(out: Path) -> dict[str, Path]:
-    """Four runs under `out`: built-in self-play at 2-5 players, a built-in player's repeats, the cross-play team
-    with the scripted model (interrupted), and the same team's game resumed after the stop with a model that plays
-    on to the end, valued at its last decisions. Returns each run's folder."""
+    """Four runs under `out`: built-in self-play at 2-5 players, a built-in player's repeats, the scripted model
+    beside a built-in best-of-k seat (sampling twice, then choosing) until the game stops as interrupted, and the
+    scripted model beside a built-in seat resumed after its stop with the model mended, played to the end and valued
+    at its last decisions. Returns each run's folder."""
     selfplay_argv = ["run", "--model", "local/smart", "--players", "2", "3", "4", "5", "--seeds", "1"]
     assert _run([*selfplay_argv, "--run-name", "selfplay", "--out", str(out)]) == 0
     repeats_argv = ["run", "--model", "local/cautious", "--seeds", "2", "--repeats", "2"]
     assert _run([*repeats_argv, "--run-name", "repeats", "--out", str(out)]) == 0
-    team = ["run", "--seat", "openai/fake-model:mycroft", "--seat", "local/smart:watson"]
-    team += ["--seeds", "1", "--max-retries", "1", "--out", str(out)]
     resumed = out / "resumed"
-    for name in ("crossplay", "resumed"):
+    partners = {"crossplay": "local/smart:best-of-k-watson,k=2", "resumed": "local/smart:watson"}
+    for name, partner in partners.items():
+        team = ["run", "--seat", "openai/fake-model:mycroft", "--seat", partner, "--seeds", "1"]
         script = ScriptedMycroft()
         with FakeModelServer(script) as server:
-            assert _run([*team, "--api-base", server.base_url, "--run-name", name]) == 1  # interrupted
+            argv = [*team, "--max-retries", "1", "--api-base", server.base_url, "--run-name", name]
+            assert _run([*argv, "--out", str(out)]) == 1  # interrupted
             if name == "resumed":
                 script.mended = True
                 assert main(["resume", str(resumed), "--no-progress"]) == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import os
 import sys
 import time
 import webbrowser
@@ -63,6 +64,7 @@ def _counts(runs: list[RunEntry]) -> str:
 
 
 def _write(catalog: Catalog, args: argparse.Namespace, sources: list[str]) -> int:
+    from harness.schema.log_file import LogCorrupt
     from harness.viewer.site import SiteOutError, check_out, write_site
 
     try:
@@ -72,7 +74,10 @@ def _write(catalog: Catalog, args: argparse.Namespace, sources: list[str]) -> in
     started = time.monotonic()
     runs = catalog.runs()
     _warn_skipped(runs)
-    write_site(catalog, args.out, sources)
+    try:
+        write_site(catalog, args.out, sources, jobs=os.cpu_count() or 1)
+    except LogCorrupt as exc:  # a log damaged since it was read: nothing is written
+        raise UsageError(f"{exc}; a log changed while the site was written, so nothing was written") from None
     index = args.out / "index.html"
     print(
         f"Wrote the viewer of {_counts(runs)} to {args.out} in {time.monotonic() - started:.1f} s; open {index}"

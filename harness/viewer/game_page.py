@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from harness.engine.game import Game
-from harness.engine.replay import ReplayMismatch, replay
+from harness.engine.replay import ReplayMismatch, ReplayStep, replay
 from harness.schema.log_file import GameLogContents
 from harness.schema.moves import Move, MoveKind
 from harness.schema.records import PROVIDER_ERROR_KINDS, Call, GameHeader, GameResult, Message, MoveRecord
@@ -30,7 +30,7 @@ from harness.schema.value_records import (
 from harness.viewer.board import Board, board_of
 from harness.viewer.catalog import GameSummary, read_checked
 from harness.viewer.deductions import Deductions, deductions_of
-from harness.viewer.marks import aligned_values, reasked
+from harness.viewer.marks import aligned_values, reasked, regret
 
 
 class AttemptPage(BaseModel):
@@ -230,124 +230,130 @@ def _rated(record: MoveRecord, values: DecisionValueRecord | None) -> tuple[list
     return rows, engine is not None
 
 
-def _touched(game: Game, seat: int, move: Move) -> tuple[int | None, list[int]]:
-    """A hint's target and the target's cards it touches (every card of the hinted colour or rank)."""
+def _acted(game: Game, seat: int, move: Move) -> dict[int, set[int]]:
+    """The cards a move acts on, by player: the card it plays or discards, or every card of the hinted colour or
+    rank in the target's hand (the cards the hint touches)."""
     if not move.is_hint:
-        return None, []
+        return {seat: {move.card_index}} if move.card_index is not None else {}
     target = (seat + (move.target_offset or 0)) % game.players
     hand = game.hands()[target]
     if move.kind is MoveKind.REVEAL_COLOR:
-        return target, [i for i, card in enumerate(hand) if card[0] == move.color]
-    return target, [i for i, card in enumerate(hand) if int(card[1]) == move.rank]
+        return {target: {i for i, card in enumerate(hand) if card[0] == move.color}}
+    return {target: {i for i, card in enumerate(hand) if int(card[1]) == move.rank}}
+
+
+def _move_step(step: ReplayStep, who: list[str], values: DecisionValueRecord | None) -> MoveStep:
+    """A logged move's step: everything shown is read before the replay step makes the move, then what it did."""
+    game, record, seat = step.game, step.record, step.seat
+    assert record is not None  # replayed from MoveRecords
+    board = board_of(game, seat, who, _acted(game, seat, record.move))
+    notes = deductions_of(game, seat, record.memory, record.tracking)
+    target = (seat + (record.move.target_offset or 0)) % game.players if record.move.is_hint else None
+    known_before = game.knowledge(target) if target is not None else None
+    entry = step.apply()
+    strike = record.move.kind is MoveKind.PLAY and not entry.scored
+    rated, valued = _rated(record, values)
+    return MoveStep(
+        anchor=f"t{record.turn}",
+        turn=record.turn,
+        seat=seat,
+        player=record.player,
+        scaffold=record.scaffold,
+        board=board,
+        move=record.legal_moves[record.move_index],
+        outcome=Outcome(
+            kind=record.move.kind,
+            card=entry.card,
+            scored=entry.scored,
+            strike=strike,
+            target=entry.target_player,
+            color=record.move.color if record.move.is_hint else None,
+            rank=record.move.rank if record.move.is_hint else None,
+            touched=list(entry.revealed),
+            news=target is not None and game.knowledge(target) != known_before,
+            lives_after=record.life_tokens_after,
+            info_after=record.info_tokens_after,
+            fireworks_after=record.fireworks_after,
+        ),
+        rated=rated,
+        rated_any=any(r.rating is not None for r in rated),
+        valued=valued,
+        regret=regret(record, values),
+        reason=record.reason,
+        calls=calls_page(record.calls),
+        deductions=notes,
+        strike=strike,
+        reasked=reasked(record),
+    )
+
+
+def _stop_steps(results: list[GameResult], game: Game, who: list[str]) -> list[StopStep]:
+    """The steps of the interruptions that happened in `game`'s state (each result's `turns` moves were made)."""
+    steps = []
+    for number, result in enumerate(results, start=1):
+        seat = result.interrupted_seat if result.interrupted_seat is not None else game.current_player
+        steps.append(
+            StopStep(
+                anchor=f"stop{result.turns + 1}" + (f"-{number}" if number > 1 else ""),
+                turn=result.turns + 1,
+                seat=seat,
+                player=who[seat] if 0 <= seat < len(who) else "",
+                board=board_of(game, seat, who) if not game.is_over else None,
+                reason=result.interrupted_reason or "",
+                calls=calls_page(result.failed_calls),
+            )
+        )
+    return steps
+
+
+def _values(run: Path, contents: GameLogContents) -> tuple[dict[int, DecisionValueRecord], str | None]:
+    """The game's move values by turn and how they were made, when it is complete and has readable ones."""
+    assert contents.header is not None
+    if not contents.complete:
+        return {}, None
+    where = values_path(run, contents.header.game_id)
+    try:
+        values = read_values(where)
+        check_game(values, contents.moves, str(where))
+    except ValuesUnreadable:
+        return {}, None  # the run page names the problem
+    if not values:
+        return {}, None
+    first = next(iter(values.values()))
+    return values, f"{first.rollouts} rollouts of local/{first.bot}, seed {first.base_seed}"
 
 
 def build_game_page(run: Path, summary: GameSummary) -> GamePage:
     """The page of one game of the run folder `run`, read from its log now."""
-    contents: GameLogContents = read_checked(Path(summary.log))
+    contents = read_checked(Path(summary.log))
     header = contents.header
     if header is None:
         raise ValueError(f"{summary.log}: the log has no header")
-    values: dict[int, DecisionValueRecord] = {}
-    values_note = None
-    if contents.complete:
-        where = values_path(run, header.game_id)
-        try:
-            values = read_values(where)
-            check_game(values, contents.moves, str(where))
-        except ValuesUnreadable:
-            values = {}
-        if values:
-            first = next(iter(values.values()))
-            values_note = f"{first.rollouts} rollouts of local/{first.bot}, seed {first.base_seed}"
+    values, values_note = _values(run, contents)
     who = [seat.label for seat in header.seats]
-    stops: dict[int, list[GameResult]] = {}  # interruptions by the moves made before them
+    stops: dict[int, list[GameResult]] = {}  # interruptions by the number of moves made before them
     for result in contents.results:
         if result.status == "interrupted":
             stops.setdefault(result.turns, []).append(result)
     steps: list[Step] = []
     problem = None
     game = Game(header.players, list(header.deck))
-    done = 0
-
-    def add_stops(after: int, now: Game) -> None:
-        for number, result in enumerate(stops.get(after, []), start=1):
-            seat = result.interrupted_seat if result.interrupted_seat is not None else now.current_player
-            steps.append(
-                StopStep(
-                    anchor=f"stop{after + 1}" + (f"-{number}" if number > 1 else ""),
-                    turn=after + 1,
-                    seat=seat,
-                    player=who[seat] if 0 <= seat < len(who) else "",
-                    board=board_of(now, seat, who) if not now.is_over else None,
-                    reason=result.interrupted_reason or "",
-                    calls=calls_page(result.failed_calls),
-                )
-            )
-
     try:
-        for step in replay(header.players, header.deck, contents.moves, where=f"game {header.game_id}"):
+        for done, step in enumerate(
+            replay(header.players, header.deck, contents.moves, f"game {header.game_id}")
+        ):
             game = step.game
-            add_stops(done, game)
-            record = step.record
-            assert record is not None  # replayed from MoveRecords
-            seat = step.seat
-            target, touched = _touched(game, seat, record.move)
-            acted = {target: set(touched)} if target is not None else {}
-            if record.move.card_index is not None and not record.move.is_hint:
-                acted = {seat: {record.move.card_index}}
-            board = board_of(game, seat, who, acted)
-            known_before = game.knowledge(target) if target is not None else None
-            notes = deductions_of(game, seat, record.memory, record.tracking)
-            entry = step.apply()
-            news = target is not None and game.knowledge(target) != known_before
-            strike = record.move.kind is MoveKind.PLAY and not entry.scored
-            rated, valued = _rated(record, values.get(record.turn))
-            chosen_value = rated[record.move_index].value if valued else None
-            best_value = max((r.value for r in rated if r.value is not None), default=None)
-            steps.append(
-                MoveStep(
-                    anchor=f"t{record.turn}",
-                    turn=record.turn,
-                    seat=seat,
-                    player=record.player,
-                    scaffold=record.scaffold,
-                    board=board,
-                    move=record.legal_moves[record.move_index],
-                    outcome=Outcome(
-                        kind=record.move.kind,
-                        card=entry.card,
-                        scored=entry.scored,
-                        strike=strike,
-                        target=target,
-                        color=record.move.color if record.move.is_hint else None,
-                        rank=record.move.rank if record.move.is_hint else None,
-                        touched=touched,
-                        news=news,
-                        lives_after=record.life_tokens_after,
-                        info_after=record.info_tokens_after,
-                        fireworks_after=record.fireworks_after,
-                    ),
-                    rated=rated,
-                    rated_any=any(r.rating is not None for r in rated),
-                    valued=valued,
-                    regret=None if chosen_value is None or best_value is None else best_value - chosen_value,
-                    reason=record.reason,
-                    calls=calls_page(record.calls),
-                    deductions=notes,
-                    strike=strike,
-                    reasked=reasked(record),
-                )
-            )
-            done += 1
+            steps.extend(_stop_steps(stops.get(done, []), game, who))
+            steps.append(_move_step(step, who, values.get(step.record.turn if step.record else -1)))
     except ReplayMismatch as exc:
         problem = str(exc)
     else:
-        add_stops(done, game)
-        if not game.is_over and not (steps and steps[-1].kind == "stop"):
+        steps.extend(_stop_steps(stops.get(len(contents.moves), []), game, who))
+        if game.is_over:
+            steps.append(EndStep(anchor="end", turn=game.turn, board=board_of(game, 0, who), over=True))
+        elif not (steps and steps[-1].kind == "stop"):
             seat = game.current_player
             steps.append(EndStep(anchor="end", turn=game.turn, board=board_of(game, seat, who), over=False))
-        elif game.is_over:
-            steps.append(EndStep(anchor="end", turn=game.turn, board=board_of(game, 0, who), over=True))
     return GamePage(
         summary=summary,
         header=header,

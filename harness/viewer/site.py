@@ -13,6 +13,7 @@ import contextlib
 import shutil
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from harness import __version__
@@ -85,14 +86,17 @@ def _one(text: str) -> Iterator[str]:
     yield text
 
 
-def _game_html(run: RunEntry, page: str) -> Iterator[str]:
+def _game_html(task: tuple[RunEntry, str]) -> str:
+    """One game page's HTML (run in a worker process when the site is written by several)."""
+    run, page = task
     game = run.game(page)
     assert game is not None  # pages come from the run's own list
-    yield render_game(run, build_game_page(Path(run.path), game))
+    return render_game(run, build_game_page(Path(run.path), game))
 
 
-def write_site(catalog: Catalog, out: Path, sources: list[str]) -> SiteIndex:
-    """Write every page of the catalog's runs to `out` (checked with check_out first); return the site's index."""
+def write_site(catalog: Catalog, out: Path, sources: list[str], jobs: int = 1) -> SiteIndex:
+    """Write every page of the catalog's runs to `out` (checked with check_out first); return the site's index.
+    With `jobs` above 1, game pages are rendered by that many processes (one core each), written in order."""
     runs = catalog.runs()
     index = SiteIndex(
         generated_at=now_iso(),
@@ -107,16 +111,21 @@ def write_site(catalog: Catalog, out: Path, sources: list[str]) -> SiteIndex:
             for run in runs
         ],
     )
+    tasks = [(run, game.page) for run in runs for game in run.games]
 
-    def files() -> Iterator[tuple[str, Iterator[str]]]:
+    def files(pages: Iterator[str]) -> Iterator[tuple[str, Iterator[str]]]:
         for name in ASSETS:
             yield f"assets/{name}", _text(asset(name))
         yield INDEX, _one(render_index(runs, sources))
         for run in runs:
             yield run_page_path(run), _one(render_run(run))
-            for game in run.games:
-                yield game_page_path(run, game.page), _game_html(run, game.page)
+        for run, page in tasks:
+            yield game_page_path(run, page), _one(next(pages))
         yield SITE_INDEX, _one(index.model_dump_json(indent=1))
 
-    write_export(out, files())
+    if jobs <= 1 or len(tasks) < 2:
+        write_export(out, files(map(_game_html, tasks)))
+    else:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+            write_export(out, files(pool.map(_game_html, tasks, chunksize=4)))
     return index
