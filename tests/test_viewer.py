@@ -188,6 +188,7 @@ def test_the_view_command_prints_its_address_and_stops_on_ctrl_c(run: Path) -> N
     )
     try:
         assert process.stdout is not None
+        assert process.stdout.readline().startswith("Reading the game logs below ")
         line = process.stdout.readline()
         found = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
         assert found, line

@@ -2,7 +2,8 @@
 site opened from disk. A user's path from a run to the move where the model went wrong, by clicks and keys; the
 board read from the page at several turns and compared with the engine's replay of the log; a hostile reply shown
 as text that runs nothing; paging, sorting and filtering a run of many games; a damaged log named; a log of the
-schema's first release shown. Screenshots go to the test's temporary folder (`screenshots/`).
+schema's first release shown. Screenshots go to the test's temporary folder (`screenshots/`), or to the folder
+HANABI_EVAL_SCREENSHOTS names.
 
 Without chromium these tests skip, saying how to install it, except in CI (the CI variable set), where a missing
 browser fails them: CI installs chromium, so a skip there would hide a broken viewer.
@@ -117,6 +118,11 @@ def follow(page: Any, name: str) -> None:
 
 @pytest.fixture(scope="module")
 def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where screenshots go: HANABI_EVAL_SCREENSHOTS if set (to keep them), else the test's temporary folder."""
+    kept = os.environ.get("HANABI_EVAL_SCREENSHOTS")
+    if kept:
+        Path(kept).mkdir(parents=True, exist_ok=True)
+        return Path(kept)
     return tmp_path_factory.mktemp("screenshots")
 
 

@@ -100,6 +100,7 @@ def _serve(catalog: Catalog, args: argparse.Namespace, sources: list[str]) -> in
         raise UsageError(
             f"cannot serve on {HOST}:{args.port}: {exc.strerror or exc}; give another port"
         ) from None
+    print(f"Reading the game logs below {', '.join(sources)} ...", flush=True)
     started = time.monotonic()
     runs = catalog.runs()  # read every log once now, so the first page is quick
     _warn_skipped(runs)
