@@ -9,7 +9,6 @@ three strikes) and games per second (wall clock, over all worker processes).
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.options import BenchParser, positive_int
 from bench.parallel import map_chunked
 from harness.bots import DEFAULT_BOT, bot_names, get_bot
 from harness.engine.game import Game, deck_for_seed
@@ -55,16 +55,16 @@ def run(bot_name: str, players: int, decks: list[list[str]], jobs: int) -> list[
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = BenchParser(__doc__)
     parser.add_argument("--bot", default=DEFAULT_BOT, choices=bot_names())
-    parser.add_argument("--seeds", type=int, default=200, help="play seeds 0..N-1 (default 200)")
+    parser.add_argument("--seeds", type=positive_int, default=200, help="play seeds 0..N-1 (default 200)")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5], choices=[2, 3, 4, 5])
     parser.add_argument(
-        "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)"
+        "--jobs", type=positive_int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)"
     )
     args = parser.parse_args(argv)
-    if args.seeds < 1:
-        parser.error("--seeds must be at least 1")
+    if args.quick:  # a few games at 2 players, over the same process pool
+        args.seeds, args.players, args.jobs = 4, [2], min(args.jobs, 2)
 
     decks = [deck_for_seed(seed) for seed in range(args.seeds)]
     print(f"bot {args.bot}, seeds 0..{args.seeds - 1}, {args.jobs} job(s)")

@@ -14,7 +14,6 @@ rollout policy, leaves on the table at the end of the game.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -26,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bot_selfplay import play_game
+from bench.options import BenchParser
 from bench.parallel import map_chunked
 from harness.bots import DEFAULT_BOT, bot_names, get_bot
 from harness.bots.base import Bot
@@ -99,7 +99,7 @@ def run(settings: SearchSettings, players: int, seeds: list[int], jobs: int) -> 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = BenchParser(__doc__)
     parser.add_argument("--bot", default=DEFAULT_BOT, choices=bot_names())
     parser.add_argument("--seeds", type=int, default=100, help="play seeds 0..N-1 (default 100)")
     parser.add_argument("--players", type=int, nargs="+", default=[2], choices=[2, 3, 4, 5])
@@ -118,6 +118,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--jobs must be at least 1")
     if not 2 <= args.rollouts <= MAX_ROLLOUTS:
         parser.error(f"--rollouts must lie in 2..{MAX_ROLLOUTS}")
+    if args.quick:  # two seeds at 2 players, a small search, over the same process pool
+        args.seeds, args.players, args.rollouts, args.jobs = 2, [2], 2, min(args.jobs, 2)
 
     settings = SearchSettings(args.bot, args.deck, args.top, args.rollouts)
     seeds = list(range(args.seeds))

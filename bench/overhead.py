@@ -8,7 +8,6 @@ figures. Run: python bench/overhead.py [--players 2 5] [--seeds 1,2,3] [--scaffo
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import io
 import pstats
@@ -22,14 +21,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.options import BenchParser, int_in, seed_list
 from harness.cli.main import main as cli
 from harness.engine.game import Game
 from harness.models import event_loop
 from harness.models.client import ModelClient, RetryPolicy, litellm
 from harness.play.agent import SeatAgent
+from harness.play.game import move_record
 from harness.schema.log_file import GameLog, read_game_log
-from harness.schema.records import MoveRecord, SeatConfig
-from harness.strategies.scaffold import load_scaffold
+from harness.schema.records import SeatConfig
+from harness.strategies.scaffold import load_scaffold, scaffold_names
 from harness.view.seat_view import build_view
 
 REPLIES: dict[str, str] = {}  # user prompt -> the reply logged for it
@@ -89,25 +90,9 @@ async def replay_moves(paths: list[Path], scaffold_name: str, log_dir: Path) -> 
                 t2 = time.perf_counter()
                 move = view.legal_moves[decision.reply.action].move
                 game.apply(move)
-                digest = game.digest()
+                game.digest()  # timed here as the engine's part; the record takes it again
                 t3 = time.perf_counter()
-                record = MoveRecord(
-                    turn=view.turn,
-                    seat=view.seat,
-                    player=seat.label,
-                    scaffold=scaffold_name,
-                    legal_moves=[m.description for m in view.legal_moves],
-                    move_index=decision.reply.action,
-                    move=move,
-                    ratings=decision.reply.ratings,
-                    invalid_ratings=decision.reply.invalid_ratings,
-                    reason=decision.reply.reason,
-                    calls=decision.calls,
-                    digest_after=digest,
-                    fireworks_after=game.fireworks_sum,
-                    life_tokens_after=game.life_tokens,
-                    info_tokens_after=game.info_tokens,
-                )
+                record = move_record(view, agent, decision, game)
                 await log.append(record)
                 t4 = time.perf_counter()
                 assert move == logged.move, "the replay diverged from the log"
@@ -121,7 +106,7 @@ async def replay_moves(paths: list[Path], scaffold_name: str, log_dir: Path) -> 
 
 def render_only(paths: list[Path], scaffold_name: str) -> list[float]:
     """Prompt rendering alone, over the same states (part of 'decide')."""
-    from harness.strategies.scaffold import render_messages
+    from harness.strategies.rendering import render_messages
 
     scaffold = load_scaffold(scaffold_name)
     timings = []
@@ -143,12 +128,14 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 5])
-    parser.add_argument("--seeds", default="1,2,3,4,5")
-    parser.add_argument("--scaffold", default="watson")
+    parser = BenchParser(__doc__)
+    parser.add_argument("--players", type=int_in(2, 5), nargs="+", default=[2, 5])
+    parser.add_argument("--seeds", type=seed_list, default="1,2,3,4,5")
+    parser.add_argument("--scaffold", default="watson", choices=scaffold_names())
     parser.add_argument("--profile", action="store_true", help="print where the time goes (cProfile, top 25)")
     args = parser.parse_args()
+    if args.quick:  # one 2-player game
+        args.players, args.seeds = [2], "1"
     with tempfile.TemporaryDirectory() as tmp:
         paths = make_games(args.players, args.seeds, args.scaffold, Path(tmp) / "runs")
         install_replay_provider()

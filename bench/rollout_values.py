@@ -13,11 +13,15 @@ whole run's value of its best move minus the whole run's value of each block's b
 
 from __future__ import annotations
 
-import argparse
 import math
 import statistics
+import sys
 import time
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.options import BenchParser
 from harness.bots import DEFAULT_BOT, get_bot
 from harness.engine.game import Game, deck_for_seed
 from harness.play.values import MAX_ROLLOUTS, rollout_scores
@@ -42,7 +46,7 @@ def best(means: list[float]) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = BenchParser(__doc__)
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4], choices=[2, 3, 4, 5])
     parser.add_argument("--turns", type=int, nargs="+", default=[10, 40])
     parser.add_argument(
@@ -50,6 +54,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.quick:  # one late decision at 2 players, two rollouts per move
+        args.players, args.turns, args.rollouts = [2], [40], 2
     if not 2 <= args.rollouts <= MAX_ROLLOUTS:
         parser.error(f"--rollouts must lie in 2..{MAX_ROLLOUTS}")
     counts = [k for k in (2**i for i in range(1, 11)) if k <= args.rollouts // 2] + [args.rollouts]

@@ -1,20 +1,26 @@
-"""Throughput against the limit the game itself sets, for N games at once.
+"""Throughput against the limit the game itself sets, for N games at once, with the floor measured in the same run.
 
 A game's moves are sequential, so a run cannot finish faster than its longest game's number of model calls times
-the model's delay. This plays N two-player games at once against a model that answers after a fixed delay, served
-over real HTTP by bench/delay_server.py (in its own process) or by the in-process offline provider
-(local/smart@<delay>ms), and reports wall time / limit for the playing phase (importing LiteLLM is reported
-separately as start-up; each worker's LiteLLM warm-up, about 0.4 s, is inside the playing phase, as in any run), and
-the peak memory of the processes. Each configuration runs in a fresh process.
+the model's delay: the limit. This plays N two-player Watson games at once with `hanabi-eval run` (in this process,
+`--workers` processes, concurrency N) against a model that answers after a fixed delay, and reports wall time / limit
+and the CPU per move of the parent and its workers. Start-up (importing the harness and LiteLLM) is reported apart;
+everything after it, each worker's LiteLLM warm-up, the manifest and the final score table included, is in the wall
+time, as a user waits for it. Each configuration runs in a fresh process.
 
-`--via floor` makes the same HTTP calls with no game at all (chains of 82 sequential LiteLLM calls, in the same
-number of worker processes): what LiteLLM and the server cost on this machine, the best any harness could do here.
-Run: python bench/throughput.py [--games 1 16 64 256] [--delay-ms 200] [--via http local floor] [--workers 2]
+  http          `--model hosted_vllm/bench --api-base ...`: LiteLLM over real HTTP to bench/delay_server.py
+  openai        the same server through the direct client (`--client openai`: the `openai` SDK's async client)
+  local         the in-process offline provider, `--model local/smart@<delay>ms` (real games, through LiteLLM)
+  floor         the same HTTP calls with no game at all: N chains of 82 sequential LiteLLM calls, in as many worker
+                processes, with the harness's event loop, GC settings and call options, and a prompt the size of a
+                two-player Watson prompt: what LiteLLM and the server alone cost here, so no harness that calls
+                models through LiteLLM can do better on this machine
+  openai-floor  the same chains through the `openai` SDK's async client: the floor of the direct client
+
+Run: python bench/throughput.py [--games 1 16 64 256] [--delay-ms 200] [--via ...] [--workers 2] [--quick]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import resource
 import socket
@@ -24,74 +30,53 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.options import BenchParser, int_in, positive_float, positive_int  # noqa: E402
+
+VIAS = ("floor", "http", "openai-floor", "openai", "local")
+OVER_HTTP = {"floor", "http", "openai-floor", "openai"}
+BENCH_MODEL = "hosted_vllm/bench"
+# A bench game over HTTP discards or clues until the deck runs out: 82 moves, one call each.
+HTTP_GAME_CALLS = 82
 
 
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        return int(probe.getsockname()[1])
 
 
 def start_server(delay_ms: float) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     server = subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "delay_server.py"),
-            "--port",
-            str(port),
-            "--delay-ms",
-            str(delay_ms),
-        ],
+        [sys.executable, str(ROOT / "bench" / "delay_server.py"), "--port", str(port), "--delay-ms", str(delay_ms)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    for _ in range(200):
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/stats", timeout=1).read()
             return server, f"http://127.0.0.1:{port}/v1"
         except OSError:
             time.sleep(0.05)
     server.kill()
-    raise RuntimeError("the delay server did not start")
+    raise RuntimeError("the delay server did not start within 30 s")
 
 
-def one(games: int, via: str, delay_ms: float, api_base: str | None, workers: int) -> dict[str, object]:
-    """Play `games` games at once in this process and measure."""
-    started = time.perf_counter()
-    from harness.engine.seeds import resolve_seeds
-    from harness.run.runner import RunConfig, RunDir, execute, manifest_for
-    from harness.schema.log_file import read_game_log
-    from harness.schema.records import GenerationParams, SeatConfig
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and of its finished worker processes."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
-    if via == "http":
-        seat = SeatConfig(
-            model="hosted_vllm/bench", scaffold="watson", api_base=api_base, params=GenerationParams()
-        )
-    else:
-        seat = SeatConfig(model=f"local/smart@{int(delay_ms)}ms", scaffold="watson")
-    seeds = resolve_seeds(",".join(str(s) for s in range(1, games + 1)))
-    config = RunConfig(seats=(seat,), players=(2,), seeds=tuple(seeds))
-    from harness.models.client import litellm
 
-    litellm()  # import LiteLLM before the clock starts: start-up is reported on its own
-    with tempfile.TemporaryDirectory() as tmp:
-        run = RunDir(Path(tmp) / "run")
-        manifest = manifest_for(config, "bench", ["bench"])
-        run.write_manifest(manifest)
-        startup = time.perf_counter() - started
-        cpu_before = _cpu_seconds()
-        t0 = time.perf_counter()
-        results = execute(config, run, manifest, concurrency=games, show_progress=False, workers=workers)
-        wall = time.perf_counter() - t0
-        cpu = _cpu_seconds() - cpu_before
-        calls = [
-            sum(len(c.attempts) for m in read_game_log(p).moves for c in m.calls) for p in run.game_paths()
-        ]
-    assert all(r.status == "complete" for _, r in results)
+def _row(via: str, games: int, calls: list[int], delay_ms: float, wall: float, cpu: float, startup: float) -> dict[
+    str, Any
+]:
     limit = max(calls) * delay_ms / 1000
     return {
         "via": via,
@@ -104,42 +89,71 @@ def one(games: int, via: str, delay_ms: float, api_base: str | None, workers: in
         "startup_s": round(startup, 2),
         "cpu_ms_per_move": round(1000 * cpu / sum(calls), 2),
         "parent_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "worker_rss_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
-        if workers > 1
-        else 0.0,
+        "worker_rss_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
     }
 
 
-# A bench game over HTTP discards or clues until the deck runs out: 82 moves, one call each.
-HTTP_GAME_CALLS = 82
+def play(games: int, via: str, delay_ms: float, api_base: str | None, workers: int) -> dict[str, Any]:
+    """`hanabi-eval run` of `games` games at once, in this process, timed after start-up."""
+    started = time.perf_counter()
+    from harness.cli.main import main as cli
+    from harness.models.client import litellm
+    from harness.schema.log_file import read_game_log
+
+    litellm()  # import LiteLLM before the clock starts: start-up is reported on its own
+    if via == "local":
+        model = ["--model", f"local/smart@{delay_ms:g}ms"]
+    else:
+        assert api_base is not None
+        model = ["--model", BENCH_MODEL, "--api-base", api_base]
+        if via == "openai":
+            model += ["--client", "openai"]
+    seeds = ",".join(str(s) for s in range(1, games + 1))
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = ["run", *model, "--scaffold", "watson", "--players", "2", "--seeds", seeds, "--concurrency",
+                str(games), "--workers", str(workers), "--no-progress", "--yes", "--out", tmp]  # fmt: skip
+        startup = time.perf_counter() - started
+        cpu_before = _cpu_seconds()
+        t0 = time.perf_counter()
+        code = cli(argv)
+        wall = time.perf_counter() - t0
+        cpu = _cpu_seconds() - cpu_before
+        assert code == 0, f"hanabi-eval run exited {code}"
+        logs = [read_game_log(p) for p in sorted(Path(tmp).glob("*/games/*.jsonl"))]
+    assert len(logs) == games and all(log.result and log.result.status == "complete" for log in logs)
+    calls = [sum(len(c.attempts) for m in log.moves for c in m.calls) for log in logs]
+    return _row(via, games, calls, delay_ms, wall, cpu, startup)
 
 
-def floor(games: int, delay_ms: float, api_base: str, workers: int) -> dict[str, object]:
-    """The same model calls with no game at all: `games` chains of HTTP_GAME_CALLS sequential LiteLLM calls to the
-    delay server, split over `workers` processes like the harness's games, each with the harness's event loop and
-    GC settings. What this costs is LiteLLM's (and the server's), so no harness can do better on this machine."""
+# about the size of a two-player Watson prompt (~2.8 KB)
+FLOOR_MESSAGES = [
+    {"role": "system", "content": "You are playing Hanabi. " * 50},
+    {"role": "user", "content": "Legal moves:\n0. (Discard 0)\n1. (Play 0)\n" + "State. " * 220},
+]
+
+
+def floor(games: int, via: str, delay_ms: float, api_base: str, workers: int) -> dict[str, Any]:
+    """The same model calls with no game at all: `games` chains of HTTP_GAME_CALLS sequential calls to the delay
+    server, split over `workers` forked processes like the harness's games, each with the harness's event loop and
+    GC settings, through LiteLLM (`floor`) or the `openai` SDK's async client (`openai-floor`)."""
     started = time.perf_counter()
     import asyncio
     from multiprocessing import get_context
 
     from harness.models import event_loop
     from harness.models.client import list_at_zero_price, litellm, warm_up
-    from harness.run.runner import tune_gc_for_play
+    from harness.models.openai_client import warm_up as openai_warm_up
+    from harness.run.games import tune_gc_for_play
 
     lib = litellm()
-    model = "hosted_vllm/bench"
-    list_at_zero_price(model)  # as the harness does for a model LiteLLM has no price for
-    messages = [  # about the size of a two-player Watson prompt (~2.8 KB)
-        {"role": "system", "content": "You are playing Hanabi. " * 50},
-        {"role": "user", "content": "Legal moves:\n0. (Discard 0)\n1. (Play 0)\n" + "State. " * 220},
-    ]
+    list_at_zero_price(BENCH_MODEL)  # as the harness does for a model LiteLLM has no price for
 
-    async def chain() -> None:
+    async def litellm_chain() -> None:
         for _ in range(HTTP_GAME_CALLS):
             with event_loop.run_inline(True):  # hosted_vllm: its set-up never blocks (harness.models.client)
                 await lib.acompletion(
-                    model=model,
-                    messages=messages,
+                    model=BENCH_MODEL,
+                    messages=FLOOR_MESSAGES,
                     api_base=api_base,
                     api_key="none",
                     timeout=60,
@@ -149,10 +163,29 @@ def floor(games: int, delay_ms: float, api_base: str, workers: int) -> dict[str,
                 )
 
     async def chains(count: int) -> None:
-        await asyncio.gather(*(chain() for _ in range(count)))
+        if via == "floor":
+            await asyncio.gather(*(litellm_chain() for _ in range(count)))
+            return
+        import openai
+        from openai.types.chat import ChatCompletion
+
+        client = openai.AsyncOpenAI(base_url=api_base, api_key="none", max_retries=0, timeout=60)
+        body = {"model": "bench", "messages": FLOOR_MESSAGES}
+
+        async def sdk_chain() -> None:
+            for _ in range(HTTP_GAME_CALLS):  # as harness.models.openai_client sends a request
+                await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+
+        try:
+            await asyncio.gather(*(sdk_chain() for _ in range(count)))
+        finally:
+            await client.close()
 
     def worker(count: int) -> None:
-        warm_up([model])  # in the worker, as play does
+        if via == "floor":
+            warm_up([BENCH_MODEL])  # in the worker, as play does
+        else:
+            openai_warm_up()
         tune_gc_for_play()
         event_loop.run(chains(count))
 
@@ -169,88 +202,19 @@ def floor(games: int, delay_ms: float, api_base: str, workers: int) -> dict[str,
     for process in processes:
         process.join()
     wall = time.perf_counter() - t0
+    cpu = _cpu_seconds() - cpu_before
     assert all(p.exitcode == 0 for p in processes), "a floor worker failed"
-    limit = HTTP_GAME_CALLS * delay_ms / 1000
-    return {
-        "via": "floor",
-        "games": games,
-        "moves": games * HTTP_GAME_CALLS,
-        "longest_game_calls": HTTP_GAME_CALLS,
-        "limit_s": round(limit, 2),
-        "wall_s": round(wall, 2),
-        "ratio": round(wall / limit, 3),
-        "startup_s": round(startup, 2),
-        "cpu_ms_per_move": round(1000 * (_cpu_seconds() - cpu_before) / (games * HTTP_GAME_CALLS), 2),
-        "parent_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "worker_rss_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
-    }
+    return _row(via, games, [HTTP_GAME_CALLS] * games, delay_ms, wall, cpu, startup)
 
 
-def _cpu_seconds() -> float:
-    """User + system CPU of this process and of its finished worker processes."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+COLUMNS = ("games", "moves", "limit s", "wall s", "ratio", "CPU ms/move", "start-up s", "parent MB", "worker MB")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, nargs="+", default=[1, 16, 64, 256])
-    parser.add_argument("--delay-ms", type=float, default=200.0)
-    parser.add_argument(
-        "--via", nargs="+", choices=["http", "local", "floor"], default=["http", "local", "floor"]
-    )
-    parser.add_argument("--workers", type=int, default=2, help="harness processes (default 2: both cores)")
-    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--api-base", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.one is not None:
-        if args.via[0] == "floor":
-            print(json.dumps(floor(args.one, args.delay_ms, args.api_base, args.workers)))
-        else:
-            print(json.dumps(one(args.one, args.via[0], args.delay_ms, args.api_base, args.workers)))
-        return
-    rows = []
-    for via in args.via:
-        server, api_base = start_server(args.delay_ms) if via != "local" else (None, None)
-        try:
-            for games in args.games:
-                command = [
-                    sys.executable,
-                    __file__,
-                    "--one",
-                    str(games),
-                    "--via",
-                    via,
-                    "--delay-ms",
-                    str(args.delay_ms),
-                    "--workers",
-                    str(args.workers),
-                ]
-                if api_base:
-                    command += ["--api-base", api_base]
-                done = subprocess.run(command, capture_output=True, text=True, check=True)
-                rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
-                print(json.dumps(rows[-1]), file=sys.stderr)
-        finally:
-            if server is not None:
-                server.kill()
-                server.wait()
-    columns = (
-        "games",
-        "moves",
-        "limit s",
-        "wall s",
-        "ratio",
-        "CPU ms/move",
-        "start-up s",
-        "parent MB",
-        "worker MB",
-    )
-    header = f"{'via':6s} " + " ".join(f"{c:>{max(len(c), 6)}s}" for c in columns)
-    print(
-        f"delay {args.delay_ms:.0f} ms per call; limit = longest game's calls x delay; ratio = wall / limit"
-    )
-    print(header)
+def table(rows: list[dict[str, Any]], delay_ms: float) -> str:
+    lines = [
+        f"delay {delay_ms:g} ms per call; limit = longest game's calls x delay; ratio = wall / limit",
+        f"{'via':13s} " + " ".join(f"{c:>{max(len(c), 6)}s}" for c in COLUMNS),
+    ]
     for row in rows:
         values = (
             str(row["games"]),
@@ -263,10 +227,49 @@ def main() -> None:
             f"{row['parent_rss_mb']:.1f}",
             f"{row['worker_rss_mb']:.1f}",
         )
-        print(
-            f"{row['via']:6s} "
-            + " ".join(f"{v:>{max(len(c), 6)}s}" for c, v in zip(columns, values, strict=True))
+        lines.append(
+            f"{row['via']:13s} " + " ".join(f"{v:>{max(len(c), 6)}s}" for c, v in zip(COLUMNS, values, strict=True))
         )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = BenchParser(__doc__)
+    parser.add_argument("--games", type=positive_int, nargs="+", help="games at once (default 1 16 64 256)")
+    parser.add_argument("--delay-ms", type=positive_float, help="the model's delay per call (default 200)")
+    parser.add_argument("--via", nargs="+", choices=VIAS, help=f"what to measure (default: {' '.join(VIAS)})")
+    parser.add_argument("--workers", type=int_in(1, 64), default=2, help="harness processes (default 2: both cores)")
+    parser.add_argument("--one", type=positive_int, help="internal: one configuration, in this process")
+    parser.add_argument("--api-base", help="internal: the delay server's URL")
+    args = parser.parse_args(argv)
+    games = args.games or ([2] if args.quick else [1, 16, 64, 256])
+    delay_ms = args.delay_ms or (5.0 if args.quick else 200.0)
+    vias = args.via or list(VIAS)
+    if args.one is not None:
+        if vias[0] in OVER_HTTP and not args.api_base:
+            parser.error(f"--via {vias[0]} needs --api-base")
+        measure = floor if vias[0] in ("floor", "openai-floor") else play
+        print(json.dumps(measure(args.one, vias[0], delay_ms, args.api_base, args.workers)))
+        return
+    rows = []
+    server, api_base = start_server(delay_ms) if OVER_HTTP & set(vias) else (None, None)
+    try:
+        for count in games:
+            for via in vias:  # each count's rows side by side, so that a drift of the machine hits all alike
+                command = [sys.executable, __file__, "--one", str(count), "--via", via, "--delay-ms", str(delay_ms),
+                           "--workers", str(args.workers)]  # fmt: skip
+                if via in OVER_HTTP:
+                    command += ["--api-base", str(api_base)]
+                done = subprocess.run(command, capture_output=True, text=True)
+                if done.returncode != 0:
+                    sys.exit(f"throughput.py: --via {via} with {count} games failed:\n{done.stderr[-3000:]}")
+                rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+                print(json.dumps(rows[-1]), file=sys.stderr)
+    finally:
+        if server is not None:
+            server.kill()
+            server.wait()
+    print(table(rows, delay_ms))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ Run: python bench/tokens.py [--players 2 5] [--seeds 1,2] [--scaffolds watson sh
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -18,8 +17,10 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from bench.options import BenchParser, int_in, seed_list
 from harness.cli.main import main as cli
 from harness.schema.log_file import read_game_log
 from harness.strategies.scaffold import scaffold_names
@@ -79,11 +80,14 @@ def measure(scaffold: str, players: int, seeds: str, out: Path) -> dict[str, flo
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 5])
-    parser.add_argument("--seeds", default="1,2")
-    parser.add_argument("--scaffolds", nargs="+", default=scaffold_names())
+    parser = BenchParser(__doc__)
+    parser.add_argument("--players", type=int_in(2, 5), nargs="+", default=[2, 5])
+    parser.add_argument("--seeds", type=seed_list, default="1,2")
+    names = scaffold_names()
+    parser.add_argument("--scaffolds", nargs="+", default=names, choices=names, metavar="SCAFFOLD")
     args = parser.parse_args()
+    if args.quick:  # one 2-player game of a text-reply and a JSON-reply scaffold
+        args.players, args.seeds, args.scaffolds = [2], "1", ["watson", "sherlock"]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for scaffold in args.scaffolds:

@@ -17,6 +17,13 @@ def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(key, raising=False)
 
 
+@pytest.fixture(params=["litellm", "openai"])
+def client(request: pytest.FixtureRequest) -> list[str]:
+    """The run options that pick a client: LiteLLM (the default), or the direct OpenAI-compatible client. Tests of
+    what a client does with a server's replies and errors take this, so that both clients must pass them."""
+    return [] if request.param == "litellm" else ["--client", "openai"]
+
+
 @pytest.fixture
 def deck() -> list[str]:
     return deck_for_seed(1)

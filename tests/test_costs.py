@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from harness.models.client import ModelClient, RetryPolicy
+from harness.models.client import ModelClient
+from harness.schema.config import RetryPolicy
 from harness.schema.records import Deployment, SeatConfig
 
 

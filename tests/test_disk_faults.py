@@ -68,6 +68,7 @@ def test_a_read_only_out_is_one_line_naming_the_folder_and_exit_1(
     line = one_error_line(capsys.readouterr().err)
     assert line.startswith(f"hanabi-eval: error: cannot write {read_only_folder / 'results'}")
     assert "make that folder writable or choose another --out" in line
+    assert "resume" not in line  # no run was created: nothing to resume
 
 
 def test_a_disk_that_fills_up_mid_run_fails_in_one_line_and_resumes_once_there_is_room(

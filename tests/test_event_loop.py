@@ -6,7 +6,8 @@ import asyncio
 import threading
 
 from harness.models import event_loop
-from harness.models.client import ModelClient, RetryPolicy
+from harness.models.client import ModelClient
+from harness.schema.config import RetryPolicy
 from harness.schema.records import SeatConfig
 
 

@@ -520,7 +520,7 @@ def test_an_existing_export_is_replaced_only_with_force_and_never_half_written(
     ("argv", "named"),
     [
         (["{missing}", "--format", "hanabilogs"], "does not exist"),
-        (["{notes}", "--format", "hanabilogs"], "is not a run directory (no manifest.json) and holds none"),
+        (["{notes}", "--format", "hanabilogs"], "is not a run directory (no manifest.json) and holds no runs"),
         (
             ["{watson}", "--format", "hanabilogs", "--model", "openai/none"],
             "no complete game matches --model",

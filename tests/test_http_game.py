@@ -16,7 +16,9 @@ def run_dir(out: Path) -> Path:
     return only
 
 
-def test_a_game_against_a_local_server_logs_exactly_what_was_sent_and_answered(tmp_path: Path) -> None:
+def test_a_game_against_a_local_server_logs_exactly_what_was_sent_and_answered(
+    tmp_path: Path, client: list[str]
+) -> None:
     with FakeModelServer(careful_player) as server:
         code = main(
             [
@@ -36,6 +38,7 @@ def test_a_game_against_a_local_server_logs_exactly_what_was_sent_and_answered(t
                 "--no-progress",
                 "--temperature",
                 "0.3",
+                *client,
             ]
         )
         exchanges = list(server.exchanges)

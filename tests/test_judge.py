@@ -266,3 +266,37 @@ def test_no_key_reaches_the_judge_files(run: Path, monkeypatch: pytest.MonkeyPat
         assert server.exchanges[0].headers["authorization"].endswith(secret)  # the key was used, not written
     written = [p for p in (run / "judge").rglob("*") if p.is_file()]
     assert written and all(secret not in p.read_text() for p in written)
+
+
+def test_ctrl_c_stops_judging_as_every_long_command_stops(run: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    def slow_judge(request: dict[str, Any]) -> Reply:
+        reply = good_judge(request)
+        reply.delay_s = 0.3
+        return reply
+
+    root = Path(__file__).resolve().parent.parent
+    with FakeModelServer(slow_judge) as server:
+        argv = ["judge", str(run), "--model", "openai/judge", "--api-base", server.base_url, "--concurrency", "1"]
+        process = subprocess.Popen(
+            [sys.executable, "-m", "harness.cli", *argv],
+            cwd=root,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 90
+        while len(server.exchanges) < 2:
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert "Stopped by Ctrl-C: the judgements made so far are kept" in err

@@ -33,7 +33,7 @@ def test_cancelling_a_game_waiting_for_its_sync_neither_loses_the_sync_nor_break
     release = threading.Event()
     pool = log_file._sync_pool()
     blockers = [pool.submit(release.wait) for _ in range(pool._max_workers)]  # every sync thread busy
-    log = GameLog(tmp_path / "game.jsonl")
+    log = GameLog(tmp_path / "g.jsonl")
 
     async def main() -> None:
         await log.append(header())  # written; its sync is queued behind the blockers
@@ -47,4 +47,4 @@ def test_cancelling_a_game_waiting_for_its_sync_neither_loses_the_sync_nor_break
     log.close()  # waits for the queued sync, which still runs, and raises nothing
     assert not futures.wait(blockers, timeout=30).not_done  # the pool is not left stuck
     assert log._handle.closed
-    assert read_game_log(tmp_path / "game.jsonl").header == header()
+    assert read_game_log(tmp_path / "g.jsonl").header == header()

@@ -96,11 +96,11 @@ def the_log(out: Path):
 
 @pytest.mark.parametrize("scaffold", ["watson", "sherlock"])
 def test_bad_replies_are_re_asked_with_the_problem_named_and_never_replaced(
-    tmp_path: Path, scaffold: str
+    tmp_path: Path, client: list[str], scaffold: str
 ) -> None:
     script = Misbehaving(list(BAD_REPLIES))
     with FakeModelServer(script) as server:
-        assert run(server, tmp_path, "--seeds", "4", "--scaffold", scaffold) == 0
+        assert run(server, tmp_path, *client, "--seeds", "4", "--scaffold", scaffold) == 0
     contents = the_log(tmp_path)
     assert contents.complete
     kinds_seen = set()
@@ -127,10 +127,10 @@ def test_bad_replies_are_re_asked_with_the_problem_named_and_never_replaced(
     assert contents.result.invalid_replies > 10
 
 
-def test_provider_errors_are_retried_with_backoff_and_counted(tmp_path: Path) -> None:
+def test_provider_errors_are_retried_with_backoff_and_counted(tmp_path: Path, client: list[str]) -> None:
     script = Misbehaving(["429", "500", "503", "slow", "drop", "ok"])
     with FakeModelServer(script) as server:
-        assert run(server, tmp_path, "--seeds", "5", "--max-retries", "0") == 0
+        assert run(server, tmp_path, *client, "--seeds", "5", "--max-retries", "0") == 0
     contents = the_log(tmp_path)
     assert contents.complete
     kinds = [a.error_kind for m in contents.moves for a in m.calls[0].attempts if a.error_kind]
@@ -143,7 +143,7 @@ def test_provider_errors_are_retried_with_backoff_and_counted(tmp_path: Path) ->
 
 @pytest.mark.parametrize("repeats", [False, True])
 def test_a_model_that_never_answers_properly_interrupts_the_game_with_its_log_intact(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], repeats: bool
+    tmp_path: Path, client: list[str], capsys: pytest.CaptureFixture[str], repeats: bool
 ) -> None:
     """Different bad replies use up --max-retries; the same bad reply twice stops the re-asks at once."""
     good_moves = 3
@@ -161,7 +161,7 @@ def test_a_model_that_never_answers_properly_interrupts_the_game_with_its_log_in
         return Reply(content=f"Let me think about this very carefully... I am not sure.{suffix}")
 
     with FakeModelServer(script) as server:
-        assert run(server, tmp_path, "--seeds", "6", "--max-retries", "2") == 1
+        assert run(server, tmp_path, *client, "--seeds", "6", "--max-retries", "2") == 1
     contents = the_log(tmp_path)
     assert len(contents.moves) == good_moves
     result = contents.result
@@ -203,16 +203,18 @@ def test_a_model_that_never_answers_properly_interrupts_the_game_with_its_log_in
         ),
     ],
 )
-def test_errors_that_retrying_cannot_fix_stop_at_once(tmp_path: Path, reply: Reply, named: str) -> None:
+def test_errors_that_retrying_cannot_fix_stop_at_once(
+    tmp_path: Path, client: list[str], reply: Reply, named: str
+) -> None:
     with FakeModelServer(lambda request: reply) as server:
-        assert run(server, tmp_path, "--seeds", "7") == 1
+        assert run(server, tmp_path, *client, "--seeds", "7") == 1
         assert len(server.exchanges) == 1
     result = the_log(tmp_path).result
     assert result.status == "interrupted" and named in result.interrupted_reason
     assert result.turns == 0
 
 
-def test_retry_after_is_honoured(tmp_path: Path) -> None:
+def test_retry_after_is_honoured(tmp_path: Path, client: list[str]) -> None:
     import time
 
     calls: list[float] = []
@@ -241,6 +243,7 @@ def test_retry_after_is_honoured(tmp_path: Path) -> None:
                 "30",
                 "--retry-wait-max",
                 "60",
+                *client,
             ]
         )
     assert 0.9 <= calls[1] - calls[0] < 5
@@ -253,7 +256,7 @@ def test_legal_moves_are_listed_for_the_model(tmp_path: Path) -> None:
     assert [i for i, _ in legal_moves_in(first)] == list(range(len(legal_moves_in(first))))
 
 
-def test_every_failed_call_is_counted_once_across_interruptions(tmp_path: Path) -> None:
+def test_every_failed_call_is_counted_once_across_interruptions(tmp_path: Path, client: list[str]) -> None:
     state = {"mode": "ok", "fresh": 0}
 
     def script(request: dict[str, Any]) -> Reply:
@@ -267,7 +270,7 @@ def test_every_failed_call_is_counted_once_across_interruptions(tmp_path: Path) 
         return careful_player(request)
 
     with FakeModelServer(script) as server:
-        assert run(server, tmp_path, "--seeds", "2") == 1  # interrupted at move 4
+        assert run(server, tmp_path, *client, "--seeds", "2") == 1  # interrupted at move 4
         assert main(["resume", str(next(tmp_path.iterdir())), "--no-progress"]) == 1  # still down
         state["mode"] = "ok"
         assert main(["resume", str(next(tmp_path.iterdir())), "--no-progress"]) == 0

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from harness.cli.main import main
-from harness.models.client import FatalModelError, ModelClient, RetryPolicy, check_model
+from harness.models.client import FatalModelError, ModelClient, check_model
 from harness.run.runner import expected_calls
+from harness.schema.config import RetryPolicy
 from harness.schema.records import GenerationParams, Message, SeatConfig
 from harness.session.sweep import load_sweep
 from tests.fakeserver import FakeModelServer, Reply

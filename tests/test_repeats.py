@@ -15,7 +15,7 @@ from harness.engine.seeds import resolve_seeds
 from harness.report.load import load
 from harness.report.paired import compare_groups
 from harness.report.wide import wide_table
-from harness.run.config import RunConfig
+from harness.schema.config import RunConfig
 from harness.schema.log_file import read_game_log
 from harness.schema.records import SeatConfig
 from harness.session.sweep import load_sweep

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from harness.cli.main import main
-from harness.play.game import PROVIDER_ERRORS
 from harness.schema.log_file import read_game_log
+from harness.schema.records import PROVIDER_ERROR_KINDS
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 
 
@@ -50,7 +50,7 @@ def test_the_summary_counts_every_rejected_attempt_by_kind_including_an_interrup
         assert main([*argv, "--out", str(tmp_path / "a"), "--no-progress"]) == 0
     rows = summary_rows(capsys.readouterr().out)
     kinds = kinds_in_logs(tmp_path / "a")
-    invalid = {k: n for k, n in kinds.items() if k not in PROVIDER_ERRORS}
+    invalid = {k: n for k, n in kinds.items() if k not in PROVIDER_ERROR_KINDS}
     assert sum(invalid.values()) > 10
     assert rows["invalid replies"].startswith(f"{sum(invalid.values())}: ")
     for kind, count in invalid.items():

@@ -39,7 +39,7 @@ def rejects_the_key(request: dict) -> Reply:
 
 
 def test_no_key_reaches_a_log_a_manifest_or_any_export(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, client: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name, value in FAKE_KEYS.items():
         monkeypatch.setenv(name, value)
@@ -56,12 +56,12 @@ def test_no_key_reaches_a_log_a_manifest_or_any_export(
             "--scaffold",
             "sherlock",
         ]
-        assert main([*argv, "--out", str(runs), "--no-progress"]) == 0
+        assert main([*argv, *client, "--out", str(runs), "--no-progress"]) == 0
         sent = {e.headers.get("authorization") for e in server.exchanges}
     assert sent == {f"Bearer {FAKE_KEYS['OPENAI_API_KEY']}"}  # the key was really in play
     with FakeModelServer(rejects_the_key) as server:
         argv = ["run", "--model", "openai/y", "--api-base", server.base_url, "--seeds", "2"]
-        assert main([*argv, "--out", str(runs), "--no-progress"]) == 1
+        assert main([*argv, *client, "--out", str(runs), "--no-progress"]) == 1
         assert server.exchanges
     run_dirs = sorted(str(p) for p in runs.iterdir())
     assert len(run_dirs) == 2
@@ -77,13 +77,13 @@ def test_no_key_reaches_a_log_a_manifest_or_any_export(
 
 
 def test_no_credential_in_an_api_base_url_reaches_a_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, client: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEYS["OPENAI_API_KEY"])
     with FakeModelServer(careful_player) as server:
         base = server.base_url.replace("http://", f"http://user:{FAKE_KEYS['OPENAI_API_KEY']}@")
         argv = ["run", "--model", "openai/x", "--api-base", base, "--seeds", "1", "--provider-retries", "0"]
-        main([*argv, "--out", str(tmp_path), "--no-progress"])  # the client may refuse such a URL: no matter
+        main([*argv, *client, "--out", str(tmp_path), "--no-progress"])  # the client may refuse such a URL: no matter
     assert leaks(tmp_path) == []
     manifest = next(tmp_path.glob("*/manifest.json")).read_text()
     assert "user:" not in manifest and server.base_url in manifest  # the URL is kept, without its credentials

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from harness.engine.seeds import resolve_seeds
-from harness.models.client import ModelClient, RetryPolicy
+from harness.models.client import ModelClient
 from harness.play.agent import SeatAgent
 from harness.play.game import play_game
+from harness.schema.config import RetryPolicy
 from harness.schema.log_file import read_game_log
 from harness.schema.records import GamePlan, SeatConfig
 from harness.strategies.asking import Decision
@@ -63,7 +64,7 @@ def test_a_registered_strategy_plays_a_game_from_the_scaffold_file_that_names_it
     agent = SeatAgent(seat, scaffold, ModelClient(seat, RetryPolicy()), reply_retries=2)
     (deck,) = resolve_seeds("7")
     plan = GamePlan(game_id="2p-seed7", players=2, seed=7, seed_set="custom", seats=(seat, seat))
-    log_path = tmp_path / "game.jsonl"
+    log_path = tmp_path / "2p-seed7.jsonl"  # a log is named after its game
 
     result = asyncio.run(play_game(plan, list(deck.deck), log_path, {0: agent, 1: agent}, "plug-in", None))
 

@@ -103,14 +103,14 @@ def leaks(folder: Path, secret: str) -> list[str]:
 
 @pytest.mark.parametrize("scaffold", ["watson", "sherlock"])
 def test_every_doubtful_reply_is_re_asked_never_played_and_no_key_reaches_disk(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scaffold: str
+    tmp_path: Path, client: list[str], monkeypatch: pytest.MonkeyPatch, scaffold: str
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     script = FirstAnswerFromCorpus()
     runs = tmp_path / "runs"
     started = time.perf_counter()
     with FakeModelServer(script) as server:
-        assert run(server, runs, "--seeds", "4", "--scaffold", scaffold, "--timeout", "30") == 0
+        assert run(server, runs, *client, "--seeds", "4", "--scaffold", scaffold, "--timeout", "30") == 0
     assert time.perf_counter() - started < 120  # no stall (a full game, 1 MB replies included)
     contents = the_log(runs)
     assert contents.complete
@@ -174,7 +174,9 @@ def test_hostile_replies_are_read_or_rejected_quickly_and_without_recursion(
         assert time.perf_counter() - started < 1.0
 
 
-def test_a_truncated_reply_is_re_asked_shorter_with_the_raised_limit_the_user_allowed(tmp_path: Path) -> None:
+def test_a_truncated_reply_is_re_asked_shorter_with_the_raised_limit_the_user_allowed(
+    tmp_path: Path, client: list[str]
+) -> None:
     answered: set[str] = set()
 
     def script(request: dict[str, Any]) -> Reply:
@@ -186,7 +188,7 @@ def test_a_truncated_reply_is_re_asked_shorter_with_the_raised_limit_the_user_al
 
     with FakeModelServer(script) as server:
         extra = ("--seeds", "5", "--max-tokens", "300", "--max-tokens-on-truncation", "900")
-        assert run(server, tmp_path, *extra) == 0
+        assert run(server, tmp_path, *client, *extra) == 0
         bodies = [e.request for e in server.exchanges]
     contents = the_log(tmp_path)
     assert contents.complete and contents.result.invalid_replies == len(contents.moves)
@@ -204,7 +206,7 @@ def test_a_truncated_reply_is_re_asked_shorter_with_the_raised_limit_the_user_al
     assert contents.header.sent_params == [sent, sent]  # one per seat of the 2-player game
 
 
-def test_re_asks_stay_bounded_and_the_same_bad_reply_stops_them(tmp_path: Path) -> None:
+def test_re_asks_stay_bounded_and_the_same_bad_reply_stops_them(tmp_path: Path, client: list[str]) -> None:
     long_bad = "I keep thinking. " * 2_000  # 34 KB without a move
 
     def script(request: dict[str, Any]) -> Reply:
@@ -214,7 +216,7 @@ def test_re_asks_stay_bounded_and_the_same_bad_reply_stops_them(tmp_path: Path) 
 
     script.seen = []
     with FakeModelServer(script) as server:
-        assert run(server, tmp_path, "--seeds", "5", "--max-retries", "9") == 1
+        assert run(server, tmp_path, *client, "--seeds", "5", "--max-retries", "9") == 1
     sizes = script.seen
     assert len(sizes) == 6  # four different bad replies, then the same one twice: stopped before the limit
     assert max(sizes[1:]) - min(sizes[1:]) < 100  # every re-ask is the same size: no growing transcript
@@ -222,7 +224,7 @@ def test_re_asks_stay_bounded_and_the_same_bad_reply_stops_them(tmp_path: Path) 
     assert [a.error_kind for a in failed.attempts] == ["unparseable"] * 5 + ["repeated_reply"]
 
 
-def test_the_timeout_is_a_deadline_for_the_whole_request(tmp_path: Path) -> None:
+def test_the_timeout_is_a_deadline_for_the_whole_request(tmp_path: Path, client: list[str]) -> None:
     """A server that trickles its answer a byte at a time is cut off at --timeout, and the call is retried."""
     first: list[bool] = []
 
@@ -233,14 +235,14 @@ def test_the_timeout_is_a_deadline_for_the_whole_request(tmp_path: Path) -> None
         return careful_player(request)
 
     with FakeModelServer(script) as server:
-        assert run(server, tmp_path, "--seeds", "5", "--timeout", "1.5") == 0
+        assert run(server, tmp_path, *client, "--seeds", "5", "--timeout", "1.5") == 0
     attempts = the_log(tmp_path).moves[0].calls[0].attempts
     assert attempts[0].error_kind == "timeout" and "deadline" in (attempts[0].error or "")
     assert 1.4 < attempts[0].latency_s < 5.0
     assert attempts[-1].error_kind is None
 
 
-def test_an_answer_without_choices_is_re_asked_not_a_crash(tmp_path: Path) -> None:
+def test_an_answer_without_choices_is_re_asked_not_a_crash(tmp_path: Path, client: list[str]) -> None:
     empty = {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}
     first: list[bool] = []
 
@@ -251,7 +253,7 @@ def test_an_answer_without_choices_is_re_asked_not_a_crash(tmp_path: Path) -> No
         return careful_player(request)
 
     with FakeModelServer(script) as server:
-        assert run(server, tmp_path, "--seeds", "5") == 0
+        assert run(server, tmp_path, *client, "--seeds", "5") == 0
     contents = the_log(tmp_path)
     assert contents.complete
     attempts = contents.moves[0].calls[0].attempts
@@ -259,7 +261,7 @@ def test_an_answer_without_choices_is_re_asked_not_a_crash(tmp_path: Path) -> No
     assert attempts[1].error_kind is None
 
 
-def test_a_context_overflow_has_its_own_kind_and_is_counted(tmp_path: Path) -> None:
+def test_a_context_overflow_has_its_own_kind_and_is_counted(tmp_path: Path, client: list[str]) -> None:
     body = {
         "error": {
             "message": "This model's maximum context length is 2048 tokens.",
@@ -268,14 +270,16 @@ def test_a_context_overflow_has_its_own_kind_and_is_counted(tmp_path: Path) -> N
         }
     }
     with FakeModelServer(lambda r: Reply(status=400, raw_body=json.dumps(body).encode())) as server:
-        assert run(server, tmp_path, "--seeds", "5") == 1
+        assert run(server, tmp_path, *client, "--seeds", "5") == 1
     result = the_log(tmp_path).result
     (failed,) = result.failed_calls
     assert [a.error_kind for a in failed.attempts] == ["context_overflow"]
     assert result.provider_errors == 1
 
 
-def test_a_re_ask_that_overflows_the_context_is_sent_again_without_the_quoted_reply(tmp_path: Path) -> None:
+def test_a_re_ask_that_overflows_the_context_is_sent_again_without_the_quoted_reply(
+    tmp_path: Path, client: list[str]
+) -> None:
     overflow = {"error": {"message": "maximum context length exceeded", "code": "context_length_exceeded"}}
     answered: set[str] = set()
 
@@ -289,7 +293,7 @@ def test_a_re_ask_that_overflows_the_context_is_sent_again_without_the_quoted_re
         return careful_player(request)
 
     with FakeModelServer(script) as server:
-        assert run(server, tmp_path, "--seeds", "5") == 0
+        assert run(server, tmp_path, *client, "--seeds", "5") == 0
     contents = the_log(tmp_path)
     assert contents.complete
     for record in contents.moves:
@@ -299,12 +303,14 @@ def test_a_re_ask_that_overflows_the_context_is_sent_again_without_the_quoted_re
     assert contents.result.provider_errors == len(contents.moves)
 
 
-def test_credentials_in_the_api_base_are_sent_as_basic_auth_and_never_written(tmp_path: Path) -> None:
+def test_credentials_in_the_api_base_are_sent_as_basic_auth_and_never_written(
+    tmp_path: Path, client: list[str]
+) -> None:
     password = "s3cret-PASSWORD-4711"
     with FakeModelServer(careful_player) as server:
         base = server.base_url.replace("http://", f"http://alice:{password}@")
         argv = ["run", "--model", "openai/x", "--api-base", base, "--seeds", "1", "--out", str(tmp_path)]
-        assert main([*argv, "--no-progress"]) == 0
+        assert main([*argv, *client, "--no-progress"]) == 0
         sent = {e.headers.get("authorization") for e in server.exchanges}
     import base64
 
@@ -314,20 +320,20 @@ def test_credentials_in_the_api_base_are_sent_as_basic_auth_and_never_written(tm
     assert server.base_url in manifest and "alice" not in manifest
 
 
-def test_a_key_in_the_api_base_is_sent_as_the_api_key(tmp_path: Path) -> None:
+def test_a_key_in_the_api_base_is_sent_as_the_api_key(tmp_path: Path, client: list[str]) -> None:
     with FakeModelServer(careful_player) as server:
         base = server.base_url.replace("http://", f"http://{KEY}@")
         argv = ["run", "--model", "openai/x", "--api-base", base, "--seeds", "1", "--out", str(tmp_path)]
-        assert main([*argv, "--no-progress"]) == 0
+        assert main([*argv, *client, "--no-progress"]) == 0
         sent = {e.headers.get("authorization") for e in server.exchanges}
     assert sent == {f"Bearer {KEY}"}
     assert leaks(tmp_path, KEY) == []
 
 
-def test_the_sampling_parameters_sent_are_recorded(tmp_path: Path) -> None:
+def test_the_sampling_parameters_sent_are_recorded(tmp_path: Path, client: list[str]) -> None:
     with FakeModelServer(careful_player) as server:
         extra = ("--seeds", "5", "--temperature", "0.3", "--max-tokens", "512", "--timeout", "40")
-        assert run(server, tmp_path, *extra) == 0
+        assert run(server, tmp_path, *client, *extra) == 0
         received = server.exchanges[0].request
     header = the_log(tmp_path).header
     sent, other_seat = header.sent_params

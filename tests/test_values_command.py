@@ -30,7 +30,9 @@ def test_values_cover_the_late_decisions_resume_and_skip_incomplete_games(
     last = log.moves[-1].turn
     # a second game whose result line is missing: unfinished, so it is skipped and named
     unfinished = run / "games" / "2p-unfinished.jsonl"
-    unfinished.write_bytes(b"".join(log_path.read_bytes().splitlines(keepends=True)[:-1]))
+    header, *rest = log_path.read_bytes().splitlines(keepends=True)[:-1]
+    header = header.replace(f'"game_id":"{log_path.stem}"'.encode(), b'"game_id":"2p-unfinished"')
+    unfinished.write_bytes(header + b"".join(rest))  # a log is named after the game its header names
 
     args = ["values", str(run), "--rollouts", "2", "--from-turn", str(last - 2)]
     assert main(args) == 0

@@ -12,13 +12,13 @@ from pathlib import Path
 from harness.cli.errors import UsageError
 from harness.cli.run import (
     add_session_options,
-    check_operational,
     given_options,
     play_and_print_run,
     play_and_print_sweep,
 )
+from harness.run.store import SWEEP_FILE
 from harness.session.launch import SessionRefused, resume_run, resume_sweep
-from harness.session.sweep import SWEEP_FILE
+from harness.session.request import check_given
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -34,13 +34,19 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{args.run_dir} is not a directory; give the folder of a run (it holds manifest.json)"
         )
-    check_operational(args)
+    try:
+        check_given(given_options(args), args.api_base)
+    except SessionRefused as exc:
+        raise UsageError(str(exc)) from None
     if (args.run_dir / SWEEP_FILE).exists():
         if args.api_base is not None:
             raise UsageError(
                 "--api-base applies to one run; resume a run of the sweep with it, or edit the sweep file"
             )
-        sweep, options = resume_sweep(args.run_dir, given_options(args))
+        try:
+            sweep, options = resume_sweep(args.run_dir, given_options(args))
+        except SessionRefused as exc:
+            raise UsageError(str(exc)) from None
         return play_and_print_sweep(args.run_dir, sweep, options, {"resumed": True}, args.argv)
     try:
         config, options = resume_run(args.run_dir, given_options(args), args.api_base)

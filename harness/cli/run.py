@@ -1,11 +1,9 @@
-"""`hanabi-eval run`: validate a configuration, then play its games (continuing any unfinished ones)."""
+"""`hanabi-eval run`: parse what to play, hand it to session/ (which checks it: harness.session.request), play its
+games (continuing any unfinished ones) and print the scores."""
 
 from __future__ import annotations
 
 import argparse
-import math
-import os
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,23 +11,17 @@ from typing import Any
 from rich.console import Console
 
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
-from harness.engine.seeds import SeedSpecError, resolve_seeds
-from harness.export.contamination import check_seeds, load_exported_seeds
-from harness.models.client import ModelSpecError, check_model
-from harness.run.config import RunConfig
+from harness.run.options import SessionOptions
 from harness.run.score_table import score_table, summarize, summary_table, sweep_table
-from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
-from harness.schema.records import GameResult, GenerationParams, SeatConfig
+from harness.schema.config import RunConfig
+from harness.schema.records import GameResult
 from harness.schema.secrets import public_command
-from harness.session.launch import SessionRefused, play_run, play_sweep, sweep_session
-from harness.session.options import SESSION_DEFAULTS, GivenOptions, SessionOptions, defaults, resolve
-from harness.session.seats import SeatSpecError, parse_seat
-from harness.session.sweep import SweepConfig, SweepConfigError, load_sweep
-from harness.strategies.scaffold import ScaffoldError, load_scaffold
+from harness.session.launch import SessionRefused, play_run, play_sweep
+from harness.session.options import SESSION_DEFAULTS, GivenOptions
+from harness.session.request import DEFAULT_MODEL, RunRequest, plan_run, plan_sweep
+from harness.session.sweep import SweepConfig
 
-DEFAULT_MODEL = "local/smart"
 LARGE_RUN = 1000  # games to play above which a run asks before it starts (--yes to skip)
-RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -80,6 +72,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--run-name", help="run directory name (default: derived from the configuration)")
     run.add_argument(
         "--api-base", help="base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1"
+    )
+    run.add_argument(
+        "--client",
+        choices=["litellm", "openai"],
+        default="litellm",
+        help="how requests are sent: through LiteLLM (default, any provider), or straight to the OpenAI-compatible "
+        "server at --api-base by the openai SDK (less CPU per call; models openai/NAME or hosted_vllm/NAME)",
     )
     run.add_argument("--temperature", type=float)
     run.add_argument("--max-tokens", type=int)
@@ -138,8 +137,26 @@ def handle(args: argparse.Namespace) -> int:
     return _run(args, args.argv)
 
 
+def _run(args: argparse.Namespace, command: list[str]) -> int:
+    request = RunRequest(
+        **{name: getattr(args, name) for name in RunRequest.model_fields if name != "given"},
+        given=given_options(args),
+    )
+    try:
+        if args.config is not None:
+            folder, sweep, options = plan_sweep(args.config, request)
+        else:
+            run_path, config, options = plan_run(request)
+    except SessionRefused as exc:
+        raise UsageError(str(exc)) from None
+    if args.config is not None:
+        source = {"file": str(args.config), "command": public_command(command)}
+        return play_and_print_sweep(folder, sweep, options, source, command)
+    return play_and_print_run(run_path, config, options, command)
+
+
 def given_options(args: argparse.Namespace) -> GivenOptions:
-    """The session options the command line gives (None: not given); checked by check_operational."""
+    """The session options the command line gives (None: not given); checked by session.request.check_given."""
     return GivenOptions(
         timeout=args.timeout,
         concurrency=args.concurrency,
@@ -151,28 +168,6 @@ def given_options(args: argparse.Namespace) -> GivenOptions:
         show_progress=not args.no_progress,
         yes=getattr(args, "yes", True),  # resume never asks
     )
-
-
-def _run(args: argparse.Namespace, command: list[str]) -> int:
-    if args.config is not None:
-        return _run_sweep(args, command)
-    if args.seat and args.model:
-        raise UsageError(
-            "give the players either with --model (self-play) or with one --seat per seat, not both"
-        )
-    if args.seat and not 2 <= len(args.seat) <= 5:
-        raise UsageError(f"{len(args.seat)} --seat options: a team has 2 to 5 seats, one --seat each")
-    if args.seat and args.players and args.players != [len(args.seat)]:
-        raise UsageError(
-            f"--players {args.players} does not match the {len(args.seat)} --seat options; drop --players"
-        )
-    args.model = args.model or DEFAULT_MODEL
-    args.scaffold = args.scaffold or "watson"
-    args.players = [len(args.seat)] if args.seat else (args.players or [2])
-    args.seeds = args.seeds or "standard"
-    args.repeats = 1 if args.repeats is None else args.repeats
-    config, options = _validated_config(args)
-    return play_and_print_run(args.out / (args.run_name or config.default_name()), config, options, command)
 
 
 def play_and_print_run(run_path: Path, config: RunConfig, options: SessionOptions, command: list[str]) -> int:
@@ -204,134 +199,6 @@ def play_and_print_run(run_path: Path, config: RunConfig, options: SessionOption
     return EXIT_OK
 
 
-def _validated_config(args: argparse.Namespace) -> tuple[RunConfig, SessionOptions]:
-    """Check every input, cheapest first, and resolve the session's options; nothing here calls a model."""
-
-    for players in args.players:
-        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise UsageError(
-                f"--players {players} is outside {MIN_PLAYERS}-{MAX_PLAYERS}; Hanabi takes 2 to 5 players"
-            )
-    if len(set(args.players)) != len(args.players):
-        raise UsageError("--players repeats a player count; list each count once")
-    if args.repeats < 1:
-        raise UsageError(f"--repeats {args.repeats} must be 1 or more (plays of each seed)")
-    check_operational(args)
-    options = resolve(given_options(args), defaults())
-    assert options.timeout_s is not None  # the defaults set one: the deadline of every seat that sets none
-    if args.run_name is not None:
-        check_run_name(args.run_name)
-    if args.max_tokens is not None:
-        _check_positive("--max-tokens", args.max_tokens, integer=True)
-    if args.thinking_budget is not None:
-        _check_positive("--thinking-budget", args.thinking_budget, integer=True)
-    if args.max_tokens_on_truncation is not None:
-        _check_positive("--max-tokens-on-truncation", args.max_tokens_on_truncation, integer=True)
-    if args.temperature is not None and not 0.0 <= args.temperature <= 2.0:  # nan is not either
-        raise UsageError(f"--temperature {args.temperature} is outside 0-2")
-    if args.out.exists() and not args.out.is_dir():
-        raise UsageError(f"--out {args.out} is a file; give a folder for the run directories")
-    try:
-        load_scaffold(args.scaffold, args.k)
-        seeds = resolve_seeds(args.seeds)
-        if args.exclude_seeds_of is not None:
-            exported = load_exported_seeds(args.exclude_seeds_of)
-            seeds = check_seeds(seeds, exported, skip=args.skip_excluded_seeds)
-    except (ScaffoldError, SeedSpecError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
-    params = GenerationParams(
-        temperature=args.temperature,
-        max_tokens=args.max_tokens,
-        max_tokens_on_truncation=args.max_tokens_on_truncation,
-        reasoning_effort=args.reasoning_effort,
-        thinking_budget=args.thinking_budget,
-        timeout_s=options.timeout_s,
-    )
-    try:
-        if args.seat:
-            seats = tuple(
-                parse_seat(spec, args.scaffold, params, args.k, args.api_base) for spec in args.seat
-            )
-            for seat in seats:
-                load_scaffold(seat.scaffold, seat.k)
-        else:
-            seats = (
-                SeatConfig(
-                    model=args.model, scaffold=args.scaffold, api_base=args.api_base, params=params, k=args.k
-                ),
-            )
-        for seat in {s.model: s for s in seats}.values():
-            check_model(seat)
-    except (ModelSpecError, SeatSpecError, ScaffoldError) as exc:
-        raise UsageError(str(exc)) from None
-    for seat in seats:
-        check_seat_params(seat)
-    config = RunConfig(
-        seats=seats,
-        players=tuple(args.players),
-        seeds=tuple(seeds),
-        rotation=args.rotation,
-        repeats=args.repeats,
-        reply_retries=options.reply_retries,
-        retry=options.retry,
-    )
-    return config, options
-
-
-def check_operational(args: argparse.Namespace) -> None:
-    """Check the settings that may change between sessions of a run (None: not given)."""
-    for flag, value in (("--concurrency", args.concurrency), ("--workers", args.workers)):
-        if value is not None:
-            _check_positive(flag, value, integer=True)
-    cores = os.cpu_count() or 1
-    if args.workers is not None and args.workers > 4 * cores:
-        raise UsageError(
-            f"--workers {args.workers} is more than 4 processes per core ({cores} cores); "
-            f"use at most {4 * cores} (one per core is usually best)"
-        )
-    for flag, value in (("--timeout", args.timeout), ("--retry-wait-max", args.retry_wait_max)):
-        if value is not None:
-            _check_positive(flag, value)
-    for flag, value in (
-        ("--max-retries", args.max_retries),
-        ("--provider-retries", args.provider_retries),
-        ("--retry-wait", args.retry_wait),
-    ):
-        if value is not None and not (value >= 0 and math.isfinite(value)):  # nan is not >= 0
-            raise UsageError(f"{flag} {value} must be a finite number, 0 or more")
-    if args.api_base and not args.api_base.startswith(("http://", "https://")):
-        raise UsageError(
-            f"--api-base {args.api_base!r} is not an http(s) URL; write e.g. http://127.0.0.1:8000/v1"
-        )
-
-
-def _check_positive(flag: str, value: float, integer: bool = False) -> None:
-    if not value > 0 or not math.isfinite(value):  # nan and inf are not times a request can wait
-        kind = "a whole number" if integer else "a finite number of seconds"
-        raise UsageError(f"{flag} {value} must be {kind} above 0")
-
-
-def check_run_name(name: str) -> None:
-    """A run name is one plain folder name: the run is written inside --out, never elsewhere."""
-    if not RUN_NAME.fullmatch(name):
-        raise UsageError(
-            f"--run-name {name!r} is not a plain folder name; use letters, digits and . _ + - "
-            "(no path: the run goes inside --out)"
-        )
-
-
-def check_seat_params(seat: SeatConfig) -> None:
-    """A seat's generation settings from --seat or a sweep: finite, in range."""
-    params = seat.params
-    where = f"seat {seat.model}"
-    if not params.timeout_s > 0 or not math.isfinite(params.timeout_s):
-        raise UsageError(f"{where}: timeout {params.timeout_s} must be a finite number of seconds above 0")
-    if params.temperature is not None and not 0.0 <= params.temperature <= 2.0:
-        raise UsageError(f"{where}: temperature {params.temperature} is outside 0-2")
-    if params.max_tokens is not None and params.max_tokens <= 0:
-        raise UsageError(f"{where}: max_tokens {params.max_tokens} must be a whole number above 0")
-
-
 def confirm_size(games: int, calls: int, yes: bool) -> None:
     """Ask before a run of more than LARGE_RUN games starts; without a terminal, refuse unless --yes."""
     if games <= LARGE_RUN or yes:
@@ -344,42 +211,6 @@ def confirm_size(games: int, calls: int, yes: bool) -> None:
     answer = sys.stdin.readline()
     if answer.strip().lower() not in ("y", "yes"):
         raise UsageError(f"{what}; not started (add --yes to start without asking)")
-
-
-SWEEP_CONFLICTS = (
-    "model",
-    "scaffold",
-    "players",
-    "seeds",
-    "repeats",
-    "api_base",
-    "temperature",
-    "max_tokens",
-    "max_tokens_on_truncation",
-    "reasoning_effort",
-    "thinking_budget",
-)
-
-
-def _run_sweep(args: argparse.Namespace, command: list[str]) -> int:
-    given = [f"--{name.replace('_', '-')}" for name in SWEEP_CONFLICTS if getattr(args, name) is not None]
-    if given:
-        raise UsageError(f"--config sets the models, scaffolds, players and seeds; drop {', '.join(given)}")
-    if args.run_name:
-        raise UsageError(
-            "--run-name does not apply to a sweep: its runs are named after their configurations"
-        )
-    check_operational(args)
-    try:
-        sweep = load_sweep(args.config)
-    except SweepConfigError as exc:
-        raise UsageError(str(exc)) from None
-    sweep, options = sweep_session(sweep, given_options(args))
-    for config in sweep.runs():
-        for seat in config.seats:
-            check_seat_params(seat)
-    source = {"file": str(args.config), "command": public_command(command)}
-    return play_and_print_sweep(args.out / sweep.name, sweep, options, source, command)
 
 
 def play_and_print_sweep(

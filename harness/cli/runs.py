@@ -22,16 +22,18 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from harness.run.progress_on_disk import run_progress
+    from harness.run.store import runs_below
 
     if not args.folder.is_dir():
         raise UsageError(
             f"{args.folder} is not a folder; give the folder that holds your runs (default results)"
         )
-    manifests = sorted(args.folder.rglob("manifest.json"))
-    progresses = [(m.parent, run_progress(m.parent)) for m in manifests]
+    runs = runs_below(args.folder)
+    progresses = [(run, run_progress(run)) for run in runs]
     damaged = any(p.corrupt for _, p in progresses)
     table = Table(title=f"Runs under {args.folder}")
     table.add_column("run", overflow="fold")
@@ -58,14 +60,17 @@ def handle(args: argparse.Namespace) -> int:
     console = Console()
     if not console.is_terminal:  # a pipe or a file: whole names, not folded to 80 columns
         console = Console(width=200)
-    if not manifests:
+    if not runs:
         console.print(f"No runs under {args.folder}.")
         return EXIT_OK
     console.print(table)
     for folder, progress in progresses:
+        if progress.problem is not None:
+            console.print(f"[red]unreadable[/red] {escape(progress.problem)}", soft_wrap=True)
         for where in progress.corrupt:
             console.print(
-                f"[red]corrupt log[/red] {folder / where}: not a valid record; report and export skip this game",
+                f"[red]corrupt log[/red] {escape(str(folder / where))}; report and export leave this game out, "
+                "resume refuses it",
                 soft_wrap=True,
             )
     return EXIT_OK

@@ -14,9 +14,10 @@ from pathlib import Path
 
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from harness.play.values import MAX_ROLLOUTS
-from harness.run.store import RunDir
+from harness.run.store import RunDir, RunFolderDamaged
 from harness.run.valuation import ValuesSettingsMismatch, complete_games, done_turns, value_game, values_file
 from harness.schema.value_records import VALUES_DIR
+from harness.session.launch import stopped_by_ctrl_c
 
 DEFAULT_ROLLOUTS = 16
 
@@ -47,10 +48,13 @@ def handle(args: argparse.Namespace) -> int:
     if args.from_turn < 1:
         raise UsageError(f"--from-turn {args.from_turn} must be at least 1")
     run = RunDir(args.run)
-    if not args.run.is_dir() or run.read_manifest() is None:
-        raise UsageError(
-            f"{args.run} is not a run directory (no manifest.json); give a folder made by hanabi-eval run"
-        )
+    try:
+        if not args.run.is_dir() or run.read_manifest() is None:
+            raise UsageError(
+                f"{args.run} is not a run directory (no manifest.json); give a folder made by hanabi-eval run"
+            )
+    except RunFolderDamaged as exc:
+        raise UsageError(str(exc)) from None
     complete, skipped, corrupt = complete_games(run.game_paths())
     for problem in corrupt:
         print(f"skipping a corrupt game log: {problem}", file=sys.stderr)
@@ -69,9 +73,8 @@ def handle(args: argparse.Namespace) -> int:
             print(
                 f"[{number}/{len(complete)}] {path.stem}: {added} decision(s) valued, {len(turns)} already done"
             )
-    except KeyboardInterrupt:
-        print("interrupted; run the same command again to continue where it stopped", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:  # as every long command stops: one line, exit code 130
+        raise stopped_by_ctrl_c("the values written so far are kept") from None
     except OSError as exc:
         print(f"hanabi-eval: error: cannot write values under {out}: {exc.strerror}", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -3,7 +3,8 @@
 A seed set is a JSONL file in seeds/ (one `{"seed": N, "deck": [...]}` per line; scripts/make_seeds.py writes
 them). A run's `--seeds` takes a set name, a comma-separated list of seeds, or a path to such a file. A seed that is
 in no stored set gets its deck from the engine when the run starts; the run records that deck. A seed list names
-deals, each once: playing a deal several times is `--repeats`, not a seed listed twice.
+deals, each once: playing a deal several times is `--repeats`, not a seed listed twice, and a seed listed twice (on
+the command line, in a seed file, or over a sweep's seed lists) is refused, since both would be the same game.
 """
 
 from __future__ import annotations
@@ -12,29 +13,15 @@ import json
 from functools import cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import ValidationError
 
 from harness.engine.game import deck_for_seed
-from harness.schema.cards import validate_deck
+from harness.schema.config import SeedDeck
 from harness.schema.paths import seeds_dir
 
 
 class SeedSpecError(ValueError):
     """A --seeds value that cannot be used; the message names the problem and the fix."""
-
-
-class SeedDeck(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    seed: int
-    deck: tuple[str, ...]
-    seed_set: str
-
-    @field_validator("deck")
-    @classmethod
-    def _complete_deck(cls, deck: tuple[str, ...]) -> tuple[str, ...]:
-        validate_deck(list(deck))
-        return deck
 
 
 def set_names() -> list[str]:
@@ -58,7 +45,12 @@ def read_seed_file(path: Path, seed_set: str) -> list[SeedDeck]:
         raise SeedSpecError(
             f"cannot read seed file {path}: {exc.strerror}; pass a readable JSONL file"
         ) from exc
+    except UnicodeDecodeError as exc:
+        raise SeedSpecError(
+            f"seed file {path} is not UTF-8 text (byte {exc.start}); save it as UTF-8 JSONL"
+        ) from None
     entries: list[SeedDeck] = []
+    first_line: dict[int, int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -66,8 +58,11 @@ def read_seed_file(path: Path, seed_set: str) -> list[SeedDeck]:
             raw = json.loads(line)
             if not isinstance(raw, dict) or "seed" not in raw:
                 raise ValueError('each line must be an object with a "seed"')
-            deck = raw.get("deck") or _deck_for(int(raw["seed"]), path)
-            entries.append(SeedDeck(seed=raw["seed"], deck=tuple(deck), seed_set=seed_set))
+            seed = raw["seed"]
+            if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+                raise ValueError(f'"seed" must be a whole number from 0, not {json.dumps(seed)}')
+            deck = raw.get("deck") or _deck_for(seed, path)
+            entries.append(SeedDeck(seed=seed, deck=tuple(deck), seed_set=seed_set))
         except (ValueError, ValidationError) as exc:
             detail = (
                 str(exc).splitlines()[0] if not isinstance(exc, ValidationError) else exc.errors()[0]["msg"]
@@ -75,6 +70,12 @@ def read_seed_file(path: Path, seed_set: str) -> list[SeedDeck]:
             raise SeedSpecError(
                 f'{path}:{number}: malformed seed line ({detail}); expected {{"seed": 7, "deck": [50 cards]}}'
             ) from exc
+        if seed in first_line:
+            raise SeedSpecError(
+                f"{path}:{number}: seed {seed} is listed again (first on line {first_line[seed]}); list each "
+                "seed once and play it again with --repeats N"
+            )
+        first_line[seed] = number
     if not entries:
         raise SeedSpecError(f"seed file {path} holds no seeds; add one JSON line per seed")
     return entries
@@ -92,6 +93,11 @@ def resolve_seeds(spec: str) -> list[SeedDeck]:
 
     A value made only of numbers and commas is always a list of seeds, never a file name."""
     spec = spec.strip()
+    if not spec:
+        raise SeedSpecError(
+            f"--seeds '' names no seed; give a seed set ({', '.join(set_names())}), comma-separated seeds or a "
+            "seed file"
+        )
     if spec in set_names():
         return read_seed_file(seeds_dir() / f"{spec}.jsonl", spec)
     parts = [p.strip() for p in spec.split(",") if p.strip()]
@@ -117,3 +123,21 @@ def resolve_seeds(spec: str) -> list[SeedDeck]:
     raise SeedSpecError(
         f"--seeds {shown!r} is not a seed set ({names}), a comma-separated list of seeds, or a seed file"
     )
+
+
+def resolve_seed_lists(specs: list[str]) -> list[SeedDeck]:
+    """The seeds of several --seeds values in order (a sweep's `seeds`), each seed of a set once: a seed listed in
+    two of them is refused, as one listed twice in one is."""
+    seeds: list[SeedDeck] = []
+    listed_in: dict[tuple[str, int], str] = {}
+    for spec in specs:
+        for deal in resolve_seeds(spec):
+            key = (deal.seed_set, deal.seed)
+            if key in listed_in:
+                raise SeedSpecError(
+                    f"seed {deal.seed} ({deal.seed_set}) is listed in both {listed_in[key]!r} and {spec!r}; list "
+                    "each seed once and play it again with repeats = N"
+                )
+            listed_in[key] = spec
+            seeds.append(deal)
+    return seeds

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from harness.engine.seeds import SeedDeck
 from harness.export.rows import ExportManifest
 from harness.export.writer import MANIFEST_NAME
+from harness.schema.config import SeedDeck
 
 
 def _from_manifest(path: Path) -> set[int]:

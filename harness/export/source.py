@@ -9,15 +9,15 @@ seed set and final score select games. A path may be a run directory or a folder
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from harness.export.rows import ExportedGame, Filters, SourceRunInfo
-from harness.run.store import RunDir
-from harness.schema.log_file import LogCorrupt, read_game_log
+from harness.run import store
+from harness.run.store import RunDir, RunFolderDamaged, RunFolderError
+from harness.schema.log_file import LogCorrupt
 from harness.schema.manifest import GitState, RunManifest
 from harness.schema.records import GameHeader, GameResult, MoveRecord, SeatConfig
 
@@ -83,39 +83,12 @@ def _game_selected(header: GameHeader, result: GameResult, filters: Filters) -> 
     )
 
 
-def check_run_dir(path: Path) -> RunDir:
-    if not path.exists():
-        raise SourceError(f"run directory {path} does not exist; pass folders made by `hanabi-eval run`")
-    if not path.is_dir():
-        raise SourceError(f"{path} is a file, not a run directory; pass folders made by `hanabi-eval run`")
-    run = RunDir(path)
-    if not run.manifest_path.is_file():
-        inside = sorted(p.name for p in path.iterdir() if (p / "manifest.json").is_file())
-        hint = f" (it holds run directories, e.g. {path / inside[0]})" if inside else ""
-        raise SourceError(f"{path} is not a run directory: it has no manifest.json{hint}")
-    return run
-
-
 def find_runs(paths: list[Path]) -> list[Path]:
-    """The run directories `paths` name: each is a run (it holds manifest.json) or a folder with runs below it."""
-    found: dict[Path, Path] = {}
-    for path in paths:
-        if not path.exists():
-            raise SourceError(f"run directory {path} does not exist; pass folders made by `hanabi-eval run`")
-        if not path.is_dir():
-            raise SourceError(f"{path} is a file, not a run directory; pass folders made by `hanabi-eval run`")
-        if (path / "manifest.json").is_file() and (path / "games").is_dir():
-            found.setdefault(path.resolve(), path)
-            continue
-        below = sorted(p.parent for p in path.rglob("manifest.json") if (p.parent / "games").is_dir())
-        if not below:
-            raise SourceError(
-                f"{path} is not a run directory (no manifest.json) and holds none; pass folders made by "
-                "`hanabi-eval run`"
-            )
-        for run in below:
-            found.setdefault(run.resolve(), run)
-    return list(found.values())
+    """The run folders `paths` name (harness.run.store.find_runs), bad paths as SourceError."""
+    try:
+        return store.find_runs(paths)
+    except RunFolderError as exc:
+        raise SourceError(str(exc)) from None
 
 
 def _complete_games(
@@ -126,7 +99,7 @@ def _complete_games(
     skipped = 0
     for path in run.game_paths():
         try:
-            contents = read_game_log(path)
+            contents = run.read_game(path)
         except LogCorrupt as exc:
             corrupt.append(str(exc))
             continue
@@ -143,16 +116,8 @@ def _complete_games(
 def _manifest(run: RunDir) -> RunManifest | None:
     try:
         return run.read_manifest()
-    except json.JSONDecodeError as exc:
-        raise SourceError(
-            f"{run.manifest_path} is not valid JSON ({exc}); the run directory is damaged"
-        ) from None
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"])
-        raise SourceError(
-            f"{run.manifest_path} is not a run manifest ({where}: {error['msg']}); the run directory is damaged"
-        ) from None
+    except RunFolderDamaged as exc:
+        raise SourceError(str(exc)) from None
 
 
 def _run_info(run: RunDir, run_id: str, headers: list[GameHeader]) -> SourceRunInfo:
@@ -177,7 +142,7 @@ def select(paths: list[Path], filters: Filters) -> Selection:
     corrupt: list[str] = []
     games_seen: dict[tuple[str, str], Path] = {}
     for path in find_runs(paths):
-        run = check_run_dir(path)
+        run = RunDir(path)
         run_id, games, incomplete = _complete_games(run, corrupt)
         skipped += incomplete
         chosen = []

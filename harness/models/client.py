@@ -22,12 +22,12 @@ from collections.abc import Iterable
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from harness.models import retry_events
 from harness.models.event_loop import run_inline
 from harness.models.model_names import LOCAL_PROVIDER, ModelSpecError, parse_local_model, provider_of
+from harness.schema.config import RetryPolicy
 from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig, Usage
 from harness.schema.secrets import redact, register_secret, safe_url, split_credentials
 
@@ -52,16 +52,6 @@ class ProviderGaveUp(RuntimeError):
     def __init__(self, message: str, attempts: list[Attempt]) -> None:
         super().__init__(message)
         self.attempts = attempts
-
-
-class RetryPolicy(BaseModel):
-    """How long to keep trying when the provider fails (not when the reply is bad: see scaffold)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    provider_retries: int = 6
-    wait_base_s: float = 2.0
-    wait_max_s: float = 120.0
 
 
 class _Retryable(Exception):
@@ -117,6 +107,9 @@ def check_model(seat: SeatConfig) -> None:
             f"model {model!r} is not a LiteLLM model string; write provider/name, e.g. openai/gpt-4.1 or local/smart"
         )
     provider = provider_of(model)
+    if seat.client == "openai":
+        check_direct(seat)
+        return
     if provider == LOCAL_PROVIDER:
         from harness.bots import bot_names
 
@@ -144,6 +137,33 @@ def check_model(seat: SeatConfig) -> None:
         raise ModelSpecError(
             f"{model} needs {' and '.join(missing)} in the environment; export it, or pass --api-base for a "
             "local OpenAI-compatible server"
+        )
+
+
+# The model-string routes the direct client serves: LiteLLM's names for an OpenAI-compatible server.
+DIRECT_PROVIDERS = ("openai", "hosted_vllm")
+
+
+def check_direct(seat: SeatConfig) -> None:
+    """Reject a seat the direct OpenAI-compatible client cannot serve, before any call is made."""
+    provider = provider_of(seat.model)
+    if provider not in DIRECT_PROVIDERS:
+        raise ModelSpecError(
+            f"--client openai serves OpenAI-compatible servers (models openai/NAME or hosted_vllm/NAME), not "
+            f"{seat.model}; drop --client openai to call it through LiteLLM"
+        )
+    if not seat.api_base:
+        raise ModelSpecError(
+            f"--client openai needs --api-base, the server's URL (e.g. http://127.0.0.1:8000/v1) for {seat.model}"
+        )
+    if seat.deployments:
+        raise ModelSpecError(
+            "--client openai sends to one server; a model spread over deployments is served through LiteLLM's Router"
+        )
+    if seat.params.thinking_budget is not None:
+        raise ModelSpecError(
+            "--client openai sends no thinking budget (LiteLLM maps it per provider); drop --thinking-budget or "
+            "--client openai"
         )
 
 
@@ -178,63 +198,18 @@ def _setup_never_blocks(provider: str) -> bool:
     return provider in NON_BLOCKING_SETUP or provider in custom
 
 
-class ModelClient:
-    """Calls one seat's model. Stateless between calls; safe to share across concurrent games."""
+class RetryingCaller:
+    """The one retry layer every ModelCaller of the harness shares: a call is sent (`_once`) until the provider
+    answers, provider errors retried with full-jitter exponential backoff or the Retry-After the provider asked for.
+    Subclasses send one request each; they are stateless between calls and safe to share across concurrent games."""
 
-    def __init__(self, seat: SeatConfig, policy: RetryPolicy) -> None:
-        self.seat = seat
-        self.policy = policy
-        self._router: Any = None
-        # --api-base without its credentials, and those credentials as the provider expects them
-        self._endpoint = split_credentials(seat.api_base) if seat.api_base else None
-        providers = {provider_of(seat.model), *(provider_of(d.model) for d in seat.deployments if d.model)}
-        self._setup_inline = all(_setup_never_blocks(p) for p in providers)  # see harness.models.event_loop
-        if provider_of(seat.model) == LOCAL_PROVIDER:
-            list_at_zero_price(seat.model)
-            self.priced = True  # offline models really cost nothing
-        else:
-            # LiteLLM knows the price of every model the seat may call; otherwise no cost is recorded
-            models = {seat.model, *(d.model or seat.model for d in seat.deployments)}
-            self.priced = all(_is_priced(model) for model in models)
-            for model in models:
-                if not _is_priced(model):
-                    list_at_zero_price(model)
-
-    def _deployment_router(self) -> Any:
-        """A LiteLLM Router over the seat's deployments, with its own retries and cooldowns switched off."""
-        if self._router is None:
-            lib = litellm()
-            model_list = []
-            for deployment in self.seat.deployments:
-                params: dict[str, Any] = {"model": deployment.model or self.seat.model}
-                url_key: str | None = None
-                if deployment.api_base:
-                    params["api_base"], url_key, headers = split_credentials(deployment.api_base)
-                    if headers:
-                        params["extra_headers"] = headers
-                key = os.environ.get(deployment.api_key_env) if deployment.api_key_env else None
-                register_secret(key)
-                if key or url_key:
-                    params["api_key"] = key or url_key
-                elif deployment.api_base and provider_of(params["model"]) in ("openai", "hosted_vllm"):
-                    params["api_key"] = NO_KEY_PLACEHOLDER
-                for limit in ("rpm", "tpm", "max_parallel_requests"):
-                    if getattr(deployment, limit) is not None:
-                        params[limit] = getattr(deployment, limit)
-                model_list.append({"model_name": ROUTER_ALIAS, "litellm_params": params})
-            limited = any(d.rpm or d.tpm for d in self.seat.deployments)
-            self._router = lib.Router(
-                model_list=model_list,
-                num_retries=0,
-                disable_cooldowns=True,
-                routing_strategy="usage-based-routing-v2" if limited else "simple-shuffle",
-            )
-        return self._router
+    seat: SeatConfig
+    policy: RetryPolicy
 
     @property
     def reads_view(self) -> bool:
         """Whether requests carry the seat's view (the offline provider decides from it; nothing else sees it)."""
-        return provider_of(self.seat.model) == LOCAL_PROVIDER
+        return False
 
     async def call(
         self,
@@ -289,6 +264,71 @@ class ModelClient:
     async def _once(
         self, messages: list[Message], metadata: dict[str, Any], number: int, max_tokens: int | None = None
     ) -> tuple[Attempt, float | None]:
+        """One request. Returns the attempt and, for a retryable provider error, the wait the provider asked for;
+        raises FatalModelError for an error that retrying cannot fix."""
+        raise NotImplementedError
+
+
+class ModelClient(RetryingCaller):
+    """Calls one seat's model through LiteLLM."""
+
+    def __init__(self, seat: SeatConfig, policy: RetryPolicy) -> None:
+        self.seat = seat
+        self.policy = policy
+        self._router: Any = None
+        # --api-base without its credentials, and those credentials as the provider expects them
+        self._endpoint = split_credentials(seat.api_base) if seat.api_base else None
+        providers = {provider_of(seat.model), *(provider_of(d.model) for d in seat.deployments if d.model)}
+        self._setup_inline = all(_setup_never_blocks(p) for p in providers)  # see harness.models.event_loop
+        if provider_of(seat.model) == LOCAL_PROVIDER:
+            list_at_zero_price(seat.model)
+            self.priced = True  # offline models really cost nothing
+        else:
+            # LiteLLM knows the price of every model the seat may call; otherwise no cost is recorded
+            models = {seat.model, *(d.model or seat.model for d in seat.deployments)}
+            self.priced = all(_is_priced(model) for model in models)
+            for model in models:
+                if not _is_priced(model):
+                    list_at_zero_price(model)
+
+    def _deployment_router(self) -> Any:
+        """A LiteLLM Router over the seat's deployments, with its own retries and cooldowns switched off."""
+        if self._router is None:
+            lib = litellm()
+            model_list = []
+            for deployment in self.seat.deployments:
+                params: dict[str, Any] = {"model": deployment.model or self.seat.model}
+                url_key: str | None = None
+                if deployment.api_base:
+                    params["api_base"], url_key, headers = split_credentials(deployment.api_base)
+                    if headers:
+                        params["extra_headers"] = headers
+                key = os.environ.get(deployment.api_key_env) if deployment.api_key_env else None
+                register_secret(key)
+                if key or url_key:
+                    params["api_key"] = key or url_key
+                elif deployment.api_base and provider_of(params["model"]) in ("openai", "hosted_vllm"):
+                    params["api_key"] = NO_KEY_PLACEHOLDER
+                for limit in ("rpm", "tpm", "max_parallel_requests"):
+                    if getattr(deployment, limit) is not None:
+                        params[limit] = getattr(deployment, limit)
+                model_list.append({"model_name": ROUTER_ALIAS, "litellm_params": params})
+            limited = any(d.rpm or d.tpm for d in self.seat.deployments)
+            self._router = lib.Router(
+                model_list=model_list,
+                num_retries=0,
+                disable_cooldowns=True,
+                routing_strategy="usage-based-routing-v2" if limited else "simple-shuffle",
+            )
+        return self._router
+
+    @property
+    def reads_view(self) -> bool:
+        return provider_of(self.seat.model) == LOCAL_PROVIDER
+
+    async def _once(
+        self, messages: list[Message], metadata: dict[str, Any], number: int, max_tokens: int | None = None
+    ) -> tuple[Attempt, float | None]:
         """One request. Returns the attempt and, for a retryable provider error, the wait the provider asked for."""
         lib = litellm()
         kwargs: dict[str, Any] = {
@@ -325,49 +365,67 @@ class ModelClient:
                 with run_inline(self._setup_inline):
                     response = await send(**kwargs)
         except TimeoutError:
-            latency = time.perf_counter() - started
-            error = f"Timeout: no complete answer within the {deadline:g} s deadline (--timeout)"
-            return base.model_copy(
-                update={"error_kind": "timeout", "error": error, "latency_s": latency}
-            ), None
+            return timed_out(base, deadline, time.perf_counter() - started), None
         except Exception as exc:
-            latency = time.perf_counter() - started
             kind, retryable = _classify(lib, exc)
-            failed = base.model_copy(
-                update={"error_kind": kind, "error": _safe_error(exc), "latency_s": latency}
-            )
-            if not retryable:
-                raise FatalModelError(f"{self.seat.model}: {_safe_error(exc)}", failed) from None
-            return failed, _retry_after_of(_headers_of(exc))
+            return failed(self.seat.model, base, exc, kind, retryable, time.perf_counter() - started)
         latency = time.perf_counter() - started
-        choices = getattr(response, "choices", None) or []
-        message = choices[0].message if choices else None
-        content = (message.content or "") if message is not None else ""
-        reasoning = _reasoning_of(message) if message is not None else None
-        if len(content) + len(reasoning or "") > REDACT_INLINE_CHARS:  # long texts: off the event loop
-            content, reasoning = await asyncio.to_thread(_redacted, content, reasoning)
-        else:
-            content, reasoning = _redacted(content, reasoning)
-        answered = base.model_copy(
-            update={
-                "reply": content,
-                "reasoning": reasoning or None,
-                "finish_reason": (getattr(choices[0], "finish_reason", None) or None) if choices else None,
-                "usage": _usage_of(response),
-                "cost_usd": _cost_of(response) if self.priced else None,
-                "latency_s": latency,
-                "resolved_model": redact(str(response.model)) if getattr(response, "model", None) else None,
-            }
-        )
-        if not choices:  # an answer without choices holds no reply: recorded as such, and re-asked
-            answered = answered.model_copy(update={"finish_reason": "no_choices"})
-        return answered, None
+        return await answered(base, response, latency, _cost_of(response) if self.priced else None), None
 
 
-def sent_params(seat: SeatConfig) -> dict[str, Any]:
-    """The parameters sent to LiteLLM with every call of a seat, besides the model, messages and endpoint: the
-    sampling parameters the user set (absent ones are the provider's defaults), the overall deadline, and the
-    switches that keep one retry layer. Recorded in the run manifest and in each game header as sent."""
+def timed_out(base: Attempt, deadline: float, latency: float) -> Attempt:
+    """The attempt of a request that passed its overall deadline (retried)."""
+    error = f"Timeout: no complete answer within the {deadline:g} s deadline (--timeout)"
+    return base.model_copy(update={"error_kind": "timeout", "error": error, "latency_s": latency})
+
+
+def failed(
+    model: str,
+    base: Attempt,
+    exc: Exception,
+    kind: ErrorKind,
+    retryable: bool,
+    latency: float,
+    name: str | None = None,
+) -> tuple[Attempt, float | None]:
+    """The attempt of a request that failed with a provider error of `kind`, and the wait the provider asked for;
+    raises FatalModelError when retrying cannot help. `name` replaces the error's class name in the record."""
+    error = _safe_error(exc, name)
+    attempt = base.model_copy(update={"error_kind": kind, "error": error, "latency_s": latency})
+    if not retryable:
+        raise FatalModelError(f"{model}: {error}", attempt) from None
+    return attempt, _retry_after_of(_headers_of(exc))
+
+
+async def answered(base: Attempt, response: Any, latency: float, cost: float | None) -> Attempt:
+    """The attempt of a request the provider answered (an OpenAI-shaped chat completion, from LiteLLM or the SDK):
+    its reply and reasoning redacted, finish_reason, usage, cost and the model that answered."""
+    choices = getattr(response, "choices", None) or []
+    message = choices[0].message if choices else None
+    content = (message.content or "") if message is not None else ""
+    reasoning = _reasoning_of(message) if message is not None else None
+    if len(content) + len(reasoning or "") > REDACT_INLINE_CHARS:  # long texts: off the event loop
+        content, reasoning = await asyncio.to_thread(_redacted, content, reasoning)
+    else:
+        content, reasoning = _redacted(content, reasoning)
+    attempt = base.model_copy(
+        update={
+            "reply": content,
+            "reasoning": reasoning or None,
+            "finish_reason": (getattr(choices[0], "finish_reason", None) or None) if choices else None,
+            "usage": _usage_of(response),
+            "cost_usd": cost,
+            "latency_s": latency,
+            "resolved_model": redact(str(response.model)) if getattr(response, "model", None) else None,
+        }
+    )
+    if not choices:  # an answer without choices holds no reply: recorded as such, and re-asked
+        attempt = attempt.model_copy(update={"finish_reason": "no_choices"})
+    return attempt
+
+
+def _sampling(seat: SeatConfig) -> dict[str, Any]:
+    """The sampling parameters the user set (absent ones are the provider's defaults)."""
     params = seat.params
     sent: dict[str, Any] = {}
     if params.temperature is not None:
@@ -376,6 +434,15 @@ def sent_params(seat: SeatConfig) -> dict[str, Any]:
         sent["max_tokens"] = params.max_tokens
     if params.reasoning_effort is not None:
         sent["reasoning_effort"] = params.reasoning_effort
+    return sent
+
+
+def sent_params(seat: SeatConfig) -> dict[str, Any]:
+    """The parameters sent to LiteLLM with every call of a seat, besides the model, messages and endpoint: the
+    sampling parameters the user set (absent ones are the provider's defaults), the overall deadline, and the
+    switches that keep one retry layer. Recorded in the run manifest and in each game header as sent."""
+    params = seat.params
+    sent = _sampling(seat)
     if params.thinking_budget is not None:  # LiteLLM maps it to Gemini's thinkingBudget, Anthropic's budget_tokens
         sent["thinking"] = {"type": "enabled", "budget_tokens": params.thinking_budget}
     sent.update(timeout=params.timeout_s, num_retries=0, max_retries=0, drop_params=True)
@@ -383,13 +450,23 @@ def sent_params(seat: SeatConfig) -> dict[str, Any]:
 
 
 def sent_params_record(seat: SeatConfig) -> dict[str, Any]:
-    """What a run records of a seat's calls: its model, endpoint (without credentials) and `sent_params`."""
-    record: dict[str, Any] = {"model": seat.model, **sent_params(seat)}
+    """What a run records of a seat's calls: its model, endpoint (without credentials) and `sent_params`, and for
+    a seat served by the direct client (harness.models.openai_client), that client and what it sends instead."""
+    if seat.client == "openai":
+        record: dict[str, Any] = {"model": seat.model, "client": "openai", **direct_params(seat)}
+    else:
+        record = {"model": seat.model, **sent_params(seat)}
     if seat.api_base:
         record["api_base"] = safe_url(seat.api_base)
     if seat.params.max_tokens_on_truncation is not None:
         record["max_tokens_on_truncation"] = seat.params.max_tokens_on_truncation
     return record
+
+
+def direct_params(seat: SeatConfig) -> dict[str, Any]:
+    """What the direct OpenAI-compatible client sends with every call of a seat besides the model and messages: the
+    sampling parameters the user set, the overall deadline, and no retries of the SDK's own."""
+    return {**_sampling(seat), "timeout": seat.params.timeout_s, "max_retries": 0}
 
 
 # Models the harness itself listed in LiteLLM's price list at zero: offline models, and models LiteLLM has no price
@@ -459,10 +536,10 @@ def _redacted(content: str, reasoning: str | None) -> tuple[str, str | None]:
     return redact(content), redact(reasoning) if reasoning else reasoning
 
 
-def _safe_error(exc: Exception) -> str:
-    """The first line of an error, without anything that looks like a key."""
+def _safe_error(exc: Exception, name: str | None = None) -> str:
+    """The first line of an error, named by its class (or `name`), without anything that looks like a key."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return redact(f"{type(exc).__name__}: {text}")[:500]
+    return redact(f"{name or type(exc).__name__}: {text}")[:500]
 
 
 def _headers_of(exc: Exception) -> dict[str, str]:

@@ -28,11 +28,8 @@ from harness.schema.records import (
     now_iso,
 )
 from harness.schema.secrets import public_seat
-from harness.strategies.asking import MoveInterrupted
-from harness.view.seat_view import build_view
-
-PROVIDER_ERRORS = PROVIDER_ERROR_KINDS
-
+from harness.strategies.asking import Decision, MoveInterrupted
+from harness.view.seat_view import SeatView, build_view
 
 MoveListener = Callable[[MoveRecord], None]
 
@@ -93,30 +90,10 @@ async def play_game(
                 await log.append(result)
                 await log.durable()
                 return result
-            reply = decision.reply
-            move = view.legal_moves[reply.action].move
-            game.apply(move)
+            game.apply(view.legal_moves[decision.reply.action].move)
             if decision.memory is not None:
                 memories[seat] = decision.memory
-            record = MoveRecord(
-                turn=view.turn,
-                seat=seat,
-                player=agent.config.label,
-                scaffold=agent.scaffold.name,
-                legal_moves=[m.description for m in view.legal_moves],
-                move_index=reply.action,
-                move=move,
-                ratings=reply.ratings,
-                invalid_ratings=reply.invalid_ratings,
-                reason=reply.reason,
-                calls=decision.calls,
-                memory=decision.memory,
-                tracking=decision.tracking,
-                digest_after=game.digest(),
-                fireworks_after=game.fireworks_sum,
-                life_tokens_after=game.life_tokens,
-                info_tokens_after=game.info_tokens,
-            )
+            record = move_record(view, agent, decision, game)
             await log.append(record)
             moves.append(record)
             if on_move is not None:
@@ -125,6 +102,31 @@ async def play_game(
         await log.append(result)
         await log.durable()
         return result
+
+
+def move_record(view: SeatView, agent: SeatAgent, decision: Decision, game: Game) -> MoveRecord:
+    """The log record of a move just made: the view it was decided on, the decision with every call made for it,
+    and the engine state after it (`game`, the move applied)."""
+    reply = decision.reply
+    return MoveRecord(
+        turn=view.turn,
+        seat=view.seat,
+        player=agent.config.label,
+        scaffold=agent.scaffold.name,
+        legal_moves=[m.description for m in view.legal_moves],
+        move_index=reply.action,
+        move=view.legal_moves[reply.action].move,
+        ratings=reply.ratings,
+        invalid_ratings=reply.invalid_ratings,
+        reason=reply.reason,
+        calls=decision.calls,
+        memory=decision.memory,
+        tracking=decision.tracking,
+        digest_after=game.digest(),
+        fireworks_after=game.fireworks_sum,
+        life_tokens_after=game.life_tokens,
+        info_tokens_after=game.info_tokens,
+    )
 
 
 def _result(
@@ -155,8 +157,8 @@ def _result(
         hints_given=sum(1 for m in moves if m.move.kind in (MoveKind.REVEAL_COLOR, MoveKind.REVEAL_RANK)),
         calls=len(calls),
         retries=sum(len(c.attempts) - 1 for c in calls),
-        invalid_replies=sum(1 for a in attempts if a.error_kind and a.error_kind not in PROVIDER_ERRORS),
-        provider_errors=sum(1 for a in attempts if a.error_kind in PROVIDER_ERRORS),
+        invalid_replies=sum(1 for a in attempts if a.error_kind and a.error_kind not in PROVIDER_ERROR_KINDS),
+        provider_errors=sum(1 for a in attempts if a.error_kind in PROVIDER_ERROR_KINDS),
         usage=usage,
         cost_usd=sum(costs) if costs else None,
         failed_calls=failed_now,

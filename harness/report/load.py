@@ -12,21 +12,20 @@ failed calls of every interruption, so a game that stopped counts what it spent 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from harness.play.game import PROVIDER_ERRORS
 from harness.report.grouping import group_label, lineup_of, models_of, scaffolds_of
 from harness.report.judge import JudgedTurn, read_judgements
-from harness.run.store import MANIFEST, STATUS, RunDir
-from harness.schema.log_file import LogCorrupt, read_game_log
-from harness.schema.manifest import GitState, RecordedConfig, RunManifest
+from harness.run import store
+from harness.run.store import RunDir, RunFolderDamaged, RunFolderError
+from harness.schema.log_file import LogCorrupt
+from harness.schema.manifest import GitState, RunManifest
 from harness.schema.moves import EndReason
-from harness.schema.records import Call, GameHeader, MoveRecord, SeatConfig
+from harness.schema.records import PROVIDER_ERROR_KINDS, Call, GameHeader, MoveRecord, SeatConfig
 from harness.schema.value_records import (
     DecisionValueRecord,
     ValuesUnreadable,
@@ -169,22 +168,11 @@ class Dataset(BaseModel):
 
 
 def find_runs(paths: Sequence[Path]) -> list[Path]:
-    """The run directories named by `paths`: each path is a run, or a folder holding runs below it."""
-    found: dict[Path, None] = {}
-    for path in paths:
-        if not path.exists():
-            raise ReportInputError(f"{path} does not exist; give run directories (they hold {MANIFEST})")
-        if not path.is_dir():
-            raise ReportInputError(f"{path} is not a run directory; give a folder that holds {MANIFEST}")
-        if (path / MANIFEST).is_file():
-            found[path.resolve()] = None
-            continue
-        below = sorted(p.parent for p in path.rglob(MANIFEST))
-        if not below:
-            raise ReportInputError(f"{path} is not a run directory (no {MANIFEST}) and holds no runs")
-        for run in below:
-            found[run.resolve()] = None
-    return list(found)
+    """The run folders `paths` name (harness.run.store.find_runs), bad paths as ReportInputError."""
+    try:
+        return store.find_runs(paths)
+    except RunFolderError as exc:
+        raise ReportInputError(str(exc)) from None
 
 
 def load(paths: Sequence[Path], by: Sequence[str]) -> Dataset:
@@ -236,10 +224,10 @@ def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[
     skipped = []
     for path in run.game_paths():
         try:
-            contents = read_game_log(path)
+            contents = run.read_game(path)
         except LogCorrupt as exc:
-            problem = str(exc).removeprefix(f"{path}:")  # "<line>: not a valid log record (...)"
-            skipped.append(SkippedLog(run=run.path.name, path=str(path), problem=f"line {problem}"))
+            problem = f"line {exc.line}: {exc.problem}"
+            skipped.append(SkippedLog(run=run.path.name, path=str(path), problem=problem))
             continue
         except (OSError, UnicodeError) as exc:
             skipped.append(SkippedLog(run=run.path.name, path=str(path), problem=f"unreadable ({exc})"))
@@ -292,8 +280,8 @@ def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[
             calls=len(calls),
             attempts=len(attempts),
             retries=len(attempts) - len(calls),
-            invalid_replies=sum(n for kind, n in kinds.items() if kind not in PROVIDER_ERRORS),
-            provider_errors=sum(n for kind, n in kinds.items() if kind in PROVIDER_ERRORS),
+            invalid_replies=sum(n for kind, n in kinds.items() if kind not in PROVIDER_ERROR_KINDS),
+            provider_errors=sum(n for kind, n in kinds.items() if kind in PROVIDER_ERROR_KINDS),
             error_kinds=dict(sorted(kinds.items())),
             failed_moves=sum(r.status == "interrupted" for r in contents.results),
             prompt_tokens=prompt,
@@ -349,38 +337,21 @@ def _move_row(game: GameRow, record: MoveRecord) -> MoveRow:
     )
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ReportInputError(f"{path} is not readable JSON ({exc})") from None
-    return data if isinstance(data, dict) else None
-
-
 def _read_manifest(run: RunDir) -> RunManifest | None:
-    data = _read_json(run.manifest_path)
-    if data is None:
-        return None
     try:
-        return RunManifest.model_validate(data)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"])
-        raise ReportInputError(f"{run.manifest_path}: not a run manifest ({where}: {error['msg']})") from None
+        return run.read_manifest()
+    except RunFolderDamaged as exc:
+        raise ReportInputError(str(exc)) from None
 
 
 def _run_info(run: RunDir, games: list[LoadedGame], skipped: int) -> RunInfo:
     manifest = _read_manifest(run)
-    status = _read_json(run.path / STATUS) or {}
-    config = manifest.config if manifest is not None else RecordedConfig()
     try:
-        seats = config.seat_configs()
-    except ValidationError as exc:
-        raise ReportInputError(
-            f"{run.manifest_path}: unreadable seat configuration ({exc.errors()[0]['msg']})"
-        ) from None
+        status = run.read_status()
+    except RunFolderDamaged as exc:
+        raise ReportInputError(str(exc)) from None
+    config = manifest.config if manifest is not None else None
+    seats = list(config.seats) if config is not None else []
     params = []
     for seat in seats:
         for name, value in seat.params.model_dump(exclude={"timeout_s"}).items():
@@ -397,15 +368,15 @@ def _run_info(run: RunDir, games: list[LoadedGame], skipped: int) -> RunInfo:
         models=list(dict.fromkeys(s.model for s in seats)),
         scaffolds=list(dict.fromkeys(s.scaffold for s in seats)),
         params=params,
-        players=list(config.players),
-        seed_sets=list(dict.fromkeys(s.seed_set for s in config.seeds)),
-        seeds=[s.seed for s in config.seeds],
+        players=list(config.players) if config is not None else [],
+        seed_sets=list(dict.fromkeys(s.seed_set for s in config.seeds)) if config is not None else [],
+        seeds=[s.seed for s in config.seeds] if config is not None else [],
         git_commit=git.commit,
         git_dirty=git.dirty,
         harness_version=versions.get("hanabi-eval"),
         header_commits=list(dict.fromkeys(g.header.git_commit for g in games if g.header.git_commit)),
-        status=status.get("status"),
-        status_reason=status.get("reason"),
+        status=status.status if status is not None else None,
+        status_reason=status.reason if status is not None else None,
         games_planned=len(manifest.games)
         if manifest is not None and "games" in manifest.model_fields_set
         else None,

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.play.game import PROVIDER_ERRORS
 from harness.report.load import GameRow
+from harness.schema.records import PROVIDER_ERROR_KINDS
 
 
 class KindCount(BaseModel):
@@ -54,7 +54,7 @@ def _ratio(count: float, total: float) -> float | None:
 def error_kinds(rows: Sequence[GameRow]) -> list[str]:
     """Every error kind the logs hold: invalid-reply kinds first, then provider errors, each alphabetically."""
     kinds = {kind for row in rows for kind in row.error_kinds}
-    return sorted(kinds, key=lambda kind: (kind in PROVIDER_ERRORS, kind))
+    return sorted(kinds, key=lambda kind: (kind in PROVIDER_ERROR_KINDS, kind))
 
 
 def reliability(rows: Sequence[GameRow]) -> list[GroupReliability]:
@@ -89,7 +89,7 @@ def reliability(rows: Sequence[GameRow]) -> list[GroupReliability]:
                 kinds=[
                     KindCount(
                         kind=kind,
-                        provider=kind in PROVIDER_ERRORS,
+                        provider=kind in PROVIDER_ERROR_KINDS,
                         attempts=counts[kind],
                         per_move=_ratio(counts[kind], moves),
                     )

@@ -18,11 +18,11 @@ from pydantic import BaseModel, ConfigDict
 from harness.bots import DEFAULT_BOT, get_bot
 from harness.engine.game import Game
 from harness.engine.replay import replay_to_end
-from harness.engine.seeds import SeedDeck
 from harness.formats import ParsedReply
 from harness.models.local import format_reply
+from harness.schema.config import SeedDeck
 from harness.schema.moves import Move
-from harness.schema.records import Message
+from harness.schema.records import Message, game_id
 from harness.strategies.definition import ScaffoldDef
 from harness.strategies.memory import keeps_notes, seat_notes
 from harness.strategies.rendering import render_messages
@@ -54,11 +54,6 @@ class Position(BaseModel):
         """The view of the seat to move, rebuilt from the deck and the moves before the decision."""
         game = replay_to_end(self.players, list(self.deck), list(self.history))
         return build_view(game.observe(game.current_player))
-
-
-def game_id(players: int, deal: SeedDeck) -> str:
-    """The id a run gives the first play of a deal at `players` players (harness.run.config.RunConfig.plans)."""
-    return f"{players}p-{deal.seed_set}-seed{deal.seed}"
 
 
 def check_scaffold(scaffold: ScaffoldDef) -> None:
@@ -95,7 +90,7 @@ class SeatGame:
 
     @property
     def game_id(self) -> str:
-        return game_id(self.players, self.deal)
+        return game_id(self.players, self.deal.seed_set, self.deal.seed)  # as a run names its first play
 
     @property
     def over(self) -> bool:
@@ -147,7 +142,7 @@ def bot_reply(scaffold: ScaffoldDef, view: SeatView, bot: str = DEFAULT_BOT) -> 
     )
 
 
-class Decision(BaseModel):
+class LearnerTurn(BaseModel):
     """One decision of the learning seat: where it stands, the prompt it is served, and its working memory."""
 
     model_config = ConfigDict(frozen=True)
@@ -159,13 +154,13 @@ class Decision(BaseModel):
 
 def decisions(
     scaffold: ScaffoldDef, players: int, seat: int, deals: list[SeedDeck], bot: str = DEFAULT_BOT
-) -> Iterator[Decision]:
+) -> Iterator[LearnerTurn]:
     """Every decision of the learning seat in the games of `deals`, in order, when the built-in bot plays every seat,
     the learning one included (its moves are the `local/<bot>` model's replies, read as a run reads them)."""
     for deal in deals:
         game = SeatGame(scaffold, players, seat, deal, bot)
         while not game.over:
-            yield Decision(position=game.position(), prompt=game.prompt(), memory=game.memory)
+            yield LearnerTurn(position=game.position(), prompt=game.prompt(), memory=game.memory)
             view = game.view()
             text = bot_reply(scaffold, view, bot)
             reply = scaffold.base.reply_format.read(text, len(view.legal_moves))

@@ -26,9 +26,10 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
-from harness.engine.seeds import SeedDeck, resolve_seeds
+from harness.engine.seeds import resolve_seeds
 from harness.rl.game import EpisodeError, SeatGame
 from harness.rl.rewards import MoveRewards, RewardSpec, owned_runner
+from harness.schema.config import SeedDeck
 from harness.schema.records import Message
 from harness.strategies.asking import reask_messages
 from harness.strategies.scaffold import load_scaffold

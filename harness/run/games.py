@@ -13,13 +13,13 @@ from contextlib import AsyncExitStack
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.models.client import ModelClient, close_clients, warm_up
+from harness.models.callers import caller_for, close_callers, warm_up
 from harness.play.agent import SeatAgent
 from harness.play.game import MoveListener, play_game, rebuild
-from harness.run.config import RunConfig
 from harness.run.interrupt import Stop
+from harness.run.options import SessionOptions
 from harness.run.store import RunDir
-from harness.schema.log_file import finished_result, read_game_log
+from harness.schema.config import RunConfig
 from harness.schema.manifest import RunManifest
 from harness.schema.records import GamePlan, GameResult, SeatConfig
 from harness.strategies.scaffold import load_scaffold
@@ -29,7 +29,7 @@ def build_agents(config: RunConfig) -> dict[SeatConfig, SeatAgent]:
     agents: dict[SeatConfig, SeatAgent] = {}
     for seat in config.seats:
         if seat not in agents:
-            client = ModelClient(seat, config.retry)
+            client = caller_for(seat, config.retry)
             agents[seat] = SeatAgent(seat, load_scaffold(seat.scaffold, seat.k), client, config.reply_retries)
     return agents
 
@@ -48,28 +48,30 @@ Selected = list[tuple[int, GamePlan]]  # (index of the job in the session, game 
 GameListener = Callable[[int, GamePlan, GameResult], None]
 
 
-def verify_logs(jobs: list[RunJob]) -> None:
-    """Replay every existing log and check its digests, so that a log that does not match is refused before any
-    model is called (raises ReplayMismatch or LogCorrupt)."""
-    for job in jobs:
-        decks = {s.seed: list(s.deck) for s in job.config.seeds}
-        for plan in job.config.plans():
-            path = job.run.game_path(plan.game_id)
-            if path.exists() and finished_result(path) is None:  # finished games are never extended
-                rebuild(plan, decks[plan.seed], read_game_log(path))
+def verify_logs(config: RunConfig, run: RunDir) -> None:
+    """Read every existing log of the run as every reader does (each line, its header against its name) and replay
+    those of unfinished games, checking their digests, so that a log that is damaged or does not match is refused
+    before any model is called (raises LogCorrupt or ReplayMismatch)."""
+    decks = {s.seed: list(s.deck) for s in config.seeds}
+    for plan in config.plans():
+        path = run.game_path(plan.game_id)
+        if not path.exists():
+            continue
+        contents = run.read_game(path)
+        if not contents.complete:  # finished games are never extended
+            rebuild(plan, decks[plan.seed], contents)
 
 
 async def play_plans(
     jobs: list[RunJob],
     selected: Selected,
-    concurrency: int,
-    model_limits: dict[str, int],
+    options: SessionOptions,
     on_move: MoveListener,
     on_game: GameListener,
     stop: Stop | None = None,
 ) -> list[tuple[int, GamePlan, GameResult]]:
-    """Play the selected games in this event loop: at most `concurrency` at once, and at most
-    `model_limits[model]` games that seat `model`.
+    """Play the selected games in this event loop: at most `options.concurrency` at once, and at most
+    `options.model_limits[model]` games that seat `model`.
 
     When `stop` is pressed, or when one game fails (a disk fault), every other game is cancelled: no new call
     starts, calls in flight are dropped (their move is played again on resume) and every log is closed intact.
@@ -80,11 +82,11 @@ async def play_plans(
             agents.setdefault(seat, agent)
     decks = {(index, s.seed): list(s.deck) for index, job in enumerate(jobs) for s in job.config.seeds}
     # in the process that plays: the warm-up starts LiteLLM's logging thread, which must not exist at a fork
-    warm_up({seat.model for job in jobs for seat in job.config.seats})
+    warm_up([seat for job in jobs for seat in job.config.seats])
     default_thresholds = gc.get_threshold()
     tune_gc_for_play()
-    gate = asyncio.Semaphore(concurrency)
-    model_gates = {model: asyncio.Semaphore(limit) for model, limit in model_limits.items()}
+    gate = asyncio.Semaphore(options.concurrency)
+    model_gates = {model: asyncio.Semaphore(limit) for model, limit in options.model_limits.items()}
 
     async def one(index: int, plan: GamePlan) -> tuple[int, GamePlan, GameResult]:
         job = jobs[index]
@@ -132,7 +134,7 @@ async def play_plans(
             raise failures[0]
         return [task.result() for task in tasks if not task.cancelled()]
     finally:
-        await close_clients()
+        await close_callers()
         gc.unfreeze()  # a process that goes on after play (tests, a library caller) collects as usual again
         gc.set_threshold(*default_thresholds)
 

@@ -9,6 +9,7 @@ directory named explicitly for a different configuration is refused.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import platform
 import subprocess
@@ -22,12 +23,17 @@ from typing import Any
 
 from harness import __version__
 from harness.models.client import sent_params_record
-from harness.run.config import RunConfig, RunConfigError
-from harness.run.lock import RunLock
+from harness.run.games import verify_logs
+from harness.run.lock import LOCK_FILE, RunLock
 from harness.run.store import RunDir, seed_entry
+from harness.schema.config import RunConfig
 from harness.schema.manifest import RunManifest, SessionRecord
 from harness.schema.records import now_iso
 from harness.schema.secrets import public_command, public_seat
+
+
+class RunConfigError(ValueError):
+    """A run directory that belongs to a different configuration, or whose recorded one was edited."""
 
 
 def git_state() -> dict[str, Any]:
@@ -96,9 +102,13 @@ def manifest_for(config: RunConfig, run_id: str, command: list[str]) -> RunManif
 def open_run(
     run_path: Path, config: RunConfig, command: list[str], concurrency: int | None = None
 ) -> Iterator[tuple[RunDir, RunManifest]]:
-    """Create the run directory, or reopen it if it holds this very configuration, and hold its lock.
+    """Create the run directory, or reopen it if it holds this very configuration, hold its lock, and check every
+    log it holds (harness.run.games.verify_logs). Yields the run and its manifest with this session added, which
+    `record_session` writes once every run of the session is checked: a refused session leaves no trace.
 
-    Raises RunConfigError for a directory of another configuration, RunLocked while another process writes it.
+    Raises RunConfigError for a directory of another configuration, RunLocked while another process writes it,
+    RunFolderDamaged for a manifest that cannot be read, LogCorrupt or ReplayMismatch for a log that is damaged
+    or does not replay.
     """
     run = RunDir(run_path)
     existing = run.read_manifest()
@@ -107,22 +117,40 @@ def open_run(
             f"{run.path} holds a run of a different configuration; choose another --out or --run-name "
             "(or continue that run with `hanabi-eval resume`)"
         )
-    with RunLock(run.path) as lock:
-        existing = run.read_manifest()  # re-read under the lock
-        session: dict[str, Any] = {
-            "started_at": now_iso(),
-            "command": public_command(command),
-            **config.operational(),
-        }
-        if concurrency is not None:
-            session["concurrency"] = concurrency
-        if lock.previous_holder:
-            session["took_over_lock_of"] = lock.previous_holder
-        if existing is None:
-            existing = manifest_for(config, f"{run.path.name}-{uuid.uuid4().hex[:6]}", command)
-        manifest = existing.with_session(SessionRecord.model_validate(session))
-        run.write_manifest(manifest)
-        yield run, manifest
+    created = not run.path.exists()
+    try:
+        with RunLock(run.path) as lock:
+            yield run, _session_manifest(run, config, command, concurrency, lock)
+    finally:
+        if created and not run.manifest_path.exists():  # stopped before the run began: leave no empty folder
+            with contextlib.suppress(OSError):
+                (run.path / LOCK_FILE).unlink()
+                run.path.rmdir()
+
+
+def _session_manifest(
+    run: RunDir, config: RunConfig, command: list[str], concurrency: int | None, lock: RunLock
+) -> RunManifest:
+    """Under the run's lock: its logs checked, the manifest (read, or new) with this session added."""
+    existing = run.read_manifest()  # re-read under the lock
+    verify_logs(config, run)
+    session: dict[str, Any] = {
+        "started_at": now_iso(),
+        "command": public_command(command),
+        **config.operational(),
+    }
+    if concurrency is not None:
+        session["concurrency"] = concurrency
+    if lock.previous_holder:
+        session["took_over_lock_of"] = lock.previous_holder
+    if existing is None:
+        existing = manifest_for(config, f"{run.path.name}-{uuid.uuid4().hex[:6]}", command)
+    return existing.with_session(SessionRecord.model_validate(session))
+
+
+def record_session(run: RunDir, manifest: RunManifest) -> None:
+    """Write the manifest with the session that opened the run (open_run): the run then exists on disk."""
+    run.write_manifest(manifest)
 
 
 def config_of(run: RunDir) -> RunConfig:
@@ -132,7 +160,7 @@ def config_of(run: RunDir) -> RunConfig:
         raise RunConfigError(
             f"{run.path} is not a run directory (no {run.manifest_path.name}); give a run's folder"
         )
-    config = RunConfig.model_validate(manifest.config.to_json())
+    config = manifest.config
     if config.digest() != manifest.config_digest:
         raise RunConfigError(
             f"{run.manifest_path} does not match its own config digest; it was edited by hand"

@@ -1,19 +1,20 @@
 """A run's progress read from its files alone: how many games are complete, interrupted or still to play.
 
-Reads the last line of each game log for its result, and checks every other line's shape (a whole JSON record per
-line) without parsing it, so listing many large runs stays fast and a damaged log is still named. A manifest or
-status file that cannot be read makes that run "unreadable", never the listing fail.
+Reads the run through the one reader of run folders (harness.run.store), so a log damaged for any reader (a line
+that is not a record, invalid UTF-8, a header of another game) is damaged here too: it is named, and its game is
+not counted, as report and export leave it out and resume refuses it. A manifest or status file that cannot be read
+makes that run "unreadable", with the same one line the other commands give, never the listing fail.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from harness.run.lock import holder_alive
-from harness.run.store import RunDir
-from harness.schema.log_file import last_result
+from harness.run.store import RunDir, RunFolderDamaged
+from harness.schema.log_file import LogCorrupt
 
 
 class ProgressOnDisk(BaseModel):
@@ -24,17 +25,8 @@ class ProgressOnDisk(BaseModel):
     interrupted: int
     mean_score: float | None
     updated_at: str | None
-    corrupt: list[str] = []  # "games/<id>.jsonl line N" for each log with a damaged line
-
-
-def damaged_line(path: Path) -> int | None:
-    """The number of the first complete line of a game log that is not one whole JSON record, if any (a torn last
-    line, cut by a crash, is not damage: resume cuts it off)."""
-    lines = path.read_bytes().split(b"\n")[:-1]
-    for number, line in enumerate(lines, start=1):
-        if not (line.startswith(b'{"type":"') and line.endswith(b"}")):
-            return number
-    return None
+    corrupt: list[str] = []  # "games/<id>.jsonl line N: problem" for each damaged log
+    problem: str | None = None  # why the run is unreadable
 
 
 def run_progress(path: Path) -> ProgressOnDisk:
@@ -42,8 +34,9 @@ def run_progress(path: Path) -> ProgressOnDisk:
     try:
         manifest = run.read_manifest()
         status = run.read_status()
-    except (OSError, ValueError, ValidationError):
+    except RunFolderDamaged as exc:
         return ProgressOnDisk(
+            problem=str(exc),
             status="unreadable",
             players="",
             total=0,
@@ -57,15 +50,15 @@ def run_progress(path: Path) -> ProgressOnDisk:
     corrupt = []
     for log in run.game_paths():
         try:
-            line = damaged_line(log)
-            result = last_result(log)
-        except OSError:
-            corrupt.append(f"{log.relative_to(path)} (unreadable)")
+            contents = run.read_game(log)
+        except LogCorrupt as exc:
+            corrupt.append(f"{log.relative_to(path)} line {exc.line}: {exc.problem}")
             continue
-        if line is not None:
-            corrupt.append(f"{log.relative_to(path)} line {line}")
-        if result is not None:
-            results.append(result)
+        except OSError as exc:
+            corrupt.append(f"{log.relative_to(path)}: unreadable ({exc.strerror})")
+            continue
+        if contents.result is not None:
+            results.append(contents.result)
     complete = [r for r in results if r.status == "complete"]
     interrupted = sum(1 for r in results if r.status == "interrupted")
     state = status.status if status else "new"

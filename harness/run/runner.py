@@ -8,13 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.models import event_loop, retry_events
-from harness.run.config import RunConfig
-from harness.run.games import RunJob, play_plans, verify_logs
+from harness.run.games import RunJob, play_plans
 from harness.run.interrupt import SessionStopped, Stop
 from harness.run.live_progress import RunProgress
+from harness.run.options import SessionOptions
 from harness.run.status import RunStatusFile
 from harness.run.store import RunDir
 from harness.run.workers import play_in_workers
+from harness.schema.config import RunConfig
 from harness.schema.disk import DiskFault, explain
 from harness.schema.log_file import count_moves, finished_result
 from harness.schema.manifest import RunManifest
@@ -24,22 +25,16 @@ from harness.strategies.scaffold import calls_per_move, load_scaffold
 
 
 def play_session(
-    jobs: list[RunJob],
-    concurrency: int,
-    model_limits: dict[str, int],
-    show_progress: bool,
-    workers: int = 1,
-    resume_hint: str = "",
+    jobs: list[RunJob], options: SessionOptions, resume_hint: str = ""
 ) -> list[list[tuple[GamePlan, GameResult]]]:
-    """Play the unfinished games of several runs, in this process or spread over `workers` processes, keeping
-    each run's status file up to date. Returns each job's (plan, result) pairs in plan order.
+    """Play the unfinished games of several runs, in this process or spread over `options.workers` processes,
+    keeping each run's status file up to date. Returns each job's (plan, result) pairs in plan order.
 
     Raises SessionStopped after a Ctrl-C (status "stopped") and DiskFault when a write fails (status "failed",
     where it can still be written); `resume_hint` ("continue with: hanabi-eval resume ...") ends their message."""
-    verify_logs(jobs)
     selected = [(index, plan) for index, job in enumerate(jobs) for plan in job.config.plans()]
     moves_left = expected_moves([(plan, jobs[index].run.game_path(plan.game_id)) for index, plan in selected])
-    progress = RunProgress(total_games=len(selected), enabled=show_progress, expected_moves=moves_left)
+    progress = RunProgress(total_games=len(selected), enabled=options.show_progress, expected_moves=moves_left)
     statuses = [RunStatusFile(job.run, job.config.plans()) for job in jobs]
     stop = Stop(resume_hint)
 
@@ -55,22 +50,19 @@ def play_session(
         for status in statuses:
             status.write("running")
         with stop.in_thread(stop_now), progress, retry_events.listening(progress.backoff):
-            if workers <= 1:
+            if options.workers <= 1:
                 flat = event_loop.run(
                     play_plans(
                         jobs,
                         selected,
-                        concurrency,
-                        model_limits,
+                        options,
                         on_move=lambda record: progress.moves_done(1, *_move_usage(record)),
                         on_game=game_done,
                         stop=stop,
                     )
                 )
             else:
-                flat = play_in_workers(
-                    jobs, selected, concurrency, model_limits, workers, progress, stop, game_done
-                )
+                flat = play_in_workers(jobs, selected, options, progress, stop, game_done)
     except OSError as exc:
         reason = explain(exc, resume_hint)
         for status in statuses:
@@ -108,17 +100,11 @@ def play_session(
 
 
 def execute(
-    config: RunConfig,
-    run: RunDir,
-    manifest: RunManifest,
-    concurrency: int,
-    show_progress: bool,
-    workers: int = 1,
-    resume_hint: str = "",
+    config: RunConfig, run: RunDir, manifest: RunManifest, options: SessionOptions, resume_hint: str = ""
 ) -> list[tuple[GamePlan, GameResult]]:
     """Play every unfinished game of one run."""
     job = RunJob(config=config, run=run, manifest=manifest)
-    (results,) = play_session([job], concurrency, {}, show_progress, workers, resume_hint)
+    (results,) = play_session([job], options, resume_hint)
     return results
 
 

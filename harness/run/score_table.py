@@ -18,9 +18,8 @@ from pathlib import Path
 from pydantic import BaseModel
 from rich.table import Table
 
-from harness.play.game import PROVIDER_ERRORS
 from harness.schema.moves import EndReason
-from harness.schema.records import GamePlan, GameResult
+from harness.schema.records import PROVIDER_ERROR_KINDS, GamePlan, GameResult
 
 ERROR_KIND = re.compile(rb'"error_kind":"([A-Za-z0-9_.-]{1,64})"')
 
@@ -143,8 +142,8 @@ def summarize(games: list[tuple[GameResult | None, Path]], wall_s: float) -> Run
         cost_usd=sum(r.cost_usd or 0.0 for r in results),
         unpriced_games=sum(1 for r in results if r.cost_usd is None and r.calls),
         wall_s=wall_s,
-        invalid_replies={k: n for k, n in sorted(kinds.items()) if k not in PROVIDER_ERRORS},
-        provider_errors={k: n for k, n in sorted(kinds.items()) if k in PROVIDER_ERRORS},
+        invalid_replies={k: n for k, n in sorted(kinds.items()) if k not in PROVIDER_ERROR_KINDS},
+        provider_errors={k: n for k, n in sorted(kinds.items()) if k in PROVIDER_ERROR_KINDS},
     )
 
 

@@ -1,4 +1,11 @@
-"""A run directory on disk: manifest.json, status.json and one append-only JSONL log per game.
+"""A run directory on disk: manifest.json, status.json and one append-only JSONL log per game; and the one reader of
+run folders that every command uses (run, resume, runs, report, export, values, judge, sweep resume).
+
+Reading is typed and strict: the manifest is a RunManifest, the status a RunStatus, a sweep folder's record a
+SweepRecord, a game log is read by harness.schema.log_file (its header checked against its file name). A file that
+cannot be read as what it should be raises RunFolderDamaged, one line naming the file and the problem, so one file's
+damage gets the same verdict from every command. `find_runs` is the one rule for which folders are runs: those that
+hold a manifest.json.
 
 Each log line is flushed and fsynced, and a line is written only once the line before it is on disk, so a log is
 always a prefix of the game. A torn last line (a crash mid-write) is detected on reading and ignored, never parsed
@@ -12,17 +19,56 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from harness.engine.seeds import SeedDeck
-from harness.schema.manifest import RunManifest
+from pydantic import BaseModel, ValidationError
+
+from harness.schema.config import SeedDeck
+from harness.schema.log_file import GameLogContents, read_game_log
+from harness.schema.manifest import RunManifest, SweepRecord
 from harness.schema.records import RunStatus
 from harness.schema.secrets import redact
 
 MANIFEST = "manifest.json"
 STATUS = "status.json"
 GAMES = "games"
+SWEEP_FILE = "sweep.json"
+DAMAGED = "the folder is damaged (restore that file, or move the folder aside)"
+
+Record = TypeVar("Record", bound=BaseModel)
+
+
+class RunFolderError(ValueError):
+    """Paths that are not run folders (missing, a file, no manifest.json): one line naming the path and the fix."""
+
+
+class RunFolderDamaged(RunFolderError):
+    """A file of a run or sweep folder that cannot be read as what it should be (empty, not JSON, not the record
+    it should hold): one line naming the file and the problem."""
+
+
+def read_record(path: Path, model: type[Record], what: str) -> Record | None:
+    """The typed record in a JSON file, None if the file does not exist; RunFolderDamaged if it is not one."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise RunFolderDamaged(f"cannot read {path}: {exc.strerror}") from None
+    if not data.strip():
+        raise RunFolderDamaged(f"{path} is empty; {DAMAGED}")
+    try:
+        return model.model_validate_json(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        if error["type"] == "json_invalid":
+            problem = f"is not valid JSON ({error['msg'].removeprefix('Invalid JSON: ')})"
+        else:
+            where = ".".join(str(part) for part in error["loc"]) or "its top level"
+            problem = f"is not {what} ({where}: {error['msg']})"
+        raise RunFolderDamaged(f"{path} {problem}; {DAMAGED}") from None
 
 
 def write_json_atomic(path: Path, payload: Any) -> None:
@@ -56,11 +102,12 @@ class RunDir:
         return sorted((self.path / GAMES).glob("*.jsonl"))
 
     def read_manifest(self) -> RunManifest | None:
-        """The run's manifest, or None before it is written. Raises json.JSONDecodeError for a file that is not
-        JSON and pydantic's ValidationError for JSON that is not a manifest (both are ValueErrors)."""
-        if not self.manifest_path.exists():
-            return None
-        return RunManifest.model_validate(json.loads(self.manifest_path.read_text(encoding="utf-8")))
+        """The run's manifest, or None before it is written; RunFolderDamaged for one that cannot be read."""
+        return read_record(self.manifest_path, RunManifest, "a run manifest")
+
+    def read_game(self, path: Path) -> GameLogContents:
+        """A game log of this run, every line checked and its header against its name (raises LogCorrupt)."""
+        return read_game_log(path)
 
     def write_manifest(self, manifest: RunManifest) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -71,10 +118,58 @@ class RunDir:
         write_json_atomic(self.path / STATUS, status.model_dump(mode="json"))
 
     def read_status(self) -> RunStatus | None:
-        path = self.path / STATUS
+        """The run's status, or None before it is written; RunFolderDamaged for one that cannot be read."""
+        return read_record(self.path / STATUS, RunStatus, "a run status")
+
+
+def read_sweep_record(folder: Path) -> SweepRecord | None:
+    """A sweep folder's record (sweep.json), or None where there is none; RunFolderDamaged if it cannot be read."""
+    return read_record(folder / SWEEP_FILE, SweepRecord, "a sweep record")
+
+
+NAME_MAX = 255  # bytes in one file or folder name (Linux, macOS)
+
+
+def check_name_lengths(run_path: Path, game_ids: Sequence[str], fix: str) -> None:
+    """Refuse, before anything is written, a run whose folder or logs the file system could not name: every part of
+    the run's path and every log's name must fit NAME_MAX bytes. `fix` says what to shorten."""
+    named = [(part, f"the folder name {part[:40]!r}...") for part in run_path.parts]
+    named += [(f"{game_id}.jsonl", f"the log name {game_id[:40]!r}...") for game_id in game_ids]
+    for name, what in named:
+        size = len(name.encode("utf-8", "surrogateescape"))
+        if size > NAME_MAX:
+            raise RunFolderError(
+                f"{what} is {size} bytes long, more than the {NAME_MAX} a file system takes; {fix}"
+            )
+
+
+def runs_below(folder: Path) -> list[Path]:
+    """The run folders at or below `folder`: those holding a manifest.json, in name order."""
+    if (folder / MANIFEST).is_file():
+        return [folder]
+    return sorted(p.parent for p in folder.rglob(MANIFEST) if p.is_file())
+
+
+def find_runs(paths: Sequence[Path]) -> list[Path]:
+    """The run folders `paths` name, each once: each path is a run, or a folder holding runs below it. Raises
+    RunFolderError for a path that is neither."""
+    found: dict[Path, Path] = {}
+    for path in paths:
         if not path.exists():
-            return None
-        return RunStatus.model_validate_json(path.read_text(encoding="utf-8"))
+            raise RunFolderError(f"{path} does not exist; give run directories made by `hanabi-eval run`")
+        if not path.is_dir():
+            raise RunFolderError(
+                f"{path} is not a run directory but a file; give folders made by `hanabi-eval run`"
+            )
+        below = runs_below(path)
+        if not below:
+            raise RunFolderError(
+                f"{path} is not a run directory (no {MANIFEST}) and holds no runs; give folders made by "
+                "`hanabi-eval run`"
+            )
+        for run in below:
+            found.setdefault(run.resolve(), run)
+    return list(found.values())
 
 
 def seed_entry(seed: SeedDeck) -> dict[str, Any]:

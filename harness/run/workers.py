@@ -24,6 +24,7 @@ from harness.models import event_loop, retry_events
 from harness.run.games import GameListener, RunJob, Selected, play_plans
 from harness.run.interrupt import STOP_WORKER, Stop
 from harness.run.live_progress import RunProgress
+from harness.run.options import SessionOptions
 from harness.schema.records import GamePlan, GameResult, MoveRecord, SeatConfig
 from harness.schema.secrets import redact
 
@@ -107,9 +108,7 @@ class _MoveTally:
         self.reported_at = time.monotonic()
 
 
-def _worker(
-    jobs: list[RunJob], selected: Selected, concurrency: int, limits: dict[str, int], events: Any
-) -> None:
+def _worker(jobs: list[RunJob], selected: Selected, options: SessionOptions, events: Any) -> None:
     _die_with_parent()
     signal.signal(
         signal.SIGINT, signal.SIG_IGN
@@ -130,9 +129,7 @@ def _worker(
     try:
         with retry_events.listening(backoff):
             event_loop.run(
-                play_plans(
-                    jobs, selected, concurrency, limits, on_move=tally.add, on_game=game_done, stop=stop
-                )
+                play_plans(jobs, selected, options, on_move=tally.add, on_game=game_done, stop=stop)
             )
     except _StoppedBeforePlay:
         pass
@@ -159,30 +156,28 @@ def _stop_before_play(*_: object) -> None:
 def play_in_workers(
     jobs: list[RunJob],
     selected: Selected,
-    concurrency: int,
-    model_limits: dict[str, int],
-    workers: int,
+    options: SessionOptions,
     progress: RunProgress,
     stop: Stop | None = None,
     on_game: GameListener | None = None,
 ) -> list[tuple[int, GamePlan, GameResult]]:
-    """Play the selected games in `workers` processes; return (job index, plan, result) for every game that
-    ended. A press of `stop` tells every worker to stop (see harness.run.interrupt); a second one kills them."""
+    """Play the selected games in `options.workers` processes; return (job index, plan, result) for every game
+    that ended. A press of `stop` tells every worker to stop (see harness.run.interrupt); a second one kills them."""
     context: Any = get_context("fork" if sys.platform.startswith("linux") else "spawn")  # typeshed: no Process
     events = context.Queue()
-    parts = shards(selected, workers)
-    limits = {model: share(limit, len(parts)) for model, limit in model_limits.items()}
+    parts = shards(selected, options.workers)
+    shared = options.model_copy(  # each worker's share of the session's limits
+        update={
+            "concurrency": share(options.concurrency, len(parts)),
+            "model_limits": {model: share(limit, len(parts)) for model, limit in options.model_limits.items()},
+            "workers": 1,
+        }
+    )
     worker_jobs = _worker_jobs(jobs, len(parts))
     processes = [
         context.Process(
             target=_worker,
-            args=(
-                worker_jobs,
-                _worker_plans(part, len(parts)),
-                share(concurrency, len(parts)),
-                limits,
-                events,
-            ),
+            args=(worker_jobs, _worker_plans(part, len(parts)), shared, events),
             daemon=True,
         )
         for part in parts

@@ -23,6 +23,8 @@ def explain(exc: OSError, resume_hint: str = "") -> str:
     where = exc.filename or "the run folder"
     what = exc.strerror or str(exc)
     then = f"; then {resume_hint}" if resume_hint else ""
+    if exc.errno == errno.ENAMETOOLONG:
+        return f"cannot write {where}: {what}; choose shorter names (--out, --run-name)"
     if exc.errno in FULL:
         fix = f"free some space on that disk (or raise the file size limit){then}"
     elif exc.errno in READ_ONLY:

@@ -3,6 +3,9 @@
 Each line is flushed and fsynced, and a line is written only once the line before it is on disk, so a log is always
 a prefix of the game. A torn last line (a crash mid-write) is detected on reading and ignored, never parsed as data;
 the next write first cuts it off, so a log never holds a record twice or half a record.
+
+A log is named after its game (`<game_id>.jsonl`): reading one checks that its header is that game, so a log copied
+over another game's file is refused like a damaged line, by every reader alike.
 """
 
 from __future__ import annotations
@@ -21,7 +24,25 @@ from harness.schema.secrets import redact
 
 
 class LogCorrupt(ValueError):
-    """A game log line other than the last one is not a valid record."""
+    """A game log line other than the last one is not a valid record, or the header is not the game the file's name
+    says. The message is `path:line: problem`."""
+
+    def __init__(self, path: Path, line: int, problem: str) -> None:
+        super().__init__(f"{path}:{line}: {problem}")
+        self.path = path
+        self.line = line
+        self.problem = problem
+
+
+def check_header(path: Path, header: GameHeader) -> None:
+    """Raise LogCorrupt unless the header is the game the log's file name says."""
+    if header.game_id != path.stem:
+        raise LogCorrupt(
+            path,
+            1,
+            f"the header is game {header.game_id}, not {path.stem} as the file name says (a log copied over "
+            "another?); move it aside to play that game again",
+        )
 
 
 class GameLogContents(BaseModel):
@@ -60,8 +81,9 @@ def read_game_log(path: Path) -> GameLogContents:
         try:
             record = LOG_LINE.validate_json(raw)
         except ValidationError as exc:
-            raise LogCorrupt(f"{path}:{number}: not a valid log record ({exc.errors()[0]['msg']})") from exc
+            raise LogCorrupt(path, number, f"not a valid log record ({exc.errors()[0]['msg']})") from exc
         if isinstance(record, GameHeader):
+            check_header(path, record)
             contents.header = record
         elif isinstance(record, MoveRecord):
             contents.moves.append(record)

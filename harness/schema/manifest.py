@@ -3,8 +3,8 @@ one session record each time the run is played again.
 
 The fields keep the names and order of the JSON that runs have always written, and every model keeps keys it does
 not know (extra="allow"), so a manifest written by any version of the harness loads, and writing it back changes
-nothing but what was added. Nested settings whose types live in higher layers (a seat's generation parameters,
-the retry policy, the parameters sent to LiteLLM) are kept as their JSON objects; `seat_configs` reads the seats.
+nothing but what was added. The configuration is the run's own type, RunConfig (harness.schema.config), as recorded:
+its seats without secrets. The parameters sent to LiteLLM are kept as their JSON objects.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.schema.records import SeatConfig
+from harness.schema.config import RunConfig
 
 
 class _Recorded(BaseModel):
@@ -31,31 +31,6 @@ class _Recorded(BaseModel):
 class GitState(_Recorded):
     commit: str | None = None  # None: not run from a git checkout
     dirty: bool | None = None  # uncommitted changes (untracked files count)
-
-
-class ConfigSeed(_Recorded):
-    """A seed of the recorded configuration, with its deck (the key order of harness.engine.seeds.SeedDeck)."""
-
-    seed: int
-    deck: list[str] = []
-    seed_set: str
-
-
-class RecordedConfig(_Recorded):
-    """The run's configuration as recorded (harness.run.config.RunConfig as JSON, seats without secrets); its
-    digest is the manifest's config_digest."""
-
-    seats: list[dict[str, Any]] = []
-    players: list[int] = []
-    seeds: list[ConfigSeed] = []
-    rotation: str = "seed"
-    repeats: int = 1  # absent in runs made before repeats existed (one play per seed)
-    reply_retries: int = 3
-    retry: dict[str, Any] = {}
-
-    def seat_configs(self) -> list[SeatConfig]:
-        """The seats, typed (raises pydantic's ValidationError for a seat that is not one)."""
-        return [SeatConfig.model_validate(seat) for seat in self.seats]
 
 
 class SeedRecord(_Recorded):
@@ -92,6 +67,15 @@ class SessionRecord(_Recorded):
     took_over_lock_of: Any = None  # the lock holder this session replaced, when that one was gone
 
 
+class SweepRecord(_Recorded):
+    """sweep.json, a sweep folder's record: the sweep's name, the digest of its runs, and its configuration as
+    played (harness.session.sweep.SweepConfig as JSON, read there), with the file and command it came from."""
+
+    name: str
+    digest: str
+    config: dict[str, Any]
+
+
 class RunManifest(_Recorded):
     """manifest.json: what a run is (its configuration and digest), how to reproduce it (command, versions, git
     commit, seeds with their decks, the parameters sent per seat), its planned games and the sessions that played
@@ -101,7 +85,7 @@ class RunManifest(_Recorded):
     created_at: str
     command: list[str] = []
     config_digest: str
-    config: RecordedConfig
+    config: RunConfig  # seats without secrets; fields an older version did not write stay absent on writing back
     sent_params: list[dict[str, Any]] = []  # per seat, as sent to LiteLLM (absent in older runs)
     versions: dict[str, str] = {}
     git: GitState = GitState()

@@ -6,29 +6,87 @@ A game log is JSONL: a GameHeader line, one MoveRecord line per move, and a Game
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_serializer,
+)
 
 from harness.schema.moves import EndReason, Move
 
 SCHEMA_VERSION = 1
 
 
+DEFAULT_TIMEOUT_S = 600.0  # every request's overall deadline unless a seat, a sweep or --timeout sets another
+REASONING_EFFORTS = ("minimal", "low", "medium", "high")
+
+
 class GenerationParams(BaseModel):
-    """Sampling parameters sent with every call of a seat. None means the provider's default."""
+    """Sampling parameters sent with every call of a seat. None means the provider's default. Each is checked here,
+    once, whichever way it was given (the command line, a --seat spec, a sweep file, `judge`): see checked_params."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     temperature: float | None = None
     max_tokens: int | None = None
     reasoning_effort: str | None = None
-    thinking_budget: int | None = Field(default=None, gt=0)  # reasoning tokens allowed (LiteLLM `thinking`)
-    timeout_s: float = 600.0  # an overall deadline per request, however slowly the answer arrives
+    thinking_budget: int | None = None  # reasoning tokens allowed (LiteLLM `thinking`)
+    timeout_s: float = DEFAULT_TIMEOUT_S  # an overall deadline per request, however slowly the answer arrives
     # after a reply cut off by the token limit, re-ask with this larger limit (None: keep max_tokens). Left out of
     # the record when unset, so runs made before it existed keep their configuration digest.
-    max_tokens_on_truncation: int | None = Field(default=None, gt=0, exclude_if=lambda value: value is None)
+    max_tokens_on_truncation: int | None = Field(default=None, exclude_if=lambda value: value is None)
+
+    @field_validator("temperature")
+    @classmethod
+    def _temperature(cls, value: float | None) -> float | None:
+        if value is not None and not 0.0 <= value <= 2.0:  # nan is not either
+            raise ValueError("is outside 0-2")
+        return value
+
+    @field_validator("max_tokens", "thinking_budget", "max_tokens_on_truncation")
+    @classmethod
+    def _tokens(cls, value: int | None) -> int | None:
+        if value is not None and value <= 0:
+            raise ValueError("must be a whole number above 0")
+        return value
+
+    @field_validator("timeout_s")
+    @classmethod
+    def _timeout(cls, value: float) -> float:
+        if not (value > 0 and math.isfinite(value)):  # nan and inf are not times a request can wait
+            raise ValueError("must be a finite number of seconds above 0")
+        return value
+
+    @field_validator("reasoning_effort")
+    @classmethod
+    def _effort(cls, value: str | None) -> str | None:
+        if value is not None and value not in REASONING_EFFORTS:
+            raise ValueError(f"must be one of {', '.join(REASONING_EFFORTS)}")
+        return value
+
+
+def checked_params(values: dict[str, Any], where: str) -> GenerationParams:
+    """Generation parameters given by a user, checked; a ValueError names the first bad one as it was given:
+    `where` "--" gives `--temperature 3.0 is outside 0-2`, "--seat 'x': " gives `--seat 'x': timeout inf ...`."""
+    try:
+        return GenerationParams.model_validate(values)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        name = str(error["loc"][0]) if error["loc"] else "parameters"
+        name = name.removesuffix("_s") if name == "timeout_s" else name
+        if where == "--":
+            name = name.replace("_", "-")
+        message = error["msg"].removeprefix("Value error, ")
+        raise ValueError(f"{where}{name} {error.get('input')} {message}") from None
 
 
 class Deployment(BaseModel):
@@ -47,6 +105,10 @@ class Deployment(BaseModel):
     max_parallel_requests: int | None = Field(default=None, gt=0)
 
 
+# How a seat's requests are sent: through LiteLLM, or straight to an OpenAI-compatible server by the `openai` SDK.
+ClientName = Literal["litellm", "openai"]
+
+
 class SeatConfig(BaseModel):
     """Who plays a seat: a LiteLLM model string with its scaffold and parameters."""
 
@@ -58,6 +120,15 @@ class SeatConfig(BaseModel):
     params: GenerationParams = GenerationParams()
     deployments: tuple[Deployment, ...] = ()  # when set, requests are spread over these by a LiteLLM Router
     k: int | None = Field(default=None, ge=1, le=7)  # samples per move, for best-of-k scaffolds only
+    client: ClientName = "litellm"
+
+    @model_serializer(mode="wrap")
+    def _without_default_client(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A LiteLLM seat is written as before the client could be chosen, so its records stay as they were."""
+        data: dict[str, Any] = handler(self)
+        if data.get("client") == "litellm":
+            del data["client"]
+        return data
 
     @property
     def label(self) -> str:
@@ -109,7 +180,9 @@ ErrorKind = Literal[
     "repeated_reply",  # the same failed reply again: retries stop early
     "echoed_secret",  # the reply held a credential the run sends (a server echoing the request): never used
 ]
-# Readers (report, summary) treat error kinds as an open set and group by them; older logs hold a subset.
+# The two kinds of error, each listed once. Readers (report, summary) treat error kinds as an open set and group by
+# them; older logs hold a subset. Provider errors are retried by the model client (or stop the move at once); reply
+# errors are re-asked, and each counts against --max-retries.
 PROVIDER_ERROR_KINDS = frozenset(
     {
         "rate_limited",
@@ -122,6 +195,7 @@ PROVIDER_ERROR_KINDS = frozenset(
         "context_overflow",
     }
 )
+REPLY_ERROR_KINDS = frozenset(get_args(ErrorKind)) - PROVIDER_ERROR_KINDS
 
 
 class Message(BaseModel):
@@ -274,6 +348,14 @@ class JudgeRecord(BaseModel):
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def game_id(players: int, seed_set: str, seed: int, rotation: int | None = None, repeat: int = 0) -> str:
+    """The id of one game of a run, and the name of its log: the player count, the deal, then (mixed teams) the
+    seating's rotation and (from the second play of a deal on) the play, e.g. `3p-standard-seed4-r1-play1`."""
+    seating = f"-r{rotation}" if rotation is not None else ""
+    again = f"-play{repeat}" if repeat > 0 else ""
+    return f"{players}p-{seed_set}-seed{seed}{seating}{again}"
 
 
 class GamePlan(BaseModel):

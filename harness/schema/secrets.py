@@ -55,9 +55,23 @@ def register_secret(value: str | None) -> None:
         _REGISTERED.add(value)
 
 
+# (the environment as last read, how many secrets were registered then, the values to redact): reading and decoding
+# the whole environment on every redaction cost more than the redaction itself (several times per move); comparing
+# the environment's raw mapping with the copy kept costs a few microseconds, and any change reads it again.
+_VALUES_CACHE: tuple[dict[bytes, bytes], int, list[str]] | None = None
+
+
 def _secret_values() -> list[str]:
+    global _VALUES_CACHE
+    raw = getattr(os.environ, "_data", None)  # CPython's undecoded environment; without it, read every time
+    cached = _VALUES_CACHE
+    if raw is not None and cached is not None and cached[1] == len(_REGISTERED) and cached[0] == raw:
+        return cached[2]
     values = {v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= 8}
-    return sorted(values | _REGISTERED, key=len, reverse=True)
+    ordered = sorted(values | _REGISTERED, key=len, reverse=True)
+    if raw is not None:
+        _VALUES_CACHE = (dict(raw), len(_REGISTERED), ordered)
+    return ordered
 
 
 def redact(text: str) -> str:

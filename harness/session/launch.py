@@ -21,19 +21,27 @@ from typing import Any
 
 from harness.engine.replay import ReplayMismatch
 from harness.models.client import ModelSpecError, check_model
-from harness.run.config import RunConfig, RunConfigError
 from harness.run.games import RunJob
 from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED, SessionStopped
 from harness.run.lock import RunLocked
-from harness.run.manifest import config_of, open_run
+from harness.run.manifest import RunConfigError, config_of, open_run, record_session
+from harness.run.options import SessionOptions
 from harness.run.runner import execute, expected_calls, play_session
-from harness.run.store import RunDir
+from harness.run.store import (
+    MANIFEST,
+    SWEEP_FILE,
+    RunDir,
+    RunFolderDamaged,
+    RunFolderError,
+    check_name_lengths,
+)
 from harness.run.workers import WorkerFailed
+from harness.schema.config import RunConfig
 from harness.schema.disk import DiskFault, explain
 from harness.schema.log_file import LogCorrupt
 from harness.schema.records import GamePlan, GameResult, SeatConfig, now_iso
 from harness.schema.secrets import safe_url
-from harness.session.options import GivenOptions, SessionOptions, of_run, of_sweep, resolve
+from harness.session.options import GivenOptions, of_run, of_sweep, over_sweep, resolve
 from harness.session.sweep import SweepConfig, SweepConfigError, open_sweep_dir, read_sweep_dir
 
 Say = Callable[[str], None]
@@ -71,25 +79,40 @@ class SweepOutcome:
     wall_s: float
 
 
+def stopped_by_ctrl_c(kept: str) -> SessionEnded:
+    """How a session that resumes by running the same command again ends on Ctrl-C: one line, exit code 130."""
+    return SessionEnded(f"Stopped by Ctrl-C: {kept}; run the same command again to go on", EXIT_STOPPED)
+
+
 def resume_hint(path: Path) -> str:
     return f"continue with: hanabi-eval resume {shlex.quote(str(path))}"
 
 
+def hint_if_resumable(folder: Path, record: str) -> Callable[[], str]:
+    """The resume hint, once there is something to resume: `folder` holds its `record` (manifest or sweep.json)."""
+    return lambda: resume_hint(folder) if (folder / record).is_file() else ""
+
+
 @contextlib.contextmanager
-def session_errors(hint: str) -> Iterator[None]:
-    """Turn a stopped or failed session into one line and an exit code (raised as SessionEnded)."""
+def session_errors(hint_now: Callable[[], str]) -> Iterator[None]:
+    """Turn a stopped or failed session into one line and an exit code (raised as SessionEnded); the resume hint
+    is given only where the session left something to resume."""
     try:
         yield
     except SessionStopped as exc:
         raise SessionEnded(str(exc), EXIT_STOPPED) from None
     except KeyboardInterrupt:
-        raise SessionEnded(f"Stopped by Ctrl-C; {hint}", EXIT_STOPPED) from None
+        raise SessionEnded(_then("Stopped by Ctrl-C", hint_now()), EXIT_STOPPED) from None
     except DiskFault as exc:
         raise SessionEnded(f"hanabi-eval: error: {exc}", EXIT_FAILED) from None
     except OSError as exc:
-        raise SessionEnded(f"hanabi-eval: error: {explain(exc, hint)}", EXIT_FAILED) from None
+        raise SessionEnded(f"hanabi-eval: error: {explain(exc, hint_now())}", EXIT_FAILED) from None
     except WorkerFailed as exc:
-        raise SessionEnded(f"hanabi-eval: error: {exc}; {hint}", EXIT_FAILED) from None
+        raise SessionEnded(_then(f"hanabi-eval: error: {exc}", hint_now()), EXIT_FAILED) from None
+
+
+def _then(line: str, hint: str) -> str:
+    return f"{line}; {hint}" if hint else f"{line}."
 
 
 def expected_calls_line(remaining: int, calls: int) -> str:
@@ -112,27 +135,24 @@ def play_run(
 ) -> RunOutcome:
     """Open (or reopen) a run under its lock and play its unfinished games."""
     hint = resume_hint(run_path)
+    try:
+        check_name_lengths(run_path, [p.game_id for p in config.plans()], "give a shorter --run-name or --out")
+    except RunFolderError as exc:
+        raise SessionRefused(str(exc)) from None
     to_play = expected_calls([(p, RunDir(run_path).game_path(p.game_id)) for p in config.plans()])
     confirm(*to_play)
-    with session_errors(hint):
+    with session_errors(hint_if_resumable(run_path, MANIFEST)):
         try:
             with open_run(run_path, config, command, options.concurrency) as (run, manifest):
+                record_session(run, manifest)
                 plans = config.plans()
                 seats = ", ".join(sorted({s.label for s in config.seats}))
                 say(f"Run {run.path} · {len(plans)} games · {seats}")
                 say(expected_calls_line(*to_play))
                 started = time.monotonic()
-                results = execute(
-                    config,
-                    run,
-                    manifest,
-                    options.concurrency,
-                    options.show_progress,
-                    options.workers,
-                    hint,
-                )
+                results = execute(config, run, manifest, options, hint)
                 wall_s = time.monotonic() - started
-        except (RunConfigError, RunLocked, ReplayMismatch, LogCorrupt) as exc:
+        except (RunConfigError, RunFolderDamaged, RunLocked, ReplayMismatch, LogCorrupt) as exc:
             raise SessionRefused(str(exc)) from None
     return RunOutcome(run=run, results=results, wall_s=wall_s)
 
@@ -147,7 +167,7 @@ def play_sweep(
     confirm: Confirm,
 ) -> SweepOutcome:
     """Open every run of a sweep under its lock and play them together in one event loop. `sweep` holds the
-    session's options already (SessionOptions.over_sweep): they are what sweep.json records."""
+    session's options already (harness.session.options.over_sweep): they are what sweep.json records."""
     runs = sweep.runs()
     try:
         for seat in {s.model: s for run in runs for s in run.seats}.values():
@@ -160,11 +180,20 @@ def play_sweep(
         for deployment in model["deployments"]:
             deployment["api_base"] = safe_url(deployment["api_base"])
     hint = resume_hint(folder)
+    try:
+        for config in runs:
+            check_name_lengths(
+                folder / config.default_name(),
+                [p.game_id for p in config.plans()],
+                "shorten the sweep's name or its model names, or choose a shorter --out",
+            )
+    except RunFolderError as exc:
+        raise SessionRefused(str(exc)) from None
     to_play = expected_calls(
         [(p, RunDir(folder / c.default_name()).game_path(p.game_id)) for c in runs for p in c.plans()]
     )
     confirm(*to_play)
-    with session_errors(hint):
+    with session_errors(hint_if_resumable(folder, SWEEP_FILE)):
         try:
             open_sweep_dir(folder, sweep, {**source, "created_at": now_iso(), "config": recorded})
             with ExitStack() as stack:
@@ -174,19 +203,14 @@ def play_sweep(
                         open_run(folder / config.default_name(), config, command, options.concurrency)
                     )
                     jobs.append(RunJob(config=config, run=run, manifest=manifest))
+                for job in jobs:  # every run is checked: now the session is recorded
+                    record_session(job.run, job.manifest)
                 games = sum(len(job.config.plans()) for job in jobs)
                 say(f"Sweep {folder} · {len(jobs)} runs · {games} games")
                 say(expected_calls_line(*to_play))
                 started = time.monotonic()
-                results = play_session(
-                    jobs,
-                    options.concurrency,
-                    options.model_limits,
-                    options.show_progress,
-                    options.workers,
-                    hint,
-                )
-        except (SweepConfigError, RunConfigError, RunLocked, ReplayMismatch, LogCorrupt) as exc:
+                results = play_session(jobs, options, hint)
+        except (SweepConfigError, RunConfigError, RunFolderDamaged, RunLocked, ReplayMismatch, LogCorrupt) as exc:
             raise SessionRefused(str(exc)) from None
     wall_s = time.monotonic() - started
     return SweepOutcome(folder=folder, jobs=jobs, results=results, wall_s=wall_s)
@@ -196,7 +220,7 @@ def sweep_session(sweep: SweepConfig, given: GivenOptions) -> tuple[SweepConfig,
     """A sweep's options for this session (the command line's over the file's or record's), and the sweep that
     holds them."""
     options = resolve(given, of_sweep(sweep))
-    return options.over_sweep(sweep), options
+    return over_sweep(options, sweep), options
 
 
 def resume_run(run_dir: Path, given: GivenOptions, api_base: str | None) -> tuple[RunConfig, SessionOptions]:
@@ -205,13 +229,14 @@ def resume_run(run_dir: Path, given: GivenOptions, api_base: str | None) -> tupl
     run = RunDir(run_dir)
     try:
         config = config_of(run)
-    except RunConfigError as exc:
+        manifest = run.read_manifest()
+    except (RunConfigError, RunFolderDamaged) as exc:
         raise SessionRefused(str(exc)) from None
     if api_base is not None:
         if len({s.model for s in config.seats}) > 1:
             raise SessionRefused("--api-base is ambiguous for a run with several models; resume without it")
         config = config.model_copy(update={"seats": tuple(_with_api_base(s, api_base) for s in config.seats)})
-    options = resolve(given, of_run(config, run.read_manifest()))
+    options = resolve(given, of_run(config, manifest))
     config = options.over_run(config)
     try:
         for seat in {s.model: s for s in config.seats}.values():
@@ -223,8 +248,12 @@ def resume_run(run_dir: Path, given: GivenOptions, api_base: str | None) -> tupl
 
 def resume_sweep(folder: Path, given: GivenOptions) -> tuple[SweepConfig, SessionOptions]:
     """The sweep recorded in `folder` (sweep.json) with this session's options over its recorded settings."""
-    sweep = read_sweep_dir(folder)
-    assert sweep is not None
+    try:
+        sweep = read_sweep_dir(folder)
+    except (RunFolderDamaged, SweepConfigError) as exc:
+        raise SessionRefused(str(exc)) from None
+    if sweep is None:
+        raise SessionRefused(f"{folder} is not a sweep folder (no sweep.json); give the folder of a sweep or a run")
     return sweep_session(sweep, given)
 
 

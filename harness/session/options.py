@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.models.client import RetryPolicy
-from harness.run.config import RunConfig
+from harness.run.options import SessionOptions
+from harness.schema.config import RetryPolicy, RunConfig
 from harness.schema.manifest import RunManifest
-from harness.schema.records import SeatConfig
+from harness.schema.records import DEFAULT_TIMEOUT_S
 from harness.session.sweep import SweepConfig
 
 SESSION_DEFAULTS: dict[str, float] = {
-    "timeout": 600.0,
+    "timeout": DEFAULT_TIMEOUT_S,
     "concurrency": 8,
     "max_retries": 3,
     "provider_retries": 6,
@@ -46,44 +46,17 @@ class GivenOptions(BaseModel):
     yes: bool = True  # start a run of more than LARGE_RUN games without asking
 
 
-class SessionOptions(BaseModel):
-    """The resolved options of one session."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    concurrency: int  # games in flight at once, across every run of the session
-    workers: int = 1  # processes the games are spread over
-    reply_retries: int  # re-asks after an invalid reply
-    retry: RetryPolicy  # provider errors: retries and backoff waits
-    timeout_s: float | None = None  # every seat's request deadline; None: each seat keeps its own
-    model_limits: dict[str, int] = {}  # games in flight at once per model (a sweep's models[].concurrency)
-    show_progress: bool = True
-    yes: bool = True  # start a run of more than LARGE_RUN games without asking
-
-    def over_run(self, config: RunConfig) -> RunConfig:
-        """The run's configuration played with these options (its identity, and so its digest, stays)."""
-        seats = config.seats
-        if self.timeout_s is not None:
-            seats = tuple(_timed(seat, self.timeout_s) for seat in seats)
-        return config.model_copy(
-            update={"seats": seats, "reply_retries": self.reply_retries, "retry": self.retry}
-        )
-
-    def over_sweep(self, sweep: SweepConfig) -> SweepConfig:
-        """The sweep with these options in place of its own settings (they are what its runs play with and what
-        its sweep.json records)."""
-        return sweep.model_copy(
-            update={
-                "concurrency": self.concurrency,
-                "reply_retries": self.reply_retries,
-                "retry": self.retry,
-                "timeout_s": self.timeout_s,
-            }
-        )
-
-
-def _timed(seat: SeatConfig, timeout_s: float) -> SeatConfig:
-    return seat.model_copy(update={"params": seat.params.model_copy(update={"timeout_s": timeout_s})})
+def over_sweep(options: SessionOptions, sweep: SweepConfig) -> SweepConfig:
+    """The sweep with these options in place of its own settings (they are what its runs play with and what
+    its sweep.json records)."""
+    return sweep.model_copy(
+        update={
+            "concurrency": options.concurrency,
+            "reply_retries": options.reply_retries,
+            "retry": options.retry,
+            "timeout_s": options.timeout_s,
+        }
+    )
 
 
 def defaults() -> SessionOptions:

@@ -17,7 +17,8 @@ import difflib
 
 from pydantic import ValidationError
 
-from harness.schema.records import GenerationParams, SeatConfig
+from harness.schema.records import GenerationParams, SeatConfig, checked_params
+from harness.schema.urls import check_url
 from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_k, scaffold_names
 
 SEAT_KEYS = ("api_base", "temperature", "max_tokens", "reasoning_effort", "timeout", "k")
@@ -58,13 +59,22 @@ def parse_seat(
                 f"--seat {spec!r}: {pair!r} is not a setting; use key=value with keys {', '.join(SEAT_KEYS)}"
             )
         settings[key] = value.strip()
+    if "api_base" in settings:
+        try:
+            check_url(settings["api_base"], "api_base")
+        except ValueError as exc:
+            raise SeatSpecError(f"--seat {spec!r}: {exc}") from None
     params = default_params.model_dump()
+    for key in ("temperature", "max_tokens", "reasoning_effort"):
+        if key in settings:
+            params[key] = settings[key]
+    if "timeout" in settings:
+        params["timeout_s"] = settings["timeout"]
     try:
-        for key in ("temperature", "max_tokens", "reasoning_effort"):
-            if key in settings:
-                params[key] = settings[key]
-        if "timeout" in settings:
-            params["timeout_s"] = settings["timeout"]
+        checked = checked_params(params, f"--seat {spec!r}: ")
+    except ValueError as exc:  # a setting out of range: its message names it
+        raise SeatSpecError(str(exc)) from None
+    try:
         k = parse_k(settings["k"], "") if "k" in settings else default_k
         load_scaffold(scaffold, k)
         return SeatConfig(
@@ -72,7 +82,7 @@ def parse_seat(
             scaffold=scaffold,
             api_base=settings.get("api_base")
             or (None if model.strip().startswith("local/") else default_api_base),
-            params=GenerationParams.model_validate(params),
+            params=checked,
             k=k,
         )
     except ScaffoldError as exc:

@@ -18,16 +18,15 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from harness.engine.seeds import SeedSpecError, resolve_seeds
-from harness.models.client import RetryPolicy
-from harness.run.config import Rotation, RunConfig
-from harness.run.store import write_json_atomic
+from harness.engine.seeds import SeedSpecError, resolve_seed_lists
+from harness.run.options import with_timeout
+from harness.run.store import SWEEP_FILE, read_sweep_record, write_json_atomic
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
-from harness.schema.records import Deployment, GenerationParams, SeatConfig
+from harness.schema.config import RetryPolicy, Rotation, RunConfig
+from harness.schema.records import DEFAULT_TIMEOUT_S, Deployment, GenerationParams, SeatConfig, checked_params
+from harness.schema.urls import check_url
 from harness.session.seats import SeatSpecError, parse_seat
 from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_scaffold_spec, scaffold_names
-
-SWEEP_FILE = "sweep.json"
 
 
 class SweepConfigError(ValueError):
@@ -39,22 +38,38 @@ class SweepModel(BaseModel):
 
     model: str
     api_base: str | None = None
-    temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)
-    max_tokens: int | None = Field(default=None, gt=0)
+    # generation parameters, checked by GenerationParams (see _params)
+    temperature: float | None = None
+    max_tokens: int | None = None
+    max_tokens_on_truncation: int | None = None
     reasoning_effort: str | None = None
-    thinking_budget: int | None = Field(
-        default=None, gt=0
-    )  # reasoning tokens (the paper: 20k for Gemini 2.5)
-    timeout_s: float = Field(default=600.0, gt=0, allow_inf_nan=False)
+    thinking_budget: int | None = None  # reasoning tokens (the paper: 20k for Gemini 2.5)
+    timeout_s: float = DEFAULT_TIMEOUT_S
     concurrency: int | None = Field(default=None, gt=0)  # games of this model in flight at once
     deployments: list[Deployment] = []
 
-    @field_validator("reasoning_effort")
+    @field_validator("api_base")
     @classmethod
-    def _effort(cls, value: str | None) -> str | None:
-        if value is not None and value not in ("minimal", "low", "medium", "high"):
-            raise ValueError("must be one of minimal, low, medium, high")
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None:
+            check_url(value, "api_base")
         return value
+
+    @field_validator("deployments")
+    @classmethod
+    def _deployment_urls(cls, value: list[Deployment]) -> list[Deployment]:
+        for index, deployment in enumerate(value):
+            if deployment.api_base is not None:
+                check_url(deployment.api_base, f"deployments[{index}].api_base")
+        return value
+
+    @model_validator(mode="after")
+    def _params(self) -> SweepModel:
+        checked_params(self.params_given(), "")
+        return self
+
+    def params_given(self) -> dict[str, Any]:
+        return self.model_dump(include=set(GenerationParams.model_fields))
 
     def seat(self, scaffold: str) -> SeatConfig:
         name, k = parse_scaffold_spec(scaffold)
@@ -63,13 +78,7 @@ class SweepModel(BaseModel):
             scaffold=name,
             k=k,
             api_base=self.api_base,
-            params=GenerationParams(
-                temperature=self.temperature,
-                max_tokens=self.max_tokens,
-                reasoning_effort=self.reasoning_effort,
-                thinking_budget=self.thinking_budget,
-                timeout_s=self.timeout_s,
-            ),
+            params=GenerationParams.model_validate(self.params_given()),
             deployments=tuple(self.deployments),
         )
 
@@ -178,9 +187,7 @@ class SweepConfig(BaseModel):
 
     def runs(self) -> list[RunConfig]:
         """One run per model and scaffold, each over all player counts and seeds."""
-        seeds = []
-        for spec in self.seeds:
-            seeds.extend(resolve_seeds(spec))
+        seeds = resolve_seed_lists(self.seeds)
 
         def run(
             seats: tuple[SeatConfig, ...], players: tuple[int, ...], rotation: Rotation = "seed"
@@ -212,7 +219,7 @@ class SweepConfig(BaseModel):
         if self.timeout_s is not None:  # an operational setting: the runs' identities stay the same
             timeout_s = self.timeout_s
             runs = [
-                r.model_copy(update={"seats": tuple(_timed(s, timeout_s) for s in r.seats)}) for r in runs
+                r.model_copy(update={"seats": tuple(with_timeout(s, timeout_s) for s in r.seats)}) for r in runs
             ]
         return runs
 
@@ -224,9 +231,6 @@ class SweepConfig(BaseModel):
             :10
         ]
 
-
-def _timed(seat: SeatConfig, timeout_s: float) -> SeatConfig:
-    return seat.model_copy(update={"params": seat.params.model_copy(update={"timeout_s": timeout_s})})
 
 
 def load_or_raise(name: str, key: str) -> None:
@@ -264,6 +268,8 @@ def load_sweep(path: Path) -> SweepConfig:
         error = exc.errors()[0]
         key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]).lstrip(".")
         message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+        if not key:  # a check of the whole file: its message names the keys
+            raise SweepConfigError(f"{path}: {message.removeprefix('Value error, ')}") from None
         raise SweepConfigError(f"{path}: {key}: {message}") from None
     except SeedSpecError as exc:
         raise SweepConfigError(f"{path}: seeds: {exc}") from None
@@ -272,20 +278,29 @@ def load_sweep(path: Path) -> SweepConfig:
 
 def open_sweep_dir(folder: Path, sweep: SweepConfig, source: dict[str, Any]) -> None:
     """Create the sweep folder's record, or check that it holds this very sweep."""
-    record = folder / SWEEP_FILE
-    if record.exists():
-        existing = json.loads(record.read_text(encoding="utf-8"))
-        if existing.get("digest") != sweep.digest():
+    existing = read_sweep_record(folder)
+    if existing is not None:
+        if existing.digest != sweep.digest():
             raise SweepConfigError(
-                f"{folder} holds a different sweep ({existing.get('name')}); choose another --out or name"
+                f"{folder} holds a different sweep ({existing.name}); choose another --out or name"
             )
         return
     folder.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(record, {"name": sweep.name, "digest": sweep.digest(), **source})
+    write_json_atomic(folder / SWEEP_FILE, {"name": sweep.name, "digest": sweep.digest(), **source})
 
 
 def read_sweep_dir(folder: Path) -> SweepConfig | None:
-    record = folder / SWEEP_FILE
-    if not record.exists():
+    """The sweep a sweep folder records, None where there is none; RunFolderDamaged for a record that cannot be
+    read, SweepConfigError for one whose configuration is no sweep."""
+    record = read_sweep_record(folder)
+    if record is None:
         return None
-    return SweepConfig.model_validate(json.loads(record.read_text(encoding="utf-8"))["config"])
+    try:
+        return SweepConfig.model_validate(record.config)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]).lstrip(".")
+        raise SweepConfigError(
+            f"{folder / SWEEP_FILE}: config.{key}: {error['msg']}; the folder is damaged (restore that file, or "
+            "move the folder aside)"
+        ) from None

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from harness.formats import ParsedReply, ReplyFormat, ReplyProblem
 from harness.models.caller import ModelCaller
 from harness.models.client import FatalModelError, ProviderGaveUp
-from harness.schema.records import Attempt, Call, Message, SeatConfig
+from harness.schema.records import REPLY_ERROR_KINDS, Attempt, Call, Message, SeatConfig
 from harness.schema.secrets import REDACTED
 from harness.strategies.definition import CallDef
 from harness.strategies.rendering import render_template
@@ -28,21 +28,6 @@ from harness.view.seat_view import SeatView
 
 REASK_REPLY_CHARS = 2_000  # a re-ask quotes at most this much of the failed reply
 READ_INLINE_CHARS = 20_000  # longer replies are read in a thread
-# error kinds of replies (not of providers): each counts against --max-retries
-REPLY_PROBLEMS = frozenset(
-    {
-        "empty_reply",
-        "unparseable",
-        "missing_field",
-        "illegal_move",
-        "ambiguous",
-        "truncated",
-        "content_filter",
-        "oversized",
-        "repeated_reply",
-        "echoed_secret",
-    }
-)
 
 
 class Decision(BaseModel):
@@ -74,7 +59,9 @@ class Answer(NamedTuple):
     @property
     def move(self) -> ParsedReply:
         """The move the reply chose; only calls with a move contract have one."""
-        assert isinstance(self.reply, ParsedReply), f"the {self.call.role} call answers with a report, not a move"
+        assert isinstance(self.reply, ParsedReply), (
+            f"the {self.call.role} call answers with a report, not a move"
+        )
         return self.reply
 
 
@@ -168,7 +155,7 @@ class Asker:
                     )
                     raise MoveInterrupted(reason, [*earlier, self._call(spec.role, attempts)]) from None
                 attempts[-1] = answer.model_copy(update={"error_kind": problem.kind, "error": str(problem)})
-                bad_replies = sum(1 for a in attempts if a.error_kind in REPLY_PROBLEMS)
+                bad_replies = sum(1 for a in attempts if a.error_kind in REPLY_ERROR_KINDS)
                 if bad_replies > self.reply_retries:
                     reason = (
                         f"{self.config.model} gave {bad_replies} invalid replies in a row as {spec.role} "

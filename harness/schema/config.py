@@ -1,5 +1,6 @@
 """A run's configuration: everything that decides what it plays (seats, player counts, seeds, seating, repeats),
-its digest (the run's identity), its default folder name, and the plan of its games.
+its digest (the run's identity), its default folder name, and the plan of its games. One type serves the run that
+plays and the record of it: the manifest's `config` is a RunConfig (harness.schema.manifest).
 
 Two runs with equal configurations play identical game plans; settings that only change how a run is played (server
 URLs, deadlines, retry limits) are recorded but left out of the identity, so changing one continues the same run.
@@ -12,18 +13,40 @@ import json
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from harness.engine.seeds import SeedDeck
-from harness.models.client import RetryPolicy
-from harness.schema.records import GamePlan, SeatConfig
+from harness.schema.cards import validate_deck
+from harness.schema.records import GamePlan, SeatConfig, game_id
 from harness.schema.secrets import safe_url
 
 Rotation = Literal["seed", "all", "off"]
 
 
-class RunConfigError(ValueError):
-    """A run directory that belongs to a different configuration."""
+class SeedDeck(BaseModel):
+    """One deal: a seed with the 50-card deck it deals and the seed set it was listed in (harness.engine.seeds
+    resolves seed sets to these)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seed: int
+    deck: tuple[str, ...]
+    seed_set: str
+
+    @field_validator("deck")
+    @classmethod
+    def _complete_deck(cls, deck: tuple[str, ...]) -> tuple[str, ...]:
+        validate_deck(list(deck))
+        return deck
+
+
+class RetryPolicy(BaseModel):
+    """How long to keep trying when the provider fails (not when the reply is bad: see scaffold)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    provider_retries: int = 6
+    wait_base_s: float = 2.0
+    wait_max_s: float = 120.0
 
 
 class RunConfig(BaseModel):
@@ -43,6 +66,9 @@ class RunConfig(BaseModel):
     def _team_size(self) -> RunConfig:
         if len(self.seats) > 1 and self.players != (len(self.seats),):
             raise ValueError(f"a team of {len(self.seats)} seats plays {len(self.seats)}-player games only")
+        deals = {(s.seed_set, s.seed) for s in self.seeds}
+        if len(deals) != len(self.seeds):  # two games of one id would write one log at once
+            raise ValueError("a seed is listed twice; list each seed once and play it again with repeats")
         return self
 
     @property
@@ -51,11 +77,12 @@ class RunConfig(BaseModel):
 
     def identity(self) -> dict[str, Any]:
         """What decides the games' content. Operational settings (server URL, timeout, retry limits) are left out,
-        so fixing one of them (a new server, a raised limit) continues the same run."""
+        so fixing one of them (a new server, a raised limit, another client for the same server) continues the
+        same run."""
         identity = self.model_dump(
             mode="json",
             exclude={
-                "seats": {"__all__": {"api_base": True, "deployments": True, "params": {"timeout_s"}}},
+                "seats": {"__all__": {"api_base": True, "deployments": True, "client": True, "params": {"timeout_s"}}},
                 "reply_retries": True,
                 "retry": True,
             },
@@ -93,12 +120,12 @@ class RunConfig(BaseModel):
             team = self.seats * players if len(self.seats) == 1 else self.seats
             for index, seed in enumerate(self.seeds):
                 for shift, seats in rotations(team, index, self.rotation if self.mixed else "off"):
-                    seating = f"-r{shift}" if self.mixed else ""
                     for repeat in range(self.repeats):
-                        again = f"-play{repeat}" if repeat > 0 else ""
                         plans.append(
                             GamePlan(
-                                game_id=f"{players}p-{seed.seed_set}-seed{seed.seed}{seating}{again}",
+                                game_id=game_id(
+                                    players, seed.seed_set, seed.seed, shift if self.mixed else None, repeat
+                                ),
                                 players=players,
                                 seed=seed.seed,
                                 seed_set=seed.seed_set,

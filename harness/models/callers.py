@@ -1,0 +1,30 @@
+"""The caller of each seat: LiteLLM (harness.models.client) unless the seat chose the direct OpenAI-compatible
+client (harness.models.openai_client, `--client openai`)."""
+
+from __future__ import annotations
+
+from harness.models import client, openai_client
+from harness.models.caller import ModelCaller
+from harness.models.client import ModelClient, RetryPolicy
+from harness.models.openai_client import OpenAIClient
+from harness.schema.records import SeatConfig
+
+
+def caller_for(seat: SeatConfig, policy: RetryPolicy) -> ModelCaller:
+    """The ModelCaller that sends this seat's requests."""
+    if seat.client == "openai":
+        return OpenAIClient(seat, policy)
+    return ModelClient(seat, policy)
+
+
+def warm_up(seats: list[SeatConfig]) -> None:
+    """Load what each client loads on its first call, before play (see client.warm_up, openai_client.warm_up)."""
+    client.warm_up({seat.model for seat in seats if seat.client == "litellm"})
+    if any(seat.client == "openai" for seat in seats):
+        openai_client.warm_up()
+
+
+async def close_callers() -> None:
+    """Close every client's pooled connections of this event loop before it ends."""
+    await client.close_clients()
+    await openai_client.close_clients()

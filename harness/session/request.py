@@ -1,0 +1,228 @@
+"""What a user asks `run` (and `resume`) to play, checked before anything is written or called: the command line's
+values as a RunRequest, turned into the run's RunConfig and the session's options (or a sweep and its options).
+
+Every check lives here, below the command line, which only parses and prints: a value that cannot be used raises
+SessionRefused, one line naming the problem and the fix (the command line exits 2 with it).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.engine.seeds import SeedSpecError, resolve_seeds
+from harness.export.contamination import check_seeds, load_exported_seeds
+from harness.models.client import ModelSpecError, check_model
+from harness.run.options import SessionOptions
+from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
+from harness.schema.config import Rotation, RunConfig
+from harness.schema.records import ClientName, SeatConfig, checked_params
+from harness.schema.urls import check_url
+from harness.session.launch import SessionRefused, sweep_session
+from harness.session.options import GivenOptions, defaults, resolve
+from harness.session.seats import SeatSpecError, parse_seat
+from harness.session.sweep import SweepConfig, SweepConfigError, load_sweep
+from harness.strategies.scaffold import ScaffoldError, load_scaffold
+
+DEFAULT_MODEL = "local/smart"
+DEFAULT_SCAFFOLD = "watson"
+DEFAULT_SEEDS = "standard"
+RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
+
+
+class RunRequest(BaseModel):
+    """The command line's `run` options that say what to play (None: not given), and the session's options."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str | None = None
+    scaffold: str | None = None
+    k: int | None = None
+    players: list[int] | None = None
+    seeds: str | None = None
+    repeats: int | None = None
+    seat: list[str] | None = None
+    exclude_seeds_of: Path | None = None
+    skip_excluded_seeds: bool = False
+    rotation: Rotation = "seed"
+    out: Path = Path("results")
+    run_name: str | None = None
+    api_base: str | None = None
+    client: ClientName = "litellm"
+    temperature: float | None = None
+    max_tokens: int | None = None
+    max_tokens_on_truncation: int | None = None
+    reasoning_effort: str | None = None
+    thinking_budget: int | None = None
+    given: GivenOptions = GivenOptions()
+
+
+# what a sweep file sets, and so --config cannot take beside it
+SWEEP_CONFLICTS = (
+    "model",
+    "scaffold",
+    "players",
+    "seeds",
+    "repeats",
+    "api_base",
+    "temperature",
+    "max_tokens",
+    "max_tokens_on_truncation",
+    "reasoning_effort",
+    "thinking_budget",
+)
+
+
+def check_given(given: GivenOptions, api_base: str | None = None) -> None:
+    """Check the settings that may change between sessions of a run (None: not given) and a new server URL."""
+    for flag, value in (("--concurrency", given.concurrency), ("--workers", given.workers)):
+        if value is not None:
+            _check_positive(flag, value, integer=True)
+    cores = os.cpu_count() or 1
+    if given.workers > 4 * cores:
+        raise SessionRefused(
+            f"--workers {given.workers} is more than 4 processes per core ({cores} cores); "
+            f"use at most {4 * cores} (one per core is usually best)"
+        )
+    for flag, seconds in (("--timeout", given.timeout), ("--retry-wait-max", given.retry_wait_max)):
+        if seconds is not None:
+            _check_positive(flag, seconds)
+    for flag, number in (
+        ("--max-retries", given.max_retries),
+        ("--provider-retries", given.provider_retries),
+        ("--retry-wait", given.retry_wait),
+    ):
+        if number is not None and not (number >= 0 and math.isfinite(number)):  # nan is not >= 0
+            raise SessionRefused(f"{flag} {number} must be a finite number, 0 or more")
+    if api_base is not None:
+        try:
+            check_url(api_base, "--api-base")
+        except ValueError as exc:
+            raise SessionRefused(str(exc)) from None
+
+
+def _check_positive(flag: str, value: float, integer: bool = False) -> None:
+    if not value > 0 or not math.isfinite(value):  # nan and inf are not times a request can wait
+        kind = "a whole number" if integer else "a finite number of seconds"
+        raise SessionRefused(f"{flag} {value} must be {kind} above 0")
+
+
+def check_run_name(name: str) -> None:
+    """A run name is one plain folder name: the run is written inside --out, never elsewhere."""
+    if not RUN_NAME.fullmatch(name):
+        raise SessionRefused(
+            f"--run-name {name!r} is not a plain folder name; use letters, digits and . _ + - "
+            "(no path: the run goes inside --out)"
+        )
+
+
+def plan_run(request: RunRequest) -> tuple[Path, RunConfig, SessionOptions]:
+    """The run's folder, configuration and session options; every input checked, cheapest first, before anything
+    is written or a model called (raises SessionRefused)."""
+    if request.seat and request.model:
+        raise SessionRefused(
+            "give the players either with --model (self-play) or with one --seat per seat, not both"
+        )
+    if request.seat and not 2 <= len(request.seat) <= 5:
+        raise SessionRefused(f"{len(request.seat)} --seat options: a team has 2 to 5 seats, one --seat each")
+    if request.seat and request.players and request.players != [len(request.seat)]:
+        raise SessionRefused(
+            f"--players {request.players} does not match the {len(request.seat)} --seat options; drop --players"
+        )
+    model = request.model or DEFAULT_MODEL
+    scaffold = request.scaffold or DEFAULT_SCAFFOLD
+    players = [len(request.seat)] if request.seat else (request.players or [2])
+    seed_spec = DEFAULT_SEEDS if request.seeds is None else request.seeds
+    repeats = 1 if request.repeats is None else request.repeats
+    for count in players:
+        if not MIN_PLAYERS <= count <= MAX_PLAYERS:
+            raise SessionRefused(
+                f"--players {count} is outside {MIN_PLAYERS}-{MAX_PLAYERS}; Hanabi takes 2 to 5 players"
+            )
+    if len(set(players)) != len(players):
+        raise SessionRefused("--players repeats a player count; list each count once")
+    if repeats < 1:
+        raise SessionRefused(f"--repeats {repeats} must be 1 or more (plays of each seed)")
+    check_given(request.given, request.api_base)
+    options = resolve(request.given, defaults())
+    assert options.timeout_s is not None  # the defaults set one: the deadline of every seat that sets none
+    if request.run_name is not None:
+        check_run_name(request.run_name)
+    try:
+        params = checked_params(
+            {
+                "temperature": request.temperature,
+                "max_tokens": request.max_tokens,
+                "max_tokens_on_truncation": request.max_tokens_on_truncation,
+                "reasoning_effort": request.reasoning_effort,
+                "thinking_budget": request.thinking_budget,
+                "timeout_s": options.timeout_s,
+            },
+            "--",
+        )
+    except ValueError as exc:
+        raise SessionRefused(str(exc)) from None
+    if request.out.exists() and not request.out.is_dir():
+        raise SessionRefused(f"--out {request.out} is a file; give a folder for the run directories")
+    if request.skip_excluded_seeds and request.exclude_seeds_of is None:
+        raise SessionRefused(
+            "--skip-excluded-seeds leaves out the seeds of an export: name it with --exclude-seeds-of EXPORT"
+        )
+    try:
+        load_scaffold(scaffold, request.k)
+        seeds = resolve_seeds(seed_spec)
+        if request.exclude_seeds_of is not None:
+            exported = load_exported_seeds(request.exclude_seeds_of)
+            seeds = check_seeds(seeds, exported, skip=request.skip_excluded_seeds)
+    except (ScaffoldError, SeedSpecError, ValueError) as exc:
+        raise SessionRefused(str(exc)) from None
+    try:
+        if request.seat:
+            seats = tuple(
+                parse_seat(spec, scaffold, params, request.k, request.api_base) for spec in request.seat
+            )
+            for seat in seats:
+                load_scaffold(seat.scaffold, seat.k)
+        else:
+            seats = (
+                SeatConfig(model=model, scaffold=scaffold, api_base=request.api_base, params=params, k=request.k),
+            )
+        if request.client != "litellm":
+            seats = tuple(seat.model_copy(update={"client": request.client}) for seat in seats)
+        for seat in {s.model: s for s in seats}.values():
+            check_model(seat)
+    except (ModelSpecError, SeatSpecError, ScaffoldError) as exc:
+        raise SessionRefused(str(exc)) from None
+    config = RunConfig(
+        seats=seats,
+        players=tuple(players),
+        seeds=tuple(seeds),
+        rotation=request.rotation,
+        repeats=repeats,
+        reply_retries=options.reply_retries,
+        retry=options.retry,
+    )
+    return request.out / (request.run_name or config.default_name()), config, options
+
+
+def plan_sweep(path: Path, request: RunRequest) -> tuple[Path, SweepConfig, SessionOptions]:
+    """A sweep file's folder, sweep and session options (the command line's session options over the file's);
+    the command line may not also say what to play (raises SessionRefused)."""
+    given = [f"--{name.replace('_', '-')}" for name in SWEEP_CONFLICTS if getattr(request, name) is not None]
+    if request.client != "litellm":
+        given.append("--client")
+    if given:
+        raise SessionRefused(f"--config sets the models, scaffolds, players and seeds; drop {', '.join(given)}")
+    if request.run_name:
+        raise SessionRefused("--run-name does not apply to a sweep: its runs are named after their configurations")
+    check_given(request.given)
+    try:
+        sweep = load_sweep(path)
+    except SweepConfigError as exc:
+        raise SessionRefused(str(exc)) from None
+    sweep, options = sweep_session(sweep, request.given)
+    return request.out / sweep.name, sweep, options
