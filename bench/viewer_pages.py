@@ -9,12 +9,11 @@ game and rendering. A served game page is timed on first visits (each to another
 repeat visits (the server keeps its last 16 game pages). The floor is an empty page from the same server and from
 disk in the same session: what the browser alone costs. Also printed: the time the server takes to read every log of
 the run before it prints its address (once per `hanabi-eval view`), and the page sizes.
-Run: python bench/viewer_pages.py [--games 1000] [--repeat 5]; --quick: 100 games, 2 loads each.
+Run: python bench/viewer_pages.py [--games 1000] [--repeat 5]; --quick: 20 games, 1 load each.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -27,6 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from bench.options import BenchParser, positive_int
 from harness.cli.main import main as cli
 from harness.viewer.catalog import Catalog
 from harness.viewer.server import ViewerServer
@@ -64,13 +64,14 @@ def median(values: list[float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--quick", action="store_true", help="100 games, 2 loads of each page")
+    parser = BenchParser(__doc__)
+    parser.add_argument("--games", type=positive_int, default=1000, help="games in the run page's run (default 1000)")
+    parser.add_argument("--repeat", type=positive_int, default=5, help="loads of each page (default 5)")
     args = parser.parse_args()
     if args.quick:
-        args.games, args.repeat = 100, 2
+        args.games, args.repeat = 20, 1
+    if not CHROMIUM.is_file():
+        parser.error(f"no chromium at {CHROMIUM}: run scripts/chromium.sh, or set HANABI_EVAL_CHROMIUM")
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -86,7 +87,7 @@ def main() -> None:
         read_s = time.perf_counter() - started
         started = time.perf_counter()
         site = root / "site"
-        write_site(Catalog([root / "results"]), site, [str(root / "results")])
+        write_site(Catalog([root / "results"]), site, [str(root / "results")], jobs=os.cpu_count() or 1)
         site_s = time.perf_counter() - started
         (site / "empty.html").write_text("<!DOCTYPE html><title>empty</title>")
         run_page = site / "runs" / "many" / "index.html"

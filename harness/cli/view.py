@@ -33,7 +33,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from harness.report.load import ReportInputError
+    from harness.run.store import RunFolderError
     from harness.viewer.catalog import Catalog
 
     if args.out is not None and args.port is not None:
@@ -44,7 +44,7 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port} is outside 1-65535; give a free port, or leave it out for any")
     try:
         catalog = Catalog(args.paths)
-    except ReportInputError as exc:
+    except RunFolderError as exc:
         raise UsageError(str(exc)) from None
     sources = [str(p) for p in args.paths]
     if args.out is not None:

@@ -1,7 +1,8 @@
 """The runs and games the viewer shows: the run folders below the paths it was given, one summary per game log.
 
-Reads manifest.json, status.json, the game logs (through the typed reader, so a log the report or an export would
-refuse is refused here too) and move values; never writes anything. A log that cannot be read, or whose header names
+Reads run folders through the one reader every command uses (harness.run.store: manifest.json, status.json and the
+game logs, each log's header checked against its file name, so a log the report or an export would refuse is refused
+here too) and move values; never writes anything. A log that cannot be read, or whose header names
 another game than its file, is named with its problem and skipped. Each run gets a key that is safe in a URL and a
 file name (its folder's name, made unique); each game a page name (its id, likewise).
 
@@ -20,9 +21,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from harness.report.load import SkippedLog, find_runs
-from harness.run.store import RunDir
-from harness.schema.log_file import GameLogContents, LogCorrupt, read_game_log
+from harness.report.load import SkippedLog
+from harness.run.store import RunDir, find_runs
+from harness.schema.log_file import GameLogContents, LogCorrupt
 from harness.schema.records import Call
 from harness.schema.value_records import ValuesUnreadable, check_game, read_values, values_path
 from harness.viewer.marks import reasked_turns, regrets, strike_turns
@@ -139,7 +140,7 @@ class Catalog:
 
     def __init__(self, paths: Sequence[Path]) -> None:
         self.paths = list(paths)
-        find_runs(self.paths)  # raises ReportInputError now for a path that holds no run
+        find_runs(self.paths)  # raises RunFolderError now for a path that holds no run
         self._lock = threading.Lock()
         self._logs: dict[Path, tuple[Stamp, GameSummary | SkippedLog]] = {}
 
@@ -163,20 +164,20 @@ class Catalog:
         try:
             manifest = run.read_manifest()
             if manifest is not None:
-                seats = manifest.config.seat_configs()
+                seats = manifest.config.seats
                 models = list(dict.fromkeys(s.model for s in seats))
                 scaffolds = list(dict.fromkeys(s.scaffold for s in seats))
                 players = list(manifest.config.players)
                 planned = len(manifest.games) if "games" in manifest.model_fields_set else None
-        except (OSError, ValueError) as exc:
-            problem = f"{run.manifest_path}: not a readable run manifest ({_first_error(exc)})"
+        except (OSError, ValueError) as exc:  # RunFolderDamaged: one line naming the file
+            problem = _first_error(exc)
         status = reason = None
         try:
             recorded = run.read_status()
             if recorded is not None:
                 status, reason = recorded.status, recorded.reason
         except (OSError, ValueError) as exc:
-            problem = problem or f"{folder / 'status.json'}: not a readable status ({_first_error(exc)})"
+            problem = problem or _first_error(exc)
         paths = run.game_paths()
         pages = unique_names([p.stem for p in paths])
         games: list[GameSummary] = []
@@ -228,23 +229,18 @@ def _first_error(exc: Exception) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def read_checked(path: Path) -> GameLogContents:
-    """A game log read through the typed reader, refused (LogCorrupt) when its header names another game than
-    its file: a log copied over another game's file must not be shown as that game."""
-    contents = read_game_log(path)
-    header = contents.header
-    if header is not None and header.game_id != path.stem:
-        raise LogCorrupt(f"{path}:1: the header is game {header.game_id}, not the game this file names")
-    return contents
+def read_log(path: Path) -> GameLogContents:
+    """A game log (`<run>/games/<game>.jsonl`) read by the run store's reader: every line typed, its header checked
+    against its file name (LogCorrupt otherwise), a torn last line ignored."""
+    return RunDir(path.parent.parent).read_game(path)
 
 
 def summarize(run: Path, path: Path, page: str) -> GameSummary | SkippedLog | None:
     """One game log as the run page lists it; SkippedLog for a log that cannot be read; None before its header."""
     try:
-        contents = read_checked(path)
+        contents = read_log(path)
     except LogCorrupt as exc:
-        problem = str(exc).removeprefix(f"{path}:")
-        return SkippedLog(run=run.name, path=str(path), problem=f"line {problem}")
+        return SkippedLog(run=run.name, path=str(path), problem=f"line {exc.line}: {exc.problem}")
     except (OSError, UnicodeError) as exc:
         return SkippedLog(run=run.name, path=str(path), problem=f"unreadable ({exc})")
     header = contents.header

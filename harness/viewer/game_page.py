@@ -28,7 +28,7 @@ from harness.schema.value_records import (
     values_path,
 )
 from harness.viewer.board import Board, board_of
-from harness.viewer.catalog import GameSummary, read_checked
+from harness.viewer.catalog import GameSummary, read_log
 from harness.viewer.deductions import Deductions, deductions_of
 from harness.viewer.marks import aligned_values, reasked, regret
 
@@ -325,7 +325,7 @@ def _values(run: Path, contents: GameLogContents) -> tuple[dict[int, DecisionVal
 
 def build_game_page(run: Path, summary: GameSummary) -> GamePage:
     """The page of one game of the run folder `run`, read from its log now."""
-    contents = read_checked(Path(summary.log))
+    contents = read_log(Path(summary.log))
     header = contents.header
     if header is None:
         raise ValueError(f"{summary.log}: the log has no header")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from harness import __version__
 from harness.export.writer import write_export
-from harness.report.load import find_runs
+from harness.run.store import find_runs
 from harness.schema.records import now_iso
 from harness.schema.viewer_site import SITE_INDEX, SiteIndex, SiteRun
 from harness.viewer.catalog import Catalog, RunEntry
