@@ -20,8 +20,8 @@ export CMAKE_POLICY_VERSION_MINIMUM=3.5
 PYTHONWARNINGS="ignore::UserWarning:setuptools.command.editable_wheel" \
   .venv/bin/python -m pip install --quiet -e ".[dev]"
 
-# Debian's chromium for the game viewer's browser tests: installed with apt-get when we are root, else the tests skip
-# and this says how to install it (never a failure: the harness itself does not need it).
+# Debian's chromium for the game viewer's browser tests: installed with apt-get as root or through password-less sudo,
+# else the tests skip and this says how to install it in one line (never a failure: the harness does not need it).
 scripts/chromium.sh
 
 if [ "${1:-}" != "--no-demo" ]; then
