@@ -8,7 +8,9 @@ load event (the Navigation Timing entry), so a served page's time includes the s
 game and rendering. A served game page is timed on first visits (each to another copy, so nothing is cached) and on
 repeat visits (the server keeps its last 16 game pages). The floor is an empty page from the same server and from
 disk in the same session: what the browser alone costs. Also printed: the time the server takes to read every log of
-the run before it prints its address (once per `hanabi-eval view`), and the page sizes.
+the run before it prints its address (once per `hanabi-eval view`), the page sizes, and the CPU time (not wall time,
+so it does not grow when other jobs share the machine) that the server spends making a game page (reading its log,
+replaying it, rendering) and the run page, median of --repeat.
 Run: python bench/viewer_pages.py [--games 1000] [--repeat 5]; --quick: 20 games, 1 load each.
 """
 
@@ -29,6 +31,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from bench.options import BenchParser, positive_int
 from harness.cli.main import main as cli
 from harness.viewer.catalog import Catalog
+from harness.viewer.game_page import build_game_page
+from harness.viewer.pages import render_game, render_run
 from harness.viewer.server import ViewerServer
 from harness.viewer.site import write_site
 
@@ -59,6 +63,16 @@ def load_ms(page: Any, url: str) -> float:
     return float(page.evaluate(LOAD_MS))
 
 
+def cpu_ms(work: Any, repeat: int) -> str:
+    """The median CPU time of `work()` in this process, in ms."""
+    times = []
+    for _ in range(repeat):
+        started = time.process_time()
+        work()
+        times.append((time.process_time() - started) * 1000)
+    return median(times)
+
+
 def median(values: list[float]) -> str:
     return f"{statistics.median(values):,.0f}"
 
@@ -83,8 +97,11 @@ def main() -> None:
         ids = copies_of(source, root / "results" / "many", args.games)
         catalog = Catalog([root / "results"])
         started = time.perf_counter()
-        catalog.runs()
+        (run,) = catalog.runs()
         read_s = time.perf_counter() - started
+        game = run.games[0]
+        run_cpu = cpu_ms(lambda: render_run(run), args.repeat)
+        game_cpu = cpu_ms(lambda: render_game(run, build_game_page(Path(run.path), game)), args.repeat)
         started = time.perf_counter()
         site = root / "site"
         write_site(Catalog([root / "results"]), site, [str(root / "results")], jobs=os.cpu_count() or 1)
@@ -120,8 +137,10 @@ def main() -> None:
     for row in rows:
         print("| " + " | ".join(row) + " |")
     print()
+    print(f"Server CPU per page (median ms): {moves}-move game page {game_cpu}, {args.games:,}-game run page {run_cpu}")
     print(f"Reading the {args.games:,} logs before serving (once per `hanabi-eval view`): {read_s:.1f} s")
-    print(f"Writing the static site of {args.games:,} game pages: {site_s:.1f} s")
+    print(f"Writing the static site of {args.games:,} game pages on {os.cpu_count()} cores: {site_s:.1f} s")
+    print(f"Load average (1, 5, 15 min) at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """The game viewer in a real browser: Debian's chromium driven by Playwright, on the served site and on the static
 site opened from disk. A user's path from a run to the move where the model went wrong, by clicks and keys; the
 board read from the page at several turns and compared with the engine's replay of the log; a hostile reply shown
-as text that runs nothing; paging, sorting and filtering a run of many games; a damaged log named; a log of the
-schema's first release shown. Screenshots go to the test's temporary folder (`screenshots/`), or to the folder
-HANABI_EVAL_SCREENSHOTS names.
+as text that runs nothing; paging, sorting and filtering a run of many games; a damaged log named; logs the
+harness's first release wrote (tests/data) shown move by move. Screenshots go to the test's temporary folder
+(`screenshots/`), or to the folder HANABI_EVAL_SCREENSHOTS names.
 
 Without chromium these tests skip, saying how to install it, except in CI (the CI variable set), where a missing
 browser fails them: CI installs chromium, so a skip there would hide a broken viewer.
@@ -66,7 +66,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def many(results: Path) -> Path:
-    """A run of 131 readable games and a damaged log, beside the results (the static site leaves it out)."""
+    """A run of 130 readable games and a damaged log, beside the results (the static site leaves it out)."""
     source = results / "selfplay" / "games" / "2p-custom-seed1.jsonl"
     return make_many(source, results.parent / "more" / "many", copies=130)
 
@@ -200,7 +200,14 @@ def board_in_engine(log: Path, turn: int) -> dict[str, Any]:
 
 def test_served_site_from_a_run_to_the_move_that_went_wrong(page: Any, served: str, results: Path, shots: Path) -> None:
     page.goto(served)
-    assert page.locator("a.run-link").all_inner_texts() == ["crossplay", "repeats", "resumed", "selfplay", "many"]
+    assert page.locator("a.run-link").all_inner_texts() == [
+        "crossplay",
+        "first-release",
+        "repeats",
+        "resumed",
+        "selfplay",
+        "many",
+    ]
     shoot(page, shots, "served-index")
     follow(page, "crossplay")
     row = page.locator("#games tbody tr").first
@@ -317,9 +324,14 @@ def test_static_site_opens_from_disk_and_jumps_to_the_largest_regret(
     run = results / "resumed"
     values = read_values(values_path(run, "2p-custom-seed1-r0"))[regret_turn]
     shown = [float(text) for text in step.locator("table.rated tbody td:nth-child(4)").all_inner_texts()]
+    errors = [float(text) for text in step.locator("table.rated tbody td:nth-child(5)").all_inner_texts()]
     logged = read_game_log(run / "games" / "2p-custom-seed1-r0.jsonl").moves[regret_turn - 1]
     by_move = {m.move: m.value for m in values.moves}
+    se_by_move = {m.move: m.se for m in values.moves}
     assert shown == [pytest.approx(by_move[text], abs=0.005) for text in logged.legal_moves]
+    assert errors == [pytest.approx(se_by_move[text], abs=0.005) for text in logged.legal_moves]  # two rollouts
+    ratings = [float(text) for text in step.locator("table.rated tbody td:nth-child(3)").all_inner_texts()]
+    assert ratings == [pytest.approx(r, abs=0.005) for r in logged.ratings]  # the model's own, beside them
     regret = max(by_move.values()) - by_move[logged.legal_moves[logged.move_index]]
     assert f"Regret of the choice: {regret:.2f} points" in step.inner_text() and regret > 0
     page.keyboard.press("t")
@@ -339,9 +351,9 @@ def test_a_run_of_many_games_pages_sorts_and_filters_and_names_its_damaged_log(
     assert "damaged.jsonl" in page.locator(".skipped").inner_text()
     assert "line 3" in page.locator(".skipped").inner_text()
     rows = page.locator("#games tbody tr:visible")
-    assert rows.count() == 100 and page.locator("#shown").inner_text() == "games 1–100 of 131 shown"
+    assert rows.count() == 100 and page.locator("#shown").inner_text() == "games 1–100 of 130 shown"
     page.click("#page-next")
-    assert rows.count() == 31 and page.locator("#shown").inner_text() == "games 101–131 of 131 shown"
+    assert rows.count() == 30 and page.locator("#shown").inner_text() == "games 101–130 of 130 shown"
     page.fill("#filter", "copy12")
     assert page.locator("#shown").inner_text() == "games 1–10 of 10 shown"
     assert all("copy12" in text for text in rows.all_inner_texts())
@@ -352,14 +364,38 @@ def test_a_run_of_many_games_pages_sorts_and_filters_and_names_its_damaged_log(
     header = page.locator("#games th", has_text="game")
     header.click()
     header.click()  # descending
-    assert rows.first.locator("td").first.inner_text() == "first-release"
+    assert rows.first.locator("td").first.inner_text() == "2p-custom-seed1-copy129"
     shoot(page, shots, "served-many-games")
     with page.expect_navigation():
-        rows.first.locator("a.game-link").click()  # a log as the schema's first release wrote it
+        rows.first.locator("a.game-link").click()
     page.wait_for_load_state("domcontentloaded")
     assert position(page) == "turn 1 of 70"
     page.keyboard.press("End")
     assert page.locator("section.step.current h2").inner_text().startswith("Game over")
+
+
+def test_logs_of_the_first_release_show_move_by_move(page: Any, site: Path, results: Path, shots: Path) -> None:
+    page.goto(site.joinpath("index.html").as_uri())
+    follow(page, "first-release")
+    assert page.locator("#games tbody tr").count() == 2
+    assert page.locator(".skipped").count() == 0
+    for game in ("2p-custom-seed1", "3p-custom-seed1"):
+        page.goto(site.joinpath("runs", "first-release", "index.html").as_uri())
+        follow(page, game)
+        log = results / "first-release" / "games" / f"{game}.jsonl"
+        contents = read_game_log(log)
+        assert contents.header is not None and "repeat" not in contents.header.model_fields_set  # as first written
+        moves = len(contents.moves)
+        page.keyboard.press("t")
+        for turn in (1, 20, moves):
+            page.goto(page.url.split("#")[0] + f"#t{turn}")
+            assert position(page) == f"turn {turn} of {moves}"
+            assert board_on_page(page) == board_in_engine(log, turn)
+        rated = page.locator("section.step.current table.rated tbody td:nth-child(3)").all_inner_texts()
+        assert [float(text) for text in rated] == [pytest.approx(r, abs=0.005) for r in contents.moves[-1].ratings]
+        page.keyboard.press("ArrowRight")
+        assert page.locator("section.step.current h2").inner_text().startswith("Game over")
+    shoot(page, shots, "static-first-release")
 
 
 def test_every_page_of_the_static_site_is_its_own_file(site: Path) -> None:
@@ -367,5 +403,6 @@ def test_every_page_of_the_static_site_is_its_own_file(site: Path) -> None:
     assert "index.html" in pages and "runs/selfplay/index.html" in pages
     assert "runs/crossplay/games/2p-custom-seed1-r0.html" in pages
     assert "runs/repeats/games/2p-custom-seed2-play1.html" in pages
-    assert len(pages) == 1 + 4 + 4 + 2 + 1 + 1  # the index, the runs, their games
+    assert "runs/first-release/games/3p-custom-seed1.html" in pages
+    assert len(pages) == 1 + 5 + 4 + 2 + 1 + 1 + 2  # the index, the runs, their games
     assert sorted(p.name for p in (site / "assets").iterdir()) == ["viewer.css", "viewer.js"]

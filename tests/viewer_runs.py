@@ -6,6 +6,7 @@ that is re-asked, makes a blind play, and at last answers nothing usable, so the
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 from pathlib import Path
@@ -56,10 +57,11 @@ def _run(argv: list[str]) -> int:
 
 
 def make_runs(out: Path) -> dict[str, Path]:
-    """Four runs under `out`: built-in self-play at 2-5 players, a built-in player's repeats, the scripted model
-    beside a built-in best-of-k seat (sampling twice, then choosing) until the game stops as interrupted, and the
+    """Five runs under `out`: built-in self-play at 2-5 players, a built-in player's repeats, the scripted model
+    beside a built-in best-of-k seat (sampling twice, then choosing) until the game stops as interrupted, the
     scripted model beside a built-in seat resumed after its stop with the model mended, played to the end and valued
-    at its last decisions. Returns each run's folder."""
+    at its last decisions (two rollouts each, so each value has a standard error), and a run the schema's first
+    release wrote. Returns each run's folder."""
     selfplay_argv = ["run", "--model", "local/smart", "--players", "2", "3", "4", "5", "--seeds", "1"]
     assert _run([*selfplay_argv, "--run-name", "selfplay", "--out", str(out)]) == 0
     repeats_argv = ["run", "--model", "local/cautious", "--seeds", "2", "--repeats", "2"]
@@ -76,41 +78,27 @@ def make_runs(out: Path) -> dict[str, Path]:
                 script.mended = True
                 assert main(["resume", str(resumed), "--no-progress"]) == 0
     last = read_game_log(resumed / "games" / "2p-custom-seed1-r0.jsonl").moves[-1].turn
-    assert main(["values", str(resumed), "--rollouts", "1", "--from-turn", str(last - 3)]) == 0
-    return {name: out / name for name in ("selfplay", "repeats", "crossplay", "resumed")}
+    assert main(["values", str(resumed), "--rollouts", "2", "--from-turn", str(last - 3)]) == 0
+    first_release_run(out / "first-release")
+    return {name: out / name for name in ("selfplay", "repeats", "crossplay", "resumed", "first-release")}
 
 
-# Fields added to the log schema (version 1) after its first release: a log written then has none of them.
-LATER_FIELDS = {
-    "header": ("repeat", "sent_params"),
-    "seat": ("deployments", "k"),
-    "params": ("thinking_budget", "max_tokens_on_truncation"),
-    "attempt": ("finish_reason",),
-}
+FIRST_RELEASE = Path(__file__).parent / "data" / "schema1-first-release"
 
 
-def first_release_line(line: bytes) -> bytes:
-    """A log line as the schema's first release wrote it: without the fields added since."""
-    record = json.loads(line)
-    if record["type"] == "header":
-        for key in LATER_FIELDS["header"]:
-            record.pop(key, None)
-        for seat in record["seats"]:
-            for key in LATER_FIELDS["seat"]:
-                seat.pop(key, None)
-            for key in LATER_FIELDS["params"]:
-                seat["params"].pop(key, None)
-    calls = record["calls"] if record["type"] == "move" else record.get("failed_calls", [])
-    for call in calls:
-        for attempt in call["attempts"]:
-            for key in LATER_FIELDS["attempt"]:
-                attempt.pop(key, None)
-    return json.dumps(record).encode()
+def first_release_run(out: Path) -> Path:
+    """The run folder tests/data/schema1-first-release unpacked into `out`: two games (2 and 3 players, seed 1) that
+    the first commit of the harness (ab315d5, schema version 1 as first released) wrote with `hanabi-eval run --model
+    local/smart --players 2 3 --seeds 1`, its manifest and status as it wrote them. Its logs are stored gzipped."""
+    shutil.copytree(FIRST_RELEASE, out, ignore=shutil.ignore_patterns("*.gz"))
+    for packed in (FIRST_RELEASE / "games").glob("*.jsonl.gz"):
+        (out / "games" / packed.stem).write_bytes(gzip.decompress(packed.read_bytes()))
+    return out
 
 
 def make_many(source: Path, out: Path, copies: int) -> Path:
     """A run folder `out` of `copies` games, each a copy of the game log `source` under its own id (as a long run
-    of one deal would hold), plus one log damaged on line 3 and one written in the schema's first release."""
+    of one deal would hold), plus one log damaged on line 3."""
     games = out / "games"
     games.mkdir(parents=True)
     shutil.copy(source.parent.parent / "manifest.json", out / "manifest.json")
@@ -123,6 +111,4 @@ def make_many(source: Path, out: Path, copies: int) -> Path:
     damaged = [json.dumps({**header, "game_id": "damaged"}).encode(), *lines[1:]]
     damaged[2] = damaged[2][: len(damaged[2]) // 2] + b"}"
     (games / "damaged.jsonl").write_bytes(b"\n".join(damaged) + b"\n")
-    old = [json.dumps({**header, "game_id": "first-release"}).encode(), *lines[1:]]
-    (games / "first-release.jsonl").write_bytes(b"\n".join(first_release_line(line) for line in old) + b"\n")
     return out

@@ -86,9 +86,18 @@ def _one(text: str) -> Iterator[str]:
     yield text
 
 
-def _game_html(task: tuple[RunEntry, str]) -> str:
-    """One game page's HTML (run in a worker process when the site is written by several)."""
-    run, page = task
+_RUNS: list[RunEntry] = []  # a worker process's copy of the runs, sent once when it starts
+
+
+def _keep_runs(runs: list[RunEntry]) -> None:
+    _RUNS[:] = runs
+
+
+def _game_html(task: tuple[int, str]) -> str:
+    """One game page's HTML, by the run's place in _RUNS and the page's name (in a worker, a task is these two
+    small values: the run, with every game's summary, crosses to each worker once, not once per page)."""
+    number, page = task
+    run = _RUNS[number]
     game = run.game(page)
     assert game is not None  # pages come from the run's own list
     return render_game(run, build_game_page(Path(run.path), game))
@@ -111,7 +120,7 @@ def write_site(catalog: Catalog, out: Path, sources: list[str], jobs: int = 1) -
             for run in runs
         ],
     )
-    tasks = [(run, game.page) for run in runs for game in run.games]
+    tasks = [(number, game.page) for number, run in enumerate(runs) for game in run.games]
 
     def files(pages: Iterator[str]) -> Iterator[tuple[str, Iterator[str]]]:
         for name in ASSETS:
@@ -119,13 +128,15 @@ def write_site(catalog: Catalog, out: Path, sources: list[str], jobs: int = 1) -
         yield INDEX, _one(render_index(runs, sources))
         for run in runs:
             yield run_page_path(run), _one(render_run(run))
-        for run, page in tasks:
-            yield game_page_path(run, page), _one(next(pages))
+        for number, page in tasks:
+            yield game_page_path(runs[number], page), _one(next(pages))
         yield SITE_INDEX, _one(index.model_dump_json(indent=1))
 
     if jobs <= 1 or len(tasks) < 2:
+        _keep_runs(runs)
         write_export(out, files(map(_game_html, tasks)))
     else:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+        workers = min(jobs, len(tasks))
+        with ProcessPoolExecutor(max_workers=workers, initializer=_keep_runs, initargs=(runs,)) as pool:
             write_export(out, files(pool.map(_game_html, tasks, chunksize=4)))
     return index
