@@ -387,10 +387,16 @@ def test_logs_of_the_first_release_show_move_by_move(page: Any, site: Path, resu
         assert contents.header is not None and "repeat" not in contents.header.model_fields_set  # as first written
         moves = len(contents.moves)
         page.keyboard.press("t")
-        for turn in (1, 20, moves):
-            page.goto(page.url.split("#")[0] + f"#t{turn}")
-            assert position(page) == f"turn {turn} of {moves}"
-            assert board_on_page(page) == board_in_engine(log, turn)
+        assert position(page) == f"turn 1 of {moves}"
+        assert board_on_page(page) == board_in_engine(log, 1)
+        for _ in range(19):
+            page.keyboard.press("ArrowRight")
+        assert position(page) == f"turn 20 of {moves}"
+        assert board_on_page(page) == board_in_engine(log, 20)
+        page.keyboard.press("End")
+        page.keyboard.press("ArrowLeft")
+        assert position(page) == f"turn {moves} of {moves}"
+        assert board_on_page(page) == board_in_engine(log, moves)
         rated = page.locator("section.step.current table.rated tbody td:nth-child(3)").all_inner_texts()
         assert [float(text) for text in rated] == [pytest.approx(r, abs=0.005) for r in contents.moves[-1].ratings]
         page.keyboard.press("ArrowRight")

@@ -88,8 +88,10 @@ FIRST_RELEASE = Path(__file__).parent / "data" / "schema1-first-release"
 
 def first_release_run(out: Path) -> Path:
     """The run folder tests/data/schema1-first-release unpacked into `out`: two games (2 and 3 players, seed 1) that
-    the first commit of the harness (ab315d5, schema version 1 as first released) wrote with `hanabi-eval run --model
-    local/smart --players 2 3 --seeds 1`, its manifest and status as it wrote them. Its logs are stored gzipped."""
+    `hanabi-eval run --model local/smart --players 2 3 --seeds 1` wrote at commit 65ba470 (schema version 1 without
+    the fields added since), its manifest and status as written then; logs stored gzipped. It is the oldest version
+    whose logs replay: the first commit (ab315d5) hashed the state for its digests another way, so its logs stop
+    replaying at turn 1 everywhere (the viewer names that on the game's page)."""
     shutil.copytree(FIRST_RELEASE, out, ignore=shutil.ignore_patterns("*.gz"))
     for packed in (FIRST_RELEASE / "games").glob("*.jsonl.gz"):
         (out / "games" / packed.stem).write_bytes(gzip.decompress(packed.read_bytes()))
