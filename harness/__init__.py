@@ -4,5 +4,7 @@ import os
 
 # LiteLLM downloads a price list when imported unless told not to; whichever module imports it first, it must not.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# LiteLLM sets its log level once, when imported: only errors, or its warnings reach the user's terminal.
+os.environ.setdefault("LITELLM_LOG", "ERROR")
 
 __version__ = "0.1.0"

@@ -140,3 +140,30 @@ def test_ctrl_c_with_worker_processes_stops_them_all_with_one_line(tmp_path: Pat
     assert code == 130 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     assert status_of(tmp_path)["status"] == "stopped"
     assert_whole_logs(tmp_path)
+
+
+def test_sigterm_stops_like_the_first_ctrl_c_and_says_so(tmp_path: Path) -> None:
+    """A plain `kill` (a job scheduler's or a container's stop): one line, status stopped, exit 130, resumable."""
+    process = start(tmp_path, "--concurrency", "2")
+    wait_until(lambda: finished_games(tmp_path) >= 1, process)
+    process.send_signal(signal.SIGTERM)  # to the run alone, as `kill PID` does
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("Stopped by SIGTERM: ") and "games complete; continue with: hanabi-eval resume" in err
+    status = status_of(tmp_path)
+    assert status["status"] == "stopped" and status["games_complete"] == finished_games(tmp_path) >= 1
+    assert_whole_logs(tmp_path)
+    assert main(resume_command(err)[3:]) == 0
+    assert status_of(tmp_path)["games_complete"] == 6
+
+
+def test_sigterm_to_the_whole_group_stops_the_workers_with_their_parent(tmp_path: Path) -> None:
+    process = start(tmp_path, "--workers", "2")
+    wait_until(lambda: moves_logged(tmp_path) >= 20, process)
+    os.killpg(process.pid, signal.SIGTERM)  # every process of the group, workers included
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("Stopped by SIGTERM")
+    assert status_of(tmp_path)["status"] == "stopped"
+    assert_whole_logs(tmp_path)

@@ -15,7 +15,8 @@ PACKAGE = ROOT / "harness"
 LAYERS = [
     ["cli"],
     ["session", "viewer"],  # viewer: the game viewer, a reader above the report (it reads its tables' inputs)
-    ["report", "export", "rl"],  # readers of runs, and RL environments over the same scaffolds and rewards
+    # readers of runs, RL environments over the same scaffolds and rewards, and the Inspect AI task over the same play
+    ["report", "export", "rl", "inspect"],
     ["run"],
     ["play"],
     ["strategies"],

@@ -157,8 +157,8 @@ def read_logs(runs: Path) -> list[dict[str, Any]]:
         result = lines[-1] if lines[-1]["type"] == "result" else None
         moves = [line for line in lines if line["type"] == "move"]
         calls = [c for m in moves for c in m["calls"]] + [c for r in results for c in r["failed_calls"]]
-        models = list(dict.fromkeys(s["model"] for s in header["seats"]))
-        scaffolds = list(dict.fromkeys(s["scaffold"] for s in header["seats"]))
+        models = sorted({s["model"] for s in header["seats"]})  # a team's name: not one game's seat order
+        scaffolds = sorted({s["scaffold"] for s in header["seats"]})
         games.append(
             {
                 "header": header,

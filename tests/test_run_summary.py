@@ -56,7 +56,8 @@ def test_the_summary_counts_every_rejected_attempt_by_kind_including_an_interrup
     for kind, count in invalid.items():
         assert f"{kind} {count}" in rows["invalid replies"]
     assert rows["games"] == "2: 2 complete, 0 interrupted"
-    assert rows["tokens"].split()[0] != "0" and rows["cost"].startswith("$")
+    assert rows["tokens"].split()[0] != "0"
+    assert rows["cost"].startswith("unpriced")  # openai/m has no price: unknown, never $0
     assert rows["wall time"].endswith("this session")
 
     tries = itertools.count()

@@ -117,7 +117,7 @@ def _judge(runs: list[Path], seat: SeatConfig, policy: RetryPolicy, args: argpar
         )
         console.print(
             f"Judge requests this session: {outcome.requests}, {outcome.tokens:,} tokens, "
-            f"${outcome.cost_usd:.4f} as reported by the provider"
+            f"{outcome.cost_text()}"
         )
         for game_id, turn, why in outcome.failed[:5]:
             console.print(f"[red]not judged[/red] {game_id} turn {turn}: {why}")

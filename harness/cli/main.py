@@ -12,6 +12,7 @@ import sys
 from typing import NoReturn
 
 from harness.cli import export as export_command
+from harness.cli import import_inspect as import_inspect_command
 from harness.cli import judge as judge_command
 from harness.cli import report as report_command
 from harness.cli import resume as resume_command
@@ -21,7 +22,8 @@ from harness.cli import scaffolds as scaffolds_command
 from harness.cli import values as values_command
 from harness.cli import view as view_command
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
-from harness.run.interrupt import EXIT_STOPPED
+from harness.cli.streams import output_may_close
+from harness.run.interrupt import EXIT_STOPPED, STOP_SIGNALS, cause, stop_on_sigterm
 from harness.schema.disk import explain
 from harness.session.launch import SessionEnded
 
@@ -35,6 +37,7 @@ COMMANDS = [
     judge_command,
     values_command,
     view_command,
+    import_inspect_command,
 ]
 
 
@@ -81,6 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    with output_may_close():  # output to a closed pipe (`| head`) is dropped, never an error: cli/streams.py
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
+    if argv is None:  # the command itself, not a caller in its own process: SIGTERM stops it as Ctrl-C does
+        stop_on_sigterm()
     args = build_parser().parse_args(argv)
     args.argv = sys.argv if argv is None else ["hanabi-eval", *argv]
     try:
@@ -93,8 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         if exc.code == EXIT_STOPPED and argv is None:
             _exit_quietly()
         return exc.code
-    except KeyboardInterrupt:  # before any game started (or after all ended): nothing to resume mid-move
-        print("Stopped by Ctrl-C.", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # before any game started (or after all ended): nothing to resume mid-move
+        print(f"Stopped by {cause(exc)}.", file=sys.stderr)
         if argv is None:
             _exit_quietly()
         return EXIT_STOPPED
@@ -105,9 +115,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _exit_quietly() -> None:
-    """After a stop, the process is on its way out: a further Ctrl-C during Python's own teardown must not turn
-    exit code 130 into death by signal (and the teardown is short: nothing is left to write)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """After a stop, the process is on its way out: a further Ctrl-C (or SIGTERM) during Python's own teardown must
+    not turn exit code 130 into death by signal (and the teardown is short: nothing is left to write)."""
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         "runs", type=Path, nargs="+", metavar="RUN_DIR", help="run directories, or folders that hold runs"
     )
     parser.add_argument(
-        "--out", type=Path, required=True, help="folder for report.html, report.md and the CSV/JSON tables"
+        "--out",
+        type=Path,
+        required=True,
+        help="a new or empty folder (or an earlier report's, with --force) for report.html, report.md and the tables",
     )
     parser.add_argument(
         "--by",
@@ -28,10 +31,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         default=list(DEFAULT_BY),
         help=f"what games are grouped by (default: {' '.join(DEFAULT_BY)})",
     )
+    parser.add_argument("--force", action="store_true", help="replace the report already in --out")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
+    from harness.export.writer import OutPathError
     from harness.report.build import build_report
     from harness.report.load import ReportInputError
 
@@ -40,8 +45,8 @@ def handle(args: argparse.Namespace) -> int:
     if args.out.exists() and not args.out.is_dir():
         raise UsageError(f"--out {args.out} is a file; give a folder for the report")
     try:
-        content, written = build_report(args.runs, args.out, args.by)
-    except ReportInputError as exc:
+        content, written = build_report(args.runs, args.out, args.by, args.force)
+    except (ReportInputError, OutPathError) as exc:
         raise UsageError(str(exc)) from None
     for skipped in content.skipped:
         print(f"warning: skipped {skipped.path}: {skipped.problem}", file=sys.stderr)

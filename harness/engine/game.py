@@ -16,7 +16,17 @@ from typing import NamedTuple
 from hanabi_learning_environment import pyhanabi as ph
 from pydantic import BaseModel, ConfigDict
 
-from harness.schema.cards import COLORS, DECK_SIZE, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, RANKS, validate_deck
+from harness.schema.cards import (
+    COLORS,
+    DECK_SIZE,
+    HAND_SIZE,
+    MAX_PLAYERS,
+    MAX_SEED,
+    MIN_PLAYERS,
+    MIN_SEED,
+    RANKS,
+    validate_deck,
+)
 from harness.schema.moves import EndReason, Move, MoveKind
 
 MAX_LIFE_TOKENS = 3
@@ -148,6 +158,8 @@ def _draw_whole_deck(game: ph.HanabiGame) -> list[tuple[str, ph.HanabiMove]]:
 
 def deck_for_seed(seed: int) -> list[str]:
     """The 50-card deck HLE deals for `seed` on this platform. Store it: other platforms may deal differently."""
+    if not MIN_SEED <= seed <= MAX_SEED:  # HLE would abort the whole process (std::stoi out of range)
+        raise ValueError(f"seed {seed} is outside {MIN_SEED}-{MAX_SEED}, the seeds the engine takes")
     game = ph.HanabiGame({"players": 2, "seed": seed, "random_start_player": False})
     deck = [drawn for drawn, _ in _draw_whole_deck(game)]
     validate_deck(deck)
@@ -172,6 +184,18 @@ class Game:
         self._legal_cache: list[tuple[Move, ph.HanabiMove]] | None = None
         self._over: bool | None = None
         self._deal_pending()
+
+    def copy(self) -> Game:
+        """An independent game in the same state (the engine's state is copied, the rest shared or copied)."""
+        twin = object.__new__(Game)
+        twin.players, twin.deck, twin._dealt = self.players, self.deck, self._dealt
+        twin._game = self._game  # the copied state points into the same engine game, which must outlive it
+        twin._state = self._state.copy()
+        twin._history = list(self._history)
+        twin._last_player = self._last_player
+        twin._legal_cache = self._legal_cache  # never changed in place: apply() replaces it
+        twin._over = self._over
+        return twin
 
     # ---- construction ------------------------------------------------------------------------------------------
 
@@ -320,7 +344,10 @@ class Game:
         """Apply a legal move of the current player; raise IllegalMoveError (before the C++ core sees it) if not."""
         if self.is_over:
             raise IllegalMoveError(f"the game is over; {move.description} cannot be played")
-        chosen = next((hle for legal, hle in self._legal() if legal == move), None)
+        legal_moves = self._legal()  # a move taken from legal_moves() is found by identity, without comparing fields
+        chosen = next((hle for legal, hle in legal_moves if legal is move), None)
+        if chosen is None:
+            chosen = next((hle for legal, hle in legal_moves if legal == move), None)
         if chosen is None:
             raise IllegalMoveError(f"{move.description} is not a legal move for player {self.current_player}")
         player = self.current_player

@@ -16,8 +16,11 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from harness.engine.game import deck_for_seed
+from harness.schema.cards import MAX_SEED, MIN_SEED
 from harness.schema.config import SeedDeck
 from harness.schema.paths import seeds_dir
+
+SEED_RANGE = f"{MIN_SEED}-{MAX_SEED}"
 
 
 class SeedSpecError(ValueError):
@@ -61,6 +64,8 @@ def read_seed_file(path: Path, seed_set: str) -> list[SeedDeck]:
             seed = raw["seed"]
             if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
                 raise ValueError(f'"seed" must be a whole number from 0, not {json.dumps(seed)}')
+            if not MIN_SEED <= seed <= MAX_SEED:
+                raise ValueError(f"seed {seed} is outside {SEED_RANGE}, the seeds the engine takes")
             deck = raw.get("deck") or _deck_for(seed, path)
             entries.append(SeedDeck(seed=seed, deck=tuple(deck), seed_set=seed_set))
         except (ValueError, ValidationError) as exc:
@@ -110,6 +115,11 @@ def resolve_seeds(spec: str) -> list[SeedDeck]:
             )
         if any(s < 0 for s in seeds):
             raise SeedSpecError(f"--seeds {shown!r} has a negative seed; seeds are whole numbers from 0")
+        too_large = next((s for s in seeds if s > MAX_SEED), None)
+        if too_large is not None:
+            raise SeedSpecError(
+                f"--seeds {shown!r} has seed {too_large}, beyond what the engine takes; use seeds in {SEED_RANGE}"
+            )
         return [SeedDeck(seed=s, deck=tuple(_deck_for(s)), seed_set="custom") for s in seeds]
     path = Path(spec)
     try:

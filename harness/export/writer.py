@@ -1,8 +1,10 @@
-"""Writing an export folder all at once: files go to a temporary sibling folder that is renamed into place.
+"""Writing an output folder all at once (an export, a report): files go to a temporary sibling folder that is
+renamed into place, so the folder holds exactly what this command wrote, nothing of an earlier one.
 
-An export never overwrites anything silently: an existing export folder is replaced only when asked (--force), and
-a folder that is not an export (no export_manifest.json) is never replaced, so a mistyped --out cannot delete a
-results folder. A failure while writing leaves the old export (or nothing) in place, never a half-written one.
+An output never overwrites anything silently: an existing export (or report) folder is replaced only when asked
+(--force), and a folder that is not one (no export_manifest.json, report_manifest.json) is never written into or
+replaced, so a mistyped --out cannot delete a results folder. A failure while writing leaves the old folder (or
+nothing) in place, never a half-written one.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ import json
 import os
 import shutil
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 MANIFEST_NAME = "export_manifest.json"
+T = TypeVar("T")
 
 
 class OutPathError(ValueError):
@@ -30,6 +34,31 @@ def _held(out: Path) -> tuple[str, int] | None:
         return None
 
 
+def check_folder(out: Path, sources: Sequence[Path], what: str, is_one: Callable[[Path], bool]) -> bool:
+    """Refuse an --out folder that cannot take an output of kind `what` (an export, a report): a path through a
+    file, one that overlaps a run directory, or a folder holding other files (`is_one` tells an earlier output of
+    this kind). Returns whether `out` holds an earlier output, which only --force may replace."""
+    for parent in [out, *out.parents]:
+        if parent.exists() and not parent.is_dir():
+            raise OutPathError(f"--out {out}: {parent} is a file; give a folder path")
+    resolved = out.resolve()
+    for source in sources:
+        root = source.resolve()
+        if resolved == root or root in resolved.parents or resolved in root.parents:
+            raise OutPathError(f"--out {out} overlaps the run directory {source}; write the {what} elsewhere")
+    if not out.exists() or not any(out.iterdir()):
+        return False
+    if not is_one(out):
+        raise OutPathError(
+            f"--out {out} is a folder that holds other files, not {_article(what)} {what}; choose a new or empty folder"
+        )
+    return True
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
 def check_out(out: Path, force: bool, sources: list[Path], fmt: str = "", schema_version: int = 0) -> None:
     """Refuse an --out that would overwrite something, before anything is read or written. An export of another
     kind or schema version is named in the refusal: adding files of one schema to a folder of another is how
@@ -39,21 +68,7 @@ def check_out(out: Path, force: bool, sources: list[Path], fmt: str = "", schema
             f"--out {out} looks like a file name; give a folder: the export writes its data file, README.md and "
             f"{MANIFEST_NAME} into it"
         )
-    for parent in [out, *out.parents]:
-        if parent.exists() and not parent.is_dir():
-            raise OutPathError(f"--out {out}: {parent} is a file; give a folder path")
-    resolved = out.resolve()
-    for source in sources:
-        root = source.resolve()
-        if resolved == root or root in resolved.parents or resolved in root.parents:
-            raise OutPathError(f"--out {out} overlaps the run directory {source}; write the export elsewhere")
-    if not out.exists() or not any(out.iterdir()):
-        return
-    if not (out / MANIFEST_NAME).is_file():
-        raise OutPathError(
-            f"--out {out} is a folder that holds other files, not an export; choose a new or empty folder"
-        )
-    if force:
+    if not check_folder(out, sources, "export", lambda folder: (folder / MANIFEST_NAME).is_file()) or force:
         return
     held = _held(out)
     if held is None:
@@ -73,8 +88,26 @@ def write_export(out: Path, files: Iterable[tuple[str, Iterable[str]]]) -> None:
     """Write (name, chunks of text) files into a fresh folder, then put it at `out` in one rename.
 
     Files are written in order and each iterable is consumed only when its file is written, so a later file (the
-    card, the manifest) can describe what an earlier one held. An existing `out` (already checked by check_out)
-    is moved aside first, restored if the new folder cannot take its place, and deleted once it has.
+    card, the manifest) can describe what an earlier one held.
+    """
+
+    def fill(staging: Path) -> None:
+        for name, chunks in files:
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)  # a name may hold folders: "runs/a/x.html"
+            with (staging / name).open("w", encoding="utf-8") as handle:
+                for chunk in chunks:
+                    handle.write(chunk)
+                handle.flush()
+                os.fsync(handle.fileno())
+
+    write_folder(out, fill)
+
+
+def write_folder(out: Path, fill: Callable[[Path], T]) -> T:
+    """Let `fill` write a fresh folder, then put that folder at `out` in one rename; return what `fill` returned.
+
+    An existing `out` (already checked, by check_folder) is moved aside first, restored if the new folder cannot
+    take its place, and deleted once it has: nothing of it stays beside the new files.
     """
     created = [p for p in reversed(out.parents) if not p.exists()]
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -83,13 +116,7 @@ def write_export(out: Path, files: Iterable[tuple[str, Iterable[str]]]) -> None:
     old = out.parent / f".{out.name}.old-{token}"
     staging.mkdir()
     try:
-        for name, chunks in files:
-            (staging / name).parent.mkdir(parents=True, exist_ok=True)  # a name may hold folders: "runs/a/x.html"
-            with (staging / name).open("w", encoding="utf-8") as handle:
-                for chunk in chunks:
-                    handle.write(chunk)
-                handle.flush()
-                os.fsync(handle.fileno())
+        filled = fill(staging)
         replacing = out.exists()
         if replacing:
             out.rename(old)
@@ -105,6 +132,7 @@ def write_export(out: Path, files: Iterable[tuple[str, Iterable[str]]]) -> None:
         raise
     if replacing:
         shutil.rmtree(old, ignore_errors=True)
+    return filled
 
 
 def _remove_empty(folders: list[Path]) -> None:

@@ -26,6 +26,7 @@ from harness.schema.records import (
     MoveRecord,
     Usage,
     now_iso,
+    total_cost,
 )
 from harness.schema.secrets import public_seat
 from harness.strategies.asking import Decision, MoveInterrupted
@@ -144,7 +145,6 @@ def _result(
     usage = Usage()
     for attempt in attempts:
         usage = usage + attempt.usage
-    costs = [a.cost_usd for a in attempts if a.cost_usd is not None]
     return GameResult(
         status="interrupted" if interrupted else "complete",
         interrupted_reason=interrupted,
@@ -160,7 +160,7 @@ def _result(
         invalid_replies=sum(1 for a in attempts if a.error_kind and a.error_kind not in PROVIDER_ERROR_KINDS),
         provider_errors=sum(1 for a in attempts if a.error_kind in PROVIDER_ERROR_KINDS),
         usage=usage,
-        cost_usd=sum(costs) if costs else None,
+        cost_usd=total_cost(attempts),
         failed_calls=failed_now,
         finished_at=now_iso(),
     )

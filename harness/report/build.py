@@ -2,15 +2,20 @@
 each plot as a PNG file under figures/ (for a paper).
 
 The one entry point of the report package. Reads the given runs, computes, renders and writes; it never calls a
-model and never writes into a run directory.
+model and never writes into a run directory. The folder is written as an export is (harness/export/writer.py): whole,
+then renamed into place, with report_manifest.json; a folder of other files is refused, an earlier report replaced
+only with --force.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness import __version__
+from harness.export.writer import OutPathError, check_folder, write_folder
 from harness.report.calibration import flat_calibration
 from harness.report.content import ReportContent, build_content
 from harness.report.export import write_table
@@ -22,6 +27,7 @@ from harness.report.site_links import site_links
 from harness.report.wide import flat_wide
 
 HTML, MARKDOWN = "report.html", "report.md"
+REPORT_MANIFEST = "report_manifest.json"  # what makes a folder a report: the runs, --by and the files written
 FIGURES = "figures"
 _PNG_URI = "data:image/png;base64,"
 
@@ -93,8 +99,24 @@ def write_figures(content: ReportContent, out: Path) -> list[Path]:
     return written
 
 
-def build_report(paths: Sequence[Path], out: Path, by: Sequence[str]) -> tuple[ReportContent, list[Path]]:
-    """Read the runs, write the report folder; return the content and the files written."""
+def is_report(folder: Path) -> bool:
+    """Whether a folder holds a report: its manifest, or both pages of a report written before it had one."""
+    return (folder / REPORT_MANIFEST).is_file() or all((folder / name).is_file() for name in (HTML, MARKDOWN))
+
+
+def check_report_out(out: Path, force: bool, sources: Sequence[Path]) -> None:
+    """Refuse an --out that would overwrite something, before anything is read or written: a folder of other files
+    is never written into, and an earlier report is replaced only with --force (OutPathError)."""
+    if check_folder(out, sources, "report", is_report) and not force:
+        raise OutPathError(f"--out {out} already holds a report; pass --force to replace it")
+
+
+def build_report(
+    paths: Sequence[Path], out: Path, by: Sequence[str], force: bool = False
+) -> tuple[ReportContent, list[Path]]:
+    """Read the runs, write the report folder whole (nothing of an earlier report stays beside it); return the
+    content and the files written."""
+    check_report_out(out, force, paths)
     dataset = load(paths, by)
     if not dataset.games:
         names = ", ".join(r.name for r in dataset.runs)
@@ -106,8 +128,20 @@ def build_report(paths: Sequence[Path], out: Path, by: Sequence[str]) -> tuple[R
             )
         raise ReportInputError(f"no game logs in {names}; nothing to report yet")
     content = build_content(dataset, list(by))
-    out.mkdir(parents=True, exist_ok=True)
-    html, markdown = out / HTML, out / MARKDOWN
-    html.write_text(render_html(content, site_links(out, content.runs)), encoding="utf-8")
-    markdown.write_text(render_markdown(content), encoding="utf-8")
-    return content, [html, markdown, *write_tables(content, out), *write_figures(content, out)]
+
+    def fill(folder: Path) -> list[str]:
+        (folder / HTML).write_text(render_html(content, site_links(out, content.runs)), encoding="utf-8")
+        (folder / MARKDOWN).write_text(render_markdown(content), encoding="utf-8")
+        files = [folder / HTML, folder / MARKDOWN, *write_tables(content, folder), *write_figures(content, folder)]
+        names = [path.relative_to(folder).as_posix() for path in files]
+        manifest = {
+            "kind": "hanabi-eval report",
+            "harness_version": __version__,
+            "runs": [str(path) for path in paths],
+            "by": list(by),
+            "files": names,
+        }
+        (folder / REPORT_MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        return names
+
+    return content, [out / name for name in write_folder(out, fill)]

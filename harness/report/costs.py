@@ -1,10 +1,11 @@
 """What the runs spent: tokens and cost per run, per group and overall, cost per game and per point.
 
 Every attempt of every game counts (complete, interrupted or unfinished; rejected replies and failed calls too): that
-is what was paid. A game is priced when its provider reported a cost for at least one attempt; a game with no cost
-at all (a model LiteLLM has no price for) is unpriced and shown as such, never as $0. Totals over a mix say how
-many games they leave out. Cost per game divides by every game played; cost per point divides by the fireworks points
-of the complete priced games (the points the money bought).
+is what was paid. A game is priced when its cost is known: every answered attempt carries the cost its provider
+reported (harness.schema.records.total_cost). A game with an attempt of a model LiteLLM has no price for is unpriced
+and shown as such, never as $0, even when a free built-in player sat beside it. Totals over a mix say how many games
+they leave out. Cost per game divides by the priced games; cost per point divides by the fireworks points of the
+complete priced games (the points the money bought).
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """How games are grouped in the report (`--by`): by model, scaffold, player count, seat line-up or run.
 
-A game's model (and scaffold) is the distinct models (scaffolds) of its seats in seat order, joined with " + ",
-so a self-play game has one and a mixed table names every participant. The seat line-up is the seats' labels
-(model:scaffold), or one label when every seat is the same.
+A team's name never depends on the seat order of one game, which seat rotation changes from game to game. A game's
+model (and scaffold) is the distinct models (scaffolds) of its seats, sorted and joined with " + ", so a self-play
+game has one and a mixed table names every participant. The seat line-up is the seats' labels (model:scaffold) in
+seat order, turned to the rotation that sorts first: every rotation of one seating is one group, while seatings
+that differ in who sits after whom stay apart. It is one label when every seat is the same.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ DEFAULT_BY: tuple[str, ...] = ("model", "scaffold")
 
 
 def _distinct(values: Sequence[str]) -> str:
-    return " + ".join(dict.fromkeys(values))
+    return " + ".join(sorted(set(values)))
 
 
 def models_of(seats: Sequence[SeatConfig]) -> str:
@@ -29,7 +31,9 @@ def scaffolds_of(seats: Sequence[SeatConfig]) -> str:
 
 def lineup_of(seats: Sequence[SeatConfig]) -> str:
     labels = [s.label for s in seats]
-    return labels[0] if len(set(labels)) == 1 else " | ".join(labels)
+    if len(set(labels)) == 1:
+        return labels[0]
+    return " | ".join(min(labels[i:] + labels[:i] for i in range(len(labels))))
 
 
 def group_label(values: dict[str, str], by: Sequence[str]) -> str:

@@ -25,7 +25,7 @@ from harness.run.store import RunDir, RunFolderDamaged, RunFolderError
 from harness.schema.log_file import LogCorrupt
 from harness.schema.manifest import GitState, RunManifest
 from harness.schema.moves import EndReason
-from harness.schema.records import PROVIDER_ERROR_KINDS, Call, GameHeader, MoveRecord, SeatConfig
+from harness.schema.records import PROVIDER_ERROR_KINDS, Call, GameHeader, MoveRecord, SeatConfig, total_cost
 from harness.schema.value_records import (
     DecisionValueRecord,
     ValuesUnreadable,
@@ -121,7 +121,7 @@ class GameRow(BaseModel):
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
-    cost_usd: float | None  # None: no attempt of the game had a price (an unpriced model), never a guessed $0
+    cost_usd: float | None  # None: not known (an attempt of an unpriced model, see total_cost), never a guessed $0
     latency_s: float  # summed over the logged moves' attempts
 
 
@@ -243,7 +243,6 @@ def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[
         for attempt in attempts:
             if attempt.error_kind:
                 kinds[str(attempt.error_kind)] = kinds.get(str(attempt.error_kind), 0) + 1
-        costs = [a.cost_usd for a in attempts if a.cost_usd is not None]
         prompt = sum(a.usage.prompt_tokens for a in attempts)
         completion = sum(a.usage.completion_tokens for a in attempts)
         values = {
@@ -287,7 +286,7 @@ def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[
             prompt_tokens=prompt,
             completion_tokens=completion,
             total_tokens=prompt + completion,
-            cost_usd=sum(costs) if costs else None,
+            cost_usd=total_cost(attempts),
             latency_s=sum(m.latency_s for m in contents.moves),
         )
         games.append(LoadedGame(row=row, header=header, moves=contents.moves))

@@ -25,6 +25,7 @@ from harness.report.costs import Spend
 from harness.report.crossplay import CrossPlay, matrix
 from harness.report.load import GameRow
 from harness.report.references import Convention, Reference
+from harness.report.stats import Interval
 from harness.report.summary import HeatCell, PlayersSummary
 from harness.report.tracking import TrackingByTurn
 from harness.schema.cards import MAX_SCORE
@@ -56,6 +57,12 @@ def _data_uri(figure: Figure) -> str:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _error_bar(mean: float, interval: Interval) -> list[list[float]]:
+    """matplotlib's yerr for an interval around `mean`: never negative, though a percentile bootstrap interval is not
+    bound to hold the sample mean (or may miss it by a rounding error)."""
+    return [[max(mean - interval.low, 0.0)], [max(interval.high - mean, 0.0)]]
 
 
 def _spread(values: list[float], gap: float) -> list[float]:
@@ -94,9 +101,14 @@ def scores_by_players(
                 continue
             x = position[summary.players] + offset
             if stats.mean_ci is not None:
-                low, high = stats.mean - stats.mean_ci.low, stats.mean_ci.high - stats.mean
                 axes.errorbar(
-                    x, stats.mean, yerr=[[low], [high]], color=colors[group], capsize=3, lw=1.2, zorder=3
+                    x,
+                    stats.mean,
+                    yerr=_error_bar(stats.mean, stats.mean_ci),
+                    color=colors[group],
+                    capsize=3,
+                    lw=1.2,
+                    zorder=3,
                 )
             axes.plot(x, stats.mean, "o", color=colors[group], zorder=4)
         axes.plot([], [], "o", color=colors[group], label=_wrap(group))
@@ -329,7 +341,7 @@ def best_of_k_curve(points: Sequence[KPoint]) -> str | None:
                 axes.errorbar(
                     point.k,
                     point.mean,
-                    yerr=[[point.mean - point.ci.low], [point.ci.high - point.mean]],
+                    yerr=_error_bar(point.mean, point.ci),
                     color=color,
                     capsize=3,
                     lw=1,
@@ -347,7 +359,7 @@ def best_of_k_curve(points: Sequence[KPoint]) -> str | None:
 
 def crossplay_matrix(cross: CrossPlay | None) -> str | None:
     """Mean score of each cross-play cell: one seat's player (rows) with every other seat's player (columns)."""
-    if cross is None:
+    if cross is None or not cross.players:  # cross-play games, but none with one seat of A and the rest B
         return None
     grid = matrix(cross)
     size = len(cross.players)

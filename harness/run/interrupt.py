@@ -1,12 +1,17 @@
-"""Ctrl-C during a session: the first press stops the games, the second exits at once.
+"""Ctrl-C (or SIGTERM) during a session: the first press stops the games, the second exits at once.
 
 On the first press no game starts a new model call: the calls in flight are cancelled (a move is logged only once
 its reply is in, so a cancelled move is simply played again on resume), every log is closed intact, the status is
 written and the command prints one line with the resume command (exit code 130). A second press while that happens
 exits at once, as a kill would: the logs stay intact and resumable.
 
-With worker processes the terminal's Ctrl-C reaches every process of the group; the workers ignore it and stop when
-their parent tells them to (STOP_WORKER), so that one press is never counted twice.
+SIGTERM (a plain `kill`, a job scheduler's or a container's stop) is a stop like the first Ctrl-C, named as such:
+status `stopped`, the resume line, exit code 130. Outside a session the command line makes it raise Terminated, a
+KeyboardInterrupt, where Python would raise KeyboardInterrupt for Ctrl-C (`stop_on_sigterm`).
+
+With worker processes the terminal's Ctrl-C (and a SIGTERM to the whole group) reaches every process of the group;
+the workers ignore both and stop when their parent tells them to (STOP_WORKER), so that one press is never counted
+twice.
 """
 
 from __future__ import annotations
@@ -19,9 +24,34 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 
-EXIT_STOPPED = 130  # the shell's convention for a process ended by SIGINT
+EXIT_STOPPED = 130  # the shell's convention for a process ended by SIGINT; SIGTERM's stop exits with it too
 EXIT_FAILED = 1  # a session cut short by a disk fault or a lost worker: resumable (as interrupted games are)
 STOP_WORKER = signal.SIGUSR1
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # what stops a session: Ctrl-C, and a kill's polite request
+
+
+def signal_name(signum: int) -> str:
+    """A stop signal as the user knows it: "Ctrl-C" for SIGINT, else the signal's name ("SIGTERM")."""
+    return "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM where no session listens: stops the command as Ctrl-C's KeyboardInterrupt does."""
+
+
+def cause(stopped: KeyboardInterrupt) -> str:
+    """What stopped the command, as the one line says it."""
+    return "SIGTERM" if isinstance(stopped, Terminated) else "Ctrl-C"
+
+
+def _raise_terminated(*_: object) -> None:
+    raise Terminated
+
+
+def stop_on_sigterm() -> None:
+    """From now on SIGTERM raises Terminated in the main thread, as SIGINT raises KeyboardInterrupt, so that a
+    command stopped by a kill says so in one line and exits as after Ctrl-C (a session listens more closely)."""
+    signal.signal(signal.SIGTERM, _raise_terminated)
 
 
 class SessionStopped(Exception):
@@ -31,14 +61,20 @@ class SessionStopped(Exception):
 class Stop:
     """Whether the user asked the session to stop, and how to tell them to continue."""
 
-    def __init__(self, resume_hint: str = "", signum: int = signal.SIGINT, second_exits: bool = True) -> None:
+    def __init__(
+        self,
+        resume_hint: str = "",
+        signums: tuple[int, ...] = STOP_SIGNALS,
+        second_exits: bool = True,
+    ) -> None:
         self.resume_hint = resume_hint
-        self.signum = signum
+        self.signums = signums
         self.second_exits = second_exits
         self.requested = False
+        self.by = "Ctrl-C"  # what stopped it, once requested: "Ctrl-C" or "SIGTERM"
         self._on_second: list[Callable[[], None]] = []
 
-    def press(self, halt: Callable[[], None]) -> None:
+    def press(self, halt: Callable[[], None], signum: int = signal.SIGINT) -> None:
         """One press of Ctrl-C (or one stop signal): halt on the first, exit at once on the second."""
         if self.requested and self.second_exits:
             for hook in self._on_second:
@@ -46,11 +82,18 @@ class Stop:
                     hook()
             if sys.stderr.isatty():  # the live display hid the cursor and is not there to show it again
                 sys.stderr.write("\x1b[?25h\n")
-            sys.stderr.write(f"Stopped at once by a second Ctrl-C; the logs are intact. {self.resume_hint}\n")
+            sys.stderr.write(
+                f"Stopped at once by a second {signal_name(signum)}; the logs are intact. {self.resume_hint}\n"
+            )
             sys.stderr.flush()
             os._exit(EXIT_STOPPED)
         self.requested = True
+        self.by = signal_name(signum)
         halt()
+
+    def interruption(self) -> KeyboardInterrupt:
+        """The exception to raise for this stop where no loop listens yet."""
+        return Terminated() if self.by == "SIGTERM" else KeyboardInterrupt()
 
     def on_second_press(self, hook: Callable[[], None]) -> None:
         """Run `hook` just before exiting on a second press (e.g. to kill worker processes)."""
@@ -64,11 +107,13 @@ class Stop:
             yield
             return
         loop = asyncio.get_running_loop()
-        loop.add_signal_handler(self.signum, self.press, halt)
+        for signum in self.signums:
+            loop.add_signal_handler(signum, self.press, halt, signum)
         try:
             yield
         finally:
-            loop.remove_signal_handler(self.signum)
+            for signum in self.signums:
+                loop.remove_signal_handler(signum)
             self._after()
 
     @contextlib.contextmanager
@@ -77,14 +122,18 @@ class Stop:
         if threading.current_thread() is not threading.main_thread():
             yield
             return
-        previous = signal.signal(self.signum, lambda *_: self.press(halt))
+        previous = {
+            signum: signal.signal(signum, lambda signum, _: self.press(halt, signum)) for signum in self.signums
+        }
         try:
             yield
         finally:
-            signal.signal(self.signum, previous)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
             self._after()
 
     def _after(self) -> None:
         """Once stopped, a further press while the session winds up exits at once, without a traceback."""
         if self.requested and self.second_exits:
-            signal.signal(self.signum, lambda *_: self.press(lambda: None))
+            for signum in self.signums:
+                signal.signal(signum, lambda signum, _: self.press(lambda: None, signum))

@@ -107,7 +107,15 @@ class JudgeOutcome(BaseModel):
     failed: list[tuple[str, int, str]] = []  # (game id, turn, why)
     requests: int = 0  # requests sent in this session, good or bad
     tokens: int = 0
-    cost_usd: float = 0.0  # as the provider reported it (0 when it reports none)
+    cost_usd: float = 0.0  # as the provider reported it, over the requests whose cost is known
+    unpriced_requests: int = 0  # answered by a judge LiteLLM has no price for: cost unknown, not $0
+
+    def cost_text(self) -> str:
+        """The session's cost as said to the user: never $0 for an unknown price."""
+        if self.unpriced_requests:
+            known = f"${self.cost_usd:.4f} + " if self.cost_usd else ""
+            return f"cost {known}unpriced (LiteLLM has no price for the judge model)"
+        return f"${self.cost_usd:.4f} as reported by the provider"
 
 
 # ---- reading replies ---------------------------------------------------------------------------------------------
@@ -413,6 +421,7 @@ async def judge_run(
         outcome.requests += len(call.attempts)
         outcome.tokens += sum(a.usage.total_tokens for a in call.attempts)
         outcome.cost_usd += sum(a.cost_usd or 0.0 for a in call.attempts)
+        outcome.unpriced_requests += sum(a.cost_unknown for a in call.attempts)
         if verdict is None:
             outcome.failed.append((turn.game_id, turn.turn, why or "no verdict"))
         else:

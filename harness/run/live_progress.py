@@ -45,7 +45,8 @@ class RunProgress:
         self.enabled = enabled and self.console.is_terminal
         self.moves = 0
         self.tokens = 0
-        self.cost = 0.0
+        self.cost = 0.0  # over the moves whose cost is known
+        self.unpriced_moves = 0  # moves of a model LiteLLM has no price for: their cost is unknown, not $0
         self.scores: list[int] = []
         self.interrupted = 0
         self.expected_moves = expected_moves
@@ -70,7 +71,7 @@ class RunProgress:
             f"moves {self.moves}",
             f"mean score {mean}",
             f"tokens {self.tokens:,}",
-            f"cost ${self.cost:.4f}",
+            self.cost_text(),
         ]
         if self.interrupted:
             parts.append(f"[red]interrupted {self.interrupted}[/red]")
@@ -87,6 +88,12 @@ class RunProgress:
         parts.append(f"ETA {_duration(eta)}" if eta is not None else "ETA -")
         return " · ".join(parts)
 
+    def cost_text(self) -> str:
+        """The cost so far; "unpriced" while no move's cost is known, never $0 for an unknown price."""
+        if self.unpriced_moves and self.unpriced_moves == self.moves:
+            return "cost unpriced"
+        return f"cost ${self.cost:.4f}" + (" + unpriced" if self.unpriced_moves else "")
+
     def eta_s(self) -> float | None:
         """Seconds left at this session's pace, or None before the first move (no pace yet)."""
         elapsed = time.monotonic() - self.started
@@ -94,10 +101,12 @@ class RunProgress:
             return None
         return max(self.expected_moves - self.moves, 0) / (self.moves / elapsed)
 
-    def moves_done(self, count: int, tokens: int, cost: float) -> None:
+    def moves_done(self, count: int, tokens: int, cost: float, unpriced: int = 0) -> None:
+        """`count` moves played, `unpriced` of them of unknown cost (`cost` is the others')."""
         self.moves += count
         self.tokens += tokens
         self.cost += cost
+        self.unpriced_moves += unpriced
 
     def backoff(self, model: str, error_kind: str | None, wait_s: float) -> None:
         """A provider error, retried after `wait_s` seconds (see harness.models.retry_events)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness.models import event_loop, retry_events
 from harness.run.games import RunJob, play_plans
-from harness.run.interrupt import SessionStopped, Stop
+from harness.run.interrupt import SessionStopped, Stop, cause
 from harness.run.live_progress import RunProgress
 from harness.run.options import SessionOptions
 from harness.run.status import RunStatusFile
@@ -30,8 +30,9 @@ def play_session(
     """Play the unfinished games of several runs, in this process or spread over `options.workers` processes,
     keeping each run's status file up to date. Returns each job's (plan, result) pairs in plan order.
 
-    Raises SessionStopped after a Ctrl-C (status "stopped") and DiskFault when a write fails (status "failed",
-    where it can still be written); `resume_hint` ("continue with: hanabi-eval resume ...") ends their message."""
+    Raises SessionStopped after a Ctrl-C or SIGTERM (status "stopped") and DiskFault when a write fails (status
+    "failed", where it can still be written); `resume_hint` ("continue with: hanabi-eval resume ...") ends their
+    message."""
     selected = [(index, plan) for index, job in enumerate(jobs) for plan in job.config.plans()]
     moves_left = expected_moves([(plan, jobs[index].run.game_path(plan.game_id)) for index, plan in selected])
     progress = RunProgress(total_games=len(selected), enabled=options.show_progress, expected_moves=moves_left)
@@ -44,7 +45,7 @@ def play_session(
         statuses[index].maybe_write()
 
     def stop_now() -> None:  # before the games' loop listens, or between its end and ours: as Python would
-        raise KeyboardInterrupt
+        raise stop.interruption()
 
     try:
         for status in statuses:
@@ -73,19 +74,18 @@ def play_session(
             status.try_write("failed", str(exc))
         raise
     except BaseException as exc:
-        stopped = isinstance(exc, KeyboardInterrupt)
         for status in statuses:
-            status.try_write(
-                "stopped" if stopped else "failed",
-                "stopped by Ctrl-C" if stopped else redact(f"{type(exc).__name__}: {exc}")[:500],
-            )
+            if isinstance(exc, KeyboardInterrupt):
+                status.try_write("stopped", f"stopped by {cause(exc)}")
+            else:
+                status.try_write("failed", redact(f"{type(exc).__name__}: {exc}")[:500])
         raise
     if stop.requested:
         for status in statuses:
-            status.try_write("stopped", "stopped by Ctrl-C")
+            status.try_write("stopped", f"stopped by {stop.by}")
         complete = sum(s.counts()[0] for s in statuses)
         total = sum(len(s.games) for s in statuses)
-        raise SessionStopped(f"Stopped by Ctrl-C: {complete} of {total} games complete; {resume_hint}")
+        raise SessionStopped(f"Stopped by {stop.by}: {complete} of {total} games complete; {resume_hint}")
     order = {(index, plan.game_id): n for n, (index, plan) in enumerate(selected)}
     flat.sort(key=lambda item: order[(item[0], item[1].game_id)])
     grouped: list[list[tuple[GamePlan, GameResult]]] = [[] for _ in jobs]
@@ -108,8 +108,10 @@ def execute(
     return results
 
 
-def _move_usage(record: MoveRecord) -> tuple[int, float]:
-    return record.usage.total_tokens, record.cost_usd or 0.0
+def _move_usage(record: MoveRecord) -> tuple[int, float, int]:
+    """A move's tokens, its cost (0 when unknown) and whether that cost is unknown (1) for the progress display."""
+    cost = record.cost_usd
+    return record.usage.total_tokens, cost or 0.0, int(cost is None)
 
 
 # Mean moves per game of the built-in player's self-play (offline demo, standard seeds): a typical game length.

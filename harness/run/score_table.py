@@ -110,8 +110,8 @@ class RunSummary(BaseModel):
     standard_error: float | None
     prompt_tokens: int
     completion_tokens: int
-    cost_usd: float
-    unpriced_games: int  # games whose model LiteLLM has no price for: their cost is not in cost_usd
+    cost_usd: float | None  # over the priced games; None when no game's cost is known
+    unpriced_games: int  # games of a model LiteLLM has no price for: their cost is not in cost_usd
     wall_s: float
     invalid_replies: dict[str, int]  # error kind -> attempts, over every move of every game
     provider_errors: dict[str, int]
@@ -130,6 +130,7 @@ def summarize(games: list[tuple[GameResult | None, Path]], wall_s: float) -> Run
             continue
         kinds.update(kind.decode() for kind in ERROR_KIND.findall(data))
     spread = _standard_error(scores)
+    costs = [r.cost_usd for r in results if r.cost_usd is not None]
     return RunSummary(
         games=len(games),
         complete=len(complete),
@@ -139,7 +140,7 @@ def summarize(games: list[tuple[GameResult | None, Path]], wall_s: float) -> Run
         standard_error=spread if math.isfinite(spread) else None,
         prompt_tokens=sum(r.usage.prompt_tokens for r in results),
         completion_tokens=sum(r.usage.completion_tokens for r in results),
-        cost_usd=sum(r.cost_usd or 0.0 for r in results),
+        cost_usd=sum(costs) if costs else None,
         unpriced_games=sum(1 for r in results if r.cost_usd is None and r.calls),
         wall_s=wall_s,
         invalid_replies={k: n for k, n in sorted(kinds.items()) if k not in PROVIDER_ERROR_KINDS},
@@ -164,14 +165,20 @@ def summary_table(summary: RunSummary) -> Table:
         f"{summary.prompt_tokens + summary.completion_tokens:,} "
         f"({summary.prompt_tokens:,} prompt, {summary.completion_tokens:,} completion)",
     )
-    cost = f"${summary.cost_usd:.4f}"
-    if summary.unpriced_games:
-        cost += f" (without {summary.unpriced_games} games of models LiteLLM has no price for)"
-    table.add_row("cost", cost)
+    table.add_row("cost", cost_line(summary.cost_usd, summary.unpriced_games))
     table.add_row("wall time", _duration(summary.wall_s) + " this session")
     table.add_row("invalid replies", _by_kind(summary.invalid_replies))
     table.add_row("provider errors", _by_kind(summary.provider_errors))
     return table
+
+
+def cost_line(cost_usd: float | None, unpriced_games: int) -> str:
+    """A total cost as the report words it: "unpriced" when no cost is known, never $0 for an unknown price."""
+    if cost_usd is None:
+        return f"unpriced ({unpriced_games} games of models LiteLLM has no price for)" if unpriced_games else "-"
+    if unpriced_games:
+        return f"${cost_usd:.4f} (without {unpriced_games} games of models LiteLLM has no price for)"
+    return f"${cost_usd:.4f}"
 
 
 def _by_kind(counts: dict[str, int]) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 
 from harness.models import event_loop, retry_events
 from harness.run.games import GameListener, RunJob, Selected, play_plans
-from harness.run.interrupt import STOP_WORKER, Stop
+from harness.run.interrupt import STOP_SIGNALS, STOP_WORKER, Stop
 from harness.run.live_progress import RunProgress
 from harness.run.options import SessionOptions
 from harness.schema.records import GamePlan, GameResult, MoveRecord, SeatConfig
@@ -91,28 +91,29 @@ class _MoveTally:
 
     def __init__(self, events: Any) -> None:
         self.events = events
-        self.count, self.tokens, self.cost = 0, 0, 0.0
+        self.count, self.tokens, self.cost, self.unpriced = 0, 0, 0.0, 0
         self.reported_at = time.monotonic()
 
     def add(self, record: MoveRecord) -> None:
+        cost = record.cost_usd
         self.count += 1
         self.tokens += record.usage.total_tokens
-        self.cost += record.cost_usd or 0.0
+        self.cost += cost or 0.0
+        self.unpriced += cost is None
         if time.monotonic() - self.reported_at >= self.REPORT_EVERY_S:
             self.report()
 
     def report(self) -> None:
         if self.count:
-            self.events.put(("moves", self.count, self.tokens, self.cost))
-            self.count, self.tokens, self.cost = 0, 0, 0.0
+            self.events.put(("moves", self.count, self.tokens, self.cost, self.unpriced))
+            self.count, self.tokens, self.cost, self.unpriced = 0, 0, 0.0, 0
         self.reported_at = time.monotonic()
 
 
 def _worker(jobs: list[RunJob], selected: Selected, options: SessionOptions, events: Any) -> None:
     _die_with_parent()
-    signal.signal(
-        signal.SIGINT, signal.SIG_IGN
-    )  # the terminal's Ctrl-C: the parent decides (harness.run.interrupt)
+    for signum in STOP_SIGNALS:  # the terminal's Ctrl-C, a SIGTERM to the group: the parent decides (interrupt.py)
+        signal.signal(signum, signal.SIG_IGN)
     pid = os.getpid()
     tally = _MoveTally(events)
 
@@ -120,7 +121,7 @@ def _worker(jobs: list[RunJob], selected: Selected, options: SessionOptions, eve
         tally.report()
         events.put(("game", index, plan.game_id, result.model_dump_json()))
 
-    stop = Stop(signum=STOP_WORKER, second_exits=False)
+    stop = Stop(signums=(STOP_WORKER,), second_exits=False)
     signal.signal(STOP_WORKER, _stop_before_play)  # until play_plans listens: no log is open before then
 
     def backoff(model: str, error_kind: str | None, wait_s: float) -> None:
@@ -244,7 +245,7 @@ def _collect(
             continue
         kind = event[0]
         if kind == "moves":
-            progress.moves_done(event[1], event[2], event[3])
+            progress.moves_done(event[1], event[2], event[3], event[4])
         elif kind == "backoff":
             progress.backoff(event[1], event[2], event[3])
         elif kind == "game":

@@ -49,3 +49,8 @@ def validate_deck(deck: list[str]) -> None:
     if counts != expected:
         wrong = sorted(c for c in expected if counts[c] != expected[c])
         raise ValueError(f"deck has the wrong number of copies of {', '.join(wrong)}")
+
+# The seeds the engine takes: HLE parses its seed with std::stoi (a larger one aborts the process) and takes -1 as
+# "random", so a deck's seed is a whole number in this range.
+MIN_SEED = 0
+MAX_SEED = 2**31 - 1

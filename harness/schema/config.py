@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from harness.schema.cards import validate_deck
+from harness.schema.cards import MAX_SEED, MIN_SEED, validate_deck
 from harness.schema.records import GamePlan, SeatConfig, game_id
 from harness.schema.secrets import safe_url
 
@@ -28,7 +28,7 @@ class SeedDeck(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    seed: int
+    seed: int = Field(ge=MIN_SEED, le=MAX_SEED)  # the seeds the engine takes, even when a file gives the deck
     deck: tuple[str, ...]
     seed_set: str
 

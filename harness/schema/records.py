@@ -7,6 +7,7 @@ A game log is JSONL: a GameHeader line, one MoveRecord line per move, and a Game
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, get_args
 
@@ -218,9 +219,31 @@ class Attempt(BaseModel):
     error: str | None = None  # the problem, as told to the model or read from the provider
     finish_reason: str | None = None  # as the provider reported it: "stop", "length", "content_filter", ...
     usage: Usage = Usage()
-    cost_usd: float | None = None
+    cost_usd: float | None = None  # as reported; None on an answered attempt: unknown (see total_cost)
     latency_s: float = 0.0
     resolved_model: str | None = None  # the model id the provider reports
+
+    @property
+    def cost_unknown(self) -> bool:
+        """Answered (`reply` is set, if only "") without a cost: a model LiteLLM has no price for."""
+        return self.cost_usd is None and self.reply is not None
+
+
+def total_cost(attempts: Iterable[Attempt]) -> float | None:
+    """What the attempts cost as the providers reported it, or None when that is not known.
+
+    An attempt answered without a cost (`cost_unknown`: a model LiteLLM has no price for) makes the total unknown,
+    however much the other attempts cost: a free built-in player beside an unpriced model does not make the team's
+    games $0. An attempt without an answer (a provider error, a timeout) adds nothing; with no reported cost at all
+    the total is None too.
+    """
+    costs: list[float] = []
+    for attempt in attempts:
+        if attempt.cost_unknown:
+            return None
+        if attempt.cost_usd is not None:
+            costs.append(attempt.cost_usd)
+    return sum(costs) if costs else None
 
 
 class Call(BaseModel):
@@ -269,8 +292,7 @@ class MoveRecord(BaseModel):
 
     @property
     def cost_usd(self) -> float | None:
-        costs = [a.cost_usd for c in self.calls for a in c.attempts if a.cost_usd is not None]
-        return sum(costs) if costs else None
+        return total_cost(a for c in self.calls for a in c.attempts)
 
     @property
     def latency_s(self) -> float:
@@ -318,7 +340,7 @@ class GameResult(BaseModel):
     invalid_replies: int
     provider_errors: int
     usage: Usage
-    cost_usd: float | None
+    cost_usd: float | None  # total_cost of every attempt: None when not known
     failed_calls: list[Call] = []  # for an interrupted game: every attempt of the move that could not be made
     finished_at: str
 

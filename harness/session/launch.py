@@ -22,7 +22,7 @@ from typing import Any
 from harness.engine.replay import ReplayMismatch
 from harness.models.client import ModelSpecError, check_model
 from harness.run.games import RunJob
-from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED, SessionStopped
+from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED, SessionStopped, cause
 from harness.run.lock import RunLocked
 from harness.run.manifest import RunConfigError, config_of, open_run, record_session
 from harness.run.options import SessionOptions
@@ -79,9 +79,11 @@ class SweepOutcome:
     wall_s: float
 
 
-def stopped_by_ctrl_c(kept: str) -> SessionEnded:
-    """How a session that resumes by running the same command again ends on Ctrl-C: one line, exit code 130."""
-    return SessionEnded(f"Stopped by Ctrl-C: {kept}; run the same command again to go on", EXIT_STOPPED)
+def stopped_by_ctrl_c(kept: str, command: str = "") -> SessionEnded:
+    """How a session that resumes by running the same command again ends on Ctrl-C: one line (naming that
+    `command`, when given), exit code 130."""
+    again = f"to go on: {command}" if command else "run the same command again to go on"
+    return SessionEnded(f"Stopped by Ctrl-C: {kept}; {again}", EXIT_STOPPED)
 
 
 def resume_hint(path: Path) -> str:
@@ -101,8 +103,8 @@ def session_errors(hint_now: Callable[[], str]) -> Iterator[None]:
         yield
     except SessionStopped as exc:
         raise SessionEnded(str(exc), EXIT_STOPPED) from None
-    except KeyboardInterrupt:
-        raise SessionEnded(_then("Stopped by Ctrl-C", hint_now()), EXIT_STOPPED) from None
+    except KeyboardInterrupt as exc:
+        raise SessionEnded(_then(f"Stopped by {cause(exc)}", hint_now()), EXIT_STOPPED) from None
     except DiskFault as exc:
         raise SessionEnded(f"hanabi-eval: error: {exc}", EXIT_FAILED) from None
     except OSError as exc:

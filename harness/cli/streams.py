@@ -1,0 +1,66 @@
+"""The command's own output when its reader goes away (`hanabi-eval run ... | head -1`): not a disk fault.
+
+Text written to a stdout or stderr whose pipe was closed by its reader is dropped, and the command goes on with its
+work as if it were printed: a run plays and logs every game, `report` and `export` write every file, and the exit
+code is the one that work earns. Without this, the first print after `head` exits raises BrokenPipeError wherever it
+happens (inside a session it looked like a failed write of the run), and rich's console ends the process with exit
+code 1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+
+class _DropWhenClosed:
+    """A text stream that drops what it cannot write because its reader has gone."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.reader_gone = False
+
+    def write(self, text: str) -> int:
+        if not self.reader_gone:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._gone()
+        return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._gone()
+
+    def _gone(self) -> None:
+        """From now on the stream writes nowhere: its file descriptor points at /dev/null, so that the text still in
+        its buffer goes there too (and the interpreter's last flush at exit cannot fail)."""
+        self.reader_gone = True
+        with contextlib.suppress(OSError, ValueError):  # a stream without a descriptor (a test's capture)
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._stream.fileno())
+            os.close(null)
+        with contextlib.suppress(OSError, ValueError):
+            self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, ...: the stream's own
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def output_may_close() -> Iterator[None]:
+    """Within this block, stdout and stderr drop text once their reader has gone, instead of raising."""
+    originals = sys.stdout, sys.stderr
+    guarded = _DropWhenClosed(sys.stdout), _DropWhenClosed(sys.stderr)
+    sys.stdout, sys.stderr = guarded
+    try:
+        yield
+    finally:
+        for stream in guarded:
+            stream.flush()
+        sys.stdout, sys.stderr = originals

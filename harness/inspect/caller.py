@@ -1,0 +1,210 @@
+"""InspectCaller: a seat's ModelCaller backed by an Inspect model, so that `inspect eval` plays through the same
+scaffolds, strict reading and re-asks as `hanabi-eval run` (harness.strategies.asking), while Inspect's providers,
+connection limits, retries, timeouts, token limits and cache serve each request.
+
+Each `generate` becomes one Attempt: the messages sent, the reply and reasoning (redacted like the LiteLLM path),
+the finish reason in the harness's terms ("length" for a reply cut off by the token limit), usage, Inspect's cost
+when it knows the price, and latency. Provider errors are retried inside Inspect's generate (its own backoff, and the
+provider SDK's); one that outlasts those retries reaches the harness as a failed attempt with its error kind:
+ProviderGaveUp for a kind retrying could fix, FatalModelError for the others. Inspect's limits (tokens, messages,
+time) and anything that is not a provider error pass through untouched, for Inspect to handle as it always does.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    ContentReasoning,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+)
+from inspect_ai.util import LimitExceededError
+from tenacity import RetryError
+
+from harness.inspect.seat_request import SEAT_REQUEST
+from harness.models.client import FatalModelError, ProviderGaveUp
+from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig, Usage
+from harness.schema.secrets import redact
+
+# Inspect's stop reasons in the harness's (the OpenAI) terms; "unknown" is no reason reported
+FINISH_REASONS = {
+    "stop": "stop",
+    "max_tokens": "length",
+    "model_length": "length",
+    "content_filter": "content_filter",
+    "tool_calls": "tool_calls",
+}
+_CONTEXT_OVERFLOW = re.compile(
+    r"context[ _](?:length|window|size)|maximum context|too many tokens|prompt is too long", re.IGNORECASE
+)
+_RETRYABLE: frozenset[ErrorKind] = frozenset({"rate_limited", "server_error", "timeout", "connection"})
+
+
+class InspectCaller:
+    """Answers one seat's prompts through an Inspect model."""
+
+    def __init__(self, seat: SeatConfig, model: Model) -> None:
+        self.seat = seat
+        self.model = model
+
+    @property
+    def reads_view(self) -> bool:
+        """Only the built-in players (`hanabi/<bot>`, harness.inspect.bots) decide from the seat's view."""
+        return bool(getattr(self.model.api, "reads_seat_view", False))
+
+    async def call(
+        self,
+        messages: list[Message],
+        metadata: dict[str, Any],
+        first_number: int,
+        max_tokens: int | None = None,
+    ) -> list[Attempt]:
+        """One Inspect generate (with Inspect's retries inside it) as one attempt."""
+        base = Attempt(number=first_number, messages=list(messages))
+        config = GenerateConfig(max_tokens=max_tokens) if max_tokens is not None else GenerateConfig()
+        token = SEAT_REQUEST.set(metadata if self.reads_view else None)
+        started = time.perf_counter()
+        try:
+            output = await self.model.generate([_chat(m) for m in messages], config=config)
+        except LimitExceededError:
+            raise  # Inspect's own limits end the sample as Inspect decides
+        except Exception as raised:
+            exc = _cause(raised)
+            kind = error_kind(exc)
+            if kind is None:
+                raise  # not a provider error: Inspect records it as the sample's error
+            failed = base.model_copy(
+                update={
+                    "error_kind": kind,
+                    "error": safe_error(exc),
+                    "latency_s": time.perf_counter() - started,
+                }
+            )
+            if kind in _RETRYABLE:
+                raise ProviderGaveUp(
+                    f"{self.seat.model}: provider kept failing after Inspect's retries ({failed.error})",
+                    [failed],
+                ) from None
+            raise FatalModelError(f"{self.seat.model}: {failed.error}", failed) from None
+        finally:
+            SEAT_REQUEST.reset(token)
+        latency = time.perf_counter() - started
+        if output.stop_reason == "model_length" and not _generated(output):
+            # Inspect turns a context-window error into an output holding the error text: no reply was made
+            failed = base.model_copy(
+                update={
+                    "error_kind": "context_overflow",
+                    "error": redact(f"context_length_exceeded: {output.completion}")[:500],
+                    "latency_s": latency,
+                }
+            )
+            raise FatalModelError(f"{self.seat.model}: {failed.error}", failed)
+        return [attempt_of(base, output, latency)]
+
+
+def attempt_of(base: Attempt, output: ModelOutput, latency: float) -> Attempt:
+    """The attempt a model output makes: its text and reasoning redacted, its finish reason in the harness's terms."""
+    reasoning = None
+    if output.choices:
+        content = output.choices[0].message.content
+        blocks = (
+            [c.reasoning for c in content if isinstance(c, ContentReasoning)]
+            if isinstance(content, list)
+            else []
+        )
+        reasoning = "\n".join(blocks) or None
+    finish = FINISH_REASONS.get(output.stop_reason) if output.choices else "no_choices"
+    usage = output.usage
+    return base.model_copy(
+        update={
+            "reply": redact(output.completion),
+            "reasoning": redact(reasoning) if reasoning else None,
+            "finish_reason": finish,
+            "usage": Usage(
+                prompt_tokens=usage.input_tokens,
+                completion_tokens=usage.output_tokens,
+                cached_tokens=usage.input_tokens_cache_read or 0,
+                reasoning_tokens=usage.reasoning_tokens or 0,
+            )
+            if usage is not None
+            else Usage(),
+            "cost_usd": usage.total_cost if usage is not None else None,
+            "latency_s": output.time if output.time is not None else latency,
+            "resolved_model": redact(output.model) if output.model else None,
+        }
+    )
+
+
+def _cause(exc: Exception) -> BaseException:
+    """The provider's error inside Inspect's "retries ran out" wrapper (tenacity's RetryError)."""
+    if isinstance(exc, RetryError):
+        last = exc.last_attempt.exception()
+        if last is not None:
+            return last
+    return exc
+
+
+def _generated(output: ModelOutput) -> bool:
+    return output.usage is not None and output.usage.output_tokens > 0
+
+
+def _chat(message: Message) -> ChatMessage:
+    if message.role == "system":
+        return ChatMessageSystem(content=message.content)
+    if message.role == "assistant":
+        return ChatMessageAssistant(content=message.content)
+    return ChatMessageUser(content=message.content)
+
+
+def _status_of(exc: BaseException) -> int | None:
+    for holder in (exc, getattr(exc, "response", None)):
+        status = getattr(holder, "status_code", None)
+        if isinstance(status, int):
+            return status
+    return None
+
+
+def error_kind(exc: BaseException) -> ErrorKind | None:
+    """The error kind of an exception a provider raised through Inspect, or None for one that is not a provider's
+    (a bug, a cancelled call): those are Inspect's to report. Read from the HTTP status and the exception's class
+    names, which the OpenAI, Anthropic, Google and httpx clients and Inspect's own timeouts share."""
+    names = " ".join(cls.__name__ for cls in type(exc).__mro__)
+    status = _status_of(exc)
+    if status == 429 or "RateLimit" in names:
+        return "rate_limited"
+    if _CONTEXT_OVERFLOW.search(str(exc)) and (status is None or 400 <= status < 500):
+        return "context_overflow"
+    if status in (401, 403) or "Authentication" in names or "PermissionDenied" in names:
+        return "authentication"
+    if status == 404 or "NotFound" in names:
+        return "not_found"
+    if isinstance(exc, TimeoutError) or "Timeout" in names:
+        return "timeout"
+    if "Connect" in names:
+        return "connection"
+    if status is not None and status >= 500:
+        return "server_error"
+    if (
+        (status is not None and 400 <= status < 500)
+        or "BadRequest" in names
+        or "UnprocessableEntity" in names
+    ):
+        return "bad_request"
+    return None
+
+
+def safe_error(exc: BaseException) -> str:
+    """The first line of an error, without anything that looks like a key."""
+    message = str(
+        getattr(exc, "provider_message", None) or exc
+    ).strip()  # Inspect's own error leads with the request
+    text = message.splitlines()[0] if message else type(exc).__name__
+    return redact(f"{type(exc).__name__}: {text}")[:500]

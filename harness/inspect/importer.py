@@ -1,0 +1,224 @@
+"""`hanabi-eval import-inspect`: an Inspect log of the hanabi task becomes a run folder, written by the same writers
+as `hanabi-eval run` (open_run for the manifest under the run's lock, GameLog for each game's JSONL, RunStatusFile
+for the status), so that `report`, `export`, `values` and `runs` read it like any run.
+
+Each sample's metadata holds its game's log records (harness.inspect.records). Before anything is written, every
+game is checked: its sample must be a game of the run the log's task options make (its id, seats, deck and deck
+digest), and its moves must replay through the engine to the states they recorded. The run's configuration comes
+from the task options, the eval's model and the seats the games recorded, so the folder's name and digest say what
+was played (`inspect-` + the name `hanabi-eval run` would give). Importing the same log again changes nothing; a
+log holding more games of the same run (an `inspect eval-retry`) adds them; a game already there that differs is
+refused. The manifest records the Inspect eval (task, options, model, generate config, versions) under `inspect`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.log import EvalLog, read_eval_log
+from pydantic import ValidationError
+
+from harness.engine.replay import ReplayMismatch
+from harness.inspect.options import TaskOptionError, deck_digest, parse_options
+from harness.inspect.records import LOG_KEY, log_contents
+from harness.play.game import rebuild
+from harness.run.manifest import open_run
+from harness.run.status import RunStatusFile
+from harness.run.store import RunDir
+from harness.schema.config import RunConfig
+from harness.schema.log_file import GameLog, GameLogContents
+from harness.schema.records import GameHeader, GamePlan, GameResult, MoveRecord, SeatConfig
+from harness.schema.secrets import redact
+
+TASK_NAMES = ("hanabi_eval/hanabi", "hanabi")
+RUN_PREFIX = "inspect-"  # beside runs of `hanabi-eval run` with the same configuration, never inside them
+
+
+class ImportRefused(ValueError):
+    """A log that cannot be imported; the message names the problem and the fix. Nothing was written."""
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    run: Path
+    added: list[str]  # game ids written now
+    unchanged: list[str]  # game ids already in the folder, identical
+    skipped: list[str]  # samples without a game log (an error before the first move), with the reason
+    complete: int
+    interrupted: int
+    total: int  # games the run plans
+
+
+def read_log(path: Path) -> EvalLog:
+    try:
+        log = read_eval_log(str(path))
+    except FileNotFoundError:
+        raise ImportRefused(f"{path}: no such file; give an Inspect log (.eval or .json)") from None
+    except Exception as exc:  # Inspect raises several kinds for a file that is not a log
+        raise ImportRefused(
+            f"{path}: not a readable Inspect log ({type(exc).__name__}: {exc})"[:300]
+        ) from None
+    if log.eval.task not in TASK_NAMES:
+        raise ImportRefused(f"{path} is a log of task {log.eval.task!r}, not of hanabi_eval/hanabi")
+    if log.eval.config.epochs not in (None, 1):
+        raise ImportRefused(
+            f"{path} plays each game over {log.eval.config.epochs} epochs; a run plays a deal again with "
+            "-T repeats=N, which gives each play its own game id: run the eval that way to import it"
+        )
+    if log.samples is None:
+        raise ImportRefused(f"{path} holds no samples (run the eval with its samples logged)")
+    return log
+
+
+def run_config_of(log: EvalLog, games: list[GameLogContents]) -> RunConfig:
+    """The run the log's task options make with its model, each seat as the games recorded it (with the sampling
+    settings its Inspect model sent)."""
+    try:
+        options = parse_options(**{k: v for k, v in log.eval.task_args.items() if v is not None})
+    except (TaskOptionError, TypeError) as exc:
+        raise ImportRefused(f"the log's task options do not make a run: {exc}") from None
+    config = options.run_config(log.eval.model)
+    recorded: dict[tuple[str, str], SeatConfig] = {
+        (s.model, s.scaffold): s for game in games if game.header is not None for s in game.header.seats
+    }
+    return config.model_copy(
+        update={"seats": tuple(recorded.get((s.model, s.scaffold), s) for s in config.seats)}
+    )
+
+
+def _checked(
+    sample_id: Any, contents: GameLogContents, plan: GamePlan | None, deck: list[str], digest: Any
+) -> None:
+    where = f"sample {sample_id}"
+    if plan is None:
+        raise ImportRefused(f"{where} is no game of the run its task options make; was the log edited?")
+    header = contents.header
+    if header is None:
+        raise ImportRefused(f"{where}: its game log has no header")
+    if tuple(header.seats) != plan.seats:
+        raise ImportRefused(f"{where}: its seats are not the seats its run plans for {plan.game_id}")
+    if header.deck != deck or digest != deck_digest(header.deck):
+        raise ImportRefused(f"{where}: its deck is not seed {plan.seed}'s deck (deck digest {digest})")
+    try:
+        rebuild(plan, deck, contents)
+    except ReplayMismatch as exc:
+        raise ImportRefused(f"{where}: {exc}") from None
+
+
+def _lines(contents: GameLogContents, run_id: str) -> list[GameHeader | MoveRecord | GameResult]:
+    assert contents.header is not None
+    return [contents.header.model_copy(update={"run_id": run_id}), *contents.moves, *contents.results]
+
+
+def import_log(path: Path, out: Path, command: list[str]) -> ImportOutcome:
+    """Import one Inspect log of the hanabi task into a run folder under `out` (raises ImportRefused)."""
+    log = read_log(path)
+    assert log.samples is not None
+    games: dict[str, tuple[Any, GameLogContents]] = {}
+    skipped: list[str] = []
+    for sample in log.samples:
+        records = (sample.metadata or {}).get(LOG_KEY)
+        if not records:
+            why = (
+                sample.error.message.strip().splitlines()[0]
+                if sample.error and sample.error.message
+                else "no log"
+            )
+            skipped.append(f"{sample.id} ({redact(why)[:200]})")
+            continue
+        try:
+            games[str(sample.id)] = (sample, log_contents(records))
+        except ValidationError as exc:
+            raise ImportRefused(
+                f"sample {sample.id}: its game log is not in hanabi-eval's schema ({exc.errors()[0]['msg']})"
+            ) from None
+    config = run_config_of(log, [contents for _, contents in games.values()])
+    plans = {p.game_id: p for p in config.plans()}
+    decks = {s.seed: list(s.deck) for s in config.seeds}
+    for game_id, (sample, contents) in games.items():
+        plan = plans.get(game_id)
+        _checked(
+            sample.id,
+            contents,
+            plan,
+            decks[plan.seed] if plan else [],
+            (sample.metadata or {}).get("deck_digest"),
+        )
+    run_path = out / f"{RUN_PREFIX}{config.default_name()}"
+    with open_run(run_path, config, command) as (run, manifest):
+        existing = {game_id for game_id in games if run.game_path(game_id).exists()}
+        fresh = {game_id: _lines(contents, manifest.run_id) for game_id, (_, contents) in games.items()}
+        unchanged: list[str] = []
+        for game_id in sorted(existing):
+            if run.game_path(game_id).read_bytes() != _bytes(fresh[game_id]):
+                raise ImportRefused(
+                    f"{run.game_path(game_id)} already holds a different play of {game_id}; import into another --out"
+                )
+            unchanged.append(game_id)
+        record = manifest.model_copy(
+            update={"sent_params": _sent_params(config, games), "inspect": _eval_record(log, path)}
+        )
+        run.write_manifest(record)
+        added = [game_id for game_id in fresh if game_id not in existing]
+        asyncio.run(_write_games(run, {game_id: fresh[game_id] for game_id in added}))
+        status = RunStatusFile(run, list(plans.values()))
+        complete, interrupted = status.counts()
+        if complete + interrupted < len(plans):
+            status.write(
+                "stopped", f"the Inspect log holds {complete + interrupted} of the run's {len(plans)} games"
+            )
+        else:
+            status.write("done")
+    return ImportOutcome(run_path, added, unchanged, skipped, complete, interrupted, len(plans))
+
+
+def _bytes(lines: list[GameHeader | MoveRecord | GameResult]) -> bytes:
+    return b"".join(redact(line.model_dump_json()).encode() + b"\n" for line in lines)
+
+
+async def _write_games(run: RunDir, games: dict[str, list[GameHeader | MoveRecord | GameResult]]) -> None:
+    for game_id, lines in games.items():
+        with GameLog(run.game_path(game_id)) as log:
+            for line in lines:
+                await log.append(line)
+            await log.durable()
+
+
+def _sent_params(config: RunConfig, games: dict[str, tuple[Any, GameLogContents]]) -> list[dict[str, Any]]:
+    """Per seat of the configuration, what its games' headers record Inspect sent."""
+    sent: dict[tuple[str, str], dict[str, Any]] = {}
+    for _, contents in games.values():
+        header = contents.header
+        if header is not None:
+            for seat, params in zip(header.seats, header.sent_params, strict=False):
+                sent.setdefault((seat.model, seat.scaffold), params)
+    return [sent.get((s.model, s.scaffold), {"model": s.model, "via": "inspect_ai"}) for s in config.seats]
+
+
+def _eval_record(log: EvalLog, path: Path) -> dict[str, Any]:
+    """What the manifest keeps of the Inspect eval the games come from."""
+    spec = log.eval
+    return json.loads(
+        redact(
+            json.dumps(
+                {
+                    "log": path.name,
+                    "eval_id": spec.eval_id,
+                    "run_id": spec.run_id,
+                    "created": spec.created,
+                    "task": spec.task,
+                    "task_args": spec.task_args,
+                    "model": spec.model,
+                    "model_base_url": spec.model_base_url,
+                    "model_generate_config": spec.model_generate_config.model_dump(exclude_none=True),
+                    "packages": spec.packages,
+                    "status": log.status,
+                },
+                default=str,
+            )
+        )
+    )

@@ -1,0 +1,296 @@
+"""The Inspect AI route: `inspect eval hanabi_eval/hanabi` run for real as a subprocess, its log imported with
+`hanabi-eval import-inspect`, and every game compared move for move with `hanabi-eval run` on the same seeds: offline
+with the built-in players (`hanabi/smart` against `local/smart`), and against the scripted OpenAI-compatible server
+through Inspect's own `openai` provider (bad replies re-asked exactly as `hanabi-eval run` re-asks them; provider
+errors retried by Inspect; a provider that stays down stops the game, the sample errors, and the import keeps it as
+an interrupted game)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import threading
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai.log import EvalLog, read_eval_log, resolve_sample_attachments
+
+from harness.cli.main import main
+from harness.inspect.options import TaskOptionError, parse_options
+from harness.schema.log_file import GameLogContents, read_game_log
+from harness.schema.records import PROVIDER_ERROR_KINDS, Attempt
+from tests.fakeserver import FakeModelServer, Reply, careful_player
+
+INSPECT = Path(sys.executable).with_name("inspect")
+
+
+def inspect_eval(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, EvalLog, str]:
+    """Run `inspect eval hanabi_eval/hanabi ARGS` in a subprocess; its exit code, its log and its output."""
+    logs = tmp_path / "inspect-logs"
+    environment = {
+        **os.environ,
+        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),  # Inspect's traces and caches stay in this test's folder
+        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
+        **(env or {}),
+    }
+    done = subprocess.run(
+        [str(INSPECT), "eval", "hanabi_eval/hanabi", "--log-dir", str(logs), "--display", "plain", *args],
+        env=environment,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    found = sorted(logs.glob("*.eval"))
+    assert found, done.stdout + done.stderr
+    return done.returncode, read_eval_log(str(found[-1])), done.stdout + done.stderr
+
+
+def games_of(folder: Path) -> dict[str, GameLogContents]:
+    """The game logs of the one run folder in `folder`, by game id."""
+    (run,) = [p for p in folder.iterdir() if p.is_dir()]
+    return {path.stem: read_game_log(path) for path in sorted((run / "games").glob("*.jsonl"))}
+
+
+def import_log(log: EvalLog, out: Path) -> int:
+    return main(["import-inspect", log.location, "--out", str(out)])
+
+
+def asked(attempt: Attempt) -> tuple[Any, ...]:
+    """What an attempt sent and got, apart from its number, timing and the model's name."""
+    return ([m.model_dump() for m in attempt.messages], attempt.reply, attempt.error_kind, attempt.error)
+
+
+def assert_same_games(ours: GameLogContents, theirs: GameLogContents) -> None:
+    """The same moves, from the same prompts and replies (provider errors aside), to the same result."""
+    assert [(m.turn, m.seat, m.move_index, m.move) for m in ours.moves] == [
+        (m.turn, m.seat, m.move_index, m.move) for m in theirs.moves
+    ]
+    for mine, other in zip(ours.moves, theirs.moves, strict=True):
+        for call, twin in zip(mine.calls, other.calls, strict=True):
+            kept = [asked(a) for a in twin.attempts if a.error_kind not in PROVIDER_ERROR_KINDS]
+            assert [asked(a) for a in call.attempts] == kept
+    assert ours.result is not None and theirs.result is not None
+    for field in ("status", "fireworks_score", "engine_score", "end_reason", "turns", "invalid_replies"):
+        assert getattr(ours.result, field) == getattr(theirs.result, field), field
+
+
+def test_the_built_in_players_play_the_same_games_under_inspect_as_under_hanabi_eval_run(tmp_path: Path) -> None:
+    code, log, output = inspect_eval(tmp_path, "--model", "hanabi/smart", "-T", "players=2,3", "-T", "seeds=1")
+    assert code == 0 and log.status == "success", output
+    assert [s.id for s in log.samples or []] == ["2p-custom-seed1", "3p-custom-seed1"]
+    sample = (log.samples or [])[0]
+    assert sample.metadata["seed"] == 1 and len(sample.metadata["deck_digest"]) == 16
+    assert [e.event for e in sample.events].count("model") == len(sample.metadata["hanabi_log"]) - 2
+
+    assert import_log(log, tmp_path / "inspect") == 0
+    assert main(["run", "--model", "local/smart", "--players", "2", "3", "--seeds", "1",
+                 "--out", str(tmp_path / "run"), "--no-progress"]) == 0
+    imported, played = games_of(tmp_path / "inspect"), games_of(tmp_path / "run")
+    assert list(imported) == list(played)
+    for game_id, contents in imported.items():
+        assert_same_games(contents, played[game_id])
+    # Inspect's metrics are the games' scores
+    scores = [played[s.id].result.fireworks_score for s in log.samples or []]  # type: ignore[union-attr]
+    assert log.results is not None
+    metrics = {(s.name, m.name): m.value for s in log.results.scores for m in s.metrics.values()}
+    assert metrics[("fireworks", "mean")] == pytest.approx(sum(scores) / len(scores))
+    assert metrics[("complete", "mean")] == 1.0 and metrics[("reasked", "moves_reasked")] == 0.0
+
+    # the imported run is a run like any other: listed, reported, exported, valued; importing again changes nothing
+    run_dir = next((tmp_path / "inspect").iterdir())
+    assert json.loads((run_dir / "status.json").read_text())["status"] == "complete"
+    assert main(["report", str(tmp_path / "inspect"), "--out", str(tmp_path / "report")]) == 0
+    assert main(["export", str(run_dir), "--format", "hanabirewards", "--out", str(tmp_path / "export")]) == 0
+    rows = (tmp_path / "export" / "hanabirewards.jsonl").read_text().splitlines()
+    assert len(rows) == sum(len(c.moves) for c in imported.values())
+    assert main(["values", str(run_dir), "--rollouts", "1", "--from-turn", "60"]) == 0
+    before = {p: p.read_bytes() for p in (run_dir / "games").iterdir()}
+    assert import_log(log, tmp_path / "inspect") == 0
+    assert {p: p.read_bytes() for p in (run_dir / "games").iterdir()} == before
+
+
+def test_a_mixed_team_with_multi_call_scaffolds_plays_as_under_hanabi_eval_run(tmp_path: Path) -> None:
+    # a mixture of agents (5 calls a move at 2 players) beside Mycroft's working memory, as a team of two players
+    team = "hanabi/smart:moa-watson,hanabi/cautious:mycroft"
+    code, log, output = inspect_eval(tmp_path, "--model", "hanabi/smart", "-T", f"seats={team}", "-T", "seeds=3")
+    assert code == 0, output
+    assert import_log(log, tmp_path / "inspect") == 0
+    assert main(["run", "--seat", "local/smart:moa-watson", "--seat", "local/cautious:mycroft", "--seeds", "3",
+                 "--out", str(tmp_path / "run"), "--no-progress"]) == 0
+    ((game_id, contents),) = games_of(tmp_path / "inspect").items()
+    ((other_id, other),) = games_of(tmp_path / "run").items()
+    assert game_id == other_id == "2p-custom-seed3-r0"
+    assert [s.model for s in contents.header.seats] == ["hanabi/smart", "hanabi/cautious"]  # type: ignore[union-attr]
+    assert {c.role for c in contents.moves[0].calls} == {c.role for c in other.moves[0].calls}
+    assert len(contents.moves[0].calls) == 5
+    assert_same_games(contents, other)
+    assert contents.moves[1].memory == other.moves[1].memory
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"scaffold": "sherlok"}, "scaffold='sherlok': no such scaffold (did you mean sherlock?)"),
+        ({"players": ["2", "6"]}, "'6' is not a player count"),
+        ({"seeds": "nosuch"}, "seeds='nosuch'"),
+        ({"seats": "openai/a:watson,hanabi/smart:holmes"}, "no such scaffold"),
+        ({"seats": "openai/a,hanabi/smart", "players": 3}, "a team of 2 seats plays 2-player games only"),
+        ({"repeats": 0}, "repeats=0"),
+    ],
+)
+def test_bad_task_options_are_refused_naming_the_option(options: dict[str, Any], named: str) -> None:
+    with pytest.raises(TaskOptionError, match="hanabi task option") as refused:
+        parse_options(**options)
+    assert named in str(refused.value)
+
+
+def test_inspect_eval_refuses_a_bad_option_in_one_line_before_any_game_starts(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [str(INSPECT), "eval", "hanabi_eval/hanabi", "--model", "hanabi/smart", "-T", "scafold=sherlock",
+         "--log-dir", str(tmp_path / "logs")],
+        env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg")},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode != 0
+    assert "hanabi task option scafold: the hanabi task has no such option (did you mean scaffold?)" in " ".join(
+        (done.stdout + done.stderr).split()
+    )
+    assert "Traceback" not in done.stdout + done.stderr
+    assert not (tmp_path / "logs").exists()  # nothing ran, nothing was written
+
+
+# ---- against the scripted OpenAI-compatible server, through Inspect's openai provider ------------------------------
+
+BAD = {
+    "prose": "I think I should play my oldest card, it feels right.",
+    "ambiguous": "Reasoning: both work.\nChosen Move Number: 1\nChosen Move Number: 2",
+    "illegal": "Reasoning: go.\nChosen Move Number: 99",
+}
+
+
+class Messy:
+    """A model that, for each new prompt, first answers badly (prose, two moves, an illegal move) by the prompt's
+    place in the game, and answers well when re-asked; the 3rd new prompt first gets a 500 and the 6th a 429 (both
+    retried by the client). Only the first ask of a prompt misbehaves, so both routes see the same replies."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}  # requests so far per prompt
+        self.order: dict[str, int] = {}  # the prompt's place among the prompts seen
+        self.lock = threading.Lock()
+
+    def __call__(self, request: dict[str, Any]) -> Reply:
+        key = hashlib.sha256(json.dumps(request["messages"][:2]).encode()).hexdigest()
+        with self.lock:
+            count = self.seen.get(key, 0)
+            self.seen[key] = count + 1
+            fresh = self.order.setdefault(key, len(self.order) + 1)
+        if any(m["role"] == "assistant" for m in request["messages"]):
+            return careful_player(request)  # a re-ask
+        if count == 0 and fresh == 3:
+            return Reply(status=500)
+        if count == 0 and fresh == 6:
+            return Reply(status=429, headers={"Retry-After": "0"})
+        kind = ("prose", "ambiguous", "illegal", None, None)[fresh % 5]
+        if count <= (1 if fresh in (3, 6) else 0) and kind is not None:
+            return Reply(content=BAD[kind])
+        return careful_player(request)
+
+
+def openai_ready() -> bool:
+    """Inspect's OpenAI-based providers need openai>=3.4; the rl extra's verifiers holds openai below 3."""
+    major, minor = (int(part) for part in metadata.version("openai").split(".")[:2])
+    return (major, minor) >= (3, 4)
+
+
+PROVIDERS = [
+    pytest.param(
+        "openai",
+        marks=pytest.mark.skipif(not openai_ready(), reason="Inspect's openai provider needs openai>=3.4"),
+    ),
+    "anthropic",  # Inspect's own Anthropic client, against the server's Messages API
+]
+
+
+def provider_args(provider: str, server: FakeModelServer) -> tuple[list[str], dict[str, str]]:
+    """`inspect eval` arguments for Inspect's `provider` served by the scripted server, and its key. The client
+    SDK's own retries are off, so that Inspect's retry layer is the one that retries provider errors."""
+    if provider == "openai":
+        args = ["--model", "openai/fake-model", "--model-base-url", server.base_url]
+        return [*args, "-M", "max_retries=0"], {"OPENAI_API_KEY": "sk-test-inspect-0000"}
+    # without streaming, Anthropic's client refuses a request whose token limit could take over 10 minutes
+    args = ["--model", "anthropic/fake-model", "--model-base-url", server.root_url, "-M", "streaming=false"]
+    args += ["--max-tokens", "1024"]
+    return [*args, "-M", "max_retries=0"], {"ANTHROPIC_API_KEY": "sk-test-inspect-0000"}
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_bad_replies_are_re_asked_through_inspect_exactly_as_hanabi_eval_run_re_asks_them(
+    tmp_path: Path, provider: str
+) -> None:
+    with FakeModelServer(Messy()) as server:
+        args, key = provider_args(provider, server)
+        team = f"seats={provider}/fake-model:watson,hanabi/smart:sherlock"
+        code, log, output = inspect_eval(tmp_path, *args, "-T", team, "-T", "seeds=1", env=key)
+        inspect_requests = len(server.exchanges)
+    assert code == 0, output
+    with FakeModelServer(Messy()) as server:
+        assert main(["run", "--seat", f"openai/fake-model:watson,api_base={server.base_url}",
+                     "--seat", "local/smart:sherlock", "--seeds", "1", "--out", str(tmp_path / "run"),
+                     "--no-progress", "--retry-wait", "0.01", "--retry-wait-max", "0.05"]) == 0
+        run_requests = len(server.exchanges)
+    assert import_log(log, tmp_path / "inspect") == 0
+    ((_, ours),), ((_, theirs),) = games_of(tmp_path / "inspect").items(), games_of(tmp_path / "run").items()
+    assert_same_games(ours, theirs)
+    kinds = [a.error_kind for m in ours.moves for c in m.calls for a in c.attempts if a.error_kind]
+    assert {"unparseable", "ambiguous", "illegal_move"} <= set(kinds)
+    assert not PROVIDER_ERROR_KINDS & set(kinds)  # Inspect retried them: no attempt of the harness's
+    retried = [a.error_kind for m in theirs.moves for c in m.calls for a in c.attempts if a.error_kind]
+    assert sorted(set(retried) & PROVIDER_ERROR_KINDS) == ["rate_limited", "server_error"]
+    assert inspect_requests == run_requests  # the same requests reached the server, the two failed ones included
+    sample = resolve_sample_attachments((log.samples or [])[0])
+    failed = [e for e in sample.events if e.event == "model" and e.error]
+    assert len(failed) == 2  # Inspect's transcript shows the two requests it retried
+    assert sample.scores is not None
+    score = sample.scores["hanabi_score"]
+    assert score.value["complete"] == 1.0 and score.value["reasked"] > 0  # type: ignore[index]
+    turns = [e.data for e in sample.events if e.event == "info"]
+    assert len(turns) == len(ours.moves) and any("rejected: `ambiguous`" in str(t) for t in turns)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_provider_that_stays_down_errors_the_sample_and_imports_as_an_interrupted_game(
+    tmp_path: Path, provider: str
+) -> None:
+    answered: list[int] = []
+
+    def script(request: dict[str, Any]) -> Reply:
+        if len(answered) >= 4:
+            return Reply(status=500)
+        answered.append(1)
+        return careful_player(request)
+
+    with FakeModelServer(script) as server:
+        args, key = provider_args(provider, server)
+        _, log, output = inspect_eval(tmp_path, *args, "--max-retries", "0", "-T", "seeds=1", env=key)
+    assert log.status == "error", output
+    sample = (log.samples or [])[0]
+    assert sample.error is not None and "stopped" in sample.error.message
+    assert main(["import-inspect", log.location, "--out", str(tmp_path / "inspect")]) == 1
+    ((_, contents),) = games_of(tmp_path / "inspect").items()
+    assert len(contents.moves) == 4
+    assert contents.result is not None and contents.result.status == "interrupted"
+    (failed,) = contents.result.failed_calls
+    assert [a.error_kind for a in failed.attempts] == ["server_error"]
+    run_dir = next((tmp_path / "inspect").iterdir())
+    assert json.loads((run_dir / "status.json").read_text())["status"] == "interrupted"
+    for path in [run_dir / "manifest.json", *run_dir.rglob("*.jsonl")]:
+        assert "sk-test-inspect-0000" not in path.read_text()

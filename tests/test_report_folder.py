@@ -1,0 +1,76 @@
+"""`report --out` treats its folder as `export` does: a folder of other files is never written into, an earlier
+report is replaced only with --force and then whole (none of its files stays beside the new ones), and a report is
+never written inside a run directory. Each refusal is one line with exit code 2, before anything is written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli.main import main
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("runs")
+    common = ["--seeds", "1", "--no-progress"]
+    assert main(["run", "--model", "local/smart", *common, "--out", str(root / "solo")]) == 0
+    team = ["--seat", "local/smart:watson", "--seat", "local/cautious:watson"]
+    assert main(["run", *team, *common, "--out", str(root / "team")]) == 0
+    return {"solo": root / "solo", "team": root / "team", "root": root}
+
+
+def files_in(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+
+
+def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    return err
+
+
+def test_a_folder_of_other_files_is_never_written_into(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "thesis.tex").write_text("my thesis")
+    err = refused(["report", str(runs["solo"]), "--out", str(tmp_path), "--force"], capsys)
+    assert f"--out {tmp_path} is a folder that holds other files, not a report; choose a new or empty folder" in err
+    assert files_in(tmp_path) == {"thesis.tex"}
+
+
+def test_an_earlier_report_is_replaced_only_with_force_and_then_whole(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report"
+    assert main(["report", str(runs["solo"]), str(runs["team"]), "--out", str(out)]) == 0
+    assert {"crossplay.csv", "crossplay.json", "figures/crossplay.png"} <= files_in(out)
+    err = refused(["report", str(runs["solo"]), "--out", str(out)], capsys)
+    assert f"--out {out} already holds a report; pass --force to replace it" in err
+    assert "figures/crossplay.png" in files_in(out)  # untouched by the refusal
+    assert main(["report", str(runs["solo"]), "--out", str(out), "--force"]) == 0
+    manifest = json.loads((out / "report_manifest.json").read_text())
+    assert files_in(out) == {*manifest["files"], "report_manifest.json"}
+    assert not any("crossplay" in name for name in files_in(out))
+    assert manifest["runs"] == [str(runs["solo"])] and [p.name for p in tmp_path.iterdir()] == ["report"]
+
+
+def test_a_report_written_before_reports_had_a_manifest_is_still_a_report(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("report.html", "report.md", "summary.csv"):
+        (tmp_path / name).write_text("an earlier report")
+    assert "already holds a report" in refused(["report", str(runs["solo"]), "--out", str(tmp_path)], capsys)
+    assert main(["report", str(runs["solo"]), "--out", str(tmp_path), "--force"]) == 0
+    assert "an earlier report" not in (tmp_path / "summary.csv").read_text()
+
+
+def test_a_report_is_never_written_inside_a_run_directory(
+    runs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    (run,) = runs["solo"].iterdir()
+    err = refused(["report", str(run), "--out", str(run / "report")], capsys)
+    assert "overlaps the run directory" in err and not (run / "report").exists()

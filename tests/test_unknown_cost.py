@@ -1,0 +1,65 @@
+"""An unknown cost is never shown as $0: not in the log, the end-of-run summary, the live display, the report or the
+judge's line, even when a free built-in player sat beside a model LiteLLM has no price for."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli.main import main
+from harness.run.judge import JudgeOutcome
+from harness.run.live_progress import RunProgress
+from harness.schema.log_file import read_game_log
+from harness.schema.records import Attempt, total_cost
+from tests.fakeserver import FakeModelServer, careful_player
+
+
+def answered(cost: float | None) -> Attempt:
+    return Attempt(number=1, messages=[], reply="Chosen Move Number: 0", cost_usd=cost)
+
+
+def test_a_cost_is_known_only_when_every_answered_attempt_has_one() -> None:
+    failed = Attempt(number=1, messages=[], error_kind="rate_limited")  # no answer: adds nothing
+    assert total_cost([answered(0.0), answered(0.25), failed]) == 0.25
+    assert total_cost([answered(0.0), answered(None)]) is None  # a free bot beside an unpriced model
+    assert total_cost([failed]) is None
+
+
+def test_a_mixed_team_of_an_unpriced_model_and_a_bot_is_unpriced_everywhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with FakeModelServer(careful_player) as server:
+        seats = ["--seat", f"openai/unpriced-x:watson,api_base={server.base_url}", "--seat", "local/smart:watson"]
+        assert main(["run", *seats, "--seeds", "1,2", "--out", str(tmp_path / "runs"), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "unpriced (2 games of models LiteLLM has no price for)" in printed and "$0.0000" not in printed
+    for path in tmp_path.glob("runs/*/games/*.jsonl"):
+        contents = read_game_log(path)
+        assert contents.result is not None and contents.result.cost_usd is None
+        assert any(m.cost_usd is None for m in contents.moves)
+    assert main(["report", str(tmp_path / "runs"), "--out", str(tmp_path / "report")]) == 0
+    assert "Total cost: unpriced;" in capsys.readouterr().out
+    total = json.loads((tmp_path / "report" / "spending.json").read_text())[-1]
+    assert (total["priced_games"], total["unpriced_games"], total["cost_usd"]) == (0, 2, None)
+    assert "**Total cost: unpriced**" in (tmp_path / "report" / "report.md").read_text()
+
+
+def test_an_all_unpriced_run_ends_with_unpriced_not_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeModelServer(careful_player) as server:
+        argv = ["run", "--model", "openai/unpriced-y", "--api-base", server.base_url, "--seeds", "1,2"]
+        assert main([*argv, "--out", str(tmp_path), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "unpriced (2 games of models LiteLLM has no price for)" in printed and "$0.0000" not in printed
+
+
+def test_the_live_display_and_the_judge_line_say_unpriced() -> None:
+    progress = RunProgress(total_games=2, enabled=False)
+    progress.moves_done(3, 300, 0.0, unpriced=3)
+    assert "cost unpriced" in progress.stats()
+    progress.moves_done(1, 100, 0.5)
+    assert "cost $0.5000 + unpriced" in progress.stats()
+    assert "cost $" in RunProgress(total_games=1, enabled=False).stats()  # nothing played yet: $0 is known
+    assert JudgeOutcome(unpriced_requests=2).cost_text().startswith("cost unpriced")
+    assert JudgeOutcome(cost_usd=0.01).cost_text() == "$0.0100 as reported by the provider"
