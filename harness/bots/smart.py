@@ -19,9 +19,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from harness.bots.base import Bot, BotDecision, decide_by_ratings
+from harness.bots.base import Bot, BotDecision, Policy, best_index, decide_by_ratings
 from harness.bots.conventions import (
     TWO_SAVE_PLAYERS,
+    Replay,
+    ReplayCache,
     Slot,
     apply_clue,
     card_sets,
@@ -221,11 +223,27 @@ class SmartBot(Bot):
         """Every legal move's rating, with the rule that gave it and the reason, in view.legal_moves order."""
         return _Turn(view).rate()
 
+    def policy(self) -> Policy:
+        return _Playing()
+
+
+class _Playing:
+    """SmartBot over one game's seats: each seat's replay of the history continues from its last view."""
+
+    def __init__(self) -> None:
+        self._replays: dict[int, ReplayCache] = {}
+
+    def choose(self, view: SeatView) -> int:
+        cache = self._replays.get(view.seat)
+        if cache is None:
+            cache = self._replays[view.seat] = ReplayCache()
+        return _Turn(view, cache.replay(view)).choose()
+
 
 class _Turn:
     """The facts one decision needs, computed once from the view."""
 
-    def __init__(self, view: SeatView) -> None:
+    def __init__(self, view: SeatView, replayed: Replay | None = None) -> None:
         self.view = view
         self.fireworks = view.fireworks
         self.discards: Counter[str] = Counter(view.discard_counts)
@@ -233,7 +251,7 @@ class _Turn:
         self.dead = self.table.dead
         self.playable = self.table.playable
         self.critical = self.table.critical
-        self.replay = replay(view)
+        self.replay = replay(view) if replayed is None else replayed
         self.slots = self.replay.hands
         self._target_cache: dict[int, frozenset[str]] = {}
         self.own = [self._own_info(i) for i in range(len(view.own_hand))]
@@ -317,6 +335,9 @@ class _Turn:
             else:
                 ratings.append(self._rate_hint(legal))
         return ratings
+
+    def choose(self) -> int:
+        return best_index([rating.value for rating in self.rate()])
 
     def _rate_play(self, index: int) -> Rating:
         info = self.own[index]
