@@ -23,8 +23,8 @@ from bench.options import BenchParser, positive_int
 from bench.parallel import map_chunked
 from harness.bots import DEFAULT_BOT, bot_names, get_bot
 from harness.engine.game import Game, deck_for_seed
+from harness.play.values import play_out
 from harness.schema.moves import EndReason
-from harness.view.seat_view import build_view
 
 
 @dataclass(frozen=True)
@@ -36,12 +36,8 @@ class GameResult:
 
 def play_game(bot_name: str, players: int, deck: list[str]) -> GameResult:
     """Play one self-play game to the end and return its result."""
-    bot = get_bot(bot_name)
     game = Game(players, deck)
-    while not game.is_over:
-        view = build_view(game.observe(game.current_player))
-        decision = bot.decide(view)
-        game.apply(view.legal_moves[decision.move_index].move)
+    play_out(game, get_bot(bot_name))
     return GameResult(game.fireworks_sum, game.score, game.end_reason is EndReason.LIVES_LOST)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.bots import bot_names
 from harness.cli.main import main
 from harness.models.client import FatalModelError, ModelClient, check_model
 from harness.run.runner import expected_calls
@@ -73,7 +74,7 @@ def test_with_keys_set_every_seat_validates_and_the_calls_are_listed_without_cal
     runs = load_sweep(GRID).runs()
     for run in runs:
         for seat in run.seats:
-            check_model(seat)  # raises on an unknown provider, a malformed string or a missing key
+            check_model(seat, bot_names())  # raises on an unknown provider, a malformed string or a missing key
     games, calls = expected_calls([(run, RunDir(tmp_path / run.default_name())) for run in runs])
     assert games == 1360
     assert calls > 1360 * 50  # every game makes one call per move

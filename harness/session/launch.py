@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.bots import bot_names
 from harness.engine.replay import ReplayMismatch
 from harness.models.client import ModelSpecError, check_model
 from harness.run.games import RunJob
@@ -172,7 +173,7 @@ def play_sweep(
     runs = sweep.runs()
     try:
         for seat in {s.model: s for run in runs for s in run.seats}.values():
-            check_model(seat)
+            check_model(seat, bot_names())
     except ModelSpecError as exc:
         raise SessionRefused(str(exc)) from None
     recorded = sweep.model_dump(mode="json")
@@ -240,7 +241,7 @@ def resume_run(run_dir: Path, given: GivenOptions, api_base: str | None) -> tupl
     config = options.over_run(config)
     try:
         for seat in {s.model: s for s in config.seats}.values():
-            check_model(seat)
+            check_model(seat, bot_names())
     except ModelSpecError as exc:
         raise SessionRefused(str(exc)) from None
     return config, options

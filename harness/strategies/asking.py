@@ -22,9 +22,11 @@ from pydantic import BaseModel, ConfigDict
 from harness.formats import ParsedReply, ReplyFormat, ReplyProblem
 from harness.models.caller import ModelCaller
 from harness.models.client import FatalModelError, ProviderGaveUp
+from harness.models.model_names import OFFLINE_REPLY_KEY
 from harness.schema.records import REPLY_ERROR_KINDS, Attempt, Call, Message, SeatConfig
 from harness.schema.secrets import REDACTED
 from harness.strategies.definition import CallDef
+from harness.strategies.offline_reply import bot_reply
 from harness.strategies.rendering import render_template
 from harness.view.seat_view import SeatView
 
@@ -119,8 +121,9 @@ class Asker:
         view = self.view
         attempts: list[Attempt] = []
         metadata: dict[str, Any] = {}
-        if self.client.reads_view:  # only the offline provider decides from the view itself
-            metadata = {"view": view.model_dump(mode="json"), "format": fmt.name}
+        bot = self.client.offline_bot
+        if bot is not None:  # a built-in player: its reply, from the seat's view, for the offline provider to send
+            metadata = {OFFLINE_REPLY_KEY: bot_reply(bot, view, fmt.name)}
         n_legal = len(view.legal_moves)
         original = messages
         failed_replies: dict[bytes, int] = {}  # failed reply digest -> the attempt that first sent it
