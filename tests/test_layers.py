@@ -14,7 +14,7 @@ PACKAGE = ROOT / "harness"
 # Top to bottom. A module may import its own layer and the layers below it, never one above.
 LAYERS = [
     ["cli"],
-    ["session"],
+    ["session", "viewer"],  # viewer: the game viewer, a reader above the report (it reads its tables' inputs)
     # readers of runs, RL environments over the same scaffolds and rewards, and the Inspect AI task over the same play
     ["report", "export", "rl", "inspect"],
     ["run"],

@@ -18,9 +18,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from harness.bots.base import Bot, BotDecision, decide_by_ratings
+from harness.bots.base import Bot, BotDecision, Policy, best_index, decide_by_ratings
 from harness.bots.conventions import (
     TWO_SAVE_PLAYERS,
+    Replay,
+    ReplayCache,
     Slot,
     apply_clue,
     card_sets,
@@ -151,11 +153,27 @@ class SmartBot(Bot):
     def decide(self, view: SeatView) -> BotDecision:
         return _Turn(view).decide()
 
+    def policy(self) -> Policy:
+        return _Playing()
+
+
+class _Playing:
+    """SmartBot over one game's seats: each seat's replay of the history continues from its last view."""
+
+    def __init__(self) -> None:
+        self._replays: dict[int, ReplayCache] = {}
+
+    def choose(self, view: SeatView) -> int:
+        cache = self._replays.get(view.seat)
+        if cache is None:
+            cache = self._replays[view.seat] = ReplayCache()
+        return _Turn(view, cache.replay(view)).choose()
+
 
 class _Turn:
     """The facts one decision needs, computed once from the view."""
 
-    def __init__(self, view: SeatView) -> None:
+    def __init__(self, view: SeatView, replayed: Replay | None = None) -> None:
         self.view = view
         self.fireworks = view.fireworks
         self.discards: Counter[str] = Counter(view.discard_counts)
@@ -163,7 +181,7 @@ class _Turn:
         self.dead = self.table.dead
         self.playable = self.table.playable
         self.critical = self.table.critical
-        self.replay = replay(view)
+        self.replay = replay(view) if replayed is None else replayed
         self.slots = self.replay.hands
         self._target_cache: dict[int, frozenset[str]] = {}
         self.own = [self._own_info(i) for i in range(len(view.own_hand))]
@@ -238,18 +256,19 @@ class _Turn:
     # ---- rating moves ------------------------------------------------------------------------------------------
 
     def decide(self) -> BotDecision:
-        ratings, reasons = [], []
-        for legal in self.view.legal_moves:
-            move = legal.move
-            if move.kind is MoveKind.PLAY and move.card_index is not None:
-                rating, reason = self._rate_play(move.card_index)
-            elif move.kind is MoveKind.DISCARD and move.card_index is not None:
-                rating, reason = self._rate_discard(move.card_index)
-            else:
-                rating, reason = self._rate_hint(legal)
-            ratings.append(rating)
-            reasons.append(reason)
-        return decide_by_ratings(ratings, reasons)
+        rated = [self._rate(legal) for legal in self.view.legal_moves]
+        return decide_by_ratings([rating for rating, _ in rated], [reason for _, reason in rated])
+
+    def choose(self) -> int:
+        return best_index([self._rate(legal)[0] for legal in self.view.legal_moves])
+
+    def _rate(self, legal: LegalMove) -> tuple[float, str]:
+        move = legal.move
+        if move.kind is MoveKind.PLAY and move.card_index is not None:
+            return self._rate_play(move.card_index)
+        if move.kind is MoveKind.DISCARD and move.card_index is not None:
+            return self._rate_discard(move.card_index)
+        return self._rate_hint(legal)
 
     def _rate_play(self, index: int) -> tuple[float, str]:
         info = self.own[index]
