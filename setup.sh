@@ -20,6 +20,10 @@ export CMAKE_POLICY_VERSION_MINIMUM=3.5
 PYTHONWARNINGS="ignore::UserWarning:setuptools.command.editable_wheel" \
   .venv/bin/python -m pip install --quiet -e ".[dev]"
 
+# Debian's chromium for the game viewer's browser tests: installed with apt-get as root or through password-less sudo,
+# else the tests skip and this says how to install it in one line (never a failure: the harness does not need it).
+scripts/chromium.sh
+
 if [ "${1:-}" != "--no-demo" ]; then
   .venv/bin/hanabi-eval run --model local/smart --scaffold watson --players 2 3 4 5 --seeds standard --out results
 fi

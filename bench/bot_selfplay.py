@@ -1,6 +1,6 @@
 """Self-play benchmark for the rule-based bots: every seat runs the same bot, no LLM layer.
 
-Usage: PYTHONPATH=. python bench/bot_selfplay.py --bot smart --seeds 200 --players 2 3 4 5 --jobs 2
+Usage: PYTHONPATH=. python bench/bot_selfplay.py --bot smart --seeds 200 --players 2 3 4 5 --jobs 2 [--ray [ADDRESS]]
 
 Decks come from harness.engine.game.deck_for_seed(seed) for seeds 0..N-1. Prints, per player count: games, mean
 fireworks score with its standard error, the share of games lost to three strikes, the mean engine score (0 after
@@ -23,8 +23,8 @@ from bench.options import BenchParser, positive_int
 from bench.parallel import map_chunked
 from harness.bots import DEFAULT_BOT, bot_names, get_bot
 from harness.engine.game import Game, deck_for_seed
+from harness.play.values import play_out
 from harness.schema.moves import EndReason
-from harness.view.seat_view import build_view
 
 
 @dataclass(frozen=True)
@@ -36,12 +36,8 @@ class GameResult:
 
 def play_game(bot_name: str, players: int, deck: list[str]) -> GameResult:
     """Play one self-play game to the end and return its result."""
-    bot = get_bot(bot_name)
     game = Game(players, deck)
-    while not game.is_over:
-        view = build_view(game.observe(game.current_player))
-        decision = bot.decide(view)
-        game.apply(view.legal_moves[decision.move_index].move)
+    play_out(game, get_bot(bot_name))
     return GameResult(game.fireworks_sum, game.score, game.end_reason is EndReason.LIVES_LOST)
 
 
@@ -49,9 +45,10 @@ def _play_many(bot_name: str, players: int, decks: list[list[str]]) -> list[Game
     return [play_game(bot_name, players, deck) for deck in decks]
 
 
-def run(bot_name: str, players: int, decks: list[list[str]], jobs: int) -> list[GameResult]:
-    """Play one game per deck, in `jobs` worker processes (1: in this process); results in deck order."""
-    return map_chunked(partial(_play_many, bot_name, players), decks, jobs)
+def run(bot_name: str, players: int, decks: list[list[str]], jobs: int, ray: str | None = None) -> list[GameResult]:
+    """Play one game per deck, in `jobs` worker processes (1: in this process) or as Ray tasks (`ray`: an address,
+    or "" for a local Ray instance with `jobs` CPUs); results in deck order."""
+    return map_chunked(partial(_play_many, bot_name, players), decks, jobs, ray=ray)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -61,6 +58,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5], choices=[2, 3, 4, 5])
     parser.add_argument(
         "--jobs", type=positive_int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)"
+    )
+    parser.add_argument(
+        "--ray", nargs="?", const="", metavar="ADDRESS", help="play as Ray tasks (no ADDRESS: a local Ray instance)"
     )
     args = parser.parse_args(argv)
     if args.quick:  # a few games at 2 players, over the same process pool
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     for players in args.players:
         begin = time.perf_counter()
-        results = run(args.bot, players, decks, args.jobs)
+        results = run(args.bot, players, decks, args.jobs, args.ray)
         elapsed = time.perf_counter() - begin
         scores = [r.fireworks for r in results]
         stderr = statistics.stdev(scores) / len(scores) ** 0.5 if len(scores) > 1 else 0.0

@@ -1,6 +1,9 @@
-"""Rollout move values: what one decision costs, and how noisy the values are against the rollout count.
+"""Rollout move values: what one decision costs, how noisy the values are against the rollout count, and how many
+decisions per second one process, several processes and a Ray cluster value.
 
 Usage: PYTHONPATH=. python bench/rollout_values.py --players 2 4 --turns 10 40 --rollouts 32 --seed 0
+       PYTHONPATH=. python bench/rollout_values.py --players 2 4 --turns 10 --rollouts 16 --baseline 87479c3
+       PYTHONPATH=. python bench/rollout_values.py --throughput 12 --rollouts 16 --workers 2 --ray
 
 Positions come from `local/smart` self-play on deck seed 0: for every player count and turn, the decision of the seat
 to move at that turn. Each position gets one run of the largest rollout count; because rollout r always deals the
@@ -8,37 +11,103 @@ same world, its first k rollouts are exactly a run with k rollouts, so smaller c
 Prints, per position and rollout count k: legal moves, the mean standard error of a value, the spread of values
 between disjoint blocks of k rollouts (the noise a fresh seed would show), the regret of trusting k rollouts (the
 whole run's value of its best move minus the whole run's value of each block's best move, averaged over blocks;
-0 at the full count by definition), and the wall-clock cost of one decision at k rollouts (one process).
+0 at the full count by definition), and the cost of one decision at k rollouts in one process: wall clock and CPU
+seconds (the CPU time is what "per core" means on a machine other work shares).
+
+`--baseline REF` also values each position at the full count with the code of git commit REF (a copy of its harness/
+made by `git archive`, run in a subprocess) and prints its cost beside today's, and whether the scores of every
+rollout of every move are identical (they must be: the values files are pinned byte for byte).
+
+`--throughput N` values the first N decisions of the 2-player self-play game (deck seed 0) as `hanabi-eval values`
+does (harness.run.valuers): in this process, in --workers processes, and with `--ray [ADDRESS]` as Ray tasks (no
+ADDRESS: a Ray instance on this machine with --workers CPUs). Prints decisions per second, the peak memory of the
+driver and of one worker, and checks the three values files are the same bytes.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import pickle
+import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.options import BenchParser
+from bench.options import BenchParser, positive_int
 from harness.bots import DEFAULT_BOT, get_bot
 from harness.engine.game import Game, deck_for_seed
 from harness.play.values import MAX_ROLLOUTS, rollout_scores
+from harness.run.valuation import DecisionTask, ValuesWriter
+from harness.run.valuers import InProcess, LocalProcesses, Valuer
+from harness.schema.moves import Move
 from harness.view.seat_view import SeatView, build_view
+
+ROOT = Path(__file__).resolve().parent.parent
+# Runs in the old code's copy: value the positions given on stdin, print scores and costs as JSON.
+BASELINE = """
+import json, sys, time
+from harness.play.values import position_view, rollout_scores
+from harness.schema.moves import Move
+out = []
+for job in json.load(sys.stdin):
+    view = position_view(job["players"], job["deck"], [Move.model_validate(m) for m in job["moves"]])
+    moves = [legal.move for legal in view.legal_moves]
+    wall, cpu = time.perf_counter(), time.process_time()
+    scores = rollout_scores(view, moves, job["rollouts"], job["seed"], job["bot"])
+    out.append({"scores": scores, "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu})
+print(json.dumps(out))
+"""
+
+
+def selfplay(players: int, turns: int) -> tuple[list[SeatView], list[Move]]:
+    """The views of the seats to move at turns 1..`turns` of a self-play game on deck seed 0, and its moves."""
+    bot = get_bot(DEFAULT_BOT)
+    game = Game(players, deck_for_seed(0))
+    views, moves = [], []
+    while True:
+        view = build_view(game.observe(game.current_player))
+        views.append(view)
+        if game.turn >= turns:
+            return views, moves
+        moves.append(view.legal_moves[bot.decide(view).move_index].move)
+        game.apply(moves[-1])
+        if game.is_over:
+            raise SystemExit(f"the {players}-player game ends before turn {turns}")
 
 
 def position(players: int, turn: int) -> SeatView:
-    """The view of the seat to move at `turn` of a self-play game on deck seed 0 (or at its last turn)."""
-    bot = get_bot(DEFAULT_BOT)
-    game = Game(players, deck_for_seed(0))
-    view = build_view(game.observe(game.current_player))
-    while game.turn < turn:
-        game.apply(view.legal_moves[bot.decide(view).move_index].move)
-        if game.is_over:
-            raise SystemExit(f"the {players}-player game ends before turn {turn}")
-        view = build_view(game.observe(game.current_player))
-    return view
+    """The view of the seat to move at `turn` of a self-play game on deck seed 0."""
+    return selfplay(players, turn)[0][-1]
+
+
+def baseline(ref: str, jobs: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Value `jobs` with the code of git commit `ref` (its harness/, unpacked into a temporary folder)."""
+    with tempfile.TemporaryDirectory() as folder:
+        archive = subprocess.run(
+            ["git", "archive", ref, "harness"], cwd=ROOT, capture_output=True, check=False
+        )
+        if archive.returncode != 0:
+            raise SystemExit(f"--baseline {ref}: {archive.stderr.decode().strip()}")
+        subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", BASELINE],
+            cwd=folder,
+            env={"PYTHONPATH": folder, "PATH": "/usr/bin:/bin"},
+            input=json.dumps(jobs),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"the code of {ref} failed:\n{done.stderr[-2000:]}")
+        result: list[dict[str, object]] = json.loads(done.stdout)
+        return result
 
 
 def best(means: list[float]) -> int:
@@ -53,27 +122,52 @@ def main(argv: list[str] | None = None) -> None:
         "--rollouts", type=int, default=32, help="largest rollout count (a power of two is best)"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--baseline", metavar="REF", help="also time the code of this git commit, and compare")
+    parser.add_argument(
+        "--throughput", type=positive_int, metavar="N", help="decisions per second over N decisions instead"
+    )
+    parser.add_argument("--workers", type=positive_int, default=2, help="processes (and Ray CPUs) for --throughput")
+    parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="--throughput on Ray as well")
     args = parser.parse_args(argv)
-    if args.quick:  # one late decision at 2 players, two rollouts per move
+    if args.quick:  # one late decision at 2 players, two rollouts per move; then one decision in one and two processes
         args.players, args.turns, args.rollouts = [2], [40], 2
+        args.throughput, args.workers, args.baseline = args.throughput and 1, 2, None
     if not 2 <= args.rollouts <= MAX_ROLLOUTS:
         parser.error(f"--rollouts must lie in 2..{MAX_ROLLOUTS}")
+    if args.throughput:
+        throughput(args.throughput, args.rollouts, args.seed, args.workers, args.ray)
+        return
     counts = [k for k in (2**i for i in range(1, 11)) if k <= args.rollouts // 2] + [args.rollouts]
 
     header = (
         f"{'players':>7} {'turn':>4} {'moves':>5} {'k':>4} {'mean se':>7} {'spread':>6} {'regret':>6} "
-        f"{'s/decision':>10}"
+        f"{'s/decision':>10} {'cpu s':>6}"
     )
     print(f"bot {DEFAULT_BOT}, deck seed 0, value seed {args.seed}, one process")
     print(header)
     print("-" * len(header))
+    compared: list[tuple[int, int, list[list[int]], float, float]] = []
+    jobs: list[dict[str, object]] = []
     for players in args.players:
         for turn in args.turns:
-            view = position(players, turn)
+            views, history = selfplay(players, turn)
+            view = views[-1]
             moves = [legal.move for legal in view.legal_moves]
-            begin = time.perf_counter()
+            begin, cpu = time.perf_counter(), time.process_time()
             scores = rollout_scores(view, moves, args.rollouts, args.seed, DEFAULT_BOT)
             per_rollout = (time.perf_counter() - begin) / args.rollouts
+            cpu_per_rollout = (time.process_time() - cpu) / args.rollouts
+            compared.append((players, turn, scores, per_rollout, cpu_per_rollout))
+            jobs.append(
+                {
+                    "players": players,
+                    "deck": deck_for_seed(0),
+                    "moves": [move.model_dump(mode="json") for move in history],
+                    "rollouts": args.rollouts,
+                    "seed": args.seed,
+                    "bot": DEFAULT_BOT,
+                }
+            )
             full = [statistics.fmean(s) for s in scores]
             overall = best(full)
             for k in counts:
@@ -88,8 +182,152 @@ def main(argv: list[str] | None = None) -> None:
                 regret = statistics.fmean(full[overall] - full[best(block)] for block in means)
                 print(
                     f"{players:>7} {view.turn:>4} {len(moves):>5} {k:>4} {se:>7.2f} {spread:>6.2f} "
-                    f"{regret:>6.2f} {per_rollout * k:>10.1f}"
+                    f"{regret:>6.2f} {per_rollout * k:>10.2f} {cpu_per_rollout * k:>6.2f}"
                 )
+    if args.baseline:
+        print_baseline(args.baseline, jobs, compared, args.rollouts)
+    if args.quick:
+        print()
+        throughput(1, args.rollouts, args.seed, args.workers, None)
+
+
+def print_baseline(
+    ref: str, jobs: list[dict[str, object]], compared: list[tuple[int, int, list[list[int]], float, float]], k: int
+) -> None:
+    old = baseline(ref, jobs)
+    print(f"\nat {k} rollouts, one process: the code of {ref} beside this code")
+    header = f"{'players':>7} {'turn':>4} {'old s':>7} {'old cpu':>7} {'new s':>6} {'new cpu':>7} {'cpu x':>6} same"
+    print(header)
+    print("-" * len(header))
+    for (players, turn, scores, wall, cpu), then in zip(compared, old, strict=True):
+        old_cpu = float(then["cpu"])  # type: ignore[arg-type]
+        same = "yes" if then["scores"] == scores else "NO"
+        print(
+            f"{players:>7} {turn:>4} {float(then['wall']):>7.2f} {old_cpu:>7.2f} {wall * k:>6.2f} "  # type: ignore[arg-type]
+            f"{cpu * k:>7.2f} {old_cpu / (cpu * k):>6.1f} {same}"
+        )
+    if any(then["scores"] != scores for (_, _, scores, _, _), then in zip(compared, old, strict=True)):
+        raise SystemExit("the rollouts of this code differ from those of the baseline")
+
+
+def throughput(decisions: int, rollouts: int, seed: int, workers: int, ray: str | None) -> None:
+    """Decisions per second valuing the first `decisions` decisions of a 2-player self-play game, three ways."""
+    views, history = selfplay(2, decisions)
+    deck = tuple(deck_for_seed(0))
+    tasks = [
+        DecisionTask(
+            game_id="2p-selfplay-seed0",
+            players=2,
+            deck=deck,
+            history=tuple(history[: view.turn - 1]),
+            turn=view.turn,
+            seat=view.seat,
+            player=f"seat{view.seat}",
+            chosen=history[view.turn - 1].description if view.turn <= len(history) else "",
+            legal_moves=tuple(legal.description for legal in view.legal_moves),
+            rollouts=rollouts,
+            base_seed=seed,
+        )
+        for view in views[:decisions]
+    ]
+    print(
+        f"{decisions} decisions (turns 1-{decisions} of the 2-player self-play game, deck seed 0), {rollouts} rollouts"
+    )
+    header = f"{'where':<28} {'decisions/s':>11} {'s':>7} {'driver MB':>9} {'worker MB':>9} same"
+    print(header)
+    print("-" * len(header))
+    ways: list[tuple[str, Valuer]] = [("one process", InProcess())]
+    ways.append((f"{workers} processes", LocalProcesses(workers)))
+    first: bytes | None = None
+    with tempfile.TemporaryDirectory() as folder:
+        for index in range(3 if ray is not None else 2):
+            if index == 2:
+                from harness.run.cluster import Cluster
+
+                where = f"Ray at {ray}" if ray else f"Ray, local instance, {workers} CPUs"
+                ways.append((where, Cluster(ray or None, workers)))
+            name, valuer = ways[index]
+            path = Path(folder) / f"{index}.jsonl"
+            writer = ValuesWriter({"2p-selfplay-seed0": path}, tasks)
+            begin = time.perf_counter()
+            try:
+                valuer.value(tasks, writer, lambda _: None)
+                elapsed = time.perf_counter() - begin
+                worker = worker_peak_mb(valuer)
+            finally:
+                valuer.close()
+            driver = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            text = path.read_bytes()
+            first = text if first is None else first
+            same = "yes" if text == first else "NO"
+            worker_text = f"{worker:>9.0f}" if worker else f"{'-':>9}"
+            print(f"{name:<28} {decisions / elapsed:>11.3f} {elapsed:>7.1f} {driver:>9.0f} {worker_text} {same}")
+            if text != first:
+                raise SystemExit(f"{name} wrote other values than one process")
+        assert first is not None
+        driver_limits(tasks, first.splitlines(keepends=True), Path(folder))
+
+
+def driver_limits(tasks: list[DecisionTask], lines: list[bytes], folder: Path) -> None:
+    """What bounds a large cluster at the driver: the bytes of a task and of its result, and how many lines a
+    second the driver can write (each flushed and fsynced, as ValuesWriter does)."""
+    sizes = [len(pickle.dumps(task)) for task in tasks]
+    per_move = (sizes[-1] - sizes[0]) / max(1, len(tasks) - 1)
+    print(
+        f"task: {sizes[0]} bytes at turn 1, {sizes[-1]} at turn {len(tasks)} (+{per_move:.0f} per move); "
+        f"result line: {max(len(line) for line in lines)} bytes at most"
+    )
+    count = 500
+    many = [tasks[-1].model_copy(update={"turn": turn}) for turn in range(1, count + 1)]
+    path = folder / "write-rate.jsonl"
+    writer = ValuesWriter({tasks[-1].game_id: path}, many)
+    line = lines[-1].decode()
+    begin = time.perf_counter()
+    for task in many:
+        writer.add(task, line)
+    print(f"driver: {count / (time.perf_counter() - begin):.0f} lines/s written in turn order (fsync each)")
+
+
+def worker_peak_mb(valuer: Valuer) -> float:
+    """The largest peak memory (VmHWM) of a worker process of `valuer` on this machine (0: no workers)."""
+    if isinstance(valuer, InProcess):
+        return 0.0
+    peaks = []
+    for pid in worker_pids():
+        try:
+            status = (Path("/proc") / str(pid) / "status").read_text()
+        except OSError:
+            continue
+        peaks += [int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM:")]
+    return max(peaks, default=0.0)
+
+
+def worker_pids() -> list[int]:
+    """This process's worker processes: its children (local processes), or their children titled by Ray."""
+    import os
+
+    def children(pid: int) -> list[int]:
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+        return found
+
+    mine = children(os.getpid())
+    ray_workers = [w for p in mine for w in children(p) if _title(w).startswith("ray::")]
+    return ray_workers or [p for p in mine if "forkserver" not in _title(p)] + [
+        w for p in mine if "forkserver" in _title(p) for w in children(p)
+    ]
+
+
+def _title(pid: int) -> str:
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
 
 
 if __name__ == "__main__":

@@ -3,9 +3,7 @@
 Each request to /v1/chat/completions is recorded (body and headers) and answered by a script: a callable that
 gets the parsed request and returns a Reply (status, content or raw body, finish_reason, headers, delay, or a body
 trickled out byte by byte). Helpers build scripts that play legal moves, misbehave in chosen ways, or fail with
-provider errors. The server also speaks Anthropic's Messages API (/v1/messages, for clients given `root_url`): such
-a request reaches the script as the same chat request (the system prompt as the first message, text blocks joined)
-and the Reply goes back in Anthropic's format.
+provider errors.
 """
 
 from __future__ import annotations
@@ -59,13 +57,8 @@ class FakeModelServer:
 
     @property
     def base_url(self) -> str:
-        return f"{self.root_url}/v1"
-
-    @property
-    def root_url(self) -> str:
-        """The server without the /v1 path, as Anthropic's client takes it."""
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host}:{port}/v1"
 
     def __enter__(self) -> FakeModelServer:
         self._thread.start()
@@ -100,9 +93,6 @@ class FakeModelServer:
             def _answer(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                anthropic = self.path.rstrip("/").endswith("/messages")
-                if anthropic:
-                    body = _chat_request(body)
                 reply = server.script(body)
                 with server._lock:
                     server.exchanges.append(
@@ -117,11 +107,7 @@ class FakeModelServer:
                 if reply.raw_body is not None:
                     payload = reply.raw_body
                 elif reply.status == 200:
-                    completion = server._completion(body, reply)
-                    payload = json.dumps(_anthropic_message(completion) if anthropic else completion).encode()
-                elif anthropic:
-                    error = {"type": "api_error", "message": f"scripted error {reply.status}"}
-                    payload = json.dumps({"type": "error", "error": error}).encode()
+                    payload = json.dumps(server._completion(body, reply)).encode()
                 else:
                     payload = json.dumps(
                         {"error": {"message": f"scripted error {reply.status}", "type": "x"}}
@@ -162,41 +148,6 @@ class FakeModelServer:
                 "total_tokens": prompt_chars // 4 + len(reply.content or "") // 4,
             },
         }
-
-
-def _chat_request(body: dict[str, Any]) -> dict[str, Any]:
-    """An Anthropic Messages request as the chat request scripts read: system first, text blocks joined."""
-
-    def text(content: Any) -> str:
-        if isinstance(content, str):
-            return content
-        return "".join(block.get("text", "") for block in content or [] if block.get("type") == "text")
-
-    system = text(body.get("system")) if body.get("system") else None
-    messages = [{"role": "system", "content": system}] if system else []
-    messages += [{"role": m["role"], "content": text(m.get("content"))} for m in body.get("messages", [])]
-    return {**body, "messages": messages}
-
-
-_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "content_filter": "refusal"}
-
-
-def _anthropic_message(completion: dict[str, Any]) -> dict[str, Any]:
-    """A chat completion in Anthropic's Messages format."""
-    choice = completion["choices"][0]
-    return {
-        "id": f"msg_{completion['id']}",
-        "type": "message",
-        "role": "assistant",
-        "model": completion["model"],
-        "content": [{"type": "text", "text": choice["message"]["content"] or ""}],
-        "stop_reason": _STOP_REASONS.get(choice["finish_reason"], "end_turn"),
-        "stop_sequence": None,
-        "usage": {
-            "input_tokens": completion["usage"]["prompt_tokens"],
-            "output_tokens": completion["usage"]["completion_tokens"],
-        },
-    }
 
 
 # ---- scripts -------------------------------------------------------------------------------------------------

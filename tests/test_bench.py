@@ -59,6 +59,10 @@ def test_every_script_refuses_an_unknown_option_in_one_line(script: str) -> None
         ("resume_cost.py", ["--repeat", "0"], "--repeat"),
         ("tokens.py", ["--scaffolds", "nonesuch"], "--scaffolds"),
         ("delay_server.py", ["--port", "70000"], "--port"),
+        ("bot_paired.py", ["--seeds", "9-3"], "--seeds"),
+        ("bot_paired.py", ["--variant", "NO_SUCH_RULE=1"], "NO_SUCH_RULE"),
+        ("bot_paired.py", ["--variant", "MISREAD_PENALTY=0.3"], "MISREAD_PENALTY"),
+        ("bot_paired.py", ["--variant", "rev=no-such-commit"], "no-such-commit"),
     ],
 )
 def test_nonsense_values_are_refused_in_one_line(script: str, args: list[str], named: str) -> None:

@@ -14,7 +14,7 @@ PACKAGE = ROOT / "harness"
 # Top to bottom. A module may import its own layer and the layers below it, never one above.
 LAYERS = [
     ["cli"],
-    ["session"],
+    ["session", "viewer"],  # viewer: the game viewer, a reader above the report (it reads its tables' inputs)
     # readers of runs, RL environments over the same scaffolds and rewards, and the Inspect AI task over the same play
     ["report", "export", "rl", "inspect"],
     ["run"],
@@ -116,3 +116,17 @@ def test_the_log_schema_reads_without_the_engine() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_model_layer_knows_nothing_of_the_game() -> None:
+    # models/ answers a seat's prompts for any model, the offline players included (their reply is written above it,
+    # in strategies/offline_reply.py): it imports no bot, reply format, seat view or engine.
+    game_layers = {"bots", "formats", "view", "engine"}
+    reaching = sorted(
+        f"{module} -> {target}"
+        for module, targets in graph().items()
+        if layer_of(module) == "models"
+        for target in targets
+        if layer_of(target) in game_layers
+    )
+    assert not reaching, "models/ imports the game: " + ", ".join(reaching)

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from harness.bots import bot_names
 from harness.cli.main import main
 from harness.models.client import FatalModelError, ModelClient, check_model
 from harness.run.runner import expected_calls
+from harness.run.store import RunDir
 from harness.schema.config import RetryPolicy
 from harness.schema.records import GenerationParams, Message, SeatConfig
 from harness.session.sweep import load_sweep
@@ -72,10 +74,8 @@ def test_with_keys_set_every_seat_validates_and_the_calls_are_listed_without_cal
     runs = load_sweep(GRID).runs()
     for run in runs:
         for seat in run.seats:
-            check_model(seat)  # raises on an unknown provider, a malformed string or a missing key
-    games, calls = expected_calls(
-        [(plan, tmp_path / f"{plan.game_id}.jsonl") for run in runs for plan in run.plans()]
-    )
+            check_model(seat, bot_names())  # raises on an unknown provider, a malformed string or a missing key
+    games, calls = expected_calls([(run, RunDir(tmp_path / run.default_name())) for run in runs])
     assert games == 1360
     assert calls > 1360 * 50  # every game makes one call per move
 

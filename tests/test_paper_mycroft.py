@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli.main import main
-from harness.models.local import paper_deduction_of
 from harness.schema.log_file import read_game_log
+from harness.strategies.offline_reply import paper_deduction_of
 from harness.strategies.rendering import render_messages
 from harness.strategies.scaffold import load_scaffold
 from harness.view.seat_view import build_view

@@ -9,6 +9,7 @@ seat, fed the logged replies, walks through exactly the logged decisions."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -169,7 +170,7 @@ def test_verifiers_tasks_are_the_runs_decisions_and_score_replies_as_the_exports
     asyncio.run(task.score(cut))
     assert cut.rewards["hanabi_move"].score == -1.0 and cut.info["hanabi"]["error_kind"] == "truncated"
     raw = load_taskset(scaffold="watson", seeds="1", reward=RewardSpec(transform="raw", penalty=-2.0))
-    raw_task = next(iter(raw.skip(3)))
+    raw_task = next(itertools.islice(raw, 3, None))
     worst = min(range(len(row["candidate_moves"])), key=lambda i: row["candidate_ratings"][i])
     trace = asyncio.run(score(raw_task, reply_choosing(row, worst, "watson")))
     assert (

@@ -45,6 +45,10 @@ def done_column(out: str) -> str:
     return row.split("│")[3].strip()
 
 
+def status_column(out: str) -> str:
+    return out.split("│ r ")[1].split("│")[2].strip()
+
+
 DAMAGED_MANIFESTS = [
     (b"", "manifest.json is empty"),
     (b"{ not json", "manifest.json is not valid JSON"),
@@ -110,6 +114,7 @@ def test_a_log_copied_over_another_games_file_is_named_by_every_reader(
     out = listing(run.parent, capsys)
     assert f"corrupt log {games / '2p-custom-seed2.jsonl'} line 1: {named}" in out
     assert done_column(out) == "1"  # the copy is not a second finished game
+    assert status_column(out) == "damaged"  # not the "complete" its last session recorded
 
     assert main(["report", str(run), "--out", str(tmp_path / "report")]) == 0
     captured = capsys.readouterr()
@@ -135,7 +140,7 @@ def test_an_invalid_utf8_byte_inside_a_line_is_damage_for_runs_as_for_the_others
     log.write_bytes(b"\n".join(lines))
     out = listing(run.parent, capsys)
     assert f"corrupt log {log} line 4: not a valid log record" in out
-    assert done_column(out) == "1"
+    assert done_column(out) == "1" and status_column(out) == "damaged"
     assert main(["resume", str(run), "--no-progress"]) == 2
     assert f"{log}:4: not a valid log record" in one_line(capsys)
     assert main(["report", str(run), "--out", str(tmp_path / "report")]) == 0

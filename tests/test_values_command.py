@@ -10,14 +10,51 @@ import pytest
 
 from harness.cli.main import main
 from harness.play.values import MAX_ROLLOUTS
+from harness.run.store import RunDir
+from harness.run.valuation import ValuesWriter, complete_games, plan_game, value_game
 from harness.schema.log_file import read_game_log
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("runs")
-    assert main(["run", "--seeds", "1", "--out", str(out), "--run-name", "r", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--seeds",
+                "1",
+                "--players",
+                "2",
+                "4",
+                "--out",
+                str(out),
+                "--run-name",
+                "r",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     return out / "r"
+
+
+# Values of turns 1, 10, 25, 40 and the last of each game of `run_dir`, at 3 rollouts and --seed 0, written by the
+# code before the rollouts were made faster (commit 87479c3): every later version must write the same bytes.
+PINNED = Path(__file__).parent / "data" / "values-seed1"
+PINNED_TURNS = (1, 10, 25, 40, -1)
+
+
+def test_values_files_are_byte_identical_to_the_pinned_ones(run_dir: Path, tmp_path: Path) -> None:
+    logs, skipped, corrupt = complete_games(RunDir(run_dir).game_paths())
+    assert len(logs) == 2 and not skipped and not corrupt
+    for log in logs:
+        assert log.header is not None
+        last = log.moves[-1].turn
+        wanted = {turn if turn > 0 else last + 1 + turn for turn in PINNED_TURNS}
+        path = tmp_path / f"{log.header.game_id}.jsonl"
+        assert value_game(log, path, {r.turn for r in log.moves} - wanted, 3, 0) == len(wanted)
+        assert path.read_bytes() == (PINNED / path.name).read_bytes()
 
 
 def test_values_cover_the_late_decisions_resume_and_skip_incomplete_games(
@@ -25,7 +62,8 @@ def test_values_cover_the_late_decisions_resume_and_skip_incomplete_games(
 ) -> None:
     run = tmp_path / "r"
     shutil.copytree(run_dir, run)
-    (log_path,) = sorted((run / "games").glob("*.jsonl"))
+    log_path = run / "games" / "2p-custom-seed1.jsonl"
+    (run / "games" / "4p-custom-seed1.jsonl").unlink()
     log = read_game_log(log_path)
     last = log.moves[-1].turn
     # a second game whose result line is missing: unfinished, so it is skipped and named
@@ -75,3 +113,30 @@ def test_a_rollout_count_outside_the_cap_is_refused_before_any_work(
 def test_a_folder_that_is_not_a_run_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["values", str(tmp_path)]) == 2
     assert "not a run directory" in capsys.readouterr().err
+
+
+def test_two_worker_processes_write_the_bytes_of_one_process(run_dir: Path, tmp_path: Path) -> None:
+    runs = []
+    for name, extra in (("one", []), ("two", ["--workers", "2"])):
+        run = tmp_path / name
+        shutil.copytree(run_dir, run)
+        (run / "games" / "4p-custom-seed1.jsonl").unlink()
+        last = read_game_log(run / "games" / "2p-custom-seed1.jsonl").moves[-1].turn
+        argv = ["values", str(run), "--rollouts", "2", "--from-turn", str(last - 3), "--no-progress", *extra]
+        assert main(argv) == 0
+        runs.append((run / "values" / "2p-custom-seed1.jsonl").read_bytes())
+    assert runs[0] == runs[1] and runs[0].count(b"\n") == 4
+
+
+def test_lines_valued_out_of_order_are_written_in_turn_order(run_dir: Path, tmp_path: Path) -> None:
+    """What a cluster does: results arrive in any order, the file only ever holds the game's first decisions."""
+    log = read_game_log(run_dir / "games" / "2p-custom-seed1.jsonl")
+    tasks = plan_game(log, set(), 1, 0, from_turn=log.moves[-1].turn - 3)
+    path = tmp_path / "values.jsonl"
+    writer = ValuesWriter({tasks[0].game_id: path}, tasks)
+    lines = {task.turn: f'{{"turn": {task.turn}}}\n' for task in tasks}
+    assert writer.add(tasks[2], lines[tasks[2].turn]) == 0 and not path.exists()
+    assert writer.add(tasks[0], lines[tasks[0].turn]) == 1
+    assert writer.add(tasks[3], lines[tasks[3].turn]) == 0 and writer.held == 2
+    assert writer.add(tasks[1], lines[tasks[1].turn]) == 3
+    assert path.read_text() == "".join(lines[task.turn] for task in tasks)

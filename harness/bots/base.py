@@ -8,7 +8,7 @@ games at once; everything they use comes from the SeatView.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -41,6 +41,14 @@ class BotDecision(BaseModel):
         return self
 
 
+class Policy(Protocol):
+    """A bot playing whole games: only the move, for the views of one game's seats in turn (see Bot.policy)."""
+
+    def choose(self, view: SeatView) -> int:
+        """The index in view.legal_moves of the move `Bot.decide` would choose."""
+        ...
+
+
 class Bot(ABC):
     """A rule-based Hanabi player that sees only a SeatView."""
 
@@ -51,6 +59,31 @@ class Bot(ABC):
     def decide(self, view: SeatView) -> BotDecision:
         """Choose one of view.legal_moves (the view must be of the seat whose turn it is)."""
 
+    def policy(self) -> Policy:
+        """A player of one game's seats that chooses exactly as `decide` does, without ratings or reasons, and may
+        keep what it worked out for a seat's earlier views (rollouts and self-play ask it for every move)."""
+        return _Deciding(self)
+
+
+class _Deciding:
+    """The policy of a bot that keeps nothing between moves: `decide`'s choice."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+
+    def choose(self, view: SeatView) -> int:
+        return self.bot.decide(view).move_index
+
+
+def best_index(ratings: list[float]) -> int:
+    """The move decide_by_ratings chooses: the highest rating once clamped into [-1, 1], the lowest index on ties."""
+    if not ratings:
+        raise ValueError(
+            "no legal moves to choose from: the view is not of the seat to move, or the game is over"
+        )
+    clamped = [min(1.0, max(-1.0, float(r))) for r in ratings]
+    return max(range(len(clamped)), key=lambda i: (clamped[i], -i))
+
 
 def decide_by_ratings(ratings: list[float], reasons: list[str]) -> BotDecision:
     """Pick the highest-rated move (lowest index on ties), making its rating strictly the highest.
@@ -58,14 +91,10 @@ def decide_by_ratings(ratings: list[float], reasons: list[str]) -> BotDecision:
     Ratings are clamped into [-1, 1]. Moves tied with the chosen one are lowered by TIE_MARGIN (or, at the very
     bottom of the scale, the chosen one is raised instead).
     """
-    if not ratings:
-        raise ValueError(
-            "no legal moves to choose from: the view is not of the seat to move, or the game is over"
-        )
     if len(ratings) != len(reasons):
         raise ValueError(f"{len(ratings)} ratings but {len(reasons)} reasons")
+    best = best_index(ratings)
     clamped = [min(1.0, max(-1.0, float(r))) for r in ratings]
-    best = max(range(len(clamped)), key=lambda i: (clamped[i], -i))
     top = clamped[best]
     tied = [i for i, r in enumerate(clamped) if i != best and r >= top]
     if tied:

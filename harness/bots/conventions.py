@@ -24,6 +24,7 @@ bot that follows it.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -301,28 +302,62 @@ class Replay:
 
 def replay(view: SeatView) -> Replay:
     """Replay the history: every hand as the public history describes it, under the clue convention."""
+    result = _new_replay(view)
+    run = _Replaying(view.num_players, view.hand_size, result.hands)
+    for entry in view.history:
+        run.step(entry, result.identity, result.chop_clued)
+    return result
+
+
+def _new_replay(view: SeatView) -> Replay:
+    """A Replay of `view` whose hands are not replayed yet: the seat's identities of every card it knows of."""
     n, size = view.num_players, view.hand_size
     cards, own_uids = _identities(view)
     own = {uid: frozenset(c.candidates) for uid, c in zip(own_uids, view.own_hand, strict=True)}
-    result = Replay([[Slot(p * size + i) for i in range(size)] for p in range(n)], cards, own, {})
-    hands = result.hands
-    next_uid = n * size
-    fireworks = dict.fromkeys(COLORS, 0)
-    discards: Counter[str] = Counter()
-    table: CardSets | None = None  # recomputed lazily after the table changes
-    pending: _PendingFinesse | None = None
-    for number, entry in enumerate(view.history):
+    return Replay([[Slot(p * size + i) for i in range(size)] for p in range(n)], cards, own, {})
+
+
+class _Replaying:
+    """The state of a replay between two history entries: the hands (shared with the Replay being built), the table,
+    and a play clue whose finesse the next entry answers."""
+
+    def __init__(self, players: int, hand_size: int, hands: list[list[Slot]]) -> None:
+        self.players = players
+        self.hands = hands
+        self.number = 0  # history entries replayed
+        self.next_uid = players * hand_size
+        self.fireworks = dict.fromkeys(COLORS, 0)
+        self.discards: Counter[str] = Counter()
+        self.table: CardSets | None = None  # recomputed lazily after the table changes
+        self.pending: _PendingFinesse | None = None
+
+    def copy(self, hands: list[list[Slot]]) -> _Replaying:
+        """The same state, writing into `hands` (a copy of this state's hands) from now on."""
+        twin = _Replaying(self.players, 0, hands)
+        twin.number, twin.next_uid, twin.table, twin.pending = self.number, self.next_uid, self.table, self.pending
+        twin.fireworks = dict(self.fireworks)
+        twin.discards = self.discards.copy()
+        return twin
+
+    def step(
+        self, entry: HistoryEntry, identity: Callable[[int], frozenset[str]], chop_clued: dict[int, int]
+    ) -> None:
+        """Replay one more history entry, as seen by the seat whose identities `identity` gives."""
+        hands, n = self.hands, self.players
+        number = self.number
+        self.number += 1
         move = entry.move
-        if pending is not None:
-            _resolve_finesse(hands, pending, entry)
-            pending = None
+        if self.pending is not None:
+            _resolve_finesse(hands, self.pending, entry)
+            self.pending = None
         if move.is_hint:
             target = entry.target_player
             assert target is not None
-            if table is None:
-                table = card_sets(fireworks, discards, n)
+            if self.table is None:
+                self.table = card_sets(self.fireworks, self.discards, n)
+            table = self.table
             if chop_index(hands[target]) in entry.revealed:
-                result.chop_clued[target] = number
+                chop_clued[target] = number
             before = hands[target]
             hands[target] = apply_clue(
                 before,
@@ -330,25 +365,70 @@ def replay(view: SeatView) -> Replay:
                 move.color,
                 move.rank,
                 table,
-                partial(play_targets, hands, result.identity, entry.player, target, table),
+                partial(play_targets, hands, identity, entry.player, target, table),
             )
-            if n > 2 and next_uid < DECK_SIZE:
+            if n > 2 and self.next_uid < DECK_SIZE:
                 prior = [before if p == target else hand for p, hand in enumerate(hands)]
-                pending = _pending_finesse(prior, result.identity, entry, table)
-                if pending is not None:
-                    hands[pending.finessed] = prior[pending.finessed]
-            continue
+                self.pending = _pending_finesse(prior, identity, entry, table)
+                if self.pending is not None:
+                    hands[self.pending.finessed] = prior[self.pending.finessed]
+            return
         assert move.card_index is not None and entry.card is not None
         hands[entry.player].pop(move.card_index)
         if entry.scored:
-            fireworks[entry.card[0]] += 1
+            self.fireworks[entry.card[0]] += 1
         else:
-            discards[entry.card] += 1
-        table = None
-        if next_uid < DECK_SIZE:
-            hands[entry.player].append(Slot(next_uid))
-            next_uid += 1
-    return result
+            self.discards[entry.card] += 1
+        self.table = None
+        if self.next_uid < DECK_SIZE:
+            hands[entry.player].append(Slot(self.next_uid))
+            self.next_uid += 1
+
+
+class ReplayCache:
+    """`replay` of one seat's views along one game, each continuing from the last instead of from the first move.
+
+    A replay depends on the history and on the identities the seat allows for the cards it asks about (what it has
+    seen, and the candidates of its own cards, which narrow as the game goes on). The cache keeps the state after
+    the last view's history with every identity that state asked for; a later view of the same game whose history
+    extends it, and whose identities for those cards are unchanged, continues from there. Anything else is replayed
+    from the start. Either way the result equals `replay(view)`.
+    """
+
+    def __init__(self) -> None:
+        self._history: tuple[HistoryEntry, ...] = ()
+        self._state: _Replaying | None = None
+        self._chop_clued: dict[int, int] = {}
+        self._asked: dict[int, frozenset[str]] = {}  # uid -> the identities the replay was given for it
+
+    def replay(self, view: SeatView) -> Replay:
+        result = _new_replay(view)
+        history, known = view.history, len(self._history)
+        state = self._state
+        if (
+            state is None
+            or len(history) < known
+            or not all(map(operator.is_, history[:known], self._history))
+            or any(result.identity(uid) != names for uid, names in self._asked.items())
+        ):
+            state, known = _Replaying(view.num_players, view.hand_size, result.hands), 0
+            asked: dict[int, frozenset[str]] = {}
+        else:
+            result.hands[:] = [list(hand) for hand in state.hands]
+            result.chop_clued.update(self._chop_clued)
+            state = state.copy(result.hands)
+            asked = dict(self._asked)
+
+        def identity(uid: int) -> frozenset[str]:
+            names = result.identity(uid)
+            asked[uid] = names
+            return names
+
+        for entry in history[known:]:
+            state.step(entry, identity, result.chop_clued)
+        self._history, self._state, self._asked = history, state, asked
+        self._chop_clued = dict(result.chop_clued)
+        return result
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,11 +16,14 @@ token for a play or save clue. It never plays an uncertain card with one life le
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import StrEnum
 
-from harness.bots.base import Bot, BotDecision, decide_by_ratings
+from harness.bots.base import Bot, BotDecision, Policy, best_index, decide_by_ratings
 from harness.bots.conventions import (
     TWO_SAVE_PLAYERS,
+    Replay,
+    ReplayCache,
     Slot,
     apply_clue,
     card_sets,
@@ -39,8 +42,8 @@ from harness.view.seat_view import LegalMove, OtherHand, SeatView
 # A clue that makes a card playable only after other known plays is worth this share of an immediate one.
 LATER_PLAY_WEIGHT = 0.7
 # Touching a card whose identity the convention then rules out plants a false belief (it can lead to a misplay), by
-# player count (2 to 5). With 2 players 0.45 beats 0.3 by 0.04 points over seeds 0-4999 (a miss costs more since
-# the bot keeps its lives for the final round); at 3 players it made no difference (-0.02, within noise).
+# player count (2 to 5). Higher with 2 players, where a miss costs more since the bot keeps its lives for the final
+# round. What each tuned constant here is worth: BENCHMARKS.md section 5 (`bench/bot_paired.py --variant NAME=...`).
 MISREAD_PENALTY = (0.45, 0.3, 0.3, 0.3)
 # A play clue to the next player, who would otherwise discard a critical chop card: above every other move but
 # answering a finesse.
@@ -49,8 +52,7 @@ PLAY_BEFORE_SAVE = 0.985
 PLAY_BEFORE_SAVE_TOKENS = 2
 # A hinted card that is playable or useless is tried (with all PLAY_OR_TRASH_LIVES lives left) when it is at least
 # this likely to play, rated between discarding the chop and discarding a known-useless card. With only two lives a
-# miss would leave one, and the final round's chances (played only with a life to spare) would be lost: trying it
-# with two lives as well costs 0.04 points at 2 players over seeds 0-4999 and 0.04 at 3 over seeds 0-1999.
+# miss would leave one, and the final round's chances (played only with a life to spare) would be lost.
 PLAY_OR_TRASH_CHANCE = 0.3
 PLAY_OR_TRASH = 0.3
 PLAY_OR_TRASH_LIVES = 3
@@ -64,32 +66,28 @@ FRESH_CHOP_DISCARD = -0.15
 FRESH_CHOP_TOKENS = 6
 # With at most this many cards left to draw (by player count, 2 to 5), a clue that gives the next player a play goes
 # before my own certain play: my card stays playable in my hand, but playing it draws a card and brings the end
-# nearer, while the clue costs no card. It helps with 2 players; at 3 it costs points beyond 3 cards (BENCHMARKS.md).
+# nearer, while the clue costs no card. Tuned for 2 players; at 3 it is kept to the last 3 cards.
 ENDGAME_DECK = (15, 3, 0, 0)
 ENDGAME_HINT = 0.89
 # Among hints otherwise rated alike, the one that rules out more identities in the teammate's hand is preferred
-# (its weight makes it a tie-break: +0.29 points at 2 players, +0.07 at 3 over 1000 seeds, against the move order).
+# (its weight makes it a tie-break; without it the lower move index wins, so colour hints beat rank hints).
 INFO_WEIGHT = 0.005
 # A finesse (see conventions.finesse_ask) gives the finessed player's blind play and the receiver's play for one
 # clue: it counts as this many plays (a plain play clue counts 1, a delayed one LATER_PLAY_WEIGHT).
 FINESSE_PLAYS = 2.0
 # With at most this many cards left to draw, even a known-useless card is discarded only if no hint is harmless (a
-# stalling hint draws no card, so the cards still to play get more turns) or the last token is kept (LAST_TOKEN_DECK):
-# +0.14 points at 3 players and +0.05 at 2 over seeds 0-999 (BENCHMARKS.md).
+# stalling hint draws no card, so the cards still to play get more turns) or the last token is kept (LAST_TOKEN_DECK).
 STALL_USELESS_DECK = 4
 STALL_USELESS = -0.2
 # With this few cards left to draw, a discard brings the end nearer: stall with a hint instead if possible.
 STALL_DECK = 3
 # ... and with up to this many (by player count, 2 to 5) while at least STALL_RICH_TOKENS info tokens are unspent:
-# tokens still held when the deck runs out are wasted (about 4 on average at 2 players), so they buy turns instead.
-# Chosen on seeds 0-1999 among seven settings; then 2 players +0.018 (s.e. 0.006) over seeds 2000-4999 and +0.021
-# (0.005) over 5000-9999, 3 players +0.020 (0.008) over seeds 0-1999. No change at 4-5 players, so it is off there.
+# tokens still held when the deck runs out are wasted, so they buy turns instead. Off at 4-5 players.
 STALL_RICH_DECK = (5, 5, 0, 0)
 STALL_RICH_TOKENS = 4
 # With at most this many cards left to draw (by player count, 2 to 5) and a single info token, a hint that makes no
 # card playable or safe (a stall included) is rated LAST_TOKEN_INFO lower: the last token is kept for a play or save
-# clue, and a discard comes first. +0.009 points (s.e. 0.004) at 2 players over seeds 0-4999 and +0.013 (0.004) over
-# seeds 5000-9999; at 3 players it cost 0.035 (s.e. 0.009) over seeds 0-1999, so it is off there.
+# clue, and a discard comes first. Off at 3-5 players.
 LAST_TOKEN_DECK = (4, 0, 0, 0)
 LAST_TOKEN_INFO = 0.2
 
@@ -123,6 +121,75 @@ class MateInfo:
     remaining: Counter[str]  # copies of each card the teammate cannot rule out by looking around
 
 
+class Rule(StrEnum):
+    """Which of the bot's rules rated a move. Tests and tools read this, not the wording of the reason."""
+
+    # plays
+    ANSWER_FINESSE = "play the card a finesse or prompt asks of me"
+    CERTAIN_PLAY = "play a card known to be playable"
+    NO_GAMBLE = "no uncertain play with one life left"
+    FINAL_ROUND_CHANCE = "a chance of a play in the final round"
+    PLAY_OR_TRASH = "try a hinted card that is playable or useless"
+    GAMBLE = "an uncertain play"
+    # discards
+    USELESS_NEAR_END = "a useless card, though a stalling hint would be better this near the end"
+    USELESS = "discard a useless card"
+    HINTED = "discard a hinted card"
+    CHOP_NEAR_END = "the chop, though a stalling hint would be better this near the end"
+    FRESH_CHOP = "a chop nobody has had a turn to save yet"
+    CHOP = "discard the chop"
+    NOT_CHOP = "discard an unhinted card that is not the chop"
+    # hints
+    MISLEADING_HINT = "a hint that would mislead"
+    FINESSE = "a finesse: the next player plays blind, then the receiver"
+    PROMPT = "a prompt: the next player plays a hinted card, then the receiver"
+    SAVE = "save a critical chop card"
+    PLAY_BEFORE_SAVE = "a play clue that keeps the next player from discarding a critical chop"
+    ENDGAME_CLUE = "a play clue before my own play, near the end"
+    PLAY_CLUE = "a play clue"
+    LATER_PLAY_CLUE = "a clue for a card playable after the known plays"
+    WASTED_HINT = "a hint to a player with no turn left"
+    INFO_HINT = "a hint that makes no card playable or safe"
+
+
+@dataclass(frozen=True, slots=True)
+class Rating:
+    """One legal move's rating, the rule that gave it, and the bot's reason in words."""
+
+    value: float
+    rule: Rule
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Clue:
+    """A hint the bot could give, as its receiver would read it under the convention."""
+
+    player: int
+    offset: int
+    what: str  # as reasons name it: "R", "3s"
+    hand: OtherHand
+    mate: MateInfo
+    before: list[Slot]
+    after: list[Slot]
+    targets: frozenset[str]  # what the focus of a play clue to this player may be (with a finesse's focus)
+    asked: _FinesseClue | None
+    in_time: bool  # the receiver has a turn before the game ends
+
+
+@dataclass(slots=True)
+class _ClueEffect:
+    """What a clue does to the receiver's hand, card by card."""
+
+    new_plays: list[str] = field(default_factory=list)  # cards it makes known to be playable
+    later_plays: list[str] = field(default_factory=list)  # cards it marks as plays after the known ones
+    good_new: int = 0  # newly touched cards worth touching
+    bad_new: int = 0  # newly touched cards that are useless or duplicated
+    misread: int = 0  # newly touched cards whose identity the convention then rules out
+    saved: str | None = None  # the critical chop card it saves
+    misleads: str | None = None  # why it would mislead the receiver (the reason of its rating)
+
+
 def _describe_candidates(cands: list[str], fireworks: dict[str, int]) -> str:
     if len(cands) == 1:
         name = cands[0]
@@ -149,13 +216,34 @@ class SmartBot(Bot):
     )
 
     def decide(self, view: SeatView) -> BotDecision:
-        return _Turn(view).decide()
+        ratings = self.rate(view)
+        return decide_by_ratings([r.value for r in ratings], [r.reason for r in ratings])
+
+    def rate(self, view: SeatView) -> list[Rating]:
+        """Every legal move's rating, with the rule that gave it and the reason, in view.legal_moves order."""
+        return _Turn(view).rate()
+
+    def policy(self) -> Policy:
+        return _Playing()
+
+
+class _Playing:
+    """SmartBot over one game's seats: each seat's replay of the history continues from its last view."""
+
+    def __init__(self) -> None:
+        self._replays: dict[int, ReplayCache] = {}
+
+    def choose(self, view: SeatView) -> int:
+        cache = self._replays.get(view.seat)
+        if cache is None:
+            cache = self._replays[view.seat] = ReplayCache()
+        return _Turn(view, cache.replay(view)).choose()
 
 
 class _Turn:
     """The facts one decision needs, computed once from the view."""
 
-    def __init__(self, view: SeatView) -> None:
+    def __init__(self, view: SeatView, replayed: Replay | None = None) -> None:
         self.view = view
         self.fireworks = view.fireworks
         self.discards: Counter[str] = Counter(view.discard_counts)
@@ -163,7 +251,7 @@ class _Turn:
         self.dead = self.table.dead
         self.playable = self.table.playable
         self.critical = self.table.critical
-        self.replay = replay(view)
+        self.replay = replay(view) if replayed is None else replayed
         self.slots = self.replay.hands
         self._target_cache: dict[int, frozenset[str]] = {}
         self.own = [self._own_info(i) for i in range(len(view.own_hand))]
@@ -179,8 +267,7 @@ class _Turn:
                 base[card(color, rank)] -= 1
         base.subtract(self.visible)
         # Teammates see my hand: a card of mine I know for certain is no candidate for theirs. (Without this the bot
-        # took a clue for harmless when the teammate, seeing that card, would read it as "play": +0.03 points at 2
-        # players over seeds 0-4999.)
+        # took a clue for harmless when the teammate, seeing that card, would read it as "play".)
         base.subtract(next(iter(info.candidates)) for info in self.own if len(info.candidates) == 1)
         self.mates = {hand.player: self._mate_info(hand, base) for hand in view.others}
         # In the final round a teammate can still act on a hint only if their turn comes before the game ends.
@@ -237,29 +324,32 @@ class _Turn:
 
     # ---- rating moves ------------------------------------------------------------------------------------------
 
-    def decide(self) -> BotDecision:
-        ratings, reasons = [], []
+    def rate(self) -> list[Rating]:
+        ratings = []
         for legal in self.view.legal_moves:
             move = legal.move
             if move.kind is MoveKind.PLAY and move.card_index is not None:
-                rating, reason = self._rate_play(move.card_index)
+                ratings.append(self._rate_play(move.card_index))
             elif move.kind is MoveKind.DISCARD and move.card_index is not None:
-                rating, reason = self._rate_discard(move.card_index)
+                ratings.append(self._rate_discard(move.card_index))
             else:
-                rating, reason = self._rate_hint(legal)
-            ratings.append(rating)
-            reasons.append(reason)
-        return decide_by_ratings(ratings, reasons)
+                ratings.append(self._rate_hint(legal))
+        return ratings
 
-    def _rate_play(self, index: int) -> tuple[float, str]:
+    def choose(self) -> int:
+        return best_index([rating.value for rating in self.rate()])
+
+    def _rate_play(self, index: int) -> Rating:
         info = self.own[index]
         view = self.view
         if info.slot.finesse and info.p_play == 1.0:
             # Normally one candidate; several (all playable) if what I can see rules out the asked card itself.
             name = " or ".join(sorted(info.candidates))
-            return 1.0, (
+            return Rating(
+                1.0,
+                Rule.ANSWER_FINESSE,
                 f"The last hint pointed at a card that only {name} makes playable, and I must hold it as card "
-                f"{index}, so I play it at once."
+                f"{index}, so I play it at once.",
             )
         if info.p_play == 1.0:
             cands = sorted(info.candidates)
@@ -269,19 +359,26 @@ class _Turn:
             if all(name[1] == "5" for name in cands) and view.info_tokens < view.max_info_tokens:
                 rating += 0.03
             rating -= 0.01 * min(int(name[1]) for name in cands) / 5
-            return (
+            return Rating(
                 rating,
+                Rule.CERTAIN_PLAY,
                 f"Card {index} is known to be playable ({_describe_candidates(cands, self.fireworks)}).",
             )
         chance = f"card {index} is playable with probability {info.p_play:.2f}"
         if view.life_tokens <= 1:
             # Below every other kind of move: with one life left only a certain card is ever played.
-            return -1.0 + 0.02 * info.p_play, f"With one life left I play only certain cards, and {chance}."
+            return Rating(
+                -1.0 + 0.02 * info.p_play,
+                Rule.NO_GAMBLE,
+                f"With one life left I play only certain cards, and {chance}.",
+            )
         if view.turns_left is not None and info.p_play > 0:
             rating = 0.5 + 0.5 * info.p_play
-            return rating, (
+            return Rating(
+                rating,
+                Rule.FINAL_ROUND_CHANCE,
                 f"The game is in its final round and {chance}; with {view.life_tokens} lives left the risk "
-                "costs nothing."
+                "costs nothing.",
             )
         if (
             info.slot.touched
@@ -291,57 +388,76 @@ class _Turn:
         ):
             # A hinted card that is playable or already useless (say a 1 whose other candidates were played): a miss
             # loses nothing but a spare life, and it never wastes a card that could still score.
-            return PLAY_OR_TRASH, (
+            return Rating(
+                PLAY_OR_TRASH,
+                Rule.PLAY_OR_TRASH,
                 f"Card {index} is either playable or useless ({chance}); with {view.life_tokens} lives left I "
-                "try it."
+                "try it.",
             )
         rating = -0.35 - 0.5 * (1 - info.p_play) - 0.1 * info.p_critical
-        return (
+        return Rating(
             rating,
+            Rule.GAMBLE,
             f"Every other move looks worse, but this is a gamble: {chance}, and a miss costs a life.",
         )
 
-    def _rate_discard(self, index: int) -> tuple[float, str]:
+    def _rate_discard(self, index: int) -> Rating:
         info = self.own[index]
         view = self.view
         token_need = 0.1 * (1 - view.info_tokens / view.max_info_tokens)
         if info.p_dead == 1.0 and 0 < view.deck_size <= STALL_USELESS_DECK and view.info_tokens > 0:
-            return STALL_USELESS + token_need, (
+            return Rating(
+                STALL_USELESS + token_need,
+                Rule.USELESS_NEAR_END,
                 f"Card {index} can no longer score, but only {view.deck_size} cards are left in the deck: I would "
-                f"rather stall with a hint than draw towards the end, but {self._why_not_stall()}."
+                f"rather stall with a hint than draw towards the end, but {self._why_not_stall()}.",
             )
         if info.p_dead == 1.0:
-            return 0.4 + token_need, f"Card {index} can no longer score, so discarding it costs nothing."
+            return Rating(
+                0.4 + token_need,
+                Rule.USELESS,
+                f"Card {index} can no longer score, so discarding it costs nothing.",
+            )
         if info.slot.touched:
             rating = -0.45 - 0.4 * info.p_critical - 0.1 * info.p_play + token_need
-            return rating, (
+            return Rating(
+                rating,
+                Rule.HINTED,
                 f"Every card I hold was hinted as useful, so any discard wastes a hint; card {index} is the "
-                "least likely to be needed."
+                "least likely to be needed.",
             )
         if index == self.own_chop and self._stall_rather_than_discard():
-            return -0.25 + token_need, (
+            return Rating(
+                -0.25 + token_need,
+                Rule.CHOP_NEAR_END,
                 f"Only {view.deck_size} cards are left in the deck, so I would rather stall with a hint than draw "
-                f"towards the end, but {self._why_not_stall()}: I discard my chop, card {index}."
+                f"towards the end, but {self._why_not_stall()}: I discard my chop, card {index}.",
             )
         if (
             index == self.own_chop
             and view.info_tokens >= FRESH_CHOP_TOKENS
             and self.replay.chop_clued.get(view.seat) == len(view.history) - 1
         ):
-            return FRESH_CHOP_DISCARD, (
+            return Rating(
+                FRESH_CHOP_DISCARD,
+                Rule.FRESH_CHOP,
                 f"The last hint touched my old chop, so nobody has yet had a turn to save my new chop, card "
-                f"{index}; I would rather give a hint than discard it, but no hint is harmless."
+                f"{index}; I would rather give a hint than discard it, but no hint is harmless.",
             )
         if index == self.own_chop:
             # Teammates watch the chop and save what must not go, so it is the safest unknown card to discard.
             risk = 0.1 * info.p_critical + 0.1 * info.p_play
-            return 0.25 - risk + token_need, (
+            return Rating(
+                0.25 - risk + token_need,
+                Rule.CHOP,
                 f"Nothing is certainly playable and no hint is worth giving, so I discard my chop, card {index} "
-                "(my oldest unhinted card)."
+                "(my oldest unhinted card).",
             )
         risk = 0.25 * info.p_critical + 0.1 * info.p_play
-        return -0.6 - risk + token_need, (
-            f"Card {index} is unhinted but not my chop; teammates protect only the chop, so it goes first."
+        return Rating(
+            -0.6 - risk + token_need,
+            Rule.NOT_CHOP,
+            f"Card {index} is unhinted but not my chop; teammates protect only the chop, so it goes first.",
         )
 
     def _stall_rather_than_discard(self) -> bool:
@@ -401,139 +517,197 @@ class _Turn:
         )
         return removed / (25 * len(after))
 
-    def _rate_hint(self, legal: LegalMove) -> tuple[float, str]:
+    def _rate_hint(self, legal: LegalMove) -> Rating:
+        clue = self._read_clue(legal)
+        effect = self._clue_effect(clue)
+        if effect.misleads is not None:
+            return Rating(-0.8, Rule.MISLEADING_HINT, effect.misleads)
+        if clue.asked is not None:
+            effect.later_plays = [name for name in effect.later_plays if name != clue.asked.focus_card]
+        penalty = self._clue_penalty(clue, effect)
+        plays = len(effect.new_plays) + LATER_PLAY_WEIGHT * len(effect.later_plays)
+        if clue.asked is not None and effect.saved is None and clue.in_time:
+            return self._rate_finesse(clue, clue.asked, effect, plays + FINESSE_PLAYS, penalty)
+        if effect.saved is not None and clue.in_time:
+            return self._rate_save(clue, effect.saved, plays, penalty)
+        if plays and clue.in_time:
+            return self._rate_play_clue(clue, effect, plays, penalty)
+        return self._rate_info_hint(clue, effect, penalty)
+
+    def _read_clue(self, legal: LegalMove) -> _Clue:
+        """A hint as its receiver would read it: the slots after it, under the convention (finesses included)."""
         move = legal.move
         assert legal.target_player is not None and move.target_offset is not None
-        player, offset = legal.target_player, move.target_offset
-        hand = self.view.hand_of(player)
-        mate = self.mates[player]
+        player = legal.target_player
         slots = self.slots[player]
         targets = self._targets(player)
         asked = self._finesse(player, legal.touches, move.color)
         if asked is not None:
             targets = targets | {asked.focus_card}
         after = apply_clue(slots, legal.touches, move.color, move.rank, self.table, lambda: targets)
-        what = f"{move.color}" if move.color else f"{move.rank}s"
-        in_time = self.turns_after_me is None or offset <= self.turns_after_me
+        return _Clue(
+            player=player,
+            offset=move.target_offset,
+            what=f"{move.color}" if move.color else f"{move.rank}s",
+            hand=self.view.hand_of(player),
+            mate=self.mates[player],
+            before=slots,
+            after=after,
+            targets=targets,
+            asked=asked,
+            in_time=self.turns_after_me is None or move.target_offset <= self.turns_after_me,
+        )
 
-        new_plays: list[str] = []
-        later_plays: list[str] = []
-        good_new = bad_new = misread = 0
-        saved = None
-        seen_in_hint: Counter[str] = Counter()
-        for c in hand.cards:
+    def _clue_effect(self, clue: _Clue) -> _ClueEffect:
+        """What a clue does to each card of the receiver's hand; stops at the first card it would mislead about."""
+        effect = _ClueEffect()
+        touched_before: Counter[str] = Counter()
+        for c in clue.hand.cards:
             j = c.index
-            slot = after[j]
-            if slot is slots[j]:  # the hint changes nothing the player knows about this card
-                knows_play = mate.known_play[j]
-                cands = []
+            slot, old = clue.after[j], clue.before[j]
+            if slot is old:  # the hint changes nothing the player knows about this card
+                cands, knows_play = [], clue.mate.known_play[j]
             else:
-                cands = _counted_candidates(slot.colors, slot.ranks, slot.allowed, mate.remaining)
+                cands = _counted_candidates(slot.colors, slot.ranks, slot.allowed, clue.mate.remaining)
                 knows_play = bool(cands) and all(x in self.playable for x in cands)
             if knows_play and not c.playable:
-                return -0.8, (
-                    f"Hinting {what} to player {player} would make them think card {j} ({c.card}) is playable."
+                effect.misleads = (
+                    f"Hinting {clue.what} to player {clue.player} would make them think card {j} ({c.card}) is "
+                    "playable."
                 )
-            newly = slot.touched and not slots[j].touched
-            duplicate = self.touched_visible[c.card] - (1 if slots[j].touched else 0) > 0
-            if knows_play and not mate.known_play[j]:
+                return effect
+            newly = slot.touched and not old.touched
+            duplicate = self.touched_visible[c.card] - (1 if old.touched else 0) > 0
+            if knows_play and not clue.mate.known_play[j]:
                 if duplicate:
-                    bad_new += 1  # another touched copy will be played first: this one would be wasted
+                    effect.bad_new += 1  # another touched copy will be played first: this one would be wasted
                 else:
-                    new_plays.append(c.card)
+                    effect.new_plays.append(c.card)
             elif slot.play and newly and not knows_play:
-                if c.card not in targets:
-                    return -0.8, (
-                        f"Hinting {what} to player {player} would point at card {j} ({c.card}) as a coming "
-                        "play, which it is not."
+                if c.card not in clue.targets:
+                    effect.misleads = (
+                        f"Hinting {clue.what} to player {clue.player} would point at card {j} ({c.card}) as a "
+                        "coming play, which it is not."
                     )
-                if not duplicate and all(x in targets for x in cands):
-                    later_plays.append(c.card)
+                    return effect
+                if not duplicate and all(x in clue.targets for x in cands):
+                    effect.later_plays.append(c.card)
             if newly:
-                seen_in_hint[c.card] += 1
-                if slot.allowed is not None and c.card not in slot.allowed:
-                    misread += 1
-                elif c.useless or self.touched_visible[c.card] > 0 or seen_in_hint[c.card] > 1:
-                    bad_new += 1
-                else:
-                    good_new += 1
-                if j == mate.chop and self._needs_save(hand, j):
-                    saved = c.card
+                touched_before[c.card] += 1
+                self._count_new_touch(clue, effect, j, touched_before[c.card])
+        return effect
 
-        if asked is not None:
-            later_plays = [name for name in later_plays if name != asked.focus_card]
-        misread_cost = MISREAD_PENALTY[self.view.num_players - 2] * misread
-        penalty = 0.12 * bad_new + misread_cost - INFO_WEIGHT * self._ruled_out(slots, after)
-        plays = len(new_plays) + LATER_PLAY_WEIGHT * len(later_plays)
-        if asked is not None and saved is None and in_time:
-            plays += FINESSE_PLAYS
-            rating = 0.5 + 0.1 * min(plays, 3) + 0.02 * good_new - penalty
-            where = "finesse position" if asked.blind else "hinted cards"
-            focus_card = asked.focus_card
-            return rating, (
-                f"Hinting {what} to player {player} points at {focus_card}, which only the {predecessor(focus_card)} "
-                f"in player {(self.view.seat + 1) % self.view.num_players}'s {where} makes playable: they play it "
-                f"first, then player {player} plays theirs."
-            )
-        if saved is not None and in_time:
-            will_discard = not any(mate.known_play) and not any(mate.known_useless)
-            urgency = 0.17 if will_discard and offset == 1 else 0.05 if will_discard else 0.0
-            if will_discard:
-                rating = 0.8 + urgency + 0.02 * plays - penalty
-            else:
-                # The player has something better to do than discard next turn: the save can wait (the chop may get
-                # touched by a play clue first), and a play clue now is worth more.
-                rating = LAZY_SAVE + 0.1 * min(plays, 3) - penalty
-            new_chop = chop_index(after)
-            if new_chop is not None and self._needs_save(hand, new_chop, after):
-                # The next card to go is also one to keep: a clue that touches both saves more.
-                rating -= NEXT_CHOP_PENALTY
-            return (
-                rating,
-                f"Player {player}'s chop card {saved} must not be discarded; hinting {what} saves it.",
-            )
-        if plays and in_time:
-            rating = 0.5 + 0.1 * min(plays, 3) + 0.02 * good_new - penalty
-            if (
-                new_plays
-                and offset == 1
-                and self.view.info_tokens >= PLAY_BEFORE_SAVE_TOKENS
-                and self._about_to_lose_chop(hand, mate)
-            ):
-                # SmartBot's order: a clue that gives the next player a play keeps them from discarding this turn,
-                # and the save can follow; it beats both the save and my own certain play.
-                rating = PLAY_BEFORE_SAVE + 0.005 * min(len(new_plays), 2) - penalty
-                shown = ", ".join(new_plays)
-                return rating, (
-                    f"Player {player} would discard their chop card {hand.cards[mate.chop or 0].card} next, which "
-                    f"must be saved; hinting {what} shows them they can play {shown} instead, and the save can "
-                    "follow."
+    def _count_new_touch(self, clue: _Clue, effect: _ClueEffect, j: int, copies_touched: int) -> None:
+        """Tally a card the clue touches for the first time (`copies_touched`: of its name, by this clue so far)."""
+        c, slot = clue.hand.cards[j], clue.after[j]
+        if slot.allowed is not None and c.card not in slot.allowed:
+            effect.misread += 1
+        elif c.useless or self.touched_visible[c.card] > 0 or copies_touched > 1:
+            effect.bad_new += 1
+        else:
+            effect.good_new += 1
+        if j == clue.mate.chop and self._needs_save(clue.hand, j):
+            effect.saved = c.card
+
+    def _clue_penalty(self, clue: _Clue, effect: _ClueEffect) -> float:
+        """What a clue's bad touches cost, less a tie-break for how much it tells (INFO_WEIGHT)."""
+        misread_cost = MISREAD_PENALTY[self.view.num_players - 2] * effect.misread
+        return 0.12 * effect.bad_new + misread_cost - INFO_WEIGHT * self._ruled_out(clue.before, clue.after)
+
+    def _rate_finesse(
+        self, clue: _Clue, asked: _FinesseClue, effect: _ClueEffect, plays: float, penalty: float
+    ) -> Rating:
+        view = self.view
+        rule, where = (Rule.FINESSE, "finesse position") if asked.blind else (Rule.PROMPT, "hinted cards")
+        focus_card = asked.focus_card
+        return Rating(
+            0.5 + 0.1 * min(plays, 3) + 0.02 * effect.good_new - penalty,
+            rule,
+            f"Hinting {clue.what} to player {clue.player} points at {focus_card}, which only the "
+            f"{predecessor(focus_card)} in player {(view.seat + 1) % view.num_players}'s {where} makes playable: "
+            f"they play it first, then player {clue.player} plays theirs.",
+        )
+
+    def _rate_save(self, clue: _Clue, saved: str, plays: float, penalty: float) -> Rating:
+        mate = clue.mate
+        will_discard = not any(mate.known_play) and not any(mate.known_useless)
+        if will_discard:
+            urgency = 0.17 if clue.offset == 1 else 0.05
+            rating = 0.8 + urgency + 0.02 * plays - penalty
+        else:
+            # The player has something better to do than discard next turn: the save can wait (the chop may get
+            # touched by a play clue first), and a play clue now is worth more.
+            rating = LAZY_SAVE + 0.1 * min(plays, 3) - penalty
+        new_chop = chop_index(clue.after)
+        if new_chop is not None and self._needs_save(clue.hand, new_chop, clue.after):
+            # The next card to go is also one to keep: a clue that touches both saves more.
+            rating -= NEXT_CHOP_PENALTY
+        return Rating(
+            rating,
+            Rule.SAVE,
+            f"Player {clue.player}'s chop card {saved} must not be discarded; hinting {clue.what} saves it.",
+        )
+
+    def _rate_play_clue(self, clue: _Clue, effect: _ClueEffect, plays: float, penalty: float) -> Rating:
+        rating = 0.5 + 0.1 * min(plays, 3) + 0.02 * effect.good_new - penalty
+        if (
+            effect.new_plays
+            and clue.offset == 1
+            and self.view.info_tokens >= PLAY_BEFORE_SAVE_TOKENS
+            and self._about_to_lose_chop(clue.hand, clue.mate)
+        ):
+            return self._rate_play_before_save(clue, effect.new_plays, penalty)
+        if not any(clue.mate.known_play):
+            rating += 0.05
+        if clue.offset == 1:
+            rating += 0.01
+            if 0 < self.view.deck_size <= ENDGAME_DECK[self.view.num_players - 2]:
+                shown = ", ".join(effect.new_plays + effect.later_plays)
+                return Rating(
+                    ENDGAME_HINT + 0.1 * min(plays, 3) / 3 - penalty,
+                    Rule.ENDGAME_CLUE,
+                    f"Only {self.view.deck_size} cards are left to draw: hinting {clue.what} to player "
+                    f"{clue.player} (for {shown}) costs no card, so it goes before any play of mine.",
                 )
-            if not any(mate.known_play):
-                rating += 0.05
-            if offset == 1:
-                rating += 0.01
-                if 0 < self.view.deck_size <= ENDGAME_DECK[self.view.num_players - 2]:
-                    rating = ENDGAME_HINT + 0.1 * min(plays, 3) / 3 - penalty
-                    shown = ", ".join(new_plays + later_plays)
-                    return rating, (
-                        f"Only {self.view.deck_size} cards are left to draw: hinting {what} to player {player} "
-                        f"(for {shown}) costs no card, so it goes before any play of mine."
-                    )
-            if new_plays:
-                shown = ", ".join(new_plays)
-                return rating, f"Hinting {what} to player {player} shows them they can play {shown}."
-            shown = ", ".join(later_plays)
-            return rating, (
-                f"Hinting {what} to player {player} tells them {shown} will be playable once the cards "
-                "already known to be playable are played."
+        if effect.new_plays:
+            shown = ", ".join(effect.new_plays)
+            return Rating(
+                rating,
+                Rule.PLAY_CLUE,
+                f"Hinting {clue.what} to player {clue.player} shows them they can play {shown}.",
             )
-        rating = -0.1 + 0.03 * good_new - penalty
+        shown = ", ".join(effect.later_plays)
+        return Rating(
+            rating,
+            Rule.LATER_PLAY_CLUE,
+            f"Hinting {clue.what} to player {clue.player} tells them {shown} will be playable once the cards "
+            "already known to be playable are played.",
+        )
+
+    def _rate_play_before_save(self, clue: _Clue, new_plays: list[str], penalty: float) -> Rating:
+        # SmartBot's order: a clue that gives the next player a play keeps them from discarding this turn, and the
+        # save can follow; it beats both the save and my own certain play.
+        chop_card = clue.hand.cards[clue.mate.chop or 0].card
+        shown = ", ".join(new_plays)
+        return Rating(
+            PLAY_BEFORE_SAVE + 0.005 * min(len(new_plays), 2) - penalty,
+            Rule.PLAY_BEFORE_SAVE,
+            f"Player {clue.player} would discard their chop card {chop_card} next, which must be saved; hinting "
+            f"{clue.what} shows them they can play {shown} instead, and the save can follow.",
+        )
+
+    def _rate_info_hint(self, clue: _Clue, effect: _ClueEffect, penalty: float) -> Rating:
+        rating = -0.1 + 0.03 * effect.good_new - penalty
         if self._keeps_last_token():
             rating -= LAST_TOKEN_INFO
-        if not in_time:
-            return rating - 0.1, f"Player {player} gets no further turn, so hinting them {what} is wasted."
-        return (
+        if not clue.in_time:
+            return Rating(
+                rating - 0.1,
+                Rule.WASTED_HINT,
+                f"Player {clue.player} gets no further turn, so hinting them {clue.what} is wasted.",
+            )
+        return Rating(
             rating,
-            f"Hinting {what} to player {player} gives information but makes no card playable or safe.",
+            Rule.INFO_HINT,
+            f"Hinting {clue.what} to player {clue.player} gives information but makes no card playable or safe.",
         )

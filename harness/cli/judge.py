@@ -52,6 +52,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from harness.bots import bot_names
     from harness.models.client import LOCAL_PROVIDER, ModelSpecError, check_model, provider_of
     from harness.schema.config import RetryPolicy
     from harness.schema.records import SeatConfig, checked_params
@@ -86,7 +87,7 @@ def handle(args: argparse.Namespace) -> int:
             "--",
         )
         seat = SeatConfig(model=args.model, scaffold="judge", api_base=args.api_base, params=params)
-        check_model(seat)
+        check_model(seat, bot_names())
     except (ValueError, ModelSpecError) as exc:
         raise UsageError(str(exc)) from None
     try:

@@ -20,6 +20,7 @@ from harness.cli import run as run_command
 from harness.cli import runs as runs_command
 from harness.cli import scaffolds as scaffolds_command
 from harness.cli import values as values_command
+from harness.cli import view as view_command
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 from harness.cli.streams import output_may_close
 from harness.run.interrupt import EXIT_STOPPED, STOP_SIGNALS, cause, stop_on_sigterm
@@ -35,6 +36,7 @@ COMMANDS = [
     report_command,
     judge_command,
     values_command,
+    view_command,
     import_inspect_command,
 ]
 

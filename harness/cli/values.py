@@ -1,7 +1,9 @@
 """`hanabi-eval values RUN_DIR`: engine-grounded values of every logged decision of a run's complete games.
 
 For each decision, every legal move's expected final score when the team continues with the built-in player
-(harness.play.values), written to `<run>/values/<game_id>.jsonl` by harness.run.valuation, one line per decision.
+(harness.play.values), written to `<run>/values/<game_id>.jsonl` by harness.run.valuation, one line per decision,
+in this process, in local worker processes (`--workers N`) or as tasks on a Ray cluster (`--ray [ADDRESS]`,
+harness.run.cluster): the same bytes every way (harness.run.valuers).
 Reads the logs only (no model is called). Resumable: decisions already written are kept and skipped; a torn last
 line is dropped and redone. Games that are not complete are skipped and named.
 """
@@ -9,13 +11,22 @@ line is dropped and redone. Games that are not complete are skipped and named.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+from rich.progress import Progress as Bar
 
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from harness.play.values import MAX_ROLLOUTS
+from harness.run.cluster import Cluster, ClusterCodeMismatch, ClusterUnavailable
 from harness.run.store import RunDir, RunFolderDamaged
-from harness.run.valuation import ValuesSettingsMismatch, complete_games, done_turns, value_game, values_file
+from harness.run.valuation import ValuesSettingsMismatch, complete_games, done_turns, plan_game, values_file
+from harness.run.valuers import GamePlan, InProcess, LocalProcesses, Progress, Valuer, WorkerLost, value_plans
 from harness.schema.value_records import VALUES_DIR
 from harness.session.launch import stopped_by_ctrl_c
 
@@ -37,6 +48,24 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--from-turn", type=int, default=1, help="value only decisions from this turn on (default 1)"
     )
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="value the decisions as tasks on a Ray cluster: HOST:PORT, auto (the cluster this machine belongs to), "
+        "or nothing for a Ray instance on this machine (needs pip install 'hanabi-eval[ray]')",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="value in N processes of this machine; with --ray: the local Ray instance's CPUs, or at most N tasks "
+        "at once on the cluster at ADDRESS",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(handler=handle)
 
 
@@ -47,6 +76,8 @@ def handle(args: argparse.Namespace) -> int:
         )
     if args.from_turn < 1:
         raise UsageError(f"--from-turn {args.from_turn} must be at least 1")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers {args.workers} must be at least 1")
     run = RunDir(args.run)
     try:
         if not args.run.is_dir() or run.read_manifest() is None:
@@ -55,6 +86,22 @@ def handle(args: argparse.Namespace) -> int:
             )
     except RunFolderDamaged as exc:
         raise UsageError(str(exc)) from None
+    return _value(args, run)
+
+
+def _valuer(args: argparse.Namespace) -> Valuer:
+    """Where the decisions are valued (a cluster is connected to now: an unreachable one is bad input)."""
+    if args.ray is not None:
+        try:
+            return Cluster(args.ray or None, args.workers)
+        except ClusterUnavailable as exc:
+            raise UsageError(str(exc)) from None
+    if args.workers is not None and args.workers > 1:
+        return LocalProcesses(args.workers)
+    return InProcess()
+
+
+def _value(args: argparse.Namespace, run: RunDir) -> int:
     complete, skipped, corrupt = complete_games(run.game_paths())
     for problem in corrupt:
         print(f"skipping a corrupt game log: {problem}", file=sys.stderr)
@@ -65,17 +112,68 @@ def handle(args: argparse.Namespace) -> int:
         done = [done_turns(path, args.rollouts, args.seed) for path in targets]
     except ValuesSettingsMismatch as exc:
         raise UsageError(str(exc)) from None
+    plans = [
+        GamePlan(path.stem, path, len(turns), plan_game(log, turns, args.rollouts, args.seed, args.from_turn))
+        for log, path, turns in zip(complete, targets, done, strict=True)
+    ]
+    valuer = _valuer(args)  # before anything is written: a cluster that cannot be used is refused in one line
+    try:
+        return _write(args, plans, valuer)
+    finally:
+        valuer.close()
+
+
+def _write(args: argparse.Namespace, plans: list[GamePlan], valuer: Valuer) -> int:
     out = args.run / VALUES_DIR
     out.mkdir(exist_ok=True)
+    finished = [0]
+
+    def game_done(plan: GamePlan) -> None:
+        finished[0] += 1
+        print(
+            f"[{finished[0]}/{len(plans)}] {plan.game_id}: {len(plan.tasks)} decision(s) valued, "
+            f"{plan.done} already done"
+        )
+
+    bar = _bar(args.no_progress, sum(len(plan.tasks) for plan in plans))
     try:
-        for number, (log, path, turns) in enumerate(zip(complete, targets, done, strict=True), start=1):
-            added = value_game(log, path, turns, args.rollouts, args.seed, args.from_turn)
-            print(
-                f"[{number}/{len(complete)}] {path.stem}: {added} decision(s) valued, {len(turns)} already done"
-            )
-    except KeyboardInterrupt:  # as every long command stops: one line, exit code 130
-        raise stopped_by_ctrl_c("the values written so far are kept") from None
+        with bar or contextlib.nullcontext():
+            value_plans(plans, valuer, _show(bar), game_done)
+    except KeyboardInterrupt:  # as every long command stops: one line with the command to go on, exit code 130
+        again = shlex.join(["hanabi-eval", *args.argv[1:]])
+        raise stopped_by_ctrl_c("every decision written is kept", again) from None
+    except (ClusterCodeMismatch, WorkerLost) as exc:
+        print(f"hanabi-eval: error: {exc}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except OSError as exc:
         print(f"hanabi-eval: error: cannot write values under {out}: {exc.strerror}", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_OK
+
+
+def _bar(off: bool, total: int) -> Bar | None:
+    """A progress bar on the terminal (none when stderr is not one, or with --no-progress)."""
+    console = Console(stderr=True)
+    if off or not console.is_terminal or total == 0:
+        return None
+    return Bar(
+        TextColumn("values"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("decisions  {task.fields[cpus]}"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    )
+
+
+def _show(bar: Bar | None) -> Callable[[Progress], None]:
+    task = None if bar is None else bar.add_task("values", total=None, cpus="")
+
+    def show(now: Progress) -> None:
+        if bar is None or task is None:
+            return
+        cpus = f"{now.cpus_busy:.0f}/{now.cpus:.0f} CPUs busy"
+        bar.update(task, total=now.total, completed=now.written, cpus=cpus)
+
+    return show

@@ -185,6 +185,18 @@ class Game:
         self._over: bool | None = None
         self._deal_pending()
 
+    def copy(self) -> Game:
+        """An independent game in the same state (the engine's state is copied, the rest shared or copied)."""
+        twin = object.__new__(Game)
+        twin.players, twin.deck, twin._dealt = self.players, self.deck, self._dealt
+        twin._game = self._game  # the copied state points into the same engine game, which must outlive it
+        twin._state = self._state.copy()
+        twin._history = list(self._history)
+        twin._last_player = self._last_player
+        twin._legal_cache = self._legal_cache  # never changed in place: apply() replaces it
+        twin._over = self._over
+        return twin
+
     # ---- construction ------------------------------------------------------------------------------------------
 
     def _deal_pending(self) -> None:
@@ -332,7 +344,10 @@ class Game:
         """Apply a legal move of the current player; raise IllegalMoveError (before the C++ core sees it) if not."""
         if self.is_over:
             raise IllegalMoveError(f"the game is over; {move.description} cannot be played")
-        chosen = next((hle for legal, hle in self._legal() if legal == move), None)
+        legal_moves = self._legal()  # a move taken from legal_moves() is found by identity, without comparing fields
+        chosen = next((hle for legal, hle in legal_moves if legal is move), None)
+        if chosen is None:
+            chosen = next((hle for legal, hle in legal_moves if legal == move), None)
         if chosen is None:
             raise IllegalMoveError(f"{move.description} is not a legal move for player {self.current_player}")
         player = self.current_player

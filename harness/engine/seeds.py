@@ -90,7 +90,13 @@ def _deck_for(seed: int, origin: Path | None = None) -> list[str]:
     stored = _stored_decks() if origin is None or origin.parent != seeds_dir() else {}
     if seed in stored:
         return list(stored[seed])
-    return deck_for_seed(seed)
+    return list(_engine_deck(seed))
+
+
+@cache
+def _engine_deck(seed: int) -> tuple[str, ...]:
+    """The engine's deal of a seed, dealt once per process: a sweep's seed lists are resolved more than once."""
+    return tuple(deck_for_seed(seed))
 
 
 def resolve_seeds(spec: str) -> list[SeedDeck]:

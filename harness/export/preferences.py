@@ -114,7 +114,8 @@ def reply_text(call: CallDef, record: MoveRecord, index: int) -> str:
 
 def repair_rows(game: ExportGame, record: MoveRecord) -> Iterator[PreferenceRow]:
     """One pair per reply of the move's deciding call that the harness rejected: the accepted reply (the model's
-    own words) chosen over the rejected one, after the call's first request."""
+    own words) chosen over the rejected one, after the call's first request. A rejected reply its log keeps only
+    the start of (longer than REJECTED_TEXT_KEPT_CHARS) makes no pair."""
     call = deciding_call_of(record)
     final = accepted(game, record, call)
     columns = meta(game, record, game.header.seats[record.seat].model, call.role)
@@ -122,6 +123,8 @@ def repair_rows(game: ExportGame, record: MoveRecord) -> Iterator[PreferenceRow]
     for attempt in call.attempts[:-1]:
         if attempt.reply is None:
             continue  # a provider error: no reply to prefer against
+        if attempt.cut:
+            continue  # the log keeps only the start of this long reply: no longer the model's words to train on
         yield PreferenceRow(
             **columns,
             prompt=chat(call.attempts[0].messages),

@@ -93,6 +93,7 @@ def write_export(out: Path, files: Iterable[tuple[str, Iterable[str]]]) -> None:
 
     def fill(staging: Path) -> None:
         for name, chunks in files:
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)  # a name may hold folders: "runs/a/x.html"
             with (staging / name).open("w", encoding="utf-8") as handle:
                 for chunk in chunks:
                     handle.write(chunk)

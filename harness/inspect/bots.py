@@ -1,9 +1,10 @@
 """The built-in players as an Inspect model API, `hanabi/<bot>` (`hanabi/smart`, `hanabi/cautious`): the offline
 route through `inspect eval`, as `local/<bot>` is through `hanabi-eval run`.
 
-The bot decides from the seat's view, which the task's caller puts in SEAT_REQUEST for this model API only, and
-answers in the call's reply format with the same text `local/<bot>` sends (harness.models.local.format_reply), so a
-game played here makes the same moves as under `hanabi-eval run --model local/<bot>`. Token counts are the same
+The bot decides from the seat's view: the seat's strategy writes its reply in the call's reply format
+(harness.strategies.offline_reply, the same text `local/<bot>` sends), the task's caller puts it in SEAT_REQUEST for
+this model API only, and this API answers with it, so a game played here makes the same moves as under
+`hanabi-eval run --model local/<bot>`. Token counts are the same
 cl100k counts as `local/`; the cost is 0.
 """
 
@@ -21,11 +22,10 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from harness.bots import bot_names, get_bot
+from harness.bots import bot_names
 from harness.inspect.seat_request import SEAT_REQUEST
-from harness.models.local import count_tokens, format_reply
-from harness.models.model_names import ModelSpecError, parse_local_model
-from harness.view.seat_view import SeatView
+from harness.models.local import count_tokens
+from harness.models.model_names import OFFLINE_REPLY_KEY, ModelSpecError, parse_local_model
 
 API_NAME = "hanabi"
 MAX_CONNECTIONS = 1000  # a bot answers at once: Inspect's connection limit would only queue games
@@ -38,7 +38,6 @@ class BotRequestError(RuntimeError):
 class HanabiBotAPI(ModelAPI):
     """Serves `hanabi/<bot>[@<ms>ms]`: the bot's move for the seat's view, in the call's reply format."""
 
-    reads_seat_view = True  # the task's caller sends this API the seat's view (harness.inspect.seat_request)
 
     def __init__(
         self,
@@ -50,10 +49,10 @@ class HanabiBotAPI(ModelAPI):
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
         try:
-            self.bot, self.delay_s = parse_local_model(model_name)
+            self.offline_bot, self.delay_s = parse_local_model(model_name)
         except ModelSpecError as exc:
             raise ValueError(str(exc).replace("local/", f"{API_NAME}/")) from None
-        if self.bot not in bot_names():
+        if self.offline_bot not in bot_names():
             raise ValueError(
                 f"no built-in player {model_name!r}; use one of: "
                 + ", ".join(f"{API_NAME}/{name}" for name in bot_names())
@@ -67,20 +66,18 @@ class HanabiBotAPI(ModelAPI):
         config: GenerateConfig,
     ) -> ModelOutput:
         request = SEAT_REQUEST.get()
-        if request is None or "view" not in request:
+        if request is None or not isinstance(request.get(OFFLINE_REPLY_KEY), str):
             raise BotRequestError(
-                f"{API_NAME}/{self.bot} plays only the seats of the hanabi_eval/hanabi task (it decides from the "
-                "seat's view, which only that task sends)"
+                f"{API_NAME}/{self.offline_bot} plays only the seats of the hanabi_eval/hanabi task (it decides from "
+                "the seat's view, which only that task sends)"
             )
         if self.delay_s:
             await anyio.sleep(self.delay_s)
-        view = SeatView.model_validate(request["view"])
-        decision = get_bot(self.bot).decide(view)
-        text = format_reply(view, decision.move_index, decision.ratings, decision.reason, request["format"])
+        text = request[OFFLINE_REPLY_KEY]
         # OpenAI's chat accounting, as local/ counts: each message's tokens plus 3, plus 3 to prime the reply
         prompt_tokens = sum(count_tokens(message.text) + 3 for message in input) + 3
         completion_tokens = count_tokens(text)
-        output = ModelOutput.from_content(model=f"{API_NAME}/{self.bot}", content=text, stop_reason="stop")
+        output = ModelOutput.from_content(model=f"{API_NAME}/{self.offline_bot}", content=text, stop_reason="stop")
         output.usage = ModelUsage(
             input_tokens=prompt_tokens,
             output_tokens=completion_tokens,

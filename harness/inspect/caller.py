@@ -56,9 +56,10 @@ class InspectCaller:
         self.model = model
 
     @property
-    def reads_view(self) -> bool:
-        """Only the built-in players (`hanabi/<bot>`, harness.inspect.bots) decide from the seat's view."""
-        return bool(getattr(self.model.api, "reads_seat_view", False))
+    def offline_bot(self) -> str | None:
+        """The built-in player behind a `hanabi/<bot>` model (harness.inspect.bots); None for any other model."""
+        bot = getattr(self.model.api, "offline_bot", None)
+        return bot if isinstance(bot, str) else None
 
     async def call(
         self,
@@ -70,7 +71,7 @@ class InspectCaller:
         """One Inspect generate (with Inspect's retries inside it) as one attempt."""
         base = Attempt(number=first_number, messages=list(messages))
         config = GenerateConfig(max_tokens=max_tokens) if max_tokens is not None else GenerateConfig()
-        token = SEAT_REQUEST.set(metadata if self.reads_view else None)
+        token = SEAT_REQUEST.set(metadata if self.offline_bot is not None else None)
         started = time.perf_counter()
         try:
             output = await self.model.generate([_chat(m) for m in messages], config=config)

@@ -20,8 +20,9 @@ class ModelCaller(Protocol):
     seat: SeatConfig
 
     @property
-    def reads_view(self) -> bool:
-        """Whether requests carry the seat's view (only the offline players decide from it)."""
+    def offline_bot(self) -> str | None:
+        """The built-in player this caller serves (its reply is written from the seat's view and sent in the
+        request metadata, harness.models.model_names.OFFLINE_REPLY_KEY); None for a real model."""
         ...
 
     async def call(

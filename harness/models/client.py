@@ -19,7 +19,7 @@ import random
 import re
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -109,8 +109,9 @@ def warm_up(models: Iterable[str]) -> None:
             lib.completion(model=model, messages=[{"role": "user", "content": "warm-up"}], mock_response="ok")
 
 
-def check_model(seat: SeatConfig) -> None:
-    """Reject a malformed model string or a hosted provider without its key, before any call is made."""
+def check_model(seat: SeatConfig, built_in: Collection[str]) -> None:
+    """Reject a malformed model string, a built-in player not among `built_in` (the names `local/` may take: the
+    bots of harness.bots, which this layer does not import) or a hosted provider without its key, before any call."""
     model = seat.model
     if "/" not in model or not all(model.split("/", 1)) or any(c.isspace() for c in model):
         raise ModelSpecError(
@@ -121,13 +122,9 @@ def check_model(seat: SeatConfig) -> None:
         check_direct(seat)
         return
     if provider == LOCAL_PROVIDER:
-        from harness.bots import bot_names
-
         name, _ = parse_local_model(model.split("/", 1)[1])
-        if name not in bot_names():
-            raise ModelSpecError(
-                f"no built-in player {name!r}; use one of: local/{', local/'.join(bot_names())}"
-            )
+        if name not in built_in:
+            raise ModelSpecError(f"no built-in player {name!r}; use one of: local/{', local/'.join(built_in)}")
         return
     lib = litellm()
     if provider not in lib.provider_list:
@@ -217,9 +214,9 @@ class RetryingCaller:
     policy: RetryPolicy
 
     @property
-    def reads_view(self) -> bool:
-        """Whether requests carry the seat's view (the offline provider decides from it; nothing else sees it)."""
-        return False
+    def offline_bot(self) -> str | None:
+        """The built-in player served, whose reply comes in the request metadata (no other provider sees it)."""
+        return None
 
     async def call(
         self,
@@ -333,8 +330,10 @@ class ModelClient(RetryingCaller):
         return self._router
 
     @property
-    def reads_view(self) -> bool:
-        return provider_of(self.seat.model) == LOCAL_PROVIDER
+    def offline_bot(self) -> str | None:
+        if provider_of(self.seat.model) != LOCAL_PROVIDER:
+            return None
+        return parse_local_model(self.seat.model.split("/", 1)[1])[0]
 
     async def _once(
         self, messages: list[Message], metadata: dict[str, Any], number: int, max_tokens: int | None = None

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 LOCAL_PROVIDER = "local"
+# The request metadata key that carries a built-in player's reply, written by the harness from the seat's view
+# (harness.strategies.offline_reply) and returned by the offline providers (harness.models.local, Inspect's hanabi/).
+OFFLINE_REPLY_KEY = "offline_reply"
 
 
 class ModelSpecError(ValueError):

@@ -165,9 +165,10 @@ def sample_world(view: SeatView, rng: random.Random) -> list[str]:
 
 def play_out(game: Game, bot: Bot) -> int:
     """Let `bot` play every seat until the game ends; the final fireworks score."""
+    policy = bot.policy()
     while not game.is_over:
-        view = build_view(game.observe(game.current_player))
-        game.apply(view.legal_moves[bot.decide(view).move_index].move)
+        view = build_view(game.observe(game.current_player), events=False)
+        game.apply(view.legal_moves[policy.choose(view)].move)
     return game.fireworks_sum
 
 
@@ -181,8 +182,9 @@ def rollout_scores(
     scores: list[list[int]] = [[] for _ in moves]
     for r in range(rollouts):
         world = sample_world(view, random.Random(f"hanabi-eval values {seed} {r}"))
+        start = replay_to_end(view.num_players, world, history)  # once per world: every move starts from a copy
         for move, got in zip(moves, scores, strict=True):
-            game = replay_to_end(view.num_players, world, history)
+            game = start.copy()
             game.apply(move)
             got.append(play_out(game, player))
     return scores

@@ -23,6 +23,7 @@ from harness.report.load import ReportInputError, load
 from harness.report.quality import GameQuality
 from harness.report.reliability import flat_reliability
 from harness.report.render import render_html, render_markdown
+from harness.report.site_links import site_links
 from harness.report.wide import flat_wide
 
 HTML, MARKDOWN = "report.html", "report.md"
@@ -129,7 +130,7 @@ def build_report(
     content = build_content(dataset, list(by))
 
     def fill(folder: Path) -> list[str]:
-        (folder / HTML).write_text(render_html(content), encoding="utf-8")
+        (folder / HTML).write_text(render_html(content, site_links(out, content.runs)), encoding="utf-8")
         (folder / MARKDOWN).write_text(render_markdown(content), encoding="utf-8")
         files = [folder / HTML, folder / MARKDOWN, *write_tables(content, folder), *write_figures(content, folder)]
         names = [path.relative_to(folder).as_posix() for path in files]

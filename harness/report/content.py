@@ -47,6 +47,7 @@ from harness.report.tracking import (
     tracking_summaries,
 )
 from harness.report.wide import WideTable, wide_table
+from harness.schema.records import REJECTED_TEXT_KEPT_CHARS
 
 
 class Unreplayable(BaseModel):
@@ -84,6 +85,7 @@ class ReportContent(BaseModel):
     spending: Spending
     reliability: list[GroupReliability]
     error_kinds: list[str]
+    rejected_kept_chars: int = REJECTED_TEXT_KEPT_CHARS  # a longer rejected reply is logged as its start only
     crossplay: CrossPlay | None
     best_of_k: list[KPoint]
     judge: list[JudgeSummary]

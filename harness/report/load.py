@@ -117,6 +117,7 @@ class GameRow(BaseModel):
     invalid_replies: int
     provider_errors: int
     error_kinds: dict[str, int]  # attempts per error kind (an open set: whatever kinds the log holds)
+    replies_cut: int = 0  # rejected replies (or reasoning) the log keeps only the start of (Attempt.cut)
     failed_moves: int  # moves that could not be made (one per interruption)
     prompt_tokens: int
     completion_tokens: int
@@ -282,6 +283,7 @@ def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[
             invalid_replies=sum(n for kind, n in kinds.items() if kind not in PROVIDER_ERROR_KINDS),
             provider_errors=sum(n for kind, n in kinds.items() if kind in PROVIDER_ERROR_KINDS),
             error_kinds=dict(sorted(kinds.items())),
+            replies_cut=sum(a.cut for a in attempts),
             failed_moves=sum(r.status == "interrupted" for r in contents.results),
             prompt_tokens=prompt,
             completion_tokens=completion,

@@ -44,6 +44,7 @@ class GroupReliability(BaseModel):
     invalid_replies: int
     invalid_per_move: float | None
     provider_errors: int
+    replies_cut: int  # rejected replies the logs keep only the start of (counted in their kinds all the same)
     kinds: list[KindCount]  # one per error kind of the whole report, in the table's column order
 
 
@@ -86,6 +87,7 @@ def reliability(rows: Sequence[GameRow]) -> list[GroupReliability]:
                 invalid_replies=invalid,
                 invalid_per_move=_ratio(invalid, moves),
                 provider_errors=sum(g.provider_errors for g in games),
+                replies_cut=sum(g.replies_cut for g in games),
                 kinds=[
                     KindCount(
                         kind=kind,

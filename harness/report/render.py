@@ -15,6 +15,7 @@ import jinja2
 from harness.report.calibration import Estimate
 from harness.report.content import ReportContent
 from harness.report.crossplay import matrix
+from harness.report.site_links import SiteLinks
 from harness.report.stats import Interval
 
 MISSING = "—"
@@ -111,14 +112,15 @@ def _environment(autoescape: bool) -> jinja2.Environment:
     return env
 
 
-def _render(template: str, content: ReportContent, autoescape: bool) -> str:
+def _render(template: str, content: ReportContent, autoescape: bool, links: SiteLinks) -> str:
     grid = matrix(content.crossplay) if content.crossplay else []
-    return _environment(autoescape).get_template(template).render(r=content, crossplay_grid=grid)
+    return _environment(autoescape).get_template(template).render(r=content, crossplay_grid=grid, links=links)
 
 
-def render_html(content: ReportContent) -> str:
-    return _render("report.html.j2", content, autoescape=True)
+def render_html(content: ReportContent, links: SiteLinks | None = None) -> str:
+    """The HTML report; with `links`, its runs and games link to their pages in a game viewer site."""
+    return _render("report.html.j2", content, autoescape=True, links=links or SiteLinks())
 
 
 def render_markdown(content: ReportContent) -> str:
-    return _render("report.md.j2", content, autoescape=False)
+    return _render("report.md.j2", content, autoescape=False, links=SiteLinks())

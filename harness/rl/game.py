@@ -19,12 +19,12 @@ from harness.bots import DEFAULT_BOT, get_bot
 from harness.engine.game import Game
 from harness.engine.replay import replay_to_end
 from harness.formats import ParsedReply
-from harness.models.local import format_reply
 from harness.schema.config import SeedDeck
 from harness.schema.moves import Move
 from harness.schema.records import Message, game_id
 from harness.strategies.definition import ScaffoldDef
 from harness.strategies.memory import keeps_notes, seat_notes
+from harness.strategies.offline_reply import bot_reply as offline_reply
 from harness.strategies.rendering import render_messages
 from harness.strategies.scaffold import calls_text
 from harness.view.seat_view import SeatView, build_view
@@ -135,11 +135,8 @@ class SeatGame:
 
 
 def bot_reply(scaffold: ScaffoldDef, view: SeatView, bot: str = DEFAULT_BOT) -> str:
-    """The reply the `local/<bot>` model sends for this view in the scaffold's reply format (harness.models.local)."""
-    decision = get_bot(bot).decide(view)
-    return format_reply(
-        view, decision.move_index, decision.ratings, decision.reason, scaffold.base.reply_format.name
-    )
+    """The reply the `local/<bot>` model sends for this view in the scaffold's reply format."""
+    return offline_reply(bot, view, scaffold.base.reply_format.name)
 
 
 class LearnerTurn(BaseModel):

@@ -290,11 +290,11 @@ async def ask_judge(
         if isinstance(verdict, Verdict):
             return verdict, _call(client, attempts), None
         kind, problem = verdict
-        attempts[-1] = final.model_copy(update={"error_kind": kind, "error": problem})
+        attempts[-1] = final.rejected(kind, problem)  # a long reply kept as its start, length and digest
         feedback = render_template("judge_feedback.j2", problem=problem).strip()
         messages = [
             *messages,
-            Message(role="assistant", content=final.reply or ""),
+            Message(role="assistant", content=attempts[-1].reply or ""),
             Message(role="user", content=feedback),
         ]
     return None, _call(client, attempts), f"no usable verdict after {len(attempts)} attempts ({problem})"

@@ -2,7 +2,8 @@
 
 Reads the run through the one reader of run folders (harness.run.store), so a log damaged for any reader (a line
 that is not a record, invalid UTF-8, a header of another game) is damaged here too: it is named, and its game is
-not counted, as report and export leave it out and resume refuses it. A manifest or status file that cannot be read
+not counted, as report and export leave it out and resume refuses it, and the run's status is "damaged" (whatever
+its last session recorded) until the log is moved aside or restored. A manifest or status file that cannot be read
 makes that run "unreadable", with the same one line the other commands give, never the listing fail.
 """
 
@@ -18,7 +19,7 @@ from harness.schema.log_file import LogCorrupt
 
 
 class ProgressOnDisk(BaseModel):
-    status: str  # running, stopped (writer gone or Ctrl-C), interrupted, complete, failed, unreadable
+    status: str  # running, stopped (writer gone or Ctrl-C), interrupted, complete, failed, damaged, unreadable
     players: str
     total: int
     complete: int
@@ -61,9 +62,11 @@ def run_progress(path: Path) -> ProgressOnDisk:
             results.append(contents.result)
     complete = [r for r in results if r.status == "complete"]
     interrupted = sum(1 for r in results if r.status == "interrupted")
-    state = status.status if status else "new"
+    state: str = status.status if status else "new"
     if state == "running" and not holder_alive(path):
         state = "stopped"
+    if corrupt and state != "running":  # what the last session recorded no longer holds: a log is damaged
+        state = "damaged"
     players = sorted({g.players for g in games})
     return ProgressOnDisk(
         status=state,

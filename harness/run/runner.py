@@ -5,7 +5,7 @@ stop that leaves every log intact. Also the estimates said before a session star
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Iterable, Iterator
 
 from harness.models import event_loop, retry_events
 from harness.run.games import RunJob, play_plans
@@ -34,8 +34,11 @@ def play_session(
     "failed", where it can still be written); `resume_hint` ("continue with: hanabi-eval resume ...") ends their
     message."""
     selected = [(index, plan) for index, job in enumerate(jobs) for plan in job.config.plans()]
-    moves_left = expected_moves([(plan, jobs[index].run.game_path(plan.game_id)) for index, plan in selected])
-    progress = RunProgress(total_games=len(selected), enabled=options.show_progress, expected_moves=moves_left)
+    progress = RunProgress(
+        total_games=len(selected),
+        enabled=options.show_progress,
+        expected_moves=expected_moves((job.config, job.run) for job in jobs),
+    )
     statuses = [RunStatusFile(job.run, job.config.plans()) for job in jobs]
     stop = Stop(resume_hint)
 
@@ -118,26 +121,43 @@ def _move_usage(record: MoveRecord) -> tuple[int, float, int]:
 TYPICAL_MOVES = {2: 67, 3: 61, 4: 62, 5: 56}
 
 
-def expected_moves(plans: list[tuple[GamePlan, Path]]) -> int:
-    """Moves the unfinished games are still expected to take (typical game lengths less the moves logged)."""
-    return sum(
-        max(TYPICAL_MOVES[plan.players] - count_moves(path), 1)
-        for plan, path in plans
-        if finished_result(path) is None
-    )
+def moves_left(config: RunConfig, run: RunDir) -> Iterator[tuple[int, int, int]]:
+    """(players, unfinished games, moves they are still expected to take) of a run, in groups: a typical game length
+    less the moves logged. One listing of the games folder says which games have a log, and only those are read; a
+    run without logs is counted per player count without going over its games, so a large grid is cheap to size."""
+    logged = run.logged_ids()
+    if not logged:
+        games = config.game_count() // len(config.players)
+        for players in config.players:
+            yield players, games, games * TYPICAL_MOVES[players]
+        return
+    for game_id, players in config.game_ids():
+        done = 0
+        if game_id in logged:
+            path = run.game_path(game_id)
+            if finished_result(path) is not None:
+                continue
+            done = count_moves(path)
+        yield players, 1, max(TYPICAL_MOVES[players] - done, 1)
 
 
-def expected_calls(plans: list[tuple[GamePlan, Path]]) -> tuple[int, int]:
-    """(unfinished games, expected model calls): typical moves left x each seat's calls per move."""
+def expected_moves(runs: Iterable[tuple[RunConfig, RunDir]]) -> int:
+    """Moves the unfinished games of the runs are still expected to take."""
+    return sum(moves for config, run in runs for _, _, moves in moves_left(config, run))
+
+
+def expected_calls(runs: Iterable[tuple[RunConfig, RunDir]]) -> tuple[int, int]:
+    """(unfinished games, expected model calls) of the runs: typical moves left x the team's calls per move (a
+    team's calls per move are the same in every seating, so they are counted once per player count)."""
     remaining, calls = 0, 0.0
-    for plan, path in plans:
-        if finished_result(path) is not None:
-            continue
-        done = count_moves(path)
-        per_move = (
-            sum(calls_per_move(load_scaffold(s.scaffold, s.k), plan.players) for s in plan.seats)
-            / plan.players
-        )
-        remaining += 1
-        calls += max(TYPICAL_MOVES[plan.players] - done, 1) * per_move
+    for config, run in runs:
+        per_move: dict[int, float] = {}
+        for players, games, moves in moves_left(config, run):
+            if players not in per_move:
+                team = config.seats * players if len(config.seats) == 1 else config.seats
+                per_move[players] = (
+                    sum(calls_per_move(load_scaffold(s.scaffold, s.k), players) for s in team) / players
+                )
+            remaining += games
+            calls += moves * per_move[players]
     return remaining, round(calls)

@@ -101,6 +101,10 @@ class RunDir:
     def game_paths(self) -> list[Path]:
         return sorted((self.path / GAMES).glob("*.jsonl"))
 
+    def logged_ids(self) -> set[str]:
+        """The ids of the games that have a log, from one listing of the games folder (empty before it exists)."""
+        return {path.stem for path in (self.path / GAMES).glob("*.jsonl")}
+
     def read_manifest(self) -> RunManifest | None:
         """The run's manifest, or None before it is written; RunFolderDamaged for one that cannot be read."""
         return read_record(self.manifest_path, RunManifest, "a run manifest")

@@ -10,11 +10,29 @@ from __future__ import annotations
 
 import hashlib
 import os
+from functools import cache
 from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
 
 from harness.play.values import move_values, position_view
 from harness.schema.log_file import GameLogContents, LogCorrupt, read_game_log
+from harness.schema.moves import Move
 from harness.schema.value_records import VALUES_DIR, DecisionValueRecord, MoveValueRecord
+
+# The code a value depends on: the engine, the seat view, the built-in players, the rollouts and the values line.
+VALUE_CODE = ("engine", "view", "bots", "play", "schema", "run/valuation.py")
+
+
+@cache
+def code_digest() -> str:
+    """A digest of the source of VALUE_CODE: two processes with the same digest compute the same values."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for name in VALUE_CODE:
+        for path in sorted((root / name).rglob("*.py")) if (root / name).is_dir() else [root / name]:
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 class ValuesSettingsMismatch(ValueError):
@@ -69,42 +87,128 @@ def done_turns(path: Path, rollouts: int, base_seed: int) -> set[int]:
     return turns
 
 
+class DecisionTask(BaseModel):
+    """One decision to value: everything a worker needs (small, so it travels to a cluster cheaply)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    game_id: str
+    players: int
+    deck: tuple[str, ...]
+    history: tuple[Move, ...]  # the moves before this decision
+    turn: int
+    seat: int
+    player: str
+    chosen: str  # the logged move
+    legal_moves: tuple[str, ...]  # the logged legal moves, in order
+    rollouts: int
+    base_seed: int
+
+
+def plan_game(
+    log: GameLogContents, done: set[int], rollouts: int, base_seed: int, from_turn: int = 1
+) -> list[DecisionTask]:
+    """The game's decisions from `from_turn` on that are not in `done`, in turn order."""
+    header = log.header
+    assert header is not None  # complete games have headers
+    history = tuple(record.move for record in log.moves)
+    return [
+        DecisionTask(
+            game_id=header.game_id,
+            players=header.players,
+            deck=tuple(header.deck),
+            history=history[: record.turn - 1],
+            turn=record.turn,
+            seat=record.seat,
+            player=record.player,
+            chosen=record.move.description,
+            legal_moves=tuple(record.legal_moves),
+            rollouts=rollouts,
+            base_seed=base_seed,
+        )
+        for record in log.moves
+        if record.turn >= from_turn and record.turn not in done
+    ]
+
+
+def value_decision(task: DecisionTask) -> str:
+    """The values file line of one decision (a pure function of the task: the same line on any machine)."""
+    view = position_view(task.players, list(task.deck), list(task.history))
+    seed = decision_seed(task.base_seed, task.game_id, task.turn)
+    values = move_values(view, task.rollouts, seed)
+    listed = {text: i for i, text in enumerate(task.legal_moves)}
+    line = DecisionValueRecord(
+        game_id=task.game_id,
+        turn=task.turn,
+        seat=task.seat,
+        player=task.player,
+        rollouts=task.rollouts,
+        base_seed=task.base_seed,
+        seed=seed,
+        bot=values.bot,
+        chosen=task.chosen,
+        best=view.legal_moves[values.best].description,
+        moves=[
+            MoveValueRecord(
+                move=m.description, logged_index=listed.get(m.description), value=m.value, se=m.se
+            )
+            for m in values.moves
+        ],
+    )
+    return line.model_dump_json() + "\n"
+
+
+class ValuesWriter:
+    """Appends each game's lines to its values file in turn order, whatever order they are valued in.
+
+    A line is written (flushed and fsynced) as soon as every earlier planned decision of its game is written, so a
+    file always holds a prefix of the game's planned decisions and equals what a run in one process writes.
+    """
+
+    def __init__(self, paths: dict[str, Path], plans: list[DecisionTask]) -> None:
+        self._paths = paths
+        self._order: dict[str, list[int]] = {}
+        for task in plans:
+            self._order.setdefault(task.game_id, []).append(task.turn)
+        self._next = dict.fromkeys(self._order, 0)
+        self._waiting: dict[tuple[str, int], str] = {}
+        self.written = 0
+
+    def add(self, task: DecisionTask, line: str) -> int:
+        """Keep a valued decision; write what is now in order. Returns the number of lines written."""
+        self._waiting[(task.game_id, task.turn)] = line
+        order, at = self._order[task.game_id], self._next[task.game_id]
+        ready = []
+        while at < len(order) and (task.game_id, order[at]) in self._waiting:
+            ready.append(self._waiting.pop((task.game_id, order[at])))
+            at += 1
+        if ready:
+            with self._paths[task.game_id].open("a", encoding="utf-8") as handle:
+                for text in ready:
+                    handle.write(text)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            self._next[task.game_id] = at
+            self.written += len(ready)
+        return len(ready)
+
+    def written_in(self, game_id: str) -> int:
+        """Lines written to this game's file so far (0 for a game with nothing planned)."""
+        return self._next.get(game_id, 0)
+
+    @property
+    def held(self) -> int:
+        """Decisions valued but not written yet (an earlier one of their game is still missing)."""
+        return len(self._waiting)
+
+
 def value_game(
     log: GameLogContents, path: Path, done: set[int], rollouts: int, base_seed: int, from_turn: int = 1
 ) -> int:
-    """Value the game's decisions from `from_turn` on that are not in `done`, one line each; the number added."""
-    header = log.header
-    assert header is not None  # complete games have headers
-    added = 0
-    history = [record.move for record in log.moves]
-    with path.open("a", encoding="utf-8") as handle:
-        for record in log.moves:
-            if record.turn < from_turn or record.turn in done:
-                continue
-            view = position_view(header.players, header.deck, history[: record.turn - 1])
-            seed = decision_seed(base_seed, header.game_id, record.turn)
-            values = move_values(view, rollouts, seed)
-            listed = {text: i for i, text in enumerate(record.legal_moves)}
-            line = DecisionValueRecord(
-                game_id=header.game_id,
-                turn=record.turn,
-                seat=record.seat,
-                player=record.player,
-                rollouts=rollouts,
-                base_seed=base_seed,
-                seed=seed,
-                bot=values.bot,
-                chosen=record.move.description,
-                best=view.legal_moves[values.best].description,
-                moves=[
-                    MoveValueRecord(
-                        move=m.description, logged_index=listed.get(m.description), value=m.value, se=m.se
-                    )
-                    for m in values.moves
-                ],
-            )
-            handle.write(line.model_dump_json() + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-            added += 1
-    return added
+    """Value the game's decisions from `from_turn` on that are not in `done`, one line each, in this process; the
+    number added."""
+    plans = plan_game(log, done, rollouts, base_seed, from_turn)
+    writer = ValuesWriter({task.game_id: path for task in plans}, plans)
+    for task in plans:
+        writer.add(task, value_decision(task))
+    return writer.written

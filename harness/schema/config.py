@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -111,29 +112,49 @@ class RunConfig(BaseModel):
             "retry": self.retry.model_dump(),
         }
 
+    def game_count(self) -> int:
+        """How many games the run plays, counted without listing them (as len(plans()))."""
+        seatings = len(self.seats) if self.mixed and self.rotation == "all" else 1
+        return len(self.players) * len(self.seeds) * seatings * self.repeats
+
+    def games(self) -> Iterator[tuple[int, SeedDeck, int | None, tuple[SeatConfig, ...], int]]:
+        """Every game of the run, in plan order, as (players, deal, rotation or None, seats, repeat): the plan
+        without a GamePlan made for each, for checks that go over every game of a large grid once."""
+        mixed = self.mixed  # hashes every seat: once, not per game
+        mode: Rotation = self.rotation if mixed else "off"
+        for players in self.players:
+            team = self.seats * players if len(self.seats) == 1 else self.seats
+            for index, seed in enumerate(self.seeds):
+                for shift, seats in rotations(team, index, mode):
+                    for repeat in range(self.repeats):
+                        yield players, seed, shift if mixed else None, seats, repeat
+
+    def longest_game_id(self) -> str:
+        """The longest game id of the run, in bytes, found without listing them: an id's parts (player count, deal,
+        seating, play) add up, and each is longest on its own where its number or name is."""
+        deal = max(self.seeds, key=lambda s: len(f"{s.seed_set}{s.seed}".encode("utf-8", "surrogateescape")))
+        return game_id(max(self.players), deal.seed_set, deal.seed, 0 if self.mixed else None, self.repeats - 1)
+
+    def game_ids(self) -> Iterator[tuple[str, int]]:
+        """Every game's id (the name of its log) and player count, in plan order."""
+        for players, seed, shift, _, repeat in self.games():
+            yield game_id(players, seed.seed_set, seed.seed, shift, repeat), players
+
     def plans(self) -> list[GamePlan]:
         """Every game of the run, in order: player count, seed, seating, repeat. A repeat plays the same deal with
         the same seating again; its game id ends in -play{repeat} from the second play on (mixed teams: after the
         seating's own -r{rotation})."""
-        plans = []
-        for players in self.players:
-            team = self.seats * players if len(self.seats) == 1 else self.seats
-            for index, seed in enumerate(self.seeds):
-                for shift, seats in rotations(team, index, self.rotation if self.mixed else "off"):
-                    for repeat in range(self.repeats):
-                        plans.append(
-                            GamePlan(
-                                game_id=game_id(
-                                    players, seed.seed_set, seed.seed, shift if self.mixed else None, repeat
-                                ),
-                                players=players,
-                                seed=seed.seed,
-                                seed_set=seed.seed_set,
-                                seats=seats,
-                                repeat=repeat,
-                            )
-                        )
-        return plans
+        return [
+            GamePlan(
+                game_id=game_id(players, seed.seed_set, seed.seed, shift, repeat),
+                players=players,
+                seed=seed.seed,
+                seed_set=seed.seed_set,
+                seats=seats,
+                repeat=repeat,
+            )
+            for players, seed, shift, seats, repeat in self.games()
+        ]
 
     def default_name(self) -> str:
         seed_sets = "+".join(sorted({s.seed_set for s in self.seeds}))

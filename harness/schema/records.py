@@ -6,6 +6,7 @@ A game log is JSONL: a GameHeader line, one MoveRecord line per move, and a Game
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -206,6 +207,29 @@ class Message(BaseModel):
     content: str
 
 
+REJECTED_TEXT_KEPT_CHARS = 20_000  # a rejected reply (or its reasoning) longer than this keeps only its start
+
+
+class LeftOut(BaseModel):
+    """The end of a long rejected reply (or its reasoning) that its record does not keep: how many characters and
+    their digest, so the whole text can still be told apart from another (and checked against a copy of it)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    chars: int  # characters left out, after the kept start
+    sha256: str  # hex SHA-256 of the left-out characters, UTF-8 encoded
+
+
+def keep_start(text: str | None) -> tuple[str | None, LeftOut | None]:
+    """A rejected text as its record keeps it: whole up to REJECTED_TEXT_KEPT_CHARS, else its first
+    REJECTED_TEXT_KEPT_CHARS characters and a LeftOut for the rest."""
+    if text is None or len(text) <= REJECTED_TEXT_KEPT_CHARS:
+        return text, None
+    rest = text[REJECTED_TEXT_KEPT_CHARS:]
+    digest = hashlib.sha256(rest.encode("utf-8", "surrogatepass")).hexdigest()
+    return text[:REJECTED_TEXT_KEPT_CHARS], LeftOut(chars=len(rest), sha256=digest)
+
+
 class Attempt(BaseModel):
     """One request to a model and what came back, good or bad."""
 
@@ -213,8 +237,12 @@ class Attempt(BaseModel):
 
     number: int  # 1-based within the call
     messages: list[Message]  # exactly what was sent
-    reply: str | None = None  # the raw reply text
+    reply: str | None = None  # the raw reply text (only its start, when reply_left_out is set)
     reasoning: str | None = None  # the provider's reasoning trace, when it returns one
+    # A rejected reply (or reasoning) longer than REJECTED_TEXT_KEPT_CHARS is kept as its start and the length and
+    # digest of the rest (see rejected); absent from the record otherwise, and in logs written before it existed.
+    reply_left_out: LeftOut | None = Field(default=None, exclude_if=lambda value: value is None)
+    reasoning_left_out: LeftOut | None = Field(default=None, exclude_if=lambda value: value is None)
     error_kind: ErrorKind | None = None  # None: the reply was used
     error: str | None = None  # the problem, as told to the model or read from the provider
     finish_reason: str | None = None  # as the provider reported it: "stop", "length", "content_filter", ...
@@ -227,6 +255,35 @@ class Attempt(BaseModel):
     def cost_unknown(self) -> bool:
         """Answered (`reply` is set, if only "") without a cost: a model LiteLLM has no price for."""
         return self.cost_usd is None and self.reply is not None
+
+    @property
+    def cut(self) -> bool:
+        """Its record keeps only the start of the reply or of the reasoning (a long rejected reply)."""
+        return self.reply_left_out is not None or self.reasoning_left_out is not None
+
+    @property
+    def reply_chars(self) -> int | None:
+        """The length of the reply as it came back, what the record left out included."""
+        if self.reply is None:
+            return None
+        return len(self.reply) + (self.reply_left_out.chars if self.reply_left_out else 0)
+
+    def rejected(self, kind: str, error: str) -> Attempt:
+        """This attempt as its record keeps it once its reply is rejected (`kind`, `error`): a reply or reasoning
+        longer than REJECTED_TEXT_KEPT_CHARS cut to its start, with the length and digest of the rest. A rejected
+        reply is never read again, so a 10 MB reply costs its log 20,000 characters, not 10 MB per attempt."""
+        reply, reply_left_out = keep_start(self.reply)
+        reasoning, reasoning_left_out = keep_start(self.reasoning)
+        return self.model_copy(
+            update={
+                "error_kind": kind,
+                "error": error,
+                "reply": reply,
+                "reply_left_out": reply_left_out or self.reply_left_out,
+                "reasoning": reasoning,
+                "reasoning_left_out": reasoning_left_out or self.reasoning_left_out,
+            }
+        )
 
 
 def total_cost(attempts: Iterable[Attempt]) -> float | None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.bots import bot_names
 from harness.engine.replay import ReplayMismatch
 from harness.models.client import ModelSpecError, check_model
 from harness.run.games import RunJob
@@ -79,9 +80,11 @@ class SweepOutcome:
     wall_s: float
 
 
-def stopped_by_ctrl_c(kept: str) -> SessionEnded:
-    """How a session that resumes by running the same command again ends on Ctrl-C: one line, exit code 130."""
-    return SessionEnded(f"Stopped by Ctrl-C: {kept}; run the same command again to go on", EXIT_STOPPED)
+def stopped_by_ctrl_c(kept: str, command: str = "") -> SessionEnded:
+    """How a session that resumes by running the same command again ends on Ctrl-C: one line (naming that
+    `command`, when given), exit code 130."""
+    again = f"to go on: {command}" if command else "run the same command again to go on"
+    return SessionEnded(f"Stopped by Ctrl-C: {kept}; {again}", EXIT_STOPPED)
 
 
 def resume_hint(path: Path) -> str:
@@ -136,18 +139,17 @@ def play_run(
     """Open (or reopen) a run under its lock and play its unfinished games."""
     hint = resume_hint(run_path)
     try:
-        check_name_lengths(run_path, [p.game_id for p in config.plans()], "give a shorter --run-name or --out")
+        check_name_lengths(run_path, [config.longest_game_id()], "give a shorter --run-name or --out")
     except RunFolderError as exc:
         raise SessionRefused(str(exc)) from None
-    to_play = expected_calls([(p, RunDir(run_path).game_path(p.game_id)) for p in config.plans()])
+    to_play = expected_calls([(config, RunDir(run_path))])
     confirm(*to_play)
     with session_errors(hint_if_resumable(run_path, MANIFEST)):
         try:
             with open_run(run_path, config, command, options.concurrency) as (run, manifest):
                 record_session(run, manifest)
-                plans = config.plans()
                 seats = ", ".join(sorted({s.label for s in config.seats}))
-                say(f"Run {run.path} · {len(plans)} games · {seats}")
+                say(f"Run {run.path} · {config.game_count()} games · {seats}")
                 say(expected_calls_line(*to_play))
                 started = time.monotonic()
                 results = execute(config, run, manifest, options, hint)
@@ -171,7 +173,7 @@ def play_sweep(
     runs = sweep.runs()
     try:
         for seat in {s.model: s for run in runs for s in run.seats}.values():
-            check_model(seat)
+            check_model(seat, bot_names())
     except ModelSpecError as exc:
         raise SessionRefused(str(exc)) from None
     recorded = sweep.model_dump(mode="json")
@@ -180,32 +182,31 @@ def play_sweep(
         for deployment in model["deployments"]:
             deployment["api_base"] = safe_url(deployment["api_base"])
     hint = resume_hint(folder)
+    named = [(config, RunDir(folder / config.default_name())) for config in runs]  # each digest made once
     try:
-        for config in runs:
+        for config, run in named:
             check_name_lengths(
-                folder / config.default_name(),
-                [p.game_id for p in config.plans()],
+                run.path,
+                [config.longest_game_id()],
                 "shorten the sweep's name or its model names, or choose a shorter --out",
             )
     except RunFolderError as exc:
         raise SessionRefused(str(exc)) from None
-    to_play = expected_calls(
-        [(p, RunDir(folder / c.default_name()).game_path(p.game_id)) for c in runs for p in c.plans()]
-    )
+    to_play = expected_calls(named)
     confirm(*to_play)
     with session_errors(hint_if_resumable(folder, SWEEP_FILE)):
         try:
             open_sweep_dir(folder, sweep, {**source, "created_at": now_iso(), "config": recorded})
             with ExitStack() as stack:
                 jobs = []
-                for config in runs:
+                for config, planned in named:
                     run, manifest = stack.enter_context(
-                        open_run(folder / config.default_name(), config, command, options.concurrency)
+                        open_run(planned.path, config, command, options.concurrency)
                     )
                     jobs.append(RunJob(config=config, run=run, manifest=manifest))
                 for job in jobs:  # every run is checked: now the session is recorded
                     record_session(job.run, job.manifest)
-                games = sum(len(job.config.plans()) for job in jobs)
+                games = sum(job.config.game_count() for job in jobs)
                 say(f"Sweep {folder} · {len(jobs)} runs · {games} games")
                 say(expected_calls_line(*to_play))
                 started = time.monotonic()
@@ -240,7 +241,7 @@ def resume_run(run_dir: Path, given: GivenOptions, api_base: str | None) -> tupl
     config = options.over_run(config)
     try:
         for seat in {s.model: s for s in config.seats}.values():
-            check_model(seat)
+            check_model(seat, bot_names())
     except ModelSpecError as exc:
         raise SessionRefused(str(exc)) from None
     return config, options

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.bots import bot_names
 from harness.engine.seeds import SeedSpecError, resolve_seeds
 from harness.export.contamination import check_seeds, load_exported_seeds
 from harness.models.client import ModelSpecError, check_model
@@ -194,7 +195,7 @@ def plan_run(request: RunRequest) -> tuple[Path, RunConfig, SessionOptions]:
         if request.client != "litellm":
             seats = tuple(seat.model_copy(update={"client": request.client}) for seat in seats)
         for seat in {s.model: s for s in seats}.values():
-            check_model(seat)
+            check_model(seat, bot_names())
     except (ModelSpecError, SeatSpecError, ScaffoldError) as exc:
         raise SessionRefused(str(exc)) from None
     config = RunConfig(

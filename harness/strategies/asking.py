@@ -4,14 +4,16 @@ Replies are read strictly in the call's reply format (harness.formats). A bad re
 cut off by the token limit, stopped by a content filter, oversized, a missing field, an illegal move) is answered
 with feedback naming the problem in the format's own words and the model is asked again, up to a limit; the re-ask
 holds the original prompt, the failed reply cut to a bound and the feedback. The same failed reply twice stops the
-re-asks early. Provider errors are retried inside ModelClient. When the limits run out the move is not made:
-MoveInterrupted carries every attempt of every call of the move, so the game stops with its log intact. No move is
-ever invented, guessed or substituted for a model.
+re-asks early. A rejected reply is logged whole up to 20,000 characters, a longer one as its start and the length and
+digest of the rest (Attempt.rejected). Provider errors are retried inside ModelClient. When the limits run out the
+move is not made: MoveInterrupted carries every attempt of every call of the move, so the game stops with its log
+intact. No move is ever invented, guessed or substituted for a model.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Collection, Sequence
 from typing import Any, NamedTuple
 
@@ -20,9 +22,11 @@ from pydantic import BaseModel, ConfigDict
 from harness.formats import ParsedReply, ReplyFormat, ReplyProblem
 from harness.models.caller import ModelCaller
 from harness.models.client import FatalModelError, ProviderGaveUp
+from harness.models.model_names import OFFLINE_REPLY_KEY
 from harness.schema.records import REPLY_ERROR_KINDS, Attempt, Call, Message, SeatConfig
 from harness.schema.secrets import REDACTED
 from harness.strategies.definition import CallDef
+from harness.strategies.offline_reply import bot_reply
 from harness.strategies.rendering import render_template
 from harness.view.seat_view import SeatView
 
@@ -117,11 +121,12 @@ class Asker:
         view = self.view
         attempts: list[Attempt] = []
         metadata: dict[str, Any] = {}
-        if self.client.reads_view:  # only the offline provider decides from the view itself
-            metadata = {"view": view.model_dump(mode="json"), "format": fmt.name}
+        bot = self.client.offline_bot
+        if bot is not None:  # a built-in player: its reply, from the seat's view, for the offline provider to send
+            metadata = {OFFLINE_REPLY_KEY: bot_reply(bot, view, fmt.name)}
         n_legal = len(view.legal_moves)
         original = messages
-        failed_replies: dict[str, int] = {}  # failed reply text -> the attempt that first sent it
+        failed_replies: dict[bytes, int] = {}  # failed reply digest -> the attempt that first sent it
         max_tokens: int | None = None
         while True:
             try:
@@ -144,17 +149,18 @@ class Asker:
                 parsed = await _read(fmt, answer, n_legal, allowed)
             except ReplyProblem as problem:
                 text = answer.reply or ""
-                first = failed_replies.get(text) if text.strip() else None
-                failed_replies.setdefault(text, answer.number)
+                seen = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()  # not 10 MB per reply
+                first = failed_replies.get(seen) if text.strip() else None
+                failed_replies.setdefault(seen, answer.number)
                 if first is not None:
                     error = f"the same reply as attempt {first}, which was rejected: {problem.kind}"
-                    attempts[-1] = answer.model_copy(update={"error_kind": "repeated_reply", "error": error})
+                    attempts[-1] = answer.rejected("repeated_reply", error)
                     reason = (
                         f"{self.config.model} sent the same invalid reply again as {spec.role} "
                         f"(repeated_reply; first rejected as {problem.kind}: {_first_line(str(problem))})"
                     )
                     raise MoveInterrupted(reason, [*earlier, self._call(spec.role, attempts)]) from None
-                attempts[-1] = answer.model_copy(update={"error_kind": problem.kind, "error": str(problem)})
+                attempts[-1] = answer.rejected(problem.kind, str(problem))
                 bad_replies = sum(1 for a in attempts if a.error_kind in REPLY_ERROR_KINDS)
                 if bad_replies > self.reply_retries:
                     reason = (

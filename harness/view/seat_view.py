@@ -142,8 +142,9 @@ def dead_cards(fireworks: dict[str, int], discards: Counter[str]) -> set[str]:
     return dead
 
 
-def build_view(obs: Observation) -> SeatView:
-    """Build the seat's view from its observation alone."""
+def build_view(obs: Observation, events: bool = True) -> SeatView:
+    """Build the seat's view from its observation alone. `events=False` leaves `events`, `recent` and
+    `recent_events` empty: the built-in players never read them, and rollouts build a view at every step."""
     seat, n = obs.seat, obs.num_players
     discard_counter = Counter(obs.discards)
     dead = dead_cards(obs.fireworks, discard_counter)
@@ -173,9 +174,12 @@ def build_view(obs: Observation) -> SeatView:
         )
         others.append(OtherHand(player=player, offset=offset, cards=cards, chop=_chop(cards)))
 
-    last_own = max((e.turn for e in obs.history if e.player == seat), default=0)
-    recent = tuple(e for e in obs.history if e.turn > last_own and e.player != seat)
-    events = _events(obs.history, seat, n)
+    recent: tuple[HistoryEntry, ...] = ()
+    told: tuple[Event, ...] = ()
+    if events:
+        last_own = max((e.turn for e in obs.history if e.player == seat), default=0)
+        recent = tuple(e for e in obs.history if e.turn > last_own and e.player != seat)
+        told = _events(obs.history, seat, n)
 
     turns_left = None
     if obs.last_player is not None:
@@ -203,8 +207,8 @@ def build_view(obs: Observation) -> SeatView:
         unseen=unseen,
         history=obs.history,
         recent=recent,
-        events=events,
-        recent_events=tuple(events[e.turn - 1] for e in recent),
+        events=told,
+        recent_events=tuple(told[e.turn - 1] for e in recent),
         final_round=obs.last_player is not None,
         last_player=obs.last_player,
         last_player_offset=None if obs.last_player is None else (obs.last_player - seat) % n,

@@ -52,38 +52,48 @@ _NEGATION = {"not", "cannot", "cant", "isnt", "excluding", "except", "never"}
 _COLOR_WORDS = {**{c.lower(): c for c in COLORS}, **_NAME_TO_LETTER}
 
 
+Stated = tuple[set[str], set[int]]  # the colours and ranks a deduction says a card could still be
+
+
+def stated_deductions(seat: int, players: int, deductions: Any) -> dict[int, dict[int, Stated]]:
+    """The deduction block of `seat`'s reply read card by card: absolute player -> card index -> (colours, ranks)
+    stated. Cards the block leaves out or states unreadably are absent (they score 0). The game viewer shows this
+    beside the engine's truth; `score_deductions` scores it."""
+    block = _relative_keys(deductions, seat, players) if isinstance(deductions, dict) else {}
+    return {player: _player_entries(block, player) for player in range(players)}
+
+
 def score_deductions(view: SeatView, deductions: Any) -> Tracking:
-    block = _relative_keys(deductions, view) if isinstance(deductions, dict) else {}
+    stated = stated_deductions(view.seat, view.num_players, deductions)
     own_truth = [c.knowledge for c in view.own_hand]
-    own = _aggregate(_pair(own_truth, _player_entries(block, view.seat)))
-    other_pairs: list[tuple[Knowledge, tuple[set[str], set[int]] | None]] = []
+    own = _aggregate(_pair(own_truth, stated[view.seat]))
+    other_pairs: list[tuple[Knowledge, Stated | None]] = []
     for hand in view.others:
-        entries = _player_entries(block, hand.player)
-        other_pairs.extend(_pair([c.knowledge for c in hand.cards], entries))
+        other_pairs.extend(_pair([c.knowledge for c in hand.cards], stated[hand.player]))
     return Tracking(own=own, others=_aggregate(other_pairs))
 
 
-def _relative_keys(block: dict[str, Any], view: SeatView) -> dict[str, Any]:
+def _relative_keys(block: dict[str, Any], seat: int, players: int) -> dict[str, Any]:
     """The block with the paper's relative keys ("you", "player+2") rewritten as absolute "player_N" keys."""
     out: dict[str, Any] = {}
     for key, value in block.items():
         text = str(key).strip().lower().replace(" ", "")
         if text in ("you", "me", "self", "yourself", "player+0"):
-            out.setdefault(f"player_{view.seat}", value)
+            out.setdefault(f"player_{seat}", value)
         elif text.startswith("player+") and text[7:].isdigit():
-            out.setdefault(f"player_{(view.seat + int(text[7:])) % view.num_players}", value)
+            out.setdefault(f"player_{(seat + int(text[7:])) % players}", value)
         else:
             out.setdefault(str(key), value)
     return out
 
 
-def _player_entries(block: dict[str, Any], player: int) -> dict[int, tuple[set[str], set[int]]]:
+def _player_entries(block: dict[str, Any], player: int) -> dict[int, Stated]:
     raw = None
     for key in (f"player_{player}", f"player{player}", f"p{player}", str(player), f"Player {player}"):
         if key in block:
             raw = block[key]
             break
-    entries: dict[int, tuple[set[str], set[int]]] = {}
+    entries: dict[int, Stated] = {}
     if isinstance(raw, dict) and any(isinstance(v, str) for v in raw.values()):
         for key, value in raw.items():  # the paper's {"card0": "color could be R, Y; rank is 2", ...}
             match = _CARD_KEY.fullmatch(str(key))
@@ -111,7 +121,7 @@ def _player_entries(block: dict[str, Any], player: int) -> dict[int, tuple[set[s
     return entries
 
 
-def _read_card_text(text: str) -> tuple[set[str], set[int]] | None:
+def _read_card_text(text: str) -> Stated | None:
     """A card's free-text deduction as (colours, ranks): each clause about colour or rank gives the values it names,
     or all the others when it is negated ("cannot be"); an attribute no clause mentions stays open."""
     words = _WORD.findall(text[:MAX_CARD_TEXT].lower().replace("'", ""))
@@ -174,13 +184,11 @@ def _ranks(raw: Any) -> set[int] | None:
     return found
 
 
-def _pair(
-    truth: list[Knowledge], entries: dict[int, tuple[set[str], set[int]]]
-) -> list[tuple[Knowledge, tuple[set[str], set[int]] | None]]:
+def _pair(truth: list[Knowledge], entries: dict[int, Stated]) -> list[tuple[Knowledge, Stated | None]]:
     return [(k, entries.get(i)) for i, k in enumerate(truth)]
 
 
-def _aggregate(pairs: list[tuple[Knowledge, tuple[set[str], set[int]] | None]]) -> TrackingScore:
+def _aggregate(pairs: list[tuple[Knowledge, Stated | None]]) -> TrackingScore:
     if not pairs:
         return TrackingScore(cards=0, missing=0, exact=1.0, precision=1.0, recall=1.0)
     exact = precision = recall = 0.0

@@ -1,0 +1,50 @@
+"""Links from a report to the game viewer's pages, when a viewer site sits beside the report (schema/viewer_site.py):
+the report in `reports/all/` links each run and game it names to `reports/viewer/...`, and only to pages the site's
+index lists and that are on disk, so a link never points at nothing. Without a site the report has no links."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.report.load import RunInfo
+from harness.schema.viewer_site import SITE_BESIDE_REPORT, read_site_index
+
+
+class SiteLinks(BaseModel):
+    """Relative links from the report's folder, by run folder name (a name two runs share gets none)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    site: str | None = None  # the site's folder, relative to the report
+    runs: dict[str, str] = {}
+    games: dict[str, dict[str, str]] = {}
+
+    def run(self, name: str) -> str | None:
+        return self.runs.get(name)
+
+    def game(self, run: str, game_id: str) -> str | None:
+        return self.games.get(run, {}).get(game_id)
+
+
+def site_links(report_folder: Path, runs: Sequence[RunInfo]) -> SiteLinks:
+    folder = report_folder.resolve().parent / SITE_BESIDE_REPORT
+    index = read_site_index(folder)
+    if index is None:
+        return SiteLinks()
+    prefix = Path(os.path.relpath(folder, report_folder.resolve())).as_posix()
+    names = [run.name for run in runs]
+    links: dict[str, str] = {}
+    games: dict[str, dict[str, str]] = {}
+    for run in runs:
+        found = index.run_of(Path(run.path))
+        if found is None or names.count(run.name) > 1 or not (folder / found.page).is_file():
+            continue
+        links[run.name] = f"{prefix}/{found.page}"
+        games[run.name] = {
+            game_id: f"{prefix}/{page}" for game_id, page in found.games.items() if (folder / page).is_file()
+        }
+    return SiteLinks(site=prefix, runs=links, games=games)

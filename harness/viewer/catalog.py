@@ -1,0 +1,287 @@
+"""The runs and games the viewer shows: the run folders below the paths it was given, one summary per game log.
+
+Reads run folders through the one reader every command uses (harness.run.store: manifest.json, status.json and the
+game logs, each log's header checked against its file name, so a log the report or an export would refuse is refused
+here too) and move values; never writes anything. A log that cannot be read, or whose header names
+another game than its file, is named with its problem and skipped. Each run gets a key that is safe in a URL and a
+file name (its folder's name, made unique); each game a page name (its id, likewise).
+
+A Catalog re-reads a log only when its size or modification time changed, so a server showing a run that is still
+being played lists each new move on the next reload without reading the whole run again.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from harness.report.load import SkippedLog
+from harness.run.store import RunDir, find_runs
+from harness.schema.log_file import GameLogContents, LogCorrupt
+from harness.schema.records import Call
+from harness.schema.value_records import ValuesUnreadable, check_game, read_values, values_path
+from harness.viewer.marks import reasked_turns, regrets, strike_turns
+
+GameStatus = Literal["complete", "interrupted", "unfinished"]
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+class GameSummary(BaseModel):
+    """One game as the run page lists it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    game_id: str
+    page: str  # the page's file name, without folder
+    log: str  # the game log's path
+    seed: int
+    seed_set: str
+    repeat: int
+    players: int
+    seats: list[str]  # each seat's model:scaffold, in position order
+    status: GameStatus
+    interrupted_reason: str | None
+    end_reason: str | None
+    fireworks_score: int | None  # at the end, or at the interruption
+    engine_score: int | None
+    strikes: int  # lives lost so far
+    moves: int
+    calls: int
+    attempts: int
+    strike_turns: list[int]
+    reasked_turns: list[int]
+    worst_regret: float | None  # the largest regret of a valued decision
+    worst_regret_turn: int | None  # its turn (the first of equals), when it is above 0: a choice worth a look
+    values_problem: str | None  # a values file that cannot be used for this game
+    cost_usd: float | None
+
+    @property
+    def lineup(self) -> str:
+        """The seats as the run page shows them: one label for self-play, else each seat's in order."""
+        return self.seats[0] if len(set(self.seats)) == 1 else " | ".join(self.seats)
+
+    @property
+    def search_text(self) -> str:
+        """What the run page's filter matches: id, seats, status, reason and seed set, in lower case."""
+        parts = [self.game_id, *self.seats, self.status, self.interrupted_reason or "", self.seed_set]
+        return " ".join(parts).lower()
+
+
+class RunEntry(BaseModel):
+    """One run folder: what its manifest and status say, its games and the logs that could not be read."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    name: str
+    path: str
+    models: list[str]
+    scaffolds: list[str]
+    players: list[int]
+    planned: int | None  # games in the manifest's plan
+    status: str | None
+    status_reason: str | None
+    problem: str | None  # a manifest or status file that cannot be read (the games are still shown)
+    games: list[GameSummary]
+    skipped: list[SkippedLog]
+
+    def game(self, page: str) -> GameSummary | None:
+        return next((g for g in self.games if g.page == page), None)
+
+
+def safe_name(text: str) -> str:
+    """`text` with anything but letters, digits and `._+-` replaced, never starting with a dot."""
+    return _UNSAFE.sub("-", text).lstrip(".") or "x"
+
+
+def unique_names(texts: Sequence[str]) -> list[str]:
+    """A safe, distinct name per text, in order (a repeated one gets -2, -3, ...)."""
+    taken: set[str] = set()
+    names = []
+    for text in texts:
+        base = name = safe_name(text)
+        number = 1
+        while name.lower() in taken:
+            number += 1
+            name = f"{base}-{number}"
+        taken.add(name.lower())
+        names.append(name)
+    return names
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What says a game's files changed: its log's and its values file's sizes and modification times."""
+
+    size: int
+    mtime_ns: int
+    values: tuple[int, int] | None
+
+
+def stamp_of(log: Path, values: Path) -> Stamp:
+    """Raises OSError when the log cannot be read."""
+    stat = log.stat()
+    try:
+        seen = values.stat()
+        values_stamp: tuple[int, int] | None = (seen.st_size, seen.st_mtime_ns)
+    except OSError:
+        values_stamp = None
+    return Stamp(stat.st_size, stat.st_mtime_ns, values_stamp)
+
+
+class Catalog:
+    """The runs below `paths` (run folders, or folders holding runs), as they are on disk now."""
+
+    def __init__(self, paths: Sequence[Path]) -> None:
+        self.paths = list(paths)
+        find_runs(self.paths)  # raises RunFolderError now for a path that holds no run
+        self._lock = threading.Lock()
+        self._logs: dict[Path, tuple[Stamp, GameSummary | SkippedLog]] = {}
+
+    def runs(self) -> list[RunEntry]:
+        """Every run, read again where its files changed."""
+        with self._lock:
+            folders = find_runs(self.paths)
+            keys = unique_names([folder.name for folder in folders])
+            return [self._run(folder, key) for folder, key in zip(folders, keys, strict=True)]
+
+    def run(self, key: str) -> RunEntry | None:
+        return next((run for run in self.runs() if run.key == key), None)
+
+    def _run(self, folder: Path, key: str) -> RunEntry:
+        run = RunDir(folder)
+        problem = None
+        models: list[str] = []
+        scaffolds: list[str] = []
+        players: list[int] = []
+        planned = None
+        try:
+            manifest = run.read_manifest()
+            if manifest is not None:
+                seats = manifest.config.seats
+                models = list(dict.fromkeys(s.model for s in seats))
+                scaffolds = list(dict.fromkeys(s.scaffold for s in seats))
+                players = list(manifest.config.players)
+                planned = len(manifest.games) if "games" in manifest.model_fields_set else None
+        except (OSError, ValueError) as exc:  # RunFolderDamaged: one line naming the file
+            problem = _first_error(exc)
+        status = reason = None
+        try:
+            recorded = run.read_status()
+            if recorded is not None:
+                status, reason = recorded.status, recorded.reason
+        except (OSError, ValueError) as exc:
+            problem = problem or _first_error(exc)
+        paths = run.game_paths()
+        pages = unique_names([p.stem for p in paths])
+        games: list[GameSummary] = []
+        skipped: list[SkippedLog] = []
+        for path, page in zip(paths, pages, strict=True):
+            read = self._game(folder, path, page)
+            if isinstance(read, SkippedLog):
+                skipped.append(read)
+            elif read is not None:
+                games.append(read)
+        return RunEntry(
+            key=key,
+            name=folder.name,
+            path=str(folder),
+            models=models,
+            scaffolds=scaffolds,
+            players=players,
+            planned=planned,
+            status=status,
+            status_reason=reason,
+            problem=problem,
+            games=games,
+            skipped=skipped,
+        )
+
+    def _game(self, run: Path, path: Path, page: str) -> GameSummary | SkippedLog | None:
+        values = values_path(run, path.stem)
+        try:
+            stamp = stamp_of(path, values)
+        except OSError as exc:
+            return SkippedLog(run=run.name, path=str(path), problem=f"unreadable ({exc.strerror or exc})")
+        cached = self._logs.get(path)
+        if cached is not None and cached[0] == stamp and _page_of(cached[1]) in (None, f"{page}.html"):
+            return cached[1]
+        read = summarize(run, path, page)
+        if read is not None:
+            self._logs[path] = (stamp, read)
+        return read
+
+
+def _page_of(read: GameSummary | SkippedLog) -> str | None:
+    return read.page if isinstance(read, GameSummary) else None
+
+
+def _first_error(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        error = exc.errors()[0]
+        return f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def read_log(path: Path) -> GameLogContents:
+    """A game log (`<run>/games/<game>.jsonl`) read by the run store's reader: every line typed, its header checked
+    against its file name (LogCorrupt otherwise), a torn last line ignored."""
+    return RunDir(path.parent.parent).read_game(path)
+
+
+def summarize(run: Path, path: Path, page: str) -> GameSummary | SkippedLog | None:
+    """One game log as the run page lists it; SkippedLog for a log that cannot be read; None before its header."""
+    try:
+        contents = read_log(path)
+    except LogCorrupt as exc:
+        return SkippedLog(run=run.name, path=str(path), problem=f"line {exc.line}: {exc.problem}")
+    except (OSError, UnicodeError) as exc:
+        return SkippedLog(run=run.name, path=str(path), problem=f"unreadable ({exc})")
+    header = contents.header
+    if header is None:
+        return None  # nothing written yet: not a game
+    result = contents.result
+    values_problem = None
+    game_regrets: dict[int, float] = {}
+    if contents.complete:
+        where = values_path(run, header.game_id)
+        try:
+            values = read_values(where)
+            check_game(values, contents.moves, str(where))
+            game_regrets = regrets(contents.moves, values)
+        except ValuesUnreadable as exc:
+            values_problem = str(exc)
+    worst = max(game_regrets.items(), key=lambda item: (item[1], -item[0]), default=None)
+    calls: list[Call] = [c for m in contents.moves for c in m.calls] + contents.failed_calls
+    costs = [a.cost_usd for c in calls for a in c.attempts if a.cost_usd is not None]
+    return GameSummary(
+        game_id=header.game_id,
+        page=f"{page}.html",
+        log=str(path),
+        seed=header.seed,
+        seed_set=header.seed_set,
+        repeat=header.repeat,
+        players=header.players,
+        seats=[seat.label for seat in header.seats],
+        status="unfinished" if result is None else result.status,
+        interrupted_reason=result.interrupted_reason if result else None,
+        end_reason=str(result.end_reason) if result and result.end_reason else None,
+        fireworks_score=result.fireworks_score if result else None,
+        engine_score=result.engine_score if result else None,
+        strikes=len(strike_turns(contents.moves)),
+        moves=len(contents.moves),
+        calls=len(calls),
+        attempts=sum(len(c.attempts) for c in calls),
+        strike_turns=strike_turns(contents.moves),
+        reasked_turns=reasked_turns(contents.moves),
+        worst_regret=worst[1] if worst else None,
+        worst_regret_turn=worst[0] if worst and worst[1] > 0 else None,
+        values_problem=values_problem,
+        cost_usd=sum(costs) if costs else None,
+    )

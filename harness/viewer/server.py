@@ -1,0 +1,189 @@
+"""The local server of `hanabi-eval view PATH...`: the viewer's pages over HTTP on 127.0.0.1, read-only.
+
+It binds the loopback address only, answers GET and HEAD alone (any other method is refused), and serves nothing but
+its rendered pages and its two packaged assets: a request names a run by its key and a game by its page name, both
+looked up in the catalog, never joined to a file path, so no request can reach a file outside the runs it was
+given (a path with `..`, a backslash or an encoded slash is refused outright). A request whose Host header is not
+the loopback address (DNS rebinding) is refused. Pages are rendered from the logs as they are at the request.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import OrderedDict
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from harness.engine.replay import ReplayMismatch
+from harness.schema.log_file import LogCorrupt
+from harness.schema.value_records import values_path
+from harness.viewer.catalog import Catalog, RunEntry, stamp_of
+from harness.viewer.game_page import build_game_page
+from harness.viewer.pages import ASSETS, CSP, INDEX, asset, render_game, render_index, render_run
+
+HOST = "127.0.0.1"
+CACHED_PAGES = 16  # game pages kept rendered, so that stepping back and forth between games is quick
+_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+_HTML = "text/html; charset=utf-8"
+
+
+class Response:
+    def __init__(
+        self, status: HTTPStatus, body: bytes, kind: str = _HTML, location: str | None = None
+    ) -> None:
+        self.status = status
+        self.body = body
+        self.kind = kind
+        self.location = location
+
+
+def _text(status: HTTPStatus, message: str) -> Response:
+    return Response(
+        status, f"{status.value} {status.phrase}: {message}\n".encode(), "text/plain; charset=utf-8"
+    )
+
+
+def route(catalog: Catalog, sources: list[str], raw_path: str, cache: PageCache) -> Response:
+    """The response to a GET of `raw_path` (path and query as the request line gave them)."""
+    path = urlsplit(raw_path).path
+    if "%2f" in path.lower() or "%5c" in path.lower():
+        return _text(HTTPStatus.NOT_FOUND, "no such page")
+    parts = unquote(path).split("/")[1:]
+    if any(part in ("..", ".") or "\\" in part or "\x00" in part for part in parts):
+        return _text(HTTPStatus.NOT_FOUND, "no such page")
+    if parts in ([""], [INDEX]):
+        return Response(HTTPStatus.OK, render_index(catalog.runs(), sources).encode())
+    if len(parts) == 2 and parts[0] == "assets" and parts[1] in ASSETS:
+        return Response(HTTPStatus.OK, asset(parts[1]), _TYPES[Path(parts[1]).suffix])
+    if len(parts) < 2 or parts[0] != "runs":
+        return _text(HTTPStatus.NOT_FOUND, "no such page")
+    run = catalog.run(parts[1])
+    if run is None:
+        return _text(HTTPStatus.NOT_FOUND, "no such run")
+    if parts[2:] in ([], [""]):
+        return Response(HTTPStatus.FOUND, b"", location=f"/runs/{run.key}/{INDEX}")
+    if parts[2:] == [INDEX]:
+        return Response(HTTPStatus.OK, render_run(run).encode())
+    if len(parts) == 4 and parts[2] == "games":
+        return _game(run, parts[3], cache)
+    return _text(HTTPStatus.NOT_FOUND, "no such page")
+
+
+class PageCache:
+    """The last CACHED_PAGES game pages rendered, by their run, neighbours and the stamp of their files."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pages: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
+
+    def get(self, key: tuple[object, ...]) -> bytes | None:
+        with self._lock:
+            if key in self._pages:
+                self._pages.move_to_end(key)
+            return self._pages.get(key)
+
+    def put(self, key: tuple[object, ...], page: bytes) -> None:
+        with self._lock:
+            self._pages[key] = page
+            while len(self._pages) > CACHED_PAGES:
+                self._pages.popitem(last=False)
+
+
+def _game(run: RunEntry, name: str, cache: PageCache) -> Response:
+    game = run.game(name)
+    if game is None:
+        return _text(HTTPStatus.NOT_FOUND, "no such game in this run (a log that cannot be read is skipped)")
+    try:
+        stamp = stamp_of(Path(game.log), values_path(Path(run.path), game.game_id))
+        key = (run.path, name, stamp, tuple(g.page for g in run.games))
+        html = cache.get(key)
+        if html is None:
+            html = render_game(run, build_game_page(Path(run.path), game)).encode()
+            cache.put(key, html)
+    except (LogCorrupt, ReplayMismatch, OSError, UnicodeError, ValueError) as exc:
+        return _text(HTTPStatus.NOT_FOUND, f"the game's log cannot be shown now: {exc}")
+    return Response(HTTPStatus.OK, html)
+
+
+def _handler(catalog: Catalog, sources: list[str]) -> type[BaseHTTPRequestHandler]:
+    cache = PageCache()
+
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "hanabi-eval-viewer"
+        sys_version = ""
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return  # quiet: the terminal shows the URL, not every request
+
+        def _allowed_host(self) -> bool:
+            host = (self.headers.get("Host") or "").lower()
+            port = self.server.server_address[1]  # type: ignore[index]  # an (address, port) pair for TCP
+            return host in (f"{HOST}:{port}", f"localhost:{port}", HOST, "localhost")
+
+        def _answer(self, with_body: bool) -> None:
+            if not self._allowed_host():
+                response = _text(HTTPStatus.MISDIRECTED_REQUEST, "this viewer answers only on 127.0.0.1")
+            else:
+                try:
+                    response = route(catalog, sources, self.path, cache)
+                except Exception as exc:  # one bad page must not stop the server
+                    print(f"viewer: {self.path}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                    response = _text(HTTPStatus.INTERNAL_SERVER_ERROR, "this page could not be rendered")
+            self.send_response(response.status)
+            self.send_header("Content-Type", response.kind)
+            self.send_header("Content-Length", str(len(response.body)))
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Content-Security-Policy", f"{CSP}; frame-ancestors 'none'")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("Referrer-Policy", "no-referrer")
+            if response.location:
+                self.send_header("Location", response.location)
+            self.end_headers()
+            if with_body:
+                self.wfile.write(response.body)
+
+        def do_GET(self) -> None:
+            self._answer(with_body=True)
+
+        def do_HEAD(self) -> None:
+            self._answer(with_body=False)
+
+    return Handler
+
+
+class ViewerServer:
+    """The viewer served on 127.0.0.1:`port` (0: a free port). Binding raises OSError (port in use, not allowed)."""
+
+    def __init__(self, catalog: Catalog, sources: list[str], port: int = 0) -> None:
+        self._server = ThreadingHTTPServer((HOST, port), _handler(catalog, sources))
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self._server.server_address[1]}/"
+
+    def serve_forever(self) -> None:
+        self._server.serve_forever()
+
+    def start(self) -> ViewerServer:
+        """Serve from a background thread (for tests and embedding); `stop` ends it."""
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._server.shutdown()
+            self._thread.join()
+        self._server.server_close()
+
+    def __enter__(self) -> ViewerServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,142 @@
+"""The static site (`hanabi-eval view PATH... --out DIR`): the same pages the server shows, written to a folder that
+opens from disk with no server and fetches nothing.
+
+The folder is written whole and renamed into place (harness/export/writer.py), so a failure leaves the old site or
+nothing, never half a site. An existing site is replaced only when asked (--force); a folder that is not a site is
+never replaced, and a site is never written into a run folder. DIR/site.json lists every page (schema/viewer_site.py),
+which is how a report beside the site links its games to their pages.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from harness import __version__
+from harness.export.writer import write_export
+from harness.run.store import find_runs
+from harness.schema.records import now_iso
+from harness.schema.viewer_site import SITE_INDEX, SiteIndex, SiteRun
+from harness.viewer.catalog import Catalog, RunEntry
+from harness.viewer.game_page import build_game_page
+from harness.viewer.pages import (
+    ASSETS,
+    INDEX,
+    asset,
+    game_page_path,
+    render_game,
+    render_index,
+    render_run,
+    run_page_path,
+)
+
+
+class SiteOutError(ValueError):
+    """An --out that cannot take the site; the message names the problem and the fix."""
+
+
+def check_out(out: Path, force: bool, sources: list[Path]) -> None:
+    """Refuse an --out that would overwrite something or cannot be written, before any log is read."""
+    for parent in [out, *out.parents]:
+        if parent.exists() and not parent.is_dir():
+            raise SiteOutError(f"--out {out}: {parent} is a file; give a folder for the site")
+    resolved = out.resolve()
+    for source in [*(p.resolve() for p in sources), *find_runs(sources)]:
+        if resolved == source or source in resolved.parents or resolved in source.parents:
+            raise SiteOutError(f"--out {out} overlaps {source}, which it reads; write the site elsewhere")
+    if out.exists() and any(out.iterdir()):
+        if not (out / SITE_INDEX).is_file():
+            raise SiteOutError(
+                f"--out {out} is a folder that holds other files, not a viewer site; choose a new or empty folder"
+            )
+        if not force:
+            raise SiteOutError(f"--out {out} already holds a viewer site; pass --force to replace it")
+    _probe(out)
+
+
+def _probe(out: Path) -> None:
+    """Create (and remove) a folder where the site's staging folder will go, so that an unwritable --out is named
+    now rather than after every page was rendered."""
+    created = [p for p in reversed(out.parents) if not p.exists()]
+    probe = out.parent / f".{out.name}.probe-{uuid.uuid4().hex[:8]}"
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        probe.mkdir()
+        (probe / "x").write_bytes(b"")
+    except OSError as exc:
+        raise SiteOutError(
+            f"--out {out} cannot be written ({exc.strerror or exc}); choose a writable folder"
+        ) from None
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
+        for folder in reversed(created):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
+def _text(data: bytes) -> Iterator[str]:
+    yield data.decode("utf-8")
+
+
+def _one(text: str) -> Iterator[str]:
+    yield text
+
+
+_RUNS: list[RunEntry] = []  # a worker process's copy of the runs, sent once when it starts
+
+
+def _keep_runs(runs: list[RunEntry]) -> None:
+    _RUNS[:] = runs
+
+
+def _game_html(task: tuple[int, str]) -> str:
+    """One game page's HTML, by the run's place in _RUNS and the page's name (in a worker, a task is these two
+    small values: the run, with every game's summary, crosses to each worker once, not once per page)."""
+    number, page = task
+    run = _RUNS[number]
+    game = run.game(page)
+    assert game is not None  # pages come from the run's own list
+    return render_game(run, build_game_page(Path(run.path), game))
+
+
+def write_site(catalog: Catalog, out: Path, sources: list[str], jobs: int = 1) -> SiteIndex:
+    """Write every page of the catalog's runs to `out` (checked with check_out first); return the site's index.
+    With `jobs` above 1, game pages are rendered by that many processes (one core each), written in order."""
+    runs = catalog.runs()
+    index = SiteIndex(
+        generated_at=now_iso(),
+        harness_version=__version__,
+        runs=[
+            SiteRun(
+                path=str(Path(run.path).resolve()),
+                name=run.name,
+                page=run_page_path(run),
+                games={g.game_id: game_page_path(run, g.page) for g in run.games},
+            )
+            for run in runs
+        ],
+    )
+    tasks = [(number, game.page) for number, run in enumerate(runs) for game in run.games]
+
+    def files(pages: Iterator[str]) -> Iterator[tuple[str, Iterator[str]]]:
+        for name in ASSETS:
+            yield f"assets/{name}", _text(asset(name))
+        yield INDEX, _one(render_index(runs, sources))
+        for run in runs:
+            yield run_page_path(run), _one(render_run(run))
+        for number, page in tasks:
+            yield game_page_path(runs[number], page), _one(next(pages))
+        yield SITE_INDEX, _one(index.model_dump_json(indent=1))
+
+    if jobs <= 1 or len(tasks) < 2:
+        _keep_runs(runs)
+        write_export(out, files(map(_game_html, tasks)))
+    else:
+        workers = min(jobs, len(tasks))
+        with ProcessPoolExecutor(max_workers=workers, initializer=_keep_runs, initargs=(runs,)) as pool:
+            write_export(out, files(pool.map(_game_html, tasks, chunksize=4)))
+    return index
