@@ -13,6 +13,7 @@ import resource
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -102,21 +103,16 @@ def test_a_disk_that_fills_up_mid_run_fails_in_one_line_and_resumes_once_there_i
     assert json.loads((run_dir / "status.json").read_text())["games_complete"] == 3
 
 
-def test_a_full_filesystem_mid_run_keeps_what_was_written(tmp_path: Path) -> None:
+def test_a_full_filesystem_mid_run_keeps_what_was_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     disk = tmp_path / "small-disk"
     disk.mkdir()
     if not mount_tmpfs(disk, "size=400k"):
         pytest.skip("needs root and mount to make a small filesystem")
     try:
-        failed = subprocess.run(
-            [sys.executable, "-m", "harness.cli", "run", *GAMES, "--out", str(disk)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert failed.returncode == 1
-        line = one_error_line(failed.stderr)
+        assert main(["run", *GAMES, "--out", str(disk)]) == 1
+        line = one_error_line(capsys.readouterr().err)
         assert "No space left on device; free some space on that disk" in line
         assert_whole_logs(disk)
         subprocess.run(["mount", "-o", "remount,size=20m", str(disk)], check=True)
@@ -126,31 +122,25 @@ def test_a_full_filesystem_mid_run_keeps_what_was_written(tmp_path: Path) -> Non
         subprocess.run(["umount", str(disk)], check=False)
 
 
-def test_a_run_folder_removed_mid_run_stops_it_in_one_line(tmp_path: Path) -> None:
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "harness.cli",
-            "run",
-            "--model",
-            "local/smart@25ms",
-            *GAMES,
-            "--out",
-            str(tmp_path),
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 90
-    while not list(tmp_path.glob("*/games/*.jsonl")):
-        assert process.poll() is None and time.monotonic() < deadline
-        time.sleep(0.05)
-    run_dir = next(tmp_path.iterdir())
-    shutil.rmtree(run_dir)
-    _, err = process.communicate(timeout=120)
-    assert process.returncode == 1
-    line = one_error_line(err)
-    assert f"cannot write {run_dir}" in line and "the folder was removed" in line
+def test_a_run_folder_removed_mid_run_stops_it_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    removed: list[Path] = []
+
+    def remove_once_a_game_is_logged() -> None:
+        deadline = time.monotonic() + 90
+        while not list(tmp_path.glob("*/games/*.jsonl")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        run_dir = next(tmp_path.iterdir())
+        shutil.rmtree(run_dir)
+        removed.append(run_dir)
+
+    remover = threading.Thread(target=remove_once_a_game_is_logged)
+    remover.start()
+    try:
+        code = main(["run", "--model", "local/smart@25ms", *GAMES, "--out", str(tmp_path)])
+    finally:
+        remover.join()
+    assert code == 1
+    line = one_error_line(capsys.readouterr().err)
+    assert f"cannot write {removed[0]}" in line and "the folder was removed" in line

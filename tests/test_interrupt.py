@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from harness.cli.main import main
 from harness.schema.log_file import read_game_log
 from tests.processes import wait_until_group_gone
@@ -81,7 +83,9 @@ def assert_whole_logs(out: Path) -> None:
         assert [m.turn for m in contents.moves] == list(range(1, len(contents.moves) + 1)), path
 
 
-def test_ctrl_c_stops_with_one_line_and_the_resume_command_counts_every_session(tmp_path: Path) -> None:
+def test_ctrl_c_stops_with_one_line_and_the_resume_command_counts_every_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     process = start(tmp_path, "--concurrency", "2")
     wait_until(lambda: finished_games(tmp_path) >= 1, process)
     code, _, err = ctrl_c(process)
@@ -109,10 +113,9 @@ def test_ctrl_c_stops_with_one_line_and_the_resume_command_counts_every_session(
     code, _, err = ctrl_c(second)
     assert code == 130 and len(err.strip().splitlines()) == 1, err
     assert status_of(tmp_path)["games_complete"] == finished_games(tmp_path) > done_first
-    listing = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "runs", str(tmp_path)], cwd=ROOT, capture_output=True, text=True
-    )
-    row = next(line for line in listing.stdout.splitlines() if "stopped" in line)
+    capsys.readouterr()
+    assert main(["runs", str(tmp_path)]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if "stopped" in line)
     cells = [cell.strip() for cell in row.split("│")]
     assert cells[cells.index("stopped") + 1] == str(finished_games(tmp_path))  # the "done" column
 

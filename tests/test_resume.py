@@ -89,7 +89,7 @@ def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_logs(
 ) -> None:
     rng = random.Random(2026)
     kills = 0
-    for _ in range(4):
+    for _ in range(3):  # each start imports LiteLLM anew: three kills are enough
         process = start(tmp_path)
         wait_for_moves(tmp_path, moves_logged(tmp_path) + 5, process)
         time.sleep(rng.uniform(0.0, 0.6))
@@ -98,7 +98,7 @@ def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_logs(
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         kills += 1
-    assert kills >= 3
+    assert kills == 3
     status = json.loads(next(tmp_path.glob("*/status.json")).read_text())
     assert status["status"] == "running"  # written by the killed process, which never got to say otherwise
     assert main(["resume", str(next(tmp_path.iterdir())), "--no-progress"]) == 0
@@ -140,10 +140,9 @@ def test_a_second_process_is_refused_and_a_killed_ones_lock_is_taken_over(
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
     run_dir = next(tmp_path.iterdir())
-    listing = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "runs", str(tmp_path)], cwd=ROOT, capture_output=True, text=True
-    )
-    assert "stopped" in listing.stdout
+    capsys.readouterr()
+    assert main(["runs", str(tmp_path)]) == 0
+    assert "stopped" in capsys.readouterr().out
     assert main(["run", *SLOW, "--out", str(tmp_path), "--no-progress"]) == 0
     sessions = json.loads((run_dir / "manifest.json").read_text())["sessions"]
     assert sessions[-1]["took_over_lock_of"]["pid"] == process.pid

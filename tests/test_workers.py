@@ -35,3 +35,25 @@ def test_worker_progress_counts_every_move_and_game(tmp_path: Path) -> None:
     assert len(results) == len(selected) == 4
     assert progress.moves == logged > 0
     assert sorted(progress.scores) == sorted(result.fireworks_score for _, _, result in results)
+
+
+def test_workers_start_after_litellm_s_native_runtime_ran_in_the_parent(tmp_path: Path) -> None:
+    """A Router's calls start LiteLLM's native (Rust) runtime, whose threads a forked worker would not have: every
+    call of such a worker failed (ForkedAfterNativeRuntimeStarted). Workers of a later run are then spawned, and
+    play as any others."""
+    from harness.cli.main import main
+    from harness.models.client import native_runtime_started
+    from tests.fakeserver import FakeModelServer, careful_player
+
+    with FakeModelServer(careful_player) as server:
+        grid = tmp_path / "grid.yaml"
+        grid.write_text(
+            "name: grid\nplayers: [2]\nseeds: ['1,2']\nscaffolds: [watson]\nmodels:\n"
+            f"  - model: hosted_vllm/served\n    deployments:\n      - {{api_base: '{server.base_url}'}}\n"
+        )
+        assert main(["run", "--config", str(grid), "--out", str(tmp_path / "first"), "--no-progress"]) == 0
+        assert native_runtime_started()
+        argv = ["run", "--config", str(grid), "--workers", "2", "--out", str(tmp_path / "second"), "--no-progress"]
+        assert main(argv) == 0
+    logs = sorted((tmp_path / "second").glob("**/games/*.jsonl"))
+    assert len(logs) == 2 and all(read_game_log(path).complete for path in logs)

@@ -17,6 +17,17 @@ def caller_for(seat: SeatConfig, policy: RetryPolicy) -> ModelCaller:
     return ModelClient(seat, policy)
 
 
+def load_clients(seats: list[SeatConfig]) -> None:
+    """Import each seat's client library (LiteLLM, the openai SDK) in this process, so that worker processes forked
+    from it inherit it instead of each importing it again (several seconds of CPU apiece). An import starts no
+    thread and no native runtime, so forking afterwards is safe; the warm-up, which does start threads, stays in the
+    workers."""
+    if any(seat.client == "litellm" for seat in seats):
+        client.litellm()
+    if any(seat.client == "openai" for seat in seats):
+        import openai  # noqa: F401
+
+
 def warm_up(seats: list[SeatConfig]) -> None:
     """Load what each client loads on its first call, before play (see client.warm_up, openai_client.warm_up)."""
     client.warm_up({seat.model for seat in seats if seat.client == "litellm"})

@@ -17,6 +17,7 @@ import contextlib
 import os
 import random
 import re
+import sys
 import time
 from collections.abc import Collection, Iterable
 from email.utils import parsedate_to_datetime
@@ -81,6 +82,15 @@ def litellm() -> Any:  # the litellm module: its attributes are set at run time,
         module.custom_provider_map = [{"provider": LOCAL_PROVIDER, "custom_handler": LocalBotProvider()}]
         _litellm = module
     return _litellm
+
+
+def native_runtime_started() -> bool:
+    """Whether LiteLLM's Rust extension has started its runtime in this process (a Router's cooldowns, a native
+    tokenizer). Its threads do not survive fork(): a process forked afterwards fails every native call
+    (litellm.rust_bridge.fork_guard), so worker processes must then be spawned instead."""
+    native = sys.modules.get("litellm.rust_bridge._native")
+    started = getattr(native, "process_state_started", None)
+    return bool(started()) if callable(started) else False
 
 
 def warm_up(models: Iterable[str]) -> None:

@@ -20,7 +20,7 @@ import time
 from multiprocessing import get_context
 from typing import Any
 
-from harness.models import event_loop, retry_events
+from harness.models import callers, client, event_loop, retry_events
 from harness.run.games import GameListener, RunJob, Selected, play_plans
 from harness.run.interrupt import STOP_SIGNALS, STOP_WORKER, Stop
 from harness.run.live_progress import RunProgress
@@ -154,6 +154,15 @@ def _stop_before_play(*_: object) -> None:
     raise _StoppedBeforePlay
 
 
+def _start_method(jobs: list[RunJob]) -> str:
+    """Fork on Linux, with the seats' client libraries imported first so that every worker inherits them; spawn
+    elsewhere, and where LiteLLM's native runtime already runs in this process (a forked copy could not use it)."""
+    if not sys.platform.startswith("linux") or client.native_runtime_started():
+        return "spawn"
+    callers.load_clients([seat for job in jobs for seat in job.config.seats])
+    return "fork"
+
+
 def play_in_workers(
     jobs: list[RunJob],
     selected: Selected,
@@ -164,7 +173,7 @@ def play_in_workers(
 ) -> list[tuple[int, GamePlan, GameResult]]:
     """Play the selected games in `options.workers` processes; return (job index, plan, result) for every game
     that ended. A press of `stop` tells every worker to stop (see harness.run.interrupt); a second one kills them."""
-    context: Any = get_context("fork" if sys.platform.startswith("linux") else "spawn")  # typeshed: no Process
+    context: Any = get_context(_start_method(jobs))  # typeshed: no Process
     events = context.Queue()
     parts = shards(selected, options.workers)
     shared = options.model_copy(  # each worker's share of the session's limits
