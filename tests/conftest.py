@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import random
+import signal
 
 import pytest
 
 from harness.engine.game import Game, deck_for_seed
 from harness.schema.moves import MoveKind
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C reaches the commands the tests start, as at a terminal, even when pytest itself was started in the
+    background of a shell without job control (which starts it with SIGINT ignored, a setting children inherit)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)

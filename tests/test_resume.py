@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -189,3 +190,40 @@ def test_killing_the_parent_stops_its_workers_and_the_run_resumes(
     wait_until_group_gone(process.pid)  # the orphaned workers stop by themselves: none is left to write
     assert main(["resume", str(next(tmp_path.iterdir())), "--workers", "2", "--no-progress"]) == 0
     assert {name: comparable(path) for name, path in game_logs(tmp_path).items()} == reference
+
+
+def test_a_dead_runs_lock_still_held_by_its_exiting_workers_is_taken_once_they_are_gone(tmp_path: Path) -> None:
+    """A killed run's workers share its lock until they exit: a resume at once waits for them, never refuses."""
+    from harness.run.lock import LOCK_FILE, RunLock
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    lock = tmp_path / LOCK_FILE
+    lock.write_text(json.dumps({"pid": dead.pid, "host": os.uname().nodename, "since": "then"}))
+    worker = subprocess.Popen(  # a worker forked before the kill: it holds the same lock, and exits a moment later
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time\n"
+            f"fd = os.open({str(lock)!r}, os.O_RDWR)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+            "print('held', flush=True)\n"
+            "sys.stdin.readline()\n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert worker.stdout is not None and worker.stdin is not None
+    assert worker.stdout.readline() == "held\n"
+    exits = threading.Timer(0.3, worker.stdin.close)  # the worker exits in 0.3 s
+    began = time.monotonic()
+    exits.start()
+    taken = RunLock(tmp_path).acquire()
+    try:
+        assert time.monotonic() - began >= 0.3  # taken only once the worker let go of it
+        assert taken.previous_holder is not None and taken.previous_holder["pid"] == dead.pid
+    finally:
+        taken.release()
+        exits.join()
+        worker.wait(timeout=10)

@@ -134,6 +134,14 @@ def position(page: Any) -> str:
     return page.locator("#position").inner_text()
 
 
+def shows_position(page: Any, text: str) -> bool:
+    """Whether the page comes to show `text` as its position (a key or click moves it in the page's own time)."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("#position")).to_have_text(text, timeout=10_000)
+    return True
+
+
 BOARD_TEXT = """() => {
   const step = document.querySelector("section.step.current");
   const text = (el) => el.innerText.trim();
@@ -215,7 +223,7 @@ def test_served_site_from_a_run_to_the_move_that_went_wrong(page: Any, served: s
     assert "interrupted" in row.inner_text() and lineup in row.inner_text()
     shoot(page, shots, "served-run-crossplay")
     follow(page, "2p-custom-seed1-r0")
-    assert position(page) == "turn 1 of 14"
+    assert shows_position(page, "turn 1 of 14")
 
     page.keyboard.press("s")  # the first strike: the scripted model's blind play
     assert re.fullmatch(r"turn \d+ of 14", position(page))
@@ -268,28 +276,28 @@ def test_keyboard_walks_moves_and_games_and_the_board_is_the_engines(
     log = results / "selfplay" / "games" / "3p-custom-seed1.jsonl"
     moves = len(read_game_log(log).moves)
     page.keyboard.press("t")  # reveal the seat's own cards, to compare whole hands
-    assert position(page) == f"turn 1 of {moves}"
+    assert shows_position(page, f"turn 1 of {moves}")
     assert board_on_page(page) == board_in_engine(log, 1)
     for turn in (2, 3, 4):
         page.keyboard.press("ArrowRight")
-        assert position(page) == f"turn {turn} of {moves}" and page.url.endswith(f"#t{turn}")
+        assert shows_position(page, f"turn {turn} of {moves}") and page.url.endswith(f"#t{turn}")
     assert board_on_page(page) == board_in_engine(log, 4)
     page.locator(".timeline a", has_text="30").first.click()  # the move strip: any move in one click
-    assert position(page) == f"turn 30 of {moves}"
+    assert shows_position(page, f"turn 30 of {moves}")
     assert board_on_page(page) == board_in_engine(log, 30)
     page.keyboard.press("End")
     page.keyboard.press("ArrowLeft")
-    assert position(page) == f"turn {moves} of {moves}"
+    assert shows_position(page, f"turn {moves} of {moves}")
     assert board_on_page(page) == board_in_engine(log, moves)
     shoot(page, shots, "served-3p-last-move")
     page.keyboard.press("ArrowRight")
     assert page.locator("section.step.current h2").inner_text().startswith("Game over")
     page.keyboard.press("ArrowLeft")
-    assert position(page) == f"turn {moves} of {moves}"
+    assert shows_position(page, f"turn {moves} of {moves}")
 
     page.keyboard.press("ArrowDown")  # the next game of the run: 4 players
     page.wait_for_url("**/4p-custom-seed1.html*")
-    assert position(page) == "turn 1 of 62"
+    assert shows_position(page, "turn 1 of 62")
     page.keyboard.press("t")
     page.keyboard.press("ArrowRight")
     assert board_on_page(page) == board_in_engine(results / "selfplay" / "games" / "4p-custom-seed1.jsonl", 2)
@@ -338,7 +346,7 @@ def test_static_site_opens_from_disk_and_jumps_to_the_largest_regret(
     assert board_on_page(page) == board_in_engine(run / "games" / "2p-custom-seed1-r0.jsonl", regret_turn)
     shoot(page, shots, "static-largest-regret")
     page.goto(site.joinpath("runs", "selfplay", "games", "2p-custom-seed1.html").as_uri() + "#t5")
-    assert position(page) == "turn 5 of 70"
+    assert shows_position(page, "turn 5 of 70")
     page.keyboard.press("ArrowDown")
     page.wait_for_url("**/3p-custom-seed1.html*")
     assert all(url.startswith("file://") for url in requests)  # nothing fetched from anywhere else
@@ -369,7 +377,7 @@ def test_a_run_of_many_games_pages_sorts_and_filters_and_names_its_damaged_log(
     with page.expect_navigation():
         rows.first.locator("a.game-link").click()
     page.wait_for_load_state("domcontentloaded")
-    assert position(page) == "turn 1 of 70"
+    assert shows_position(page, "turn 1 of 70")
     page.keyboard.press("End")
     assert page.locator("section.step.current h2").inner_text().startswith("Game over")
 
@@ -387,15 +395,15 @@ def test_logs_of_the_first_release_show_move_by_move(page: Any, site: Path, resu
         assert contents.header is not None and "repeat" not in contents.header.model_fields_set  # as first written
         moves = len(contents.moves)
         page.keyboard.press("t")
-        assert position(page) == f"turn 1 of {moves}"
+        assert shows_position(page, f"turn 1 of {moves}")
         assert board_on_page(page) == board_in_engine(log, 1)
         for _ in range(19):
             page.keyboard.press("ArrowRight")
-        assert position(page) == f"turn 20 of {moves}"
+        assert shows_position(page, f"turn 20 of {moves}")
         assert board_on_page(page) == board_in_engine(log, 20)
         page.keyboard.press("End")
         page.keyboard.press("ArrowLeft")
-        assert position(page) == f"turn {moves} of {moves}"
+        assert shows_position(page, f"turn {moves} of {moves}")
         assert board_on_page(page) == board_in_engine(log, moves)
         rated = page.locator("section.step.current table.rated tbody td:nth-child(3)").all_inner_texts()
         assert [float(text) for text in rated] == [pytest.approx(r, abs=0.005) for r in contents.moves[-1].ratings]

@@ -1,8 +1,9 @@
 """One writer per run directory: an advisory lock (flock) on `<run>/.lock`, holding who took it.
 
 The kernel releases a flock when its process dies, however it dies, so a lock left by a killed process never
-blocks: the next process takes it over and is told whose it was. A second live process is refused with a message
-naming the holder.
+blocks: the next process takes it over and is told whose it was. (Worker processes share their parent's lock until
+they exit too: when the named holder is dead, its workers are given a few seconds to finish exiting.) A second live
+process is refused with a message naming the holder.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ import fcntl
 import json
 import os
 import socket
+import time
 from pathlib import Path
 from types import TracebackType
 
 from harness.schema.records import now_iso
 
 LOCK_FILE = ".lock"
+ORPHANS_EXIT_S = 5.0  # how long a dead holder's workers, which share its lock, may take to exit
 
 
 class RunLocked(RuntimeError):
@@ -32,9 +35,7 @@ class RunLock:
     def acquire(self) -> RunLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _take(fd):
             holder = _read_holder(fd)
             os.close(fd)
             who = f"process {holder.get('pid', '?')} on {holder.get('host', '?')} since {holder.get('since', '?')}"
@@ -69,6 +70,20 @@ class RunLock:
         self.release()
 
 
+def _take(fd: int) -> bool:
+    """Take the lock; while the holder it names is dead, wait up to ORPHANS_EXIT_S for the workers that share it."""
+    deadline = time.monotonic() + ORPHANS_EXIT_S
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            holder = _read_holder(fd)
+            if not holder.get("pid") or _alive(holder) or time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
+
+
 def holder_alive(run_dir: Path) -> bool:
     """Whether the process named in the run's lock file is still running (for listings; never takes the lock,
     so that looking cannot get in a writer's way). A released lock leaves the file empty."""
@@ -77,6 +92,11 @@ def holder_alive(run_dir: Path) -> bool:
         holder = json.loads(path.read_text() or "{}")
     except (OSError, ValueError):
         return False
+    return _alive(holder)
+
+
+def _alive(holder: dict[str, object]) -> bool:
+    """Whether the process a lock file names runs (one on another host, or of unknown pid, counts as running)."""
     pid = holder.get("pid")
     if not isinstance(pid, int) or holder.get("host") != socket.gethostname():
         return bool(pid)
