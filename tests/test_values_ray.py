@@ -134,7 +134,7 @@ def test_values_on_ray_are_the_bytes_of_a_plain_run_even_when_a_worker_is_killed
     assert written.splitlines()[-1] == (PINNED / f"{GAME}.jsonl").read_bytes().splitlines()[-1]
 
 
-def test_ctrl_c_cancels_the_tasks_keeps_every_line_written_and_names_the_command(
+def test_ctrl_c_stops_the_tasks_keeps_every_line_written_and_names_the_command(
     cluster: str, run_dir: Path, tmp_path: Path
 ) -> None:
     run = tmp_path / "r"
@@ -145,7 +145,7 @@ def test_ctrl_c_cancels_the_tasks_keeps_every_line_written_and_names_the_command
     wait_for(lambda: path.is_file() and path.read_bytes().count(b"\n") >= 1, command)
     os.killpg(command.pid, signal.SIGINT)  # what the terminal does
     _, err = command.communicate(timeout=60)
-    assert command.returncode == 130
+    assert command.returncode == 130, err
     assert err.strip().count("\n") == 0, err
     again = f"hanabi-eval values {run} --rollouts {ROLLOUTS} --from-turn 40 --ray {cluster} --no-progress"
     assert f"to go on: {again}" in err
@@ -153,13 +153,13 @@ def test_ctrl_c_cancels_the_tasks_keeps_every_line_written_and_names_the_command
     assert [json.loads(line)["turn"] for line in lines] == list(range(40, 40 + len(lines)))  # whole, in order
     pinned = (PINNED / f"{GAME}.jsonl").read_bytes().splitlines(keepends=True)
     assert lines[0] in pinned and json.loads(lines[0])["turn"] == 40
-    _wait_idle()  # the cancelled tasks do not run on
+    _wait_idle()  # the stopped tasks do not run on
 
 
 def _wait_idle(limit_s: float = 20) -> bool:
     deadline = time.monotonic() + limit_s
     while busy_worker() is not None:
-        assert time.monotonic() < deadline, "a cancelled task still runs"
+        assert time.monotonic() < deadline, "a stopped task still runs"
         time.sleep(0.1)
     return True
 

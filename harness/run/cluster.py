@@ -5,7 +5,10 @@ the decision and the settings: a few kilobytes), returning its values line, a fe
 bounded number of tasks in flight, submitted in game and turn order, and hands each line to the ValuesWriter, which
 writes every game's file in turn order: the files are the same bytes as a run in one process. A worker that dies
 mid-task is Ray's to handle: the task runs again (up to TASK_RETRIES times) and its line is written once, when it
-arrives. Ctrl-C cancels the tasks in flight; the lines already written stay. Every task also returns a digest of the
+arrives. Ctrl-C stops submitting; the lines already written stay, and the tasks in flight end with this command's
+Ray job when it disconnects (Ray stops a finished job's workers). They are not cancelled one by one: in Ray 2.60 a
+ray.cancel that races a task's completion aborts the driver ("Tried to complete task that was not pending" in
+task_manager.cc), which turned a Ctrl-C into a crash now and then. Every task also returns a digest of the
 code that computes values, and a worker whose code differs from the driver's stops the command: values are only
 comparable when every machine runs the same rollout policy.
 
@@ -14,9 +17,13 @@ comparable when every machine runs the same rollout policy.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import socket
+import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from harness.run.valuation import DecisionTask, ValuesWriter, code_digest, value_decision
@@ -92,6 +99,7 @@ class Cluster:
         self._ray = connect(address, workers)
         self._remote = self._ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(_remote_value)
         self._cap = workers if address is not None else None
+        self._abandoned = False  # tasks were left in flight (Ctrl-C, a failure): the job ends with them
 
     @property
     def cpus(self) -> float:
@@ -133,12 +141,29 @@ class Cluster:
                     next_look = time.monotonic() + 1.0
                     total, busy = self.cpus, self.cpus_busy()
                 progress(Progress(writer.written, len(tasks), busy, total))
-        finally:
-            for ref in in_flight:  # Ctrl-C or a failure: nothing more is valued
-                ray.cancel(ref, force=True)
+        finally:  # Ctrl-C or a failure: nothing more is submitted; close() ends the job and its tasks in flight
+            self._abandoned = bool(in_flight)
 
     def close(self) -> None:
-        self._ray.shutdown()
+        """Disconnect. Tasks left in flight make Ray's core log an error line per task as the job ends ("Failed to
+        push error to driver"): noise about work the user stopped, kept off the terminal's one-line message."""
+        with _stderr_discarded() if self._abandoned else contextlib.nullcontext():
+            self._ray.shutdown()
+
+
+@contextlib.contextmanager
+def _stderr_discarded() -> Iterator[None]:
+    """Send this process's file descriptor 2 (where Ray's C++ core logs) to /dev/null for the block."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def _check_reachable(address: str) -> None:
