@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 import pytest
 from pydantic import ValidationError
@@ -38,6 +40,33 @@ def selfplay_positions(bot: Bot, players: int, seeds: range) -> Iterator[tuple[i
             decision = bot.decide(view)
             yield seed, view, decision
             game.apply(view.legal_moves[decision.move_index].move)
+
+
+class Position(NamedTuple):
+    seed: int
+    view: SeatView
+    decision: BotDecision
+    rule: Rule  # the rule that rated the chosen move
+    lives_after: int  # the game's life tokens once the chosen move is played
+    over_after: bool  # whether that move ended the game
+
+
+@functools.cache
+def smart_self_play_2p() -> tuple[Position, ...]:
+    """Every position of the smart bot's 2-player self-play on deck seeds 0-29, in order, with its decision, made
+    once and shared by the tests of its rules (the bot is deterministic and stateless, and views are frozen, so each
+    test reads the same positions it would have played itself; a test's own seeds are a prefix of these)."""
+    positions = []
+    for seed in range(30):
+        game = Game(2, deck_for_seed(seed))
+        while not game.is_over:
+            view = current_view(game)
+            decision = SMART.decide(view)
+            game.apply(view.legal_moves[decision.move_index].move)
+            positions.append(
+                Position(seed, view, decision, rule_of(view, decision), game.life_tokens, game.is_over)
+            )
+    return tuple(positions)
 
 
 def random_states(players: int, games: int, seed: int) -> list[tuple[Game, SeatView]]:
@@ -396,23 +425,23 @@ def test_smart_bot_counts_the_cards_its_partner_sees_in_its_own_hand() -> None:
     # The partner sees the bot's hand, so a card the bot knows it holds is no candidate for theirs: a hint the bot
     # gives as mere information must not let the partner read one of their cards as playable when it is not (seed 7
     # used to have one: the bot's known G5 left G3 the only reading of a green clue to the partner's G2).
-    bot = get_bot("smart")
+    # The bot's self-play, where each informative hint is followed by the partner's answer to it (the next
+    # position of the same game), which is then played.
+    assert type(get_bot("smart")) is SmartBot
+    positions = [p for p in smart_self_play_2p() if p.seed < 20]
     informative = 0
-    for seed in range(20):
-        game = Game(2, deck_for_seed(seed))
-        while not game.is_over:
-            view = current_view(game)
-            decision = bot.decide(view)
-            game.apply(view.legal_moves[decision.move_index].move)
-            if rule_of(view, decision) is not Rule.INFO_HINT or game.is_over:
-                continue
-            informative += 1
-            partner_view = current_view(game)
-            answer = bot.decide(partner_view)
-            lives = game.life_tokens
-            game.apply(partner_view.legal_moves[answer.move_index].move)
-            certain = rule_of(partner_view, answer) is Rule.CERTAIN_PLAY
-            assert not certain or game.life_tokens == lives, (seed, answer.reason)
+    at = 0
+    while at < len(positions):
+        hint = positions[at]
+        at += 1
+        if hint.rule is not Rule.INFO_HINT or hint.over_after:
+            continue
+        informative += 1
+        answer = positions[at]  # the partner's position right after the hint, in the same game
+        at += 1
+        assert answer.seed == hint.seed and answer.view.seat != hint.view.seat
+        certain = answer.rule is Rule.CERTAIN_PLAY
+        assert not certain or answer.lives_after == hint.lives_after, (hint.seed, answer.decision.reason)
     assert informative > 0
 
 
@@ -420,8 +449,9 @@ def test_smart_bot_tries_a_playable_or_useless_card_only_with_every_life_left() 
     # A miss costs a life, and with two lives left that would leave one: no chance could then be taken in the final
     # round. The try is kept for when all three lives are left.
     tries = Counter[int]()
-    for _, view, decision in selfplay_positions(get_bot("smart"), 2, range(10)):
-        if rule_of(view, decision) is Rule.PLAY_OR_TRASH:
+    assert type(get_bot("smart")) is SmartBot
+    for _, view, _, rule, *_ in (p for p in smart_self_play_2p() if p.seed < 10):
+        if rule is Rule.PLAY_OR_TRASH:
             tries[view.life_tokens] += 1
     assert tries[3] > 0 and set(tries) == {3}, tries
 
@@ -431,9 +461,9 @@ def test_smart_bot_keeps_its_last_token_near_the_end_at_two_players(monkeypatch:
     # playable or safe would spend the token the next play or save clue needs: the bot makes another move, and
     # says why, where without the rule (LAST_TOKEN_DECK 0) it would have given that hint.
     kept = 0
-    for seed, view, decision in selfplay_positions(SMART, 2, range(20)):
+    for seed, view, decision, rule, *_ in (p for p in smart_self_play_2p() if p.seed < 20):
         if view.info_tokens == 1 and 0 < view.deck_size <= smart.LAST_TOKEN_DECK[0]:
-            assert rule_of(view, decision) is not Rule.INFO_HINT, (seed, decision.reason)
+            assert rule is not Rule.INFO_HINT, (seed, decision.reason)
             monkeypatch.setattr(smart, "LAST_TOKEN_DECK", (0, 0, 0, 0))
             if rule_of(view, SMART.decide(view)) is Rule.INFO_HINT:
                 kept += 1
@@ -448,10 +478,10 @@ def test_smart_bot_spends_spare_tokens_on_stalling_when_the_deck_is_nearly_out(m
     # tokens still held when the deck runs out would be wasted: the bot stalls with a harmless hint rather than draw
     # by discarding its chop, where without the rule (STALL_RICH_DECK 0) it would have discarded it.
     stalled = 0
-    for seed, view, decision in selfplay_positions(SMART, 2, range(30)):
+    for seed, view, decision, rule, *_ in smart_self_play_2p():
         near_end = smart.STALL_DECK < view.deck_size <= smart.STALL_RICH_DECK[0]
         if near_end and view.info_tokens >= smart.STALL_RICH_TOKENS:
-            assert rule_of(view, decision) is not Rule.CHOP, (seed, decision.reason)
+            assert rule is not Rule.CHOP, (seed, decision.reason)
             monkeypatch.setattr(smart, "STALL_RICH_DECK", (0, 0, 0, 0))
             without = rule_of(view, SMART.decide(view))
             monkeypatch.undo()
@@ -459,6 +489,6 @@ def test_smart_bot_spends_spare_tokens_on_stalling_when_the_deck_is_nearly_out(m
                 kind = view.legal_moves[decision.move_index].move.kind
                 # Either a hint, or the chop after all by the rule that would rather stall (no hint is harmless).
                 assert kind is not MoveKind.PLAY, (seed, decision.reason)
-                assert kind is not MoveKind.DISCARD or rule_of(view, decision) is Rule.CHOP_NEAR_END, decision.reason
+                assert kind is not MoveKind.DISCARD or rule is Rule.CHOP_NEAR_END, decision.reason
                 stalled += kind not in (MoveKind.PLAY, MoveKind.DISCARD)
     assert stalled > 0

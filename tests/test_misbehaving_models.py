@@ -30,10 +30,15 @@ BAD_REPLIES: dict[str, tuple[str, str]] = {
 
 
 class Misbehaving:
-    """For each new prompt, the first answer misbehaves in the next way from a list; re-asks get good answers."""
+    """For each new prompt, the first answer misbehaves in the next way from a list; re-asks get good answers.
 
-    def __init__(self, kinds: list[str]) -> None:
+    Kinds in `once` misbehave the first time their turn comes only, and answer well after that: a slow reply costs
+    the client's whole timeout, and one of them shows how a timeout is handled as well as many do."""
+
+    def __init__(self, kinds: list[str], once: frozenset[str] = frozenset()) -> None:
         self.kinds = kinds
+        self.once = once
+        self.used: set[str] = set()
         self.seen: dict[str, int] = {}
         self.lock = threading.Lock()
 
@@ -43,8 +48,13 @@ class Misbehaving:
             count = self.seen.get(key, 0)
             self.seen[key] = count + 1
             fresh = len(self.seen)
-        if count == 0 and all(m["role"] != "assistant" for m in request["messages"]):  # a first ask
             kind = self.kinds[fresh % len(self.kinds)]
+            first_ask = count == 0 and all(m["role"] != "assistant" for m in request["messages"])
+            if first_ask and kind in self.once:
+                if kind in self.used:
+                    kind = "ok"
+                self.used.add(kind)
+        if first_ask:
             if kind in BAD_REPLIES:
                 return Reply(content=BAD_REPLIES[kind][0])
             if kind != "ok":
@@ -128,7 +138,7 @@ def test_bad_replies_are_re_asked_with_the_problem_named_and_never_replaced(
 
 
 def test_provider_errors_are_retried_with_backoff_and_counted(tmp_path: Path, client: list[str]) -> None:
-    script = Misbehaving(["429", "500", "503", "slow", "drop", "ok"])
+    script = Misbehaving(["429", "500", "503", "slow", "drop", "ok"], once=frozenset({"slow"}))
     with FakeModelServer(script) as server:
         assert run(server, tmp_path, *client, "--seeds", "5", "--max-retries", "0") == 0
     contents = the_log(tmp_path)
