@@ -24,7 +24,9 @@ from harness.schema.log_file import read_game_log
 from tests.processes import wait_until_group_gone
 
 ROOT = Path(__file__).resolve().parent.parent
-SLOW = ["--model", "local/smart@25ms", "--players", "2", "3", "--seeds", "1,2,3", "--no-progress"]
+SLOW = ["--model", "local/smart@25ms", "--players", "2", "3", "--seeds", "1,2", "--no-progress"]
+GAMES = 4
+TO_THE_END = ["--concurrency", str(GAMES)]  # a resume in this process plays every game left at once
 
 
 def start(out: Path, *extra: str) -> subprocess.Popen[str]:
@@ -97,7 +99,7 @@ def test_ctrl_c_stops_with_one_line_and_the_resume_command_counts_every_session(
     first = status_of(tmp_path)
     done_first = finished_games(tmp_path)
     assert first["status"] == "stopped" and first["games_complete"] == done_first >= 1
-    assert first["games_total"] == 6
+    assert first["games_total"] == GAMES
     assert_whole_logs(tmp_path)
 
     # a second session, stopped too: the status counts the games of both sessions
@@ -119,8 +121,8 @@ def test_ctrl_c_stops_with_one_line_and_the_resume_command_counts_every_session(
     cells = [cell.strip() for cell in row.split("│")]
     assert cells[cells.index("stopped") + 1] == str(finished_games(tmp_path))  # the "done" column
 
-    assert main(resume_command(err)[3:]) == 0  # the printed command, run in this process: no second start-up
-    assert status_of(tmp_path)["status"] == "complete" and status_of(tmp_path)["games_complete"] == 6
+    assert main([*resume_command(err)[3:], *TO_THE_END]) == 0  # the printed command, in this process
+    assert status_of(tmp_path)["status"] == "complete" and status_of(tmp_path)["games_complete"] == GAMES
     assert_whole_logs(tmp_path)
 
 
@@ -131,9 +133,9 @@ def test_a_second_ctrl_c_exits_at_once_and_the_workers_stop_writing(tmp_path: Pa
     assert code == 130 and "Traceback" not in err, err
     assert "hanabi-eval resume" in err.strip().splitlines()[-1]
     wait_until_group_gone(process.pid)  # no worker is left to go on writing
-    assert main(resume_command(err)[3:]) == 0
+    assert main([*resume_command(err)[3:], *TO_THE_END]) == 0
     assert_whole_logs(tmp_path)
-    assert status_of(tmp_path)["games_complete"] == 6
+    assert status_of(tmp_path)["games_complete"] == GAMES
 
 
 def test_ctrl_c_with_worker_processes_stops_them_all_with_one_line(tmp_path: Path) -> None:
@@ -157,8 +159,8 @@ def test_sigterm_stops_like_the_first_ctrl_c_and_says_so(tmp_path: Path) -> None
     status = status_of(tmp_path)
     assert status["status"] == "stopped" and status["games_complete"] == finished_games(tmp_path) >= 1
     assert_whole_logs(tmp_path)
-    assert main(resume_command(err)[3:]) == 0
-    assert status_of(tmp_path)["games_complete"] == 6
+    assert main([*resume_command(err)[3:], *TO_THE_END]) == 0
+    assert status_of(tmp_path)["games_complete"] == GAMES
 
 
 def test_sigterm_to_the_whole_group_stops_the_workers_with_their_parent(tmp_path: Path) -> None:
