@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,26 +30,56 @@ from tests.fakeserver import FakeModelServer, Reply, careful_player
 INSPECT = Path(sys.executable).with_name("inspect")
 
 
+class InspectEval:
+    """`inspect eval hanabi_eval/hanabi ARGS` started in a subprocess, so that the test plays the same games with
+    `hanabi-eval run` (or Inspect waits out its retry back-offs) meanwhile; `result()` waits for it."""
+
+    def __init__(self, tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> None:
+        self.logs = tmp_path / "inspect-logs"
+        self.output = tmp_path / "inspect-output.txt"
+        environment = {
+            **os.environ,
+            "XDG_DATA_HOME": str(tmp_path / "xdg-data"),  # Inspect's traces and caches stay in this test's folder
+            "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
+            **(env or {}),
+        }
+        with self.output.open("w") as output:  # a file, not a pipe: no pipe fills up while the test works
+            self.process = subprocess.Popen(
+                [str(INSPECT), "eval", "hanabi_eval/hanabi", "--log-dir", str(self.logs), "--display", "plain",
+                 *args],
+                env=environment,
+                cwd=tmp_path,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+
+    def result(self) -> tuple[int, EvalLog, str]:
+        """Its exit code, its log and its output, once it is over."""
+        try:
+            code = self.process.wait(timeout=600)
+        finally:
+            self.stop()
+        output = self.output.read_text()
+        found = sorted(self.logs.glob("*.eval"))
+        assert found, output
+        return code, read_eval_log(str(found[-1])), output
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def __enter__(self) -> InspectEval:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()  # a test that failed before waiting for it leaves no eval running
+
+
 def inspect_eval(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, EvalLog, str]:
     """Run `inspect eval hanabi_eval/hanabi ARGS` in a subprocess; its exit code, its log and its output."""
-    logs = tmp_path / "inspect-logs"
-    environment = {
-        **os.environ,
-        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),  # Inspect's traces and caches stay in this test's folder
-        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
-        **(env or {}),
-    }
-    done = subprocess.run(
-        [str(INSPECT), "eval", "hanabi_eval/hanabi", "--log-dir", str(logs), "--display", "plain", *args],
-        env=environment,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    found = sorted(logs.glob("*.eval"))
-    assert found, done.stdout + done.stderr
-    return done.returncode, read_eval_log(str(found[-1])), done.stdout + done.stderr
+    return InspectEval(tmp_path, *args, env=env).result()
 
 
 def games_of(folder: Path) -> dict[str, GameLogContents]:
@@ -94,11 +125,12 @@ class SmartEval:
 @pytest.fixture(scope="module")
 def smart(tmp_path_factory: pytest.TempPathFactory) -> SmartEval:
     tmp_path = tmp_path_factory.mktemp("smart")
-    code, log, output = inspect_eval(tmp_path, "--model", "hanabi/smart", "-T", "players=2,3", "-T", "seeds=1")
+    with InspectEval(tmp_path, "--model", "hanabi/smart", "-T", "players=2,3", "-T", "seeds=1") as started:
+        assert main(["run", "--model", "local/smart", "--players", "2", "3", "--seeds", "1",
+                     "--out", str(tmp_path / "run"), "--no-progress"]) == 0
+        code, log, output = started.result()
     assert code == 0 and log.status == "success", output
     assert import_log(log, tmp_path / "inspect") == 0
-    assert main(["run", "--model", "local/smart", "--players", "2", "3", "--seeds", "1",
-                 "--out", str(tmp_path / "run"), "--no-progress"]) == 0
     return SmartEval(log, tmp_path, games_of(tmp_path / "inspect"), games_of(tmp_path / "run"))
 
 
@@ -137,11 +169,12 @@ def test_an_imported_inspect_log_is_a_run_that_report_export_and_values_read(sma
 def test_a_mixed_team_with_multi_call_scaffolds_plays_as_under_hanabi_eval_run(tmp_path: Path) -> None:
     # a mixture of agents (5 calls a move at 2 players) beside Mycroft's working memory, as a team of two players
     team = "hanabi/smart:moa-watson,hanabi/cautious:mycroft"
-    code, log, output = inspect_eval(tmp_path, "--model", "hanabi/smart", "-T", f"seats={team}", "-T", "seeds=3")
+    with InspectEval(tmp_path, "--model", "hanabi/smart", "-T", f"seats={team}", "-T", "seeds=3") as started:
+        assert main(["run", "--seat", "local/smart:moa-watson", "--seat", "local/cautious:mycroft", "--seeds", "3",
+                     "--out", str(tmp_path / "run"), "--no-progress"]) == 0
+        code, log, output = started.result()
     assert code == 0, output
     assert import_log(log, tmp_path / "inspect") == 0
-    assert main(["run", "--seat", "local/smart:moa-watson", "--seat", "local/cautious:mycroft", "--seeds", "3",
-                 "--out", str(tmp_path / "run"), "--no-progress"]) == 0
     ((game_id, contents),) = games_of(tmp_path / "inspect").items()
     ((other_id, other),) = games_of(tmp_path / "run").items()
     assert game_id == other_id == "2p-custom-seed3-r0"
@@ -230,12 +263,23 @@ KEY = {"OPENAI_API_KEY": "sk-test-inspect-0000"}
 OPENAI = ["--model", "openai/gpt-4.1", "-M", "max_retries=0"]
 
 
-def test_bad_replies_are_re_asked_through_inspect_exactly_as_hanabi_eval_run_re_asks_them(tmp_path: Path) -> None:
+@pytest.fixture(scope="module", autouse=True)
+def messy_eval(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[InspectEval, FakeModelServer]]:
+    """The Inspect side of the test below, started as this module's tests start: Inspect waits 3 to 6 s before each
+    retry of a provider error, and those waits pass while the other tests run."""
     with FakeModelServer(Messy()) as server:
         team = "seats=openai/gpt-4.1:watson,hanabi/smart:sherlock"
         args = [*OPENAI, "--model-base-url", server.base_url, "-T", team, "-T", "seeds=1"]
-        code, log, output = inspect_eval(tmp_path, *args, env=KEY)
-        inspect_requests = len(server.exchanges)
+        with InspectEval(tmp_path_factory.mktemp("messy"), *args, env=KEY) as started:
+            yield started, server
+
+
+def test_bad_replies_are_re_asked_through_inspect_exactly_as_hanabi_eval_run_re_asks_them(
+    tmp_path: Path, messy_eval: tuple[InspectEval, FakeModelServer]
+) -> None:
+    started, inspect_server = messy_eval
+    code, log, output = started.result()
+    inspect_requests = len(inspect_server.exchanges)
     assert code == 0, output
     with FakeModelServer(Messy()) as server:
         assert main(["run", "--seat", f"openai/gpt-4.1:watson,api_base={server.base_url}",

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
+
+import pytest
 
 PROBE = """
 import socket, sys, time
@@ -20,22 +23,60 @@ print("ATTEMPTS", len(attempts), attempts)
 """
 
 
-def probe(body: str) -> str:
+def start_probe(body: str) -> subprocess.Popen[str]:
+    """The probe of `body`, started; `probe_output` waits for it. Probes started together wait out their second
+    side by side."""
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp"}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE.format(body=body)], capture_output=True, text=True, timeout=120, env=env
+    return subprocess.Popen(
+        [sys.executable, "-c", PROBE.format(body=body)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
 
 
-def test_importing_litellm_through_the_harness_opens_no_connection() -> None:
-    out = probe("from harness.models.client import litellm\nlitellm()\nimport harness.models.local")
+def probe_output(process: subprocess.Popen[str]) -> str:
+    try:
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, err[-2000:]
+    return out
+
+
+def probe(body: str) -> str:
+    return probe_output(start_probe(body))
+
+
+LITELLM = "from harness.models.client import litellm\nlitellm()\nimport harness.models.local"
+SCAFFOLDS = (
+    "from harness.cli.main import main\nmain(['scaffolds'])\nprint('LOADED', 'litellm' in sys.modules)"
+)
+
+
+@pytest.fixture(scope="module")
+def probes() -> Iterator[dict[str, subprocess.Popen[str]]]:
+    """Both tests' probes, started at once: each in a process of its own, as if run alone."""
+    started = {"litellm": start_probe(LITELLM), "scaffolds": start_probe(SCAFFOLDS)}
+    yield started
+    for process in started.values():
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+def test_importing_litellm_through_the_harness_opens_no_connection(
+    probes: dict[str, subprocess.Popen[str]],
+) -> None:
+    out = probe_output(probes["litellm"])
     assert "ATTEMPTS 0 " in out
 
 
-def test_a_command_that_calls_no_model_does_not_load_litellm() -> None:
-    out = probe(
-        "from harness.cli.main import main\nmain(['scaffolds'])\nprint('LOADED', 'litellm' in sys.modules)"
-    )
+def test_a_command_that_calls_no_model_does_not_load_litellm(
+    probes: dict[str, subprocess.Popen[str]],
+) -> None:
+    out = probe_output(probes["scaffolds"])
     assert "LOADED False" in out and "ATTEMPTS 0 " in out

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,7 @@ from harness.rl.grpo import decision_rows, grpo_move_reward
 from harness.rl.gym_env import HanabiSeatEnv
 from harness.rl.rewards import RewardSpec
 from harness.rl.verifiers_env import HanabiTask, HanabiTaskset, HanabiTasksetConfig, load_taskset, reply_trace
+from tests.test_offline_imports import probe_output, start_probe
 
 SCAFFOLDS = ("watson", "mycroft")  # a text format, and a JSON one whose seat carries working memory
 VALUED_TURNS = 4  # the last decisions of the game valued by rollouts (cheap: little game is left to play out)
@@ -250,13 +253,22 @@ def test_gymnasium_s_own_env_checker_accepts_the_env() -> None:
         env.close()
 
 
-def test_the_rl_environments_open_no_connection() -> None:
-    from tests.test_offline_imports import probe
-
-    out = probe(
+@pytest.fixture(scope="module", autouse=True)
+def offline_probe() -> Iterator[subprocess.Popen[str]]:
+    """The probe of the test below, started as this module's tests start, so that it runs (and waits out its second
+    for background fetches) beside them, in a process of its own."""
+    process = start_probe(
         "from harness.rl.gym_env import HanabiSeatEnv\nimport harness.rl.verifiers_env\n"
         "env = HanabiSeatEnv(seeds='1')\nenv.reset(seed=0)\nprint(env.step('Chosen Move Number: 0')[1])\nenv.close()"
     )
+    yield process
+    if process.poll() is None:
+        process.kill()
+        process.communicate()
+
+
+def test_the_rl_environments_open_no_connection(offline_probe: subprocess.Popen[str]) -> None:
+    out = probe_output(offline_probe)
     assert "ATTEMPTS 0 " in out
 
 
