@@ -3,7 +3,8 @@
 Plays games with the offline model once to get real prompts and replies, then replays every move through the real
 per-move path (observe -> view -> render -> LiteLLM -> parse -> engine -> record -> log write), with a
 bench-only LiteLLM provider that answers instantly with the reply logged for that move, so no model time is in the
-figures. Run: python bench/overhead.py [--players 2 5] [--seeds 1,2,3] [--scaffold watson] [--profile]
+figures. The floor, measured in the same run: each move's LiteLLM call alone, with no game around it. Run:
+python bench/overhead.py [--players 2 5] [--seeds 1,2,3] [--scaffold watson] [--profile]
 """
 
 from __future__ import annotations
@@ -104,6 +105,31 @@ async def replay_moves(paths: list[Path], scaffold_name: str, log_dir: Path) -> 
     return phases
 
 
+async def litellm_alone(paths: list[Path]) -> list[float]:
+    """The floor: each move's LiteLLM call alone (the same messages, the same instant provider, the call options a
+    seat sends), with no game, view, rendering, parsing or log around it. No harness built on LiteLLM can spend less
+    per move; the rows above, less this one, are the harness's own share."""
+    from harness.models.client import litellm
+
+    lib = litellm()
+    timings = []
+    for path in paths:
+        for logged in read_game_log(path).moves:
+            messages = [m.model_dump(exclude_none=True) for m in logged.calls[0].attempts[-1].messages]
+            t0 = time.perf_counter()
+            with event_loop.run_inline(True):  # as the harness runs a provider whose set-up never blocks
+                await lib.acompletion(
+                    model="replay/logged",
+                    messages=messages,
+                    timeout=600,
+                    num_retries=0,
+                    max_retries=0,
+                    drop_params=True,
+                )
+            timings.append(time.perf_counter() - t0)
+    return timings
+
+
 def render_only(paths: list[Path], scaffold_name: str) -> list[float]:
     """Prompt rendering alone, over the same states (part of 'decide')."""
     from harness.strategies.rendering import render_messages
@@ -148,6 +174,7 @@ def main() -> None:
         if profiler:
             profiler.disable()
         phases["  of which: render"] = render_only(paths, args.scaffold)
+        phases["floor: the LiteLLM call alone"] = event_loop.run(litellm_alone(paths))
     moves = len(phases["total"])
     print(
         f"harness cost per move, model time excluded: {moves} moves, scaffold {args.scaffold}, "
@@ -159,6 +186,8 @@ def main() -> None:
             f"{name:40s} {statistics.median(values) * 1e3:10.2f} {percentile(values, 0.95) * 1e3:10.2f} "
             f"{statistics.fmean(values) * 1e3:10.2f}"
         )
+    harness = statistics.median(phases["total"]) - statistics.median(phases["floor: the LiteLLM call alone"])
+    print(f"{'harness share (total - floor, medians)':40s} {harness * 1e3:10.2f}")
     if profiler:
         stream = io.StringIO()
         pstats.Stats(profiler, stream=stream).sort_stats("tottime").print_stats(25)

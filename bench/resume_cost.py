@@ -3,12 +3,15 @@
 Plays a two-player game offline, cuts its log after 60 moves (as a crash would leave it), then times, over many
 repetitions, the steps a resume performs for that game: reading the log (torn-line check included), rebuilding the
 engine from the stored deck and the logged moves while checking every state digest, and building the seat's view and
-prompt for the next move. It also times a whole `hanabi-eval resume` command on that run, start-up included.
+prompt for the next move. It also times a whole `hanabi-eval resume` command on that run, start-up included. The
+floors, measured in the same run: the log's bytes parsed as JSON with no checks, the engine applying the same moves
+with no digests, and a Python process that only imports LiteLLM.
 Run: python bench/resume_cost.py [--moves 60] [--repeat 200]
 """
 
 from __future__ import annotations
 
+import json
 import statistics
 import subprocess
 import sys
@@ -21,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.options import BenchParser, positive_int  # noqa: E402
 from harness.cli.main import main as cli  # noqa: E402
+from harness.engine.game import Game  # noqa: E402
 from harness.play.game import rebuild  # noqa: E402
 from harness.schema.log_file import read_game_log  # noqa: E402
 from harness.schema.records import GamePlan  # noqa: E402
@@ -63,6 +67,8 @@ def main() -> None:
             "rebuild + check digests": [],
             "next view + prompt": [],
         }
+        floors: dict[str, list[float]] = {"floor: bytes + json.loads": [], "floor: engine apply only": []}
+        moves = [record.move for record in read_game_log(log).moves]
         for _ in range(args.repeat):
             t0 = time.perf_counter()
             contents = read_game_log(log)
@@ -74,6 +80,16 @@ def main() -> None:
             timings["read log"].append(t1 - t0)
             timings["rebuild + check digests"].append(t2 - t1)
             timings["next view + prompt"].append(t3 - t2)
+            t4 = time.perf_counter()
+            for line in log.read_bytes().splitlines():
+                json.loads(line)
+            t5 = time.perf_counter()
+            bare = Game(header.players, header.deck)
+            for move in moves:
+                bare.apply(move)
+            t6 = time.perf_counter()
+            floors["floor: bytes + json.loads"].append(t5 - t4)
+            floors["floor: engine apply only"].append(t6 - t5)
         totals = [sum(parts) for parts in zip(*timings.values(), strict=True)]
         size_kb = log.stat().st_size / 1024
         started = time.perf_counter()
@@ -85,17 +101,21 @@ def main() -> None:
         )
         command_s = time.perf_counter() - started
         assert done.returncode == 0, done.stderr
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import litellm"], cwd=ROOT, capture_output=True, check=True)
+        import_s = time.perf_counter() - started
         remaining = len(read_game_log(log).moves) - args.moves
     print(
         f"resuming a 2-player game after {args.moves} logged moves (log {size_kb:.0f} KB), {args.repeat} repetitions"
     )
     print(f"{'step':28s} {'median ms':>10s} {'p95 ms':>8s}")
-    for name, values in [*timings.items(), ("total per game", totals)]:
+    for name, values in [*timings.items(), ("total per game", totals), *floors.items()]:
         p95 = sorted(values)[int(0.95 * (len(values) - 1))]
         print(f"{name:28s} {statistics.median(values) * 1e3:10.2f} {p95 * 1e3:8.2f}")
     print(
         f"whole `hanabi-eval resume` command (start-up, checks, {remaining} remaining moves): {command_s:.2f} s"
     )
+    print(f"floor: a Python process that only imports LiteLLM: {import_s:.2f} s")
 
 
 if __name__ == "__main__":

@@ -143,7 +143,7 @@ def tune_gc_for_play() -> None:
     """Exempt everything alive before play (LiteLLM's modules and price list, templates, decks: hundreds of
     thousands of objects) from garbage collection, and collect the young generation every 10,000 allocations
     instead of 700. Each model call allocates thousands of short-lived objects; with the defaults the collector
-    took about 6% of a worker's CPU at 64 games, with these about 2.5% (BENCHMARKS.md). No collection before the
-    freeze: it would take about 0.2 s to free very little."""
+    took about 6% of a worker's CPU at 64 games, with these about 2.5% (bench/throughput.py on the code of
+    2026-11-21). No collection before the freeze: it would take about 0.2 s to free very little."""
     gc.freeze()
     gc.set_threshold(10_000, 10, 10)
