@@ -12,6 +12,7 @@ Run: python bench/resume_cost.py [--moves 60] [--repeat 200]
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -102,7 +103,8 @@ def main() -> None:
         command_s = time.perf_counter() - started
         assert done.returncode == 0, done.stderr
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import litellm"], cwd=ROOT, capture_output=True, check=True)
+        offline = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # as the harness imports it: no download
+        subprocess.run([sys.executable, "-c", "import litellm"], cwd=ROOT, env=offline, capture_output=True, check=True)
         import_s = time.perf_counter() - started
         remaining = len(read_game_log(log).moves) - args.moves
     print(
