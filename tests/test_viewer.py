@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
 import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -259,3 +261,47 @@ def test_a_log_whose_header_names_another_game_is_skipped_and_named(run: Path, t
     (skipped,) = entry.skipped
     assert skipped.path.endswith("2p-custom-seed7.jsonl")
     assert "the header is game 2p-custom-seed1" in skipped.problem
+
+
+BROWSER = """import sys, urllib.request
+url = sys.argv[1]
+page = urllib.request.urlopen(url, timeout=20).read() if url.startswith("http") else b""
+with open(sys.argv[2], "a") as seen:
+    seen.write(url + " " + str(len(page)) + "\\n")
+"""
+
+
+def test_open_hands_the_address_to_the_users_browser_which_can_load_it_at_once(run: Path, tmp_path: Path) -> None:
+    """`--open` goes through Python's webbrowser, so the BROWSER variable picks the browser: here a command that
+    loads the page before it exits, as a terminal browser (lynx, w3m) does; the server must already answer it."""
+    script, seen = tmp_path / "browser.py", tmp_path / "seen.txt"
+    script.write_text(BROWSER)
+    env = {**os.environ, "BROWSER": f"{sys.executable} {script} %s {seen}"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "view", str(run), "--open"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()
+        found = re.search(r"at (http://127\.0\.0\.1:\d+/)", process.stdout.readline())
+        assert found
+        deadline = time.monotonic() + 60
+        while not seen.is_file() or not seen.read_text().endswith("\n"):
+            assert time.monotonic() < deadline, "the browser never loaded the page"
+            time.sleep(0.05)
+        url, size = seen.read_text().split()
+        assert url == found.group(1) and int(size) > 0  # the run list, served while the browser was open
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=60)
+
+    site = tmp_path / "site"
+    argv = [sys.executable, "-m", "harness.cli", "view", str(run), "--out", str(site), "--open"]
+    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert seen.read_text().splitlines()[-1] == f"{(site / 'index.html').resolve().as_uri()} 0"

@@ -7,6 +7,7 @@ import argparse
 import errno
 import os
 import sys
+import threading
 import time
 import webbrowser
 from pathlib import Path
@@ -109,8 +110,8 @@ def _serve(catalog: Catalog, args: argparse.Namespace, sources: list[str]) -> in
         "(read-only; Ctrl-C stops)",
         flush=True,
     )
-    if args.open:
-        webbrowser.open(server.url)
+    if args.open:  # in a thread: a terminal browser (lynx, w3m) keeps webbrowser.open waiting while it shows the page
+        threading.Thread(target=webbrowser.open, args=(server.url,), daemon=True).start()
     try:
         server.serve_forever()
     except KeyboardInterrupt:
