@@ -84,16 +84,17 @@ def make_runs(out: Path) -> dict[str, Path]:
 
 
 FIRST_RELEASE = Path(__file__).parent / "data" / "schema1-first-release"
+FIRST_COMMIT = Path(__file__).parent / "data" / "schema1-first-commit"
 
 
-def first_release_run(out: Path) -> Path:
-    """The run folder tests/data/schema1-first-release unpacked into `out`: two games (2 and 3 players, seed 1) that
-    `hanabi-eval run --model local/smart --players 2 3 --seeds 1` wrote at commit 65ba470 (schema version 1 without
-    the fields added since), its manifest and status as written then; logs stored gzipped. It is the oldest version
-    whose logs replay: the first commit (ab315d5) hashed the state for its digests another way, so its logs stop
-    replaying at turn 1 everywhere (the viewer names that on the game's page)."""
-    shutil.copytree(FIRST_RELEASE, out, ignore=shutil.ignore_patterns("*.gz"))
-    for packed in (FIRST_RELEASE / "games").glob("*.jsonl.gz"):
+def first_release_run(out: Path, source: Path = FIRST_RELEASE) -> Path:
+    """A run folder of tests/data unpacked into `out` (logs are stored gzipped), as an old version wrote it:
+    - schema1-first-release: two games (2 and 3 players, seed 1) that `hanabi-eval run --model local/smart --players
+      2 3 --seeds 1` wrote at commit 65ba470 (schema version 1 without the fields added since);
+    - schema1-first-commit: the same command at the first commit, ab315d5, whose state digests hash the state as a
+      JSON object of its parts (harness.engine.game.Game.first_commit_digest)."""
+    shutil.copytree(source, out, ignore=shutil.ignore_patterns("*.gz"))
+    for packed in (source / "games").glob("*.jsonl.gz"):
         (out / "games" / packed.stem).write_bytes(gzip.decompress(packed.read_bytes()))
     return out
 

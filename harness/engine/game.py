@@ -10,6 +10,7 @@ It must never expose a seat's own hidden cards through `observe`.
 from __future__ import annotations
 
 import hashlib
+import json
 from functools import cache
 from typing import NamedTuple
 
@@ -305,6 +306,26 @@ class Game:
         discards, whose turn) with the move count: one call into the engine, cheap enough for every move.
         """
         return hashlib.sha256(f"{self.turn}|{self._state}".encode()).hexdigest()[:16]
+
+    def first_commit_digest(self) -> str:
+        """The fingerprint the first commit (ab315d5) logged: the same state, hashed as a JSON object of its parts.
+        Logs it wrote are schema version 1 like every later one, so replays accept either fingerprint."""
+        payload = {
+            "turn": self.turn,
+            "current": self.current_player,
+            "life": self.life_tokens,
+            "info": self.info_tokens,
+            "fireworks": self.fireworks,
+            "deck": self.deck_size,
+            "discards": self.discards(),
+            "hands": self.hands(),
+            "knowledge": [[k.model_dump(mode="json") for k in self.knowledge(p)] for p in range(self.players)],
+        }
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+    def matches_digest(self, logged: str) -> bool:
+        """Whether a logged state fingerprint is this state's, as this code or the first commit wrote it."""
+        return logged == self.digest() or logged == self.first_commit_digest()
 
     def observe(self, seat: int) -> Observation:
         """The observation of one seat, built from HLE's observation for that seat only."""
