@@ -227,3 +227,30 @@ def test_a_dead_runs_lock_still_held_by_its_exiting_workers_is_taken_once_they_a
         taken.release()
         exits.join()
         worker.wait(timeout=10)
+
+
+def test_a_dead_runs_lock_held_on_by_a_stuck_worker_is_refused_naming_the_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.run import lock as lock_module
+
+    monkeypatch.setattr(lock_module, "ORPHANS_EXIT_S", 0.2)  # not five seconds of a test's time
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    path = tmp_path / lock_module.LOCK_FILE
+    path.write_text(json.dumps({"pid": dead.pid, "host": os.uname().nodename, "since": "then"}))
+    stuck = subprocess.Popen(
+        [sys.executable, "-c", f"import fcntl, os, sys\nfd = os.open({str(path)!r}, os.O_RDWR)\n"
+         "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\nsys.stdin.readline()\n"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert stuck.stdout is not None and stuck.stdout.readline() == "held\n"
+        with pytest.raises(lock_module.RunLocked, match=f"the worker processes of process {dead.pid} on .*, which has"):
+            lock_module.RunLock(tmp_path).acquire()
+    finally:
+        assert stuck.stdin is not None
+        stuck.stdin.close()
+        stuck.wait(timeout=10)

@@ -39,6 +39,8 @@ class RunLock:
             holder = _read_holder(fd)
             os.close(fd)
             who = f"process {holder.get('pid', '?')} on {holder.get('host', '?')} since {holder.get('since', '?')}"
+            if holder.get("pid") and not _alive(holder):  # its workers outlived it and still hold the lock
+                who = f"the worker processes of {who}, which has exited"
             raise RunLocked(
                 f"{self.path.parent} is being written by {who}; wait for it to finish or stop it first"
             ) from None
