@@ -192,37 +192,39 @@ def test_killing_the_parent_stops_its_workers_and_the_run_resumes(
     assert {name: comparable(path) for name, path in game_logs(tmp_path).items()} == reference
 
 
-def test_a_dead_runs_lock_still_held_by_its_exiting_workers_is_taken_once_they_are_gone(tmp_path: Path) -> None:
-    """A killed run's workers share its lock until they exit: a resume at once waits for them, never refuses."""
-    from harness.run.lock import LOCK_FILE, RunLock
+def held_by_a_worker_of_a_dead_run(run_dir: Path) -> tuple[int, subprocess.Popen[str]]:
+    """A run's lock file naming a process that has exited, and still held by another process, as by a worker forked
+    before the kill: (the dead holder's pid, the worker, which lets go of the lock when its stdin closes)."""
+    from harness.run.lock import LOCK_FILE
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    lock = tmp_path / LOCK_FILE
+    lock = run_dir / LOCK_FILE
     lock.write_text(json.dumps({"pid": dead.pid, "host": os.uname().nodename, "since": "then"}))
-    worker = subprocess.Popen(  # a worker forked before the kill: it holds the same lock, and exits a moment later
-        [
-            sys.executable,
-            "-c",
-            "import fcntl, os, sys, time\n"
-            f"fd = os.open({str(lock)!r}, os.O_RDWR)\n"
-            "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-            "print('held', flush=True)\n"
-            "sys.stdin.readline()\n",
-        ],
+    worker = subprocess.Popen(
+        [sys.executable, "-c", f"import fcntl, os, sys\nfd = os.open({str(lock)!r}, os.O_RDWR)\n"
+         "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\nsys.stdin.readline()\n"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
-    )
-    assert worker.stdout is not None and worker.stdin is not None
-    assert worker.stdout.readline() == "held\n"
+    )  # fmt: skip
+    assert worker.stdout is not None and worker.stdout.readline() == "held\n"
+    return dead.pid, worker
+
+
+def test_a_dead_runs_lock_still_held_by_its_exiting_workers_is_taken_once_they_are_gone(tmp_path: Path) -> None:
+    """A killed run's workers share its lock until they exit: a resume at once waits for them, never refuses."""
+    from harness.run.lock import RunLock
+
+    dead, worker = held_by_a_worker_of_a_dead_run(tmp_path)
+    assert worker.stdin is not None
     exits = threading.Timer(0.3, worker.stdin.close)  # the worker exits in 0.3 s
     began = time.monotonic()
     exits.start()
     taken = RunLock(tmp_path).acquire()
     try:
         assert time.monotonic() - began >= 0.3  # taken only once the worker let go of it
-        assert taken.previous_holder is not None and taken.previous_holder["pid"] == dead.pid
+        assert taken.previous_holder is not None and taken.previous_holder["pid"] == dead
     finally:
         taken.release()
         exits.join()
@@ -235,20 +237,9 @@ def test_a_dead_runs_lock_held_on_by_a_stuck_worker_is_refused_naming_the_worker
     from harness.run import lock as lock_module
 
     monkeypatch.setattr(lock_module, "ORPHANS_EXIT_S", 0.2)  # not five seconds of a test's time
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead.wait()
-    path = tmp_path / lock_module.LOCK_FILE
-    path.write_text(json.dumps({"pid": dead.pid, "host": os.uname().nodename, "since": "then"}))
-    stuck = subprocess.Popen(
-        [sys.executable, "-c", f"import fcntl, os, sys\nfd = os.open({str(path)!r}, os.O_RDWR)\n"
-         "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\nsys.stdin.readline()\n"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
+    dead, stuck = held_by_a_worker_of_a_dead_run(tmp_path)
     try:
-        assert stuck.stdout is not None and stuck.stdout.readline() == "held\n"
-        with pytest.raises(lock_module.RunLocked, match=f"the worker processes of process {dead.pid} on .*, which has"):
+        with pytest.raises(lock_module.RunLocked, match=f"the worker processes of process {dead} on .*, which has"):
             lock_module.RunLock(tmp_path).acquire()
     finally:
         assert stuck.stdin is not None

@@ -5,6 +5,7 @@ in test_viewer_browser.py.)"""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -14,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -180,10 +182,14 @@ def test_the_server_serves_its_pages_only_on_127_0_0_1_and_writes_nothing(run: P
     assert tree(run) == before
 
 
-def test_the_view_command_prints_its_address_and_stops_on_ctrl_c(run: Path) -> None:
+@contextlib.contextmanager
+def viewing(run: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`hanabi-eval view RUN EXTRA...` in a subprocess, once it serves: the process and the line that gives its
+    address (after checking the line before it). The process is killed if the test leaves it running."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "view", str(run)],
+        [sys.executable, "-m", "harness.cli", "view", str(run), *extra],
         cwd=ROOT,
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -191,19 +197,27 @@ def test_the_view_command_prints_its_address_and_stops_on_ctrl_c(run: Path) -> N
     try:
         assert process.stdout is not None
         assert process.stdout.readline().startswith("Reading the game logs below ")
-        line = process.stdout.readline()
-        found = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
-        assert found, line
-        assert "Serving the viewer of 1 run and 2 games" in line
-        status, _, body = get(found.group(1), "/runs/one/index.html")
-        assert status == 200 and b"2p-custom-seed1-cut" in body
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=60) == 0
-        assert process.stderr is not None and process.stderr.read() == "Viewer stopped.\n"
+        yield process, process.stdout.readline()
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def address(line: str) -> str:
+    found = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
+    assert found, line
+    return found.group(1)
+
+
+def test_the_view_command_prints_its_address_and_stops_on_ctrl_c(run: Path) -> None:
+    with viewing(run) as (process, line):
+        assert "Serving the viewer of 1 run and 2 games" in line
+        status, _, body = get(address(line), "/runs/one/index.html")
+        assert status == 200 and b"2p-custom-seed1-cut" in body
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=60) == 0
+        assert process.stderr is not None and process.stderr.read() == "Viewer stopped.\n"
 
 
 def test_the_static_site_holds_every_page_and_replaces_only_a_site(
@@ -277,28 +291,13 @@ def test_open_hands_the_address_to_the_users_browser_which_can_load_it_at_once(r
     script, seen = tmp_path / "browser.py", tmp_path / "seen.txt"
     script.write_text(BROWSER)
     env = {**os.environ, "BROWSER": f"{sys.executable} {script} %s {seen}"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "view", str(run), "--open"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        process.stdout.readline()
-        found = re.search(r"at (http://127\.0\.0\.1:\d+/)", process.stdout.readline())
-        assert found
+    with viewing(run, "--open", env=env) as (_, line):
         deadline = time.monotonic() + 60
         while not seen.is_file() or not seen.read_text().endswith("\n"):
             assert time.monotonic() < deadline, "the browser never loaded the page"
             time.sleep(0.05)
         url, size = seen.read_text().split()
-        assert url == found.group(1) and int(size) > 0  # the run list, served while the browser was open
-    finally:
-        process.send_signal(signal.SIGINT)
-        process.wait(timeout=60)
+        assert url == address(line) and int(size) > 0  # the run list, served while the browser was open
 
     site = tmp_path / "site"
     argv = [sys.executable, "-m", "harness.cli", "view", str(run), "--out", str(site), "--open"]
