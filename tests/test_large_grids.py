@@ -10,11 +10,14 @@ import pytest
 
 from harness.cli.main import main
 from harness.engine.game import deck_for_seed
+from harness.engine.seeds import _engine_deck
 from harness.run.runner import TYPICAL_MOVES, expected_calls
 from harness.run.store import RunDir
 from harness.schema.config import RunConfig, SeedDeck
 from harness.schema.log_file import count_moves, finished_result
 from harness.schema.records import SeatConfig
+from harness.session.options import GivenOptions
+from harness.session.request import RunRequest, plan_run
 from harness.strategies.scaffold import calls_per_move, load_scaffold
 
 TEN_SEEDS = ",".join(str(seed) for seed in range(1, 11))
@@ -60,6 +63,50 @@ def test_a_run_of_a_million_games_is_refused_in_one_line(
     err = capsys.readouterr().err.strip()
     assert "1,000,000 games to play (about 61,500,000 model calls before retries); add --yes" in err, err
     assert not out.exists() and len(digests) <= 2
+
+
+def _seed_file(path: Path, count: int, first: int = 100_000) -> Path:
+    path.write_text("".join(f'{{"seed": {seed}}}\n' for seed in range(first, first + count)))
+    return path
+
+
+@pytest.mark.parametrize("through", ["run", "sweep"])
+def test_a_seed_file_of_many_seeds_without_decks_is_refused_before_the_engine_deals_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], through: str
+) -> None:
+    seeds = _seed_file(tmp_path / "many.jsonl", 50_000, first=100_000 if through == "run" else 300_000)
+    dealt = _engine_deck.cache_info().misses
+    out = tmp_path / "out"
+    if through == "run":
+        argv = ["run", "--seeds", str(seeds), "--out", str(out)]
+    else:
+        sweep = tmp_path / "many.toml"
+        sweep.write_text(
+            f'name = "many"\nplayers = [2]\nseeds = ["{seeds}"]\nscaffolds = ["watson"]\n'
+            '[[models]]\nmodel = "local/smart"\n'
+        )
+        argv = ["run", "--config", str(sweep), "--out", str(out)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "hanabi-eval: error: 50,000 games to play (about 3,350,000 model calls before retries); add --yes to start "
+        "a run this large"
+    )
+    assert _engine_deck.cache_info().misses == dealt  # dealing 50,000 decks took 35 s before the refusal
+    assert not out.exists()
+
+
+def test_a_run_sized_before_its_decks_are_dealt_is_asked_once_and_dealt_as_before(tmp_path: Path) -> None:
+    seeds = _seed_file(tmp_path / "some.jsonl", 1_100, first=200_000)
+    asked: list[tuple[int, int]] = []
+    said: list[str] = []
+    request = RunRequest(seeds=str(seeds), players=[2, 3], out=tmp_path, given=GivenOptions(yes=False))
+    _, config, options = plan_run(request, lambda games, calls: asked.append((games, calls)), said.append)
+    assert asked == [expected_calls([(config, RunDir(tmp_path / "new"))])] == [(2_200, 140_800)]
+    assert said == ["Dealing 1,100 decks from the engine before the first game ..."]
+    assert options.yes  # the games start without asking again
+    assert [s.seed for s in config.seeds] == list(range(200_000, 201_100))
+    assert config.seeds[-1].deck == tuple(deck_for_seed(201_099))
 
 
 def _seat(model: str) -> SeatConfig:

@@ -25,6 +25,8 @@ def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
         (b'{"seed": true}\n', '"seed" must be a whole number from 0, not true'),
         (b'{"seed": 1.5}\n', '"seed" must be a whole number from 0, not 1.5'),
         (b'\xff\xfe{"seed": 1}\n', "seeds.jsonl is not UTF-8 text"),
+        (b'{"seed": 1, "deck": 5}\n', "seeds.jsonl:1: malformed seed line ("),
+        (b'{"seed": 1}\n{"seed": 2, "deck": ["R1", "R1"]}\n', "seeds.jsonl:2: malformed seed line ("),
     ],
 )
 def test_a_seed_file_is_read_as_strictly_as_the_command_line(
@@ -43,6 +45,15 @@ def test_an_empty_seed_list_is_refused_not_read_as_the_standard_set(
 ) -> None:
     err = refused(["run", "--seeds", "", "--out", str(tmp_path / "out"), "--no-progress"], capsys)
     assert "--seeds '' names no seed" in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("spec", ["1,,2", "1,2,", ",1"])
+def test_a_seed_list_with_an_empty_entry_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str
+) -> None:
+    err = refused(["run", "--seeds", spec, "--out", str(tmp_path / "out"), "--no-progress"], capsys)
+    assert f"--seeds {spec!r} has an empty entry between commas; list seeds as 1,2,3" in err
     assert not (tmp_path / "out").exists()
 
 

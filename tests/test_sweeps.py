@@ -102,15 +102,15 @@ models:
         ("models = [{model = 'local/smart', temprature = 0.5}]", "models[0].temprature: unknown key"),
         (
             "models = [{model = 'local/smart', concurrency = 0}]",
-            "models[0].concurrency: Input should be greater",
+            "models[0].concurrency: must be above 0, not 0",
         ),
         (
             "models = [{model = 'local/smart'}]\nplayers = [2, 6]",
-            "players: Value error, player counts must be 2-5",
+            "players: player counts must be 2-5",
         ),
         (
             "models = [{model = 'local/smart'}]\nscaffolds = ['holmes']",
-            "scaffolds: Value error, unknown scaffold",
+            "scaffolds: unknown scaffold",
         ),
         (
             "models = [{model = 'local/smart'}]\nseeds = ['nosuchset']",

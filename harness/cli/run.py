@@ -142,11 +142,16 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
         **{name: getattr(args, name) for name in RunRequest.model_fields if name != "given"},
         given=given_options(args),
     )
+
+    def confirm(games: int, calls: int) -> None:  # a run sized before its decks are dealt (session.request)
+        confirm_size(games, calls, request.given.yes)
+
+    say = Console().print
     try:
         if args.config is not None:
-            folder, sweep, options = plan_sweep(args.config, request)
+            folder, sweep, options = plan_sweep(args.config, request, confirm, say)
         else:
-            run_path, config, options = plan_run(request)
+            run_path, config, options = plan_run(request, confirm, say)
     except SessionRefused as exc:
         raise UsageError(str(exc)) from None
     if args.config is not None:

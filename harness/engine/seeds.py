@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import ValidationError
 
@@ -35,13 +36,24 @@ def set_names() -> list[str]:
 def _stored_decks() -> dict[int, tuple[str, ...]]:
     decks: dict[int, tuple[str, ...]] = {}
     for name in set_names():
-        for entry in read_seed_file(seeds_dir() / f"{name}.jsonl", name):
-            decks.setdefault(entry.seed, entry.deck)
+        for entry in list_seed_file(seeds_dir() / f"{name}.jsonl", name):
+            if entry.deck is not None:
+                decks.setdefault(entry.seed, entry.deck)
     return decks
 
 
-def read_seed_file(path: Path, seed_set: str) -> list[SeedDeck]:
-    """Read a JSONL seed file. Lines may omit the deck: it is then taken from the stored sets or the engine."""
+class SeedEntry(NamedTuple):
+    """A seed as a seed list names it, checked, before its deck is dealt: `deck` is None where the list gives none
+    (then it comes from the stored sets or the engine, see deal)."""
+
+    seed: int
+    deck: tuple[str, ...] | None
+    seed_set: str
+
+
+def list_seed_file(path: Path, seed_set: str) -> list[SeedEntry]:
+    """Every line of a JSONL seed file checked (a deck it gives included), without dealing the decks it omits
+    (see deal): a file of a million seeds is checked, and its run sized, in seconds, where dealing takes minutes."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -52,7 +64,7 @@ def read_seed_file(path: Path, seed_set: str) -> list[SeedDeck]:
         raise SeedSpecError(
             f"seed file {path} is not UTF-8 text (byte {exc.start}); save it as UTF-8 JSONL"
         ) from None
-    entries: list[SeedDeck] = []
+    entries: list[SeedEntry] = []
     first_line: dict[int, int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -66,9 +78,10 @@ def read_seed_file(path: Path, seed_set: str) -> list[SeedDeck]:
                 raise ValueError(f'"seed" must be a whole number from 0, not {json.dumps(seed)}')
             if not MIN_SEED <= seed <= MAX_SEED:
                 raise ValueError(f"seed {seed} is outside {SEED_RANGE}, the seeds the engine takes")
-            deck = raw.get("deck") or _deck_for(seed, path)
-            entries.append(SeedDeck(seed=seed, deck=tuple(deck), seed_set=seed_set))
-        except (ValueError, ValidationError) as exc:
+            given = raw.get("deck")
+            deck = None if not given else SeedDeck(seed=seed, deck=tuple(given), seed_set=seed_set).deck
+            entries.append(SeedEntry(seed, deck, seed_set))
+        except (ValueError, ValidationError, TypeError) as exc:
             detail = (
                 str(exc).splitlines()[0] if not isinstance(exc, ValidationError) else exc.errors()[0]["msg"]
             )
@@ -86,11 +99,24 @@ def read_seed_file(path: Path, seed_set: str) -> list[SeedDeck]:
     return entries
 
 
-def _deck_for(seed: int, origin: Path | None = None) -> list[str]:
-    stored = _stored_decks() if origin is None or origin.parent != seeds_dir() else {}
-    if seed in stored:
-        return list(stored[seed])
-    return list(_engine_deck(seed))
+def deal(entries: list[SeedEntry]) -> list[SeedDeck]:
+    """The seeds with their decks: the deck a seed list gives, else a stored set's, else the engine's."""
+    return [
+        SeedDeck.model_construct(seed=e.seed, deck=e.deck, seed_set=e.seed_set)  # checked when listed
+        if e.deck is not None
+        else SeedDeck(seed=e.seed, deck=_deck_for(e.seed), seed_set=e.seed_set)
+        for e in entries
+    ]
+
+
+def to_deal(entries: list[SeedEntry]) -> int:
+    """How many of the seeds the engine must deal (no deck given, none stored): what sizing a run first saves."""
+    stored = _stored_decks()
+    return sum(1 for e in entries if e.deck is None and e.seed not in stored)
+
+
+def _deck_for(seed: int) -> tuple[str, ...]:
+    return _stored_decks().get(seed) or _engine_deck(seed)
 
 
 @cache
@@ -100,9 +126,13 @@ def _engine_deck(seed: int) -> tuple[str, ...]:
 
 
 def resolve_seeds(spec: str) -> list[SeedDeck]:
-    """Turn a --seeds value (set name, comma-separated seeds, or file path) into seeds with decks.
+    """Turn a --seeds value (set name, comma-separated seeds, or file path) into seeds with decks."""
+    return deal(list_seeds(spec))
 
-    A value made only of numbers and commas is always a list of seeds, never a file name."""
+
+def list_seeds(spec: str) -> list[SeedEntry]:
+    """The seeds a --seeds value (set name, comma-separated seeds, or file path) names, checked, decks not yet
+    dealt. A value made only of numbers and commas is always a list of seeds, never a file name."""
     spec = spec.strip()
     if not spec:
         raise SeedSpecError(
@@ -110,11 +140,13 @@ def resolve_seeds(spec: str) -> list[SeedDeck]:
             "seed file"
         )
     if spec in set_names():
-        return read_seed_file(seeds_dir() / f"{spec}.jsonl", spec)
-    parts = [p.strip() for p in spec.split(",") if p.strip()]
-    if parts and all(p.lstrip("-").isdigit() for p in parts):
-        seeds = [int(p) for p in parts]
+        return list_seed_file(seeds_dir() / f"{spec}.jsonl", spec)
+    parts = [p.strip() for p in spec.split(",")]
+    if all(p.lstrip("-").isdigit() for p in parts if p) and any(parts):
         shown = spec if len(spec) <= 40 else f"{spec[:37]}..."
+        if not all(parts):
+            raise SeedSpecError(f"--seeds {shown!r} has an empty entry between commas; list seeds as 1,2,3")
+        seeds = [int(p) for p in parts]
         if len(set(seeds)) != len(seeds):
             raise SeedSpecError(
                 f"--seeds {shown!r} repeats a seed; list each seed once and play it again with --repeats N"
@@ -126,14 +158,14 @@ def resolve_seeds(spec: str) -> list[SeedDeck]:
             raise SeedSpecError(
                 f"--seeds {shown!r} has seed {too_large}, beyond what the engine takes; use seeds in {SEED_RANGE}"
             )
-        return [SeedDeck(seed=s, deck=tuple(_deck_for(s)), seed_set="custom") for s in seeds]
+        return [SeedEntry(s, None, "custom") for s in seeds]
     path = Path(spec)
     try:
         is_file = path.suffix in (".jsonl", ".json") or path.exists()
     except OSError:  # not a possible path (too long, for instance)
         is_file = False
     if is_file:
-        return read_seed_file(path, path.stem)
+        return list_seed_file(path, path.stem)
     names = ", ".join(set_names())
     shown = spec if len(spec) <= 40 else f"{spec[:37]}..."
     raise SeedSpecError(
@@ -142,18 +174,23 @@ def resolve_seeds(spec: str) -> list[SeedDeck]:
 
 
 def resolve_seed_lists(specs: list[str]) -> list[SeedDeck]:
-    """The seeds of several --seeds values in order (a sweep's `seeds`), each seed of a set once: a seed listed in
-    two of them is refused, as one listed twice in one is."""
-    seeds: list[SeedDeck] = []
+    """The seeds of several --seeds values in order (a sweep's `seeds`), with their decks."""
+    return deal(list_seed_lists(specs))
+
+
+def list_seed_lists(specs: list[str]) -> list[SeedEntry]:
+    """The seeds of several --seeds values in order, checked, decks not yet dealt; each seed of a set once: a seed
+    listed in two of them is refused, as one listed twice in one is."""
+    seeds: list[SeedEntry] = []
     listed_in: dict[tuple[str, int], str] = {}
     for spec in specs:
-        for deal in resolve_seeds(spec):
-            key = (deal.seed_set, deal.seed)
+        for entry in list_seeds(spec):
+            key = (entry.seed_set, entry.seed)
             if key in listed_in:
                 raise SeedSpecError(
-                    f"seed {deal.seed} ({deal.seed_set}) is listed in both {listed_in[key]!r} and {spec!r}; list "
-                    "each seed once and play it again with repeats = N"
+                    f"seed {entry.seed} ({entry.seed_set}) is listed in both {listed_in[key]!r} and {spec!r}; "
+                    "list each seed once and play it again with repeats = N"
                 )
             listed_in[key] = spec
-            seeds.append(deal)
+            seeds.append(entry)
     return seeds

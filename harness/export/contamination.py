@@ -9,12 +9,25 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from pydantic import ValidationError
 
 from harness.export.rows import ExportManifest
 from harness.export.writer import MANIFEST_NAME
-from harness.schema.config import SeedDeck
+
+
+class ListedSeed(Protocol):
+    """A seed of a planned run, with or without its deck (SeedDeck, or the engine's SeedEntry before dealing)."""
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def seed_set(self) -> str: ...
+
+
+Seed = TypeVar("Seed", bound=ListedSeed)
 
 
 def _from_manifest(path: Path) -> set[int]:
@@ -62,7 +75,7 @@ def load_exported_seeds(path: Path | str) -> set[int]:
     raise ValueError(f"{path} is neither an export folder, an {MANIFEST_NAME} nor an exported .jsonl file")
 
 
-def check_seeds(seeds: list[SeedDeck], exported: set[int], skip: bool) -> list[SeedDeck]:
+def check_seeds(seeds: list[Seed], exported: set[int], skip: bool) -> list[Seed]:
     """The seeds to run. Raise ValueError naming the seeds the export holds, unless `skip`: then leave them out
     (and raise if none is left)."""
     overlap = [s for s in seeds if s.seed in exported]

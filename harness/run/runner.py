@@ -154,10 +154,25 @@ def expected_calls(runs: Iterable[tuple[RunConfig, RunDir]]) -> tuple[int, int]:
         per_move: dict[int, float] = {}
         for players, games, moves in moves_left(config, run):
             if players not in per_move:
-                team = config.seats * players if len(config.seats) == 1 else config.seats
-                per_move[players] = (
-                    sum(calls_per_move(load_scaffold(s.scaffold, s.k), players) for s in team) / players
-                )
+                per_move[players] = team_calls_per_move(config, players)
             remaining += games
             calls += moves * per_move[players]
     return remaining, round(calls)
+
+
+def planned_calls(runs: Iterable[RunConfig], seeds: int) -> tuple[int, int]:
+    """(games, expected model calls) of new runs of these configurations over `seeds` seeds: what expected_calls
+    says of them once their decks are dealt, said before (the configurations' own seeds are not read)."""
+    games, calls = 0, 0.0
+    for config in runs:
+        per_count = config.games_per_seed() // len(config.players) * seeds
+        for players in config.players:
+            games += per_count
+            calls += per_count * TYPICAL_MOVES[players] * team_calls_per_move(config, players)
+    return games, round(calls)
+
+
+def team_calls_per_move(config: RunConfig, players: int) -> float:
+    """The model calls a move of the run's `players`-player games takes, averaged over the team's seats."""
+    team = config.seats * players if len(config.seats) == 1 else config.seats
+    return sum(calls_per_move(load_scaffold(s.scaffold, s.k), players) for s in team) / players

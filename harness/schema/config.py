@@ -114,8 +114,12 @@ class RunConfig(BaseModel):
 
     def game_count(self) -> int:
         """How many games the run plays, counted without listing them (as len(plans()))."""
+        return self.games_per_seed() * len(self.seeds)
+
+    def games_per_seed(self) -> int:
+        """The games each seed is played in: one per player count, seating and repeat."""
         seatings = len(self.seats) if self.mixed and self.rotation == "all" else 1
-        return len(self.players) * len(self.seeds) * seatings * self.repeats
+        return len(self.players) * seatings * self.repeats
 
     def games(self) -> Iterator[tuple[int, SeedDeck, int | None, tuple[SeatConfig, ...], int]]:
         """Every game of the run, in plan order, as (players, deal, rotation or None, seats, repeat): the plan

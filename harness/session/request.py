@@ -15,15 +15,16 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from harness.bots import bot_names
-from harness.engine.seeds import SeedSpecError, resolve_seeds
+from harness.engine.seeds import SeedEntry, SeedSpecError, deal, list_seed_lists, list_seeds, to_deal
 from harness.export.contamination import check_seeds, load_exported_seeds
 from harness.models.client import ModelSpecError, check_model
 from harness.run.options import SessionOptions
+from harness.run.runner import planned_calls
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.schema.config import Rotation, RunConfig
 from harness.schema.records import ClientName, SeatConfig, checked_params
 from harness.schema.urls import check_url
-from harness.session.launch import SessionRefused, sweep_session
+from harness.session.launch import Confirm, Say, SessionRefused, sweep_session
 from harness.session.options import GivenOptions, defaults, resolve
 from harness.session.seats import SeatSpecError, parse_seat
 from harness.session.sweep import SweepConfig, SweepConfigError, load_sweep
@@ -33,6 +34,7 @@ DEFAULT_MODEL = "local/smart"
 DEFAULT_SCAFFOLD = "watson"
 DEFAULT_SEEDS = "standard"
 RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
+DEAL_WITHOUT_ASKING = 1000  # decks the engine may deal (0.7 ms each) before a run is sized; more: sized first
 
 
 class RunRequest(BaseModel):
@@ -121,9 +123,12 @@ def check_run_name(name: str) -> None:
         )
 
 
-def plan_run(request: RunRequest) -> tuple[Path, RunConfig, SessionOptions]:
+def plan_run(
+    request: RunRequest, confirm: Confirm = lambda games, calls: None, say: Say = lambda line: None
+) -> tuple[Path, RunConfig, SessionOptions]:
     """The run's folder, configuration and session options; every input checked, cheapest first, before anything
-    is written or a model called (raises SessionRefused)."""
+    is written or a model called (raises SessionRefused). A run whose seeds the engine must deal in great number
+    is put to `confirm` (games, expected calls) first, as a new run (size_first)."""
     if request.seat and request.model:
         raise SessionRefused(
             "give the players either with --model (self-play) or with one --seat per seat, not both"
@@ -175,7 +180,7 @@ def plan_run(request: RunRequest) -> tuple[Path, RunConfig, SessionOptions]:
         )
     try:
         load_scaffold(scaffold, request.k)
-        seeds = resolve_seeds(seed_spec)
+        seeds = list_seeds(seed_spec)
         if request.exclude_seeds_of is not None:
             exported = load_exported_seeds(request.exclude_seeds_of)
             seeds = check_seeds(seeds, exported, skip=request.skip_excluded_seeds)
@@ -198,21 +203,40 @@ def plan_run(request: RunRequest) -> tuple[Path, RunConfig, SessionOptions]:
             check_model(seat, bot_names())
     except (ModelSpecError, SeatSpecError, ScaffoldError) as exc:
         raise SessionRefused(str(exc)) from None
-    config = RunConfig(
+    draft = RunConfig(
         seats=seats,
         players=tuple(players),
-        seeds=tuple(seeds),
+        seeds=(),
         rotation=request.rotation,
         repeats=repeats,
         reply_retries=options.reply_retries,
         retry=options.retry,
     )
+    options = size_first([draft], seeds, options, confirm, say)
+    config = RunConfig.model_validate({**dict(draft), "seeds": tuple(deal(seeds))})
     return request.out / (request.run_name or config.default_name()), config, options
 
 
-def plan_sweep(path: Path, request: RunRequest) -> tuple[Path, SweepConfig, SessionOptions]:
+def size_first(
+    runs: list[RunConfig], seeds: list[SeedEntry], options: SessionOptions, confirm: Confirm, say: Say
+) -> SessionOptions:
+    """Put new runs of these configurations over `seeds` to `confirm` before their decks are dealt, where the
+    engine has more than DEAL_WITHOUT_ASKING to deal (0.7 ms each): a run of a million new seeds is refused in
+    seconds, not after a quarter of an hour of dealing. The options returned say not to ask again."""
+    dealing = to_deal(seeds)
+    if dealing <= DEAL_WITHOUT_ASKING:
+        return options
+    confirm(*planned_calls(runs, len(seeds)))
+    say(f"Dealing {dealing:,} decks from the engine before the first game ...")
+    return options.model_copy(update={"yes": True})
+
+
+def plan_sweep(
+    path: Path, request: RunRequest, confirm: Confirm = lambda games, calls: None, say: Say = lambda line: None
+) -> tuple[Path, SweepConfig, SessionOptions]:
     """A sweep file's folder, sweep and session options (the command line's session options over the file's);
-    the command line may not also say what to play (raises SessionRefused)."""
+    the command line may not also say what to play (raises SessionRefused). Sized first where the engine has
+    many decks to deal, as plan_run."""
     given = [f"--{name.replace('_', '-')}" for name in SWEEP_CONFLICTS if getattr(request, name) is not None]
     if request.client != "litellm":
         given.append("--client")
@@ -226,4 +250,5 @@ def plan_sweep(path: Path, request: RunRequest) -> tuple[Path, SweepConfig, Sess
     except SweepConfigError as exc:
         raise SessionRefused(str(exc)) from None
     sweep, options = sweep_session(sweep, request.given)
+    options = size_first(sweep.runs(seeds=[]), list_seed_lists(sweep.seeds), options, confirm, say)
     return request.out / sweep.name, sweep, options

@@ -17,12 +17,13 @@ from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
 
-from harness.engine.seeds import SeedSpecError, resolve_seed_lists
+from harness.engine.seeds import SeedSpecError, list_seed_lists, resolve_seed_lists
 from harness.run.options import with_timeout
 from harness.run.store import SWEEP_FILE, read_sweep_record, write_json_atomic
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
-from harness.schema.config import RetryPolicy, Rotation, RunConfig
+from harness.schema.config import RetryPolicy, Rotation, RunConfig, SeedDeck
 from harness.schema.records import DEFAULT_TIMEOUT_S, Deployment, GenerationParams, SeatConfig, checked_params
 from harness.schema.urls import check_url
 from harness.session.seats import SeatSpecError, parse_seat
@@ -185,9 +186,11 @@ class SweepConfig(BaseModel):
         load_or_raise(seat.scaffold, "scaffold")
         return seat
 
-    def runs(self) -> list[RunConfig]:
-        """One run per model and scaffold, each over all player counts and seeds."""
-        seeds = resolve_seed_lists(self.seeds)
+    def runs(self, seeds: list[SeedDeck] | None = None) -> list[RunConfig]:
+        """One run per model and scaffold, each over all player counts and the sweep's seeds (or `seeds`: none, to
+        check and size the runs before the engine deals the decks)."""
+        if seeds is None:
+            seeds = resolve_seed_lists(self.seeds)
 
         def run(
             seats: tuple[SeatConfig, ...], players: tuple[int, ...], rotation: Rotation = "seed"
@@ -263,17 +266,36 @@ def load_sweep(path: Path) -> SweepConfig:
         )
     try:
         sweep = SweepConfig.model_validate(raw)
-        sweep.runs()  # resolves every seed spec
+        list_seed_lists(sweep.seeds)  # checks every seed spec; dealing their decks waits for the size check
+        sweep.runs(seeds=[])
     except ValidationError as exc:
         error = exc.errors()[0]
         key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]).lstrip(".")
-        message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+        message = _plain(error)
         if not key:  # a check of the whole file: its message names the keys
-            raise SweepConfigError(f"{path}: {message.removeprefix('Value error, ')}") from None
+            raise SweepConfigError(f"{path}: {message}") from None
         raise SweepConfigError(f"{path}: {key}: {message}") from None
     except SeedSpecError as exc:
         raise SweepConfigError(f"{path}: seeds: {exc}") from None
     return sweep
+
+
+def _plain(error: ErrorDetails) -> str:
+    """A sweep file's error in the words of its keys (pydantic's own message where none is plainer)."""
+    given, limits = json.dumps(error.get("input"), default=str), error.get("ctx", {})
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "string_pattern_mismatch":
+        return f"{given} is not a plain folder name; use letters, digits and . _ -"
+    if kind == "too_short":
+        return f"needs at least {limits['min_length']} entr{'y' if limits['min_length'] == 1 else 'ies'}"
+    if kind in ("greater_than", "greater_than_equal"):
+        bound = f"above {limits['gt']}" if kind == "greater_than" else f"{limits['ge']} or more"
+        return f"must be {bound}, not {given}"
+    if kind in ("int_parsing", "int_type", "int_from_float"):
+        return f"must be a whole number, not {given}"
+    return error["msg"].removeprefix("Value error, ")  # a check of this file's own: its message is plain
 
 
 def open_sweep_dir(folder: Path, sweep: SweepConfig, source: dict[str, Any]) -> None:
