@@ -183,7 +183,7 @@ def test_scaffolds_listing_and_expected_calls(tmp_path: Path, capsys: pytest.Cap
     assert "k + 1 (6 at k = 5)" in listing  # best-of-k's calls follow --k
     argv = ["run", "--scaffold", "moa-watson", "--players", "3", "--seeds", "1", "--out", str(tmp_path)]
     assert main([*argv, "--no-progress"]) == 0
-    assert "Expected model calls: about 366 for 1 unfinished games" in capsys.readouterr().out
+    assert "Expected model calls: about 366 for 1 unfinished game " in capsys.readouterr().out
     assert main([*argv, "--no-progress"]) == 0
     assert "Every game is finished: no model calls needed." in capsys.readouterr().out
 

@@ -11,6 +11,7 @@ import pytest
 from harness.cli.main import main
 from harness.run.judge import JudgeOutcome
 from harness.run.live_progress import RunProgress
+from harness.run.score_table import cost_line
 from harness.schema.log_file import read_game_log
 from harness.schema.records import Attempt, total_cost
 from tests.fakeserver import FakeModelServer, careful_player
@@ -63,3 +64,9 @@ def test_the_live_display_and_the_judge_line_say_unpriced() -> None:
     assert "cost $" in RunProgress(total_games=1, enabled=False).stats()  # nothing played yet: $0 is known
     assert JudgeOutcome(unpriced_requests=2).cost_text().startswith("cost unpriced")
     assert JudgeOutcome(cost_usd=0.01).cost_text() == "$0.0100 as reported by the provider"
+
+
+def test_the_cost_line_counts_one_game_in_the_singular() -> None:
+    assert cost_line(None, 1) == "unpriced (1 game of models LiteLLM has no price for)"
+    assert cost_line(0.5, 1) == "$0.5000 (without 1 game of models LiteLLM has no price for)"
+    assert cost_line(0.5, 3) == "$0.5000 (without 3 games of models LiteLLM has no price for)"

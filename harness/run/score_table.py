@@ -174,10 +174,11 @@ def summary_table(summary: RunSummary) -> Table:
 
 def cost_line(cost_usd: float | None, unpriced_games: int) -> str:
     """A total cost as the report words it: "unpriced" when no cost is known, never $0 for an unknown price."""
+    games = f"{unpriced_games} game{'' if unpriced_games == 1 else 's'} of models LiteLLM has no price for"
     if cost_usd is None:
-        return f"unpriced ({unpriced_games} games of models LiteLLM has no price for)" if unpriced_games else "-"
+        return f"unpriced ({games})" if unpriced_games else "-"
     if unpriced_games:
-        return f"${cost_usd:.4f} (without {unpriced_games} games of models LiteLLM has no price for)"
+        return f"${cost_usd:.4f} (without {games})"
     return f"${cost_usd:.4f}"
 
 

@@ -123,7 +123,7 @@ def expected_calls_line(remaining: int, calls: int) -> str:
     if not remaining:
         return "Every game is finished: no model calls needed."
     return (
-        f"Expected model calls: about {calls:,} for {remaining} unfinished games "
+        f"Expected model calls: about {calls:,} for {remaining} unfinished game{'' if remaining == 1 else 's'} "
         "(typical game lengths x calls per move, before retries)"
     )
 
@@ -149,7 +149,8 @@ def play_run(
             with open_run(run_path, config, command, options.concurrency) as (run, manifest):
                 record_session(run, manifest)
                 seats = ", ".join(sorted({s.label for s in config.seats}))
-                say(f"Run {run.path} · {config.game_count()} games · {seats}")
+                games = config.game_count()
+                say(f"Run {run.path} · {games} game{'' if games == 1 else 's'} · {seats}")
                 say(expected_calls_line(*to_play))
                 started = time.monotonic()
                 results = execute(config, run, manifest, options, hint)
