@@ -62,14 +62,26 @@ def one_error_line(err: str) -> str:
     return lines[0]
 
 
-def test_a_read_only_out_is_one_line_naming_the_folder_and_exit_1(
+def test_a_read_only_out_is_one_line_naming_the_folder_and_exit_2(
     read_only_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["run", *GAMES, "--out", str(read_only_folder / "results")]) == 1
+    assert main(["run", *GAMES, "--out", str(read_only_folder / "results")]) == 2  # refused: nothing began
     line = one_error_line(capsys.readouterr().err)
     assert line.startswith(f"hanabi-eval: error: cannot write {read_only_folder / 'results'}")
     assert "make that folder writable or choose another --out" in line
     assert "resume" not in line  # no run was created: nothing to resume
+
+
+def test_an_out_that_cannot_be_made_is_not_called_a_removed_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "notes.txt").write_text("a file, not a folder\n")
+    out = tmp_path / "notes.txt" / "results"
+    assert main(["run", *GAMES, "--out", str(out)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert line.startswith(f"hanabi-eval: error: cannot write {out}/")  # the run's folder in it
+    assert line.endswith(": Not a directory; no folder can be made there; choose another --out")
+    assert not list(tmp_path.glob("**/results*"))
 
 
 def test_a_disk_that_fills_up_mid_run_fails_in_one_line_and_resumes_once_there_is_room(

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 
 EXIT_STOPPED = 130  # the shell's convention for a process ended by SIGINT; SIGTERM's stop exits with it too
 EXIT_FAILED = 1  # a session cut short by a disk fault or a lost worker: resumable (as interrupted games are)
+EXIT_REFUSED = 2  # a session that could not begin (its --out cannot be written): as bad input, nothing to resume
 STOP_WORKER = signal.SIGUSR1
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # what stops a session: Ctrl-C, and a kill's polite request
 

@@ -53,7 +53,7 @@ def read_record(path: Path, model: type[Record], what: str) -> Record | None:
     """The typed record in a JSON file, None if the file does not exist; RunFolderDamaged if it is not one."""
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no record there (a file stands where a folder would)
         return None
     except OSError as exc:
         raise RunFolderDamaged(f"cannot read {path}: {exc.strerror}") from None

@@ -29,12 +29,13 @@ def explain(exc: OSError, resume_hint: str = "") -> str:
         fix = f"free some space on that disk (or raise the file size limit){then}"
     elif exc.errno in READ_ONLY:
         fix = f"make that folder writable or choose another --out{then}"
-    elif exc.errno in GONE:
-        fix = "the folder was removed or unmounted while the run wrote to it; " + (
+    elif exc.errno in GONE and resume_hint:
+        fix = (
+            "the folder was removed or unmounted while the run wrote to it; "
             f"restore it, then {resume_hint} (or run the same command again to start afresh)"
-            if resume_hint
-            else "restore it, or run the same command again to start afresh"
         )
+    elif exc.errno in GONE:  # before the run wrote its record: the folder could not be made
+        fix = "no folder can be made there; choose another --out"
     else:
         fix = f"check that disk{then}"
     return f"cannot write {where}: {what}; {fix}"

@@ -23,7 +23,7 @@ from harness.bots import bot_names
 from harness.engine.replay import ReplayMismatch
 from harness.models.client import ModelSpecError, check_model
 from harness.run.games import RunJob
-from harness.run.interrupt import EXIT_FAILED, EXIT_STOPPED, SessionStopped, cause
+from harness.run.interrupt import EXIT_FAILED, EXIT_REFUSED, EXIT_STOPPED, SessionStopped, cause
 from harness.run.lock import RunLocked
 from harness.run.manifest import RunConfigError, config_of, open_run, record_session
 from harness.run.options import SessionOptions
@@ -109,7 +109,8 @@ def session_errors(hint_now: Callable[[], str]) -> Iterator[None]:
     except DiskFault as exc:
         raise SessionEnded(f"hanabi-eval: error: {exc}", EXIT_FAILED) from None
     except OSError as exc:
-        raise SessionEnded(f"hanabi-eval: error: {explain(exc, hint_now())}", EXIT_FAILED) from None
+        hint = hint_now()  # none: the session wrote no record, so it never began (a read-only --out, say)
+        raise SessionEnded(f"hanabi-eval: error: {explain(exc, hint)}", EXIT_FAILED if hint else EXIT_REFUSED) from None
     except WorkerFailed as exc:
         raise SessionEnded(_then(f"hanabi-eval: error: {exc}", hint_now()), EXIT_FAILED) from None
 
