@@ -514,6 +514,10 @@ def test_an_existing_export_is_replaced_only_with_force_and_never_half_written(
     assert {p.name for p in out.iterdir()} == {"hanabilogs.jsonl", "README.md", "export_manifest.json"}
     assert "watson" in json.loads((out / "export_manifest.json").read_text())["source_runs"][0]["run_id"]
     assert [p.name for p in out.parent.iterdir()] == ["logs"]  # no temporary folder left behind
+    (out / "NOTES.md").write_text("kept by hand")
+    assert export(out, "hanabilogs", runs["sherlock"], extra=("--force",)) == 2
+    assert "holds NOTES.md, which the export there did not write" in capsys.readouterr().err
+    assert (out / "NOTES.md").read_text() == "kept by hand"
 
 
 @pytest.mark.parametrize(

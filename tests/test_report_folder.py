@@ -58,6 +58,19 @@ def test_an_earlier_report_is_replaced_only_with_force_and_then_whole(
     assert manifest["runs"] == [str(runs["solo"])] and [p.name for p in tmp_path.iterdir()] == ["report"]
 
 
+def test_force_never_deletes_a_file_the_earlier_report_did_not_write(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report"
+    assert main(["report", str(runs["solo"]), "--out", str(out)]) == 0
+    (out / "figures" / "my-notes.md").write_text("what I saw")
+    err = refused(["report", str(runs["solo"]), "--out", str(out), "--force"], capsys)
+    assert f"--out {out} holds figures/my-notes.md, which the report there did not write, and --force would " in err
+    assert (out / "figures" / "my-notes.md").read_text() == "what I saw"
+    (out / "figures" / "my-notes.md").unlink()
+    assert main(["report", str(runs["solo"]), "--out", str(out), "--force"]) == 0
+
+
 def test_a_report_written_before_reports_had_a_manifest_is_still_a_report(
     runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -241,6 +241,10 @@ def test_the_static_site_holds_every_page_and_replaces_only_a_site(
     assert "The log ends here" in cut and "unfinished" in cut
     assert main(["view", str(run), "--out", str(out)]) == 2
     assert "pass --force" in capsys.readouterr().err
+    (out / "runs" / "notes.txt").write_text("kept by hand")
+    assert main(["view", str(run), "--out", str(out), "--force"]) == 2
+    assert "holds runs/notes.txt, which the viewer site there did not write" in capsys.readouterr().err
+    (out / "runs" / "notes.txt").unlink()
     assert main(["view", str(run), "--out", str(out), "--force"]) == 0
     assert not [p for p in out.parent.iterdir() if p.name.startswith(".")]  # no staging folder left
     assert tree(run) == before

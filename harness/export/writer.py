@@ -55,6 +55,32 @@ def check_folder(out: Path, sources: Sequence[Path], what: str, is_one: Callable
     return True
 
 
+def listed_files(out: Path, manifest_name: str) -> set[str] | None:
+    """The files an earlier output in `out` wrote, as its manifest lists them (the manifest too); None when the
+    manifest lists none (an output written before they were listed)."""
+    try:
+        return set(json.loads((out / manifest_name).read_text(encoding="utf-8"))["files"]) | {manifest_name}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def check_replaceable(out: Path, written: set[str] | None, what: str) -> None:
+    """Before --force replaces an earlier output: refuse if `out` holds a file that output did not write (`written`,
+    relative names; None: unknown, then the output is replaced whole, as it always was), so a note a user kept
+    there is never deleted with it."""
+    if written is None:
+        return
+    foreign = sorted(
+        name for path in out.rglob("*") if path.is_file() and (name := path.relative_to(out).as_posix()) not in written
+    )
+    if foreign:
+        more = f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else ""
+        raise OutPathError(
+            f"--out {out} holds {foreign[0]}{more}, which the {what} there did not write, and --force would delete "
+            "it; move it out of that folder first"
+        )
+
+
 def _article(word: str) -> str:
     return "an" if word[:1] in "aeiou" else "a"
 
@@ -68,7 +94,10 @@ def check_out(out: Path, force: bool, sources: list[Path], fmt: str = "", schema
             f"--out {out} looks like a file name; give a folder: the export writes its data file, README.md and "
             f"{MANIFEST_NAME} into it"
         )
-    if not check_folder(out, sources, "export", lambda folder: (folder / MANIFEST_NAME).is_file()) or force:
+    if not check_folder(out, sources, "export", lambda folder: (folder / MANIFEST_NAME).is_file()):
+        return
+    if force:
+        check_replaceable(out, listed_files(out, MANIFEST_NAME), "export")
         return
     held = _held(out)
     if held is None:

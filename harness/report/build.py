@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness import __version__
-from harness.export.writer import OutPathError, check_folder, write_folder
+from harness.export.writer import OutPathError, check_folder, check_replaceable, listed_files, write_folder
 from harness.report.calibration import flat_calibration
 from harness.report.content import ReportContent, build_content
 from harness.report.export import write_table
@@ -106,9 +106,12 @@ def is_report(folder: Path) -> bool:
 
 def check_report_out(out: Path, force: bool, sources: Sequence[Path]) -> None:
     """Refuse an --out that would overwrite something, before anything is read or written: a folder of other files
-    is never written into, and an earlier report is replaced only with --force (OutPathError)."""
-    if check_folder(out, sources, "report", is_report) and not force:
-        raise OutPathError(f"--out {out} already holds a report; pass --force to replace it")
+    is never written into, and an earlier report is replaced only with --force, and only if it holds nothing else
+    (OutPathError)."""
+    if check_folder(out, sources, "report", is_report):
+        if not force:
+            raise OutPathError(f"--out {out} already holds a report; pass --force to replace it")
+        check_replaceable(out, listed_files(out, REPORT_MANIFEST), "report")
 
 
 def build_report(

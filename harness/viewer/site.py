@@ -17,10 +17,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from harness import __version__
-from harness.export.writer import write_export
+from harness.export.writer import OutPathError, check_replaceable, write_export
 from harness.run.store import find_runs
 from harness.schema.records import now_iso
-from harness.schema.viewer_site import SITE_INDEX, SiteIndex, SiteRun
+from harness.schema.viewer_site import SITE_INDEX, SiteIndex, SiteRun, read_site_index
 from harness.viewer.catalog import Catalog, RunEntry
 from harness.viewer.game_page import build_game_page
 from harness.viewer.pages import (
@@ -55,7 +55,22 @@ def check_out(out: Path, force: bool, sources: list[Path]) -> None:
             )
         if not force:
             raise SiteOutError(f"--out {out} already holds a viewer site; pass --force to replace it")
+        try:
+            check_replaceable(out, _site_files(out), "viewer site")
+        except OutPathError as exc:
+            raise SiteOutError(str(exc)) from None
     _probe(out)
+
+
+def _site_files(out: Path) -> set[str] | None:
+    """The files the site in `out` wrote: its index's pages, the index itself and its assets (those of any
+    version); None when its index cannot be read."""
+    index = read_site_index(out)
+    if index is None:
+        return None
+    pages = {page for run in index.runs for page in (run.page, *run.games.values())}
+    assets = {p.relative_to(out).as_posix() for p in (out / "assets").rglob("*")}
+    return {INDEX, SITE_INDEX, *pages, *assets}
 
 
 def _probe(out: Path) -> None:
