@@ -12,7 +12,7 @@ from harness.schema.cards import HAND_SIZE
 from harness.schema.moves import MoveKind
 from harness.strategies.rendering import render_messages
 from harness.strategies.scaffold import load_scaffold, scaffold_names
-from harness.view.seat_view import build_view
+from harness.view.seat_view import _TOLD, build_view
 from tests.conftest import random_game
 
 
@@ -110,6 +110,30 @@ def test_recent_moves_are_the_others_moves_since_the_seats_last_turn() -> None:
     view = build_view(game.observe(seat))
     assert [e.turn for e in view.recent] == [game.turn - 2, game.turn - 1]
     assert all(e.player != seat for e in view.recent)
+
+
+def test_each_view_extends_the_seats_events_and_says_what_a_fresh_replay_says() -> None:
+    """A seat's events are extended move by move (not replayed from turn 1 for every view); whatever order views are
+    asked in (every seat each move, a later turn, an earlier one, a copy of the game played on), each says exactly
+    what replaying its whole history alone says."""
+    game = random_game(3, seed=5, moves=0)
+    views: list[tuple[Game, int, tuple[object, ...]]] = []
+    rng = random.Random(5)
+    while not game.is_over:
+        for seat in range(3):
+            views.append((game.copy(), seat, build_view(game.observe(seat)).events))
+        if game.turn == 20:
+            fork = game.copy()
+            fork.apply(fork.legal_moves()[0])
+            views.append((fork, 0, build_view(fork.observe(0)).events))  # a copy played on, then the game again
+        legal = game.legal_moves()
+        game.apply(rng.choice([m for m in legal if m.kind is not MoveKind.PLAY] or legal))
+    assert len(views) > 100
+    for past, seat, events in [*views, *reversed(views[::7])]:  # and again, some in reverse order
+        assert build_view(past.observe(seat)).events == events
+        _TOLD.clear()
+        assert build_view(past.observe(seat)).events == events  # the same from nothing cached
+    assert [e.turn for e in views[-1][2]] == list(range(1, len(views[-1][0].history) + 1))
 
 
 def test_final_round_notice_names_the_last_player(deck: list[str]) -> None:

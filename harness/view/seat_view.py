@@ -9,6 +9,7 @@ templates never count cards.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from functools import cache
 
 from pydantic import BaseModel, ConfigDict
@@ -177,8 +178,7 @@ def build_view(obs: Observation, events: bool = True) -> SeatView:
     recent: tuple[HistoryEntry, ...] = ()
     told: tuple[Event, ...] = ()
     if events:
-        last_own = max((e.turn for e in obs.history if e.player == seat), default=0)
-        recent = tuple(e for e in obs.history if e.turn > last_own and e.player != seat)
+        recent = _since_own_move(obs.history, seat)
         told = _events(obs.history, seat, n)
 
     turns_left = None
@@ -215,6 +215,14 @@ def build_view(obs: Observation, events: bool = True) -> SeatView:
         turns_left=turns_left,
         legal_moves=legal,
     )
+
+
+def _since_own_move(history: tuple[HistoryEntry, ...], seat: int) -> tuple[HistoryEntry, ...]:
+    """The moves the others made since the seat's own last move (all of them before its first), oldest first."""
+    since = len(history)
+    while since and history[since - 1].player != seat:
+        since -= 1
+    return history[since:]
 
 
 def _clued(knowledge: Knowledge) -> bool:
@@ -298,13 +306,56 @@ def _fireworks_text(fireworks: dict[str, int]) -> str:
     return " ".join(f"{c}{fireworks[c]}" for c in COLORS)
 
 
+@dataclass
+class _Told:
+    """The events of one game as one seat was last told them, and the fireworks and tokens after the last."""
+
+    first: HistoryEntry  # the game's first move: with the last one's identity, what says a history extends this one
+    last: HistoryEntry
+    events: tuple[Event, ...]
+    fireworks: dict[str, int]
+    info: int
+
+
+# Each seat's events so far, by (id of its game's first move, seat, players): a seat is told one event more per move,
+# so each view extends the last one's list instead of replaying the whole history (a 70-move game replayed it 70
+# times, about a third of building a view). Entries hold the moves they are keyed by, so an id is never reused while
+# its entry lives; at most _TOLD_KEPT seats' lists are kept (the oldest dropped first).
+_TOLD: dict[tuple[int, int, int], _Told] = {}
+_TOLD_KEPT = 1024
+
+
 def _events(history: tuple[HistoryEntry, ...], seat: int, n: int) -> tuple[Event, ...]:
-    """Replay the public history for the fireworks and information tokens around each move (HLE's rules: a hint
+    """The public history as events, with the fireworks and information tokens around each move (HLE's rules: a hint
     costs a token, a discard returns one, a completed firework returns one while tokens are below the maximum)."""
-    fireworks = dict.fromkeys(COLORS, 0)
-    info = MAX_INFO_TOKENS
+    if not history:
+        return ()
+    key = (id(history[0]), seat, n)
+    told = _TOLD.pop(key, None)
+    if told is None or not _extends(history, told):
+        told = _Told(history[0], history[0], (), dict.fromkeys(COLORS, 0), MAX_INFO_TOKENS)
+    done = len(told.events)
+    if done < len(history):
+        told.events += _replay(history[done:], seat, n, told.fireworks, told.info)
+        told.last, told.info = history[-1], told.events[-1].info_after
+    _TOLD[key] = told  # now the newest
+    if len(_TOLD) > _TOLD_KEPT:
+        del _TOLD[next(iter(_TOLD))]
+    return told.events
+
+
+def _extends(history: tuple[HistoryEntry, ...], told: _Told) -> bool:
+    """Whether `history` is the history `told` was made from, or a later one of the same game."""
+    done = len(told.events)
+    return told.first is history[0] and 0 < done <= len(history) and history[done - 1] is told.last
+
+
+def _replay(
+    entries: tuple[HistoryEntry, ...], seat: int, n: int, fireworks: dict[str, int], info: int
+) -> tuple[Event, ...]:
+    """The events of `entries`, from `fireworks` (updated in place) and `info` tokens before the first."""
     events = []
-    for entry in history:
+    for entry in entries:
         before, info_before = _fireworks_text(fireworks), info
         move = entry.move
         if move.is_hint:
