@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import random
 
 import pytest
@@ -134,6 +135,15 @@ def test_each_view_extends_the_seats_events_and_says_what_a_fresh_replay_says() 
         _TOLD.clear()
         assert build_view(past.observe(seat)).events == events  # the same from nothing cached
     assert [e.turn for e in views[-1][2]] == list(range(1, len(views[-1][0].history) + 1))
+
+
+def test_a_games_events_are_let_go_with_the_game() -> None:
+    kept = len(_TOLD)
+    game = random_game(2, seed=9, moves=12)
+    assert len(build_view(game.observe(0)).events) == 12 and len(_TOLD) == kept + 1
+    del game
+    gc.collect()
+    assert len(_TOLD) == kept  # a long sweep holds the events of the games in play only
 
 
 def test_final_round_notice_names_the_last_player(deck: list[str]) -> None:

@@ -8,6 +8,7 @@ templates never count cards.
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
@@ -310,19 +311,17 @@ def _fireworks_text(fireworks: dict[str, int]) -> str:
 class _Told:
     """The events of one game as one seat was last told them, and the fireworks and tokens after the last."""
 
-    first: HistoryEntry  # the game's first move: with the last one's identity, what says a history extends this one
-    last: HistoryEntry
+    last: HistoryEntry  # the last move told: a history extends these events if it holds this very move there
     events: tuple[Event, ...]
     fireworks: dict[str, int]
     info: int
 
 
-# Each seat's events so far, by (id of its game's first move, seat, players): a seat is told one event more per move,
-# so each view extends the last one's list instead of replaying the whole history (a 70-move game replayed it 70
-# times, about a third of building a view). Entries hold the moves they are keyed by, so an id is never reused while
-# its entry lives; at most _TOLD_KEPT seats' lists are kept (the oldest dropped first).
-_TOLD: dict[tuple[int, int, int], _Told] = {}
-_TOLD_KEPT = 1024
+# Each seat's events so far, by game (the id of its first move, which the entry's weak reference keeps from being
+# reused) and by (seat, players): a seat is told one event more per move, so each view extends the last one's list
+# instead of replaying the whole history (a 70-move game replayed it 70 times, about a third of building a view).
+# A game's entry goes when its first move is freed, with the game.
+_TOLD: dict[int, tuple[weakref.ref[HistoryEntry], dict[tuple[int, int], _Told]]] = {}
 
 
 def _events(history: tuple[HistoryEntry, ...], seat: int, n: int) -> tuple[Event, ...]:
@@ -330,24 +329,24 @@ def _events(history: tuple[HistoryEntry, ...], seat: int, n: int) -> tuple[Event
     costs a token, a discard returns one, a completed firework returns one while tokens are below the maximum)."""
     if not history:
         return ()
-    key = (id(history[0]), seat, n)
-    told = _TOLD.pop(key, None)
+    game = id(history[0])
+    if game not in _TOLD or _TOLD[game][0]() is not history[0]:
+        _TOLD[game] = (weakref.ref(history[0], lambda _: _TOLD.pop(game, None)), {})
+    seats = _TOLD[game][1]
+    told = seats.get((seat, n))
     if told is None or not _extends(history, told):
-        told = _Told(history[0], history[0], (), dict.fromkeys(COLORS, 0), MAX_INFO_TOKENS)
+        told = seats[seat, n] = _Told(history[0], (), dict.fromkeys(COLORS, 0), MAX_INFO_TOKENS)
     done = len(told.events)
     if done < len(history):
         told.events += _replay(history[done:], seat, n, told.fireworks, told.info)
         told.last, told.info = history[-1], told.events[-1].info_after
-    _TOLD[key] = told  # now the newest
-    if len(_TOLD) > _TOLD_KEPT:
-        del _TOLD[next(iter(_TOLD))]
     return told.events
 
 
 def _extends(history: tuple[HistoryEntry, ...], told: _Told) -> bool:
     """Whether `history` is the history `told` was made from, or a later one of the same game."""
     done = len(told.events)
-    return told.first is history[0] and 0 < done <= len(history) and history[done - 1] is told.last
+    return 0 < done <= len(history) and history[done - 1] is told.last
 
 
 def _replay(
