@@ -425,7 +425,7 @@ def test_only_complete_games_are_exported_and_the_skipped_ones_are_counted(
     capsys.readouterr()
     assert export(tmp_path / "logs", "hanabilogs", runs["served"]) == 0
     said = capsys.readouterr().out
-    assert "from 1 games" in said and "skipped 1 interrupted" in said
+    assert "from 1 game (" in said and "skipped 1 interrupted" in said
     manifest = json.loads((tmp_path / "logs" / "export_manifest.json").read_text())
     assert manifest["skipped_incomplete"] == 1 and manifest["games"] == 1
     (interrupted,) = [

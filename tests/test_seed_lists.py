@@ -3,11 +3,14 @@ listed once; anything else is refused in one line with exit code 2 before anythi
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from harness.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -15,6 +18,15 @@ def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1, err
     return err
+
+
+def sweep_file(path: Path, seeds: str) -> Path:
+    """A sweep of the built-in player over these seed lists (TOML)."""
+    path.write_text(
+        f'name = "{path.stem}"\nplayers = [2]\nseeds = {seeds}\nscaffolds = ["watson"]\n'
+        '[[models]]\nmodel = "local/smart"\n'
+    )
+    return path
 
 
 @pytest.mark.parametrize(
@@ -25,8 +37,9 @@ def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
         (b'{"seed": true}\n', '"seed" must be a whole number from 0, not true'),
         (b'{"seed": 1.5}\n', '"seed" must be a whole number from 0, not 1.5'),
         (b'\xff\xfe{"seed": 1}\n', "seeds.jsonl is not UTF-8 text"),
-        (b'{"seed": 1, "deck": 5}\n', "seeds.jsonl:1: malformed seed line ("),
-        (b'{"seed": 1}\n{"seed": 2, "deck": ["R1", "R1"]}\n', "seeds.jsonl:2: malformed seed line ("),
+        (b'{"seed": 1, "deck": 5}\n', 'seeds.jsonl:1: malformed seed line ("deck" must be a list of 50 cards, not 5)'),
+        (b'{"seed": 1}\n{"seed": 2, "deck": ["R1", "R1"]}\n', "seeds.jsonl:2: malformed seed line (a deck has 50"),
+        (b'{"seed": 7, "dek": []}\n', 'seed line (unknown key "dek": a line holds "seed" and, optionally, "deck")'),
     ],
 )
 def test_a_seed_file_is_read_as_strictly_as_the_command_line(
@@ -38,6 +51,27 @@ def test_a_seed_file_is_read_as_strictly_as_the_command_line(
     err = refused(["run", "--seeds", str(seeds), "--out", str(out), "--no-progress"], capsys)
     assert named in err and str(seeds) in err
     assert not out.exists()
+
+
+def test_one_deal_listed_twice_under_two_seeds_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seed 1 of the standard set and seed 1 listed alone deal the same deck: one deal, which a report would count
+    twice; so does a seed file giving two seeds one deck."""
+    sweep = sweep_file(tmp_path / "overlap.toml", '["standard", "1,2"]')
+    err = refused(["run", "--config", str(sweep), "--out", str(tmp_path / "out"), "--no-progress"], capsys)
+    assert "seeds: seed 1 (custom) deals the same deck as seed 1 (standard): one deal listed twice" in err
+    deck = json.loads((ROOT / "seeds" / "standard.jsonl").read_text().splitlines()[0])["deck"]
+    same = tmp_path / "same.jsonl"
+    same.write_text(json.dumps({"seed": 40, "deck": deck}) + "\n" + json.dumps({"seed": 41, "deck": deck}) + "\n")
+    err = refused(["run", "--seeds", str(same), "--out", str(tmp_path / "out"), "--no-progress"], capsys)
+    assert "seed 41 (same) deals the same deck as seed 40 (same)" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_seed_file_with_a_byte_order_mark_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seeds = tmp_path / "bom.jsonl"
+    seeds.write_bytes(b'\xef\xbb\xbf{"seed": 5}\n')
+    assert main(["run", "--seeds", str(seeds), "--out", str(tmp_path / "out"), "--no-progress"]) == 0
+    assert [p.name for p in tmp_path.glob("out/*/games/*.jsonl")] == ["2p-bom-seed5.jsonl"]
 
 
 def test_an_empty_seed_list_is_refused_not_read_as_the_standard_set(
@@ -53,18 +87,14 @@ def test_a_seed_list_with_an_empty_entry_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str
 ) -> None:
     err = refused(["run", "--seeds", spec, "--out", str(tmp_path / "out"), "--no-progress"], capsys)
-    assert f"--seeds {spec!r} has an empty entry between commas; list seeds as 1,2,3" in err
+    assert f"--seeds {spec!r} has an empty entry (two commas in a row, or one at an end); list seeds as 1,2,3" in err
     assert not (tmp_path / "out").exists()
 
 
 def test_a_seed_listed_in_two_of_a_sweeps_seed_lists_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    sweep = tmp_path / "dup.toml"
-    sweep.write_text(
-        'name = "dup"\nplayers = [2]\nseeds = ["1,2", "2,3"]\nscaffolds = ["watson"]\n'
-        '[[models]]\nmodel = "local/smart"\n'
-    )
+    sweep = sweep_file(tmp_path / "dup.toml", '["1,2", "2,3"]')
     err = refused(["run", "--config", str(sweep), "--out", str(tmp_path / "out"), "--no-progress"], capsys)
     assert "seeds: seed 2 (custom) is listed in both '1,2' and '2,3'" in err
     assert not (tmp_path / "out").exists()

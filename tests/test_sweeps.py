@@ -117,6 +117,9 @@ models:
             "seeds: --seeds 'nosuchset' is not a seed",
         ),
         ("models = []", "nothing to play: give models and scaffolds, teams, or crossplay"),
+        ("models = [{model = 'local/smart'}]\nseeds = [5]", "seeds[0]: must be text (in quotes), not 5"),
+        ("models = [{model = 'local/smart'}]\nrepeats = 0", "repeats: must be 1 or more, not 0"),
+        ("models = [{model = 'local/smart'}]\nplayers = []", "players: needs at least 1 entry"),
         (
             "teams = [{seats = ['local/smart:holmes', 'local/smart']}]",
             "teams[0].seats[0]: --seat 'local/smart:holmes'",

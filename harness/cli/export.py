@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.cli.arguments import folder
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from harness.export import FORMATS
 from harness.schema.cards import MAX_PLAYERS, MAX_SCORE, MIN_PLAYERS
@@ -33,7 +34,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--format", required=True, choices=FORMATS, help="what to write")
     parser.add_argument(
-        "--out", required=True, type=Path, help="export folder (data file, README.md, export_manifest.json)"
+        "--out", required=True, type=folder, help="export folder (data file, README.md, export_manifest.json)"
     )
     parser.add_argument("--model", nargs="+", default=[], help="only seats played by these model strings")
     parser.add_argument("--scaffold", nargs="+", default=[], help="only seats using these scaffolds")
@@ -174,8 +175,9 @@ def handle(args: argparse.Namespace) -> int:
     damaged = f"; left out {len(selection.corrupt)} damaged game logs" if selection.corrupt else ""
     if tally.dropped[0]:
         extra += f"; left out {tally.dropped[0]} pairs beyond --max-game-kb"
+    games = f"{len(selection.games)} game{'' if len(selection.games) == 1 else 's'}"
     print(
-        f"Exported {tally.rows} {unit} from {len(selection.games)} games ({selection.moves} moves) as "
+        f"Exported {tally.rows} {unit} from {games} ({selection.moves} moves) as "
         f"{args.format} to {args.out}; skipped {selection.skipped_incomplete} interrupted or unfinished "
         f"games{damaged}{extra}"
     )

@@ -55,10 +55,11 @@ def list_seed_file(path: Path, seed_set: str) -> list[SeedEntry]:
     """Every line of a JSONL seed file checked (a deck it gives included), without dealing the decks it omits
     (see deal): a file of a million seeds is checked, and its run sized, in seconds, where dealing takes minutes."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8-sig").splitlines()  # a byte-order mark (some editors write one) too
     except OSError as exc:
+        where = "" if path.is_absolute() else f" (relative to the current folder, {Path.cwd()})"
         raise SeedSpecError(
-            f"cannot read seed file {path}: {exc.strerror}; pass a readable JSONL file"
+            f"cannot read seed file {path}{where}: {exc.strerror}; pass a readable JSONL file"
         ) from exc
     except UnicodeDecodeError as exc:
         raise SeedSpecError(
@@ -73,17 +74,24 @@ def list_seed_file(path: Path, seed_set: str) -> list[SeedEntry]:
             raw = json.loads(line)
             if not isinstance(raw, dict) or "seed" not in raw:
                 raise ValueError('each line must be an object with a "seed"')
+            unknown = sorted(set(raw) - {"seed", "deck"})
+            if unknown:  # a misspelt "deck" would otherwise leave the seed to be dealt by the engine
+                raise ValueError(f'unknown key {json.dumps(unknown[0])}: a line holds "seed" and, optionally, "deck"')
             seed = raw["seed"]
             if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
                 raise ValueError(f'"seed" must be a whole number from 0, not {json.dumps(seed)}')
             if not MIN_SEED <= seed <= MAX_SEED:
                 raise ValueError(f"seed {seed} is outside {SEED_RANGE}, the seeds the engine takes")
             given = raw.get("deck")
+            if given and not isinstance(given, list):
+                raise ValueError(f'"deck" must be a list of 50 cards, not {json.dumps(given)[:40]}')
             deck = None if not given else SeedDeck(seed=seed, deck=tuple(given), seed_set=seed_set).deck
             entries.append(SeedEntry(seed, deck, seed_set))
-        except (ValueError, ValidationError, TypeError) as exc:
+        except (ValueError, ValidationError) as exc:
             detail = (
-                str(exc).splitlines()[0] if not isinstance(exc, ValidationError) else exc.errors()[0]["msg"]
+                str(exc).splitlines()[0]
+                if not isinstance(exc, ValidationError)
+                else exc.errors()[0]["msg"].removeprefix("Value error, ")
             )
             raise SeedSpecError(
                 f'{path}:{number}: malformed seed line ({detail}); expected {{"seed": 7, "deck": [50 cards]}}'
@@ -100,13 +108,24 @@ def list_seed_file(path: Path, seed_set: str) -> list[SeedEntry]:
 
 
 def deal(entries: list[SeedEntry]) -> list[SeedDeck]:
-    """The seeds with their decks: the deck a seed list gives, else a stored set's, else the engine's."""
-    return [
+    """The seeds with their decks: the deck a seed list gives, else a stored set's, else the engine's. Two seeds
+    that deal the same deck are one deal listed twice (seed 1 of `standard` and seed 1 listed alone, say): refused,
+    as a seed listed twice is, since a report would count that deal twice."""
+    dealt = [
         SeedDeck.model_construct(seed=e.seed, deck=e.deck, seed_set=e.seed_set)  # checked when listed
         if e.deck is not None
         else SeedDeck(seed=e.seed, deck=_deck_for(e.seed), seed_set=e.seed_set)
         for e in entries
     ]
+    first: dict[tuple[str, ...], SeedDeck] = {}
+    for deal in dealt:
+        earlier = first.setdefault(deal.deck, deal)
+        if earlier is not deal:
+            raise SeedSpecError(
+                f"seed {deal.seed} ({deal.seed_set}) deals the same deck as seed {earlier.seed} ({earlier.seed_set}): "
+                "one deal listed twice; list each deal once and play it again with repeats (--repeats N)"
+            )
+    return dealt
 
 
 def to_deal(entries: list[SeedEntry]) -> int:
@@ -145,7 +164,9 @@ def list_seeds(spec: str) -> list[SeedEntry]:
     if all(p.lstrip("-").isdigit() for p in parts if p) and any(parts):
         shown = spec if len(spec) <= 40 else f"{spec[:37]}..."
         if not all(parts):
-            raise SeedSpecError(f"--seeds {shown!r} has an empty entry between commas; list seeds as 1,2,3")
+            raise SeedSpecError(
+                f"--seeds {shown!r} has an empty entry (two commas in a row, or one at an end); list seeds as 1,2,3"
+            )
         seeds = [int(p) for p in parts]
         if len(set(seeds)) != len(seeds):
             raise SeedSpecError(

@@ -295,6 +295,8 @@ def _plain(error: ErrorDetails) -> str:
         return f"must be {bound}, not {given}"
     if kind in ("int_parsing", "int_type", "int_from_float"):
         return f"must be a whole number, not {given}"
+    if kind == "string_type":
+        return f"must be text (in quotes), not {given}"
     return error["msg"].removeprefix("Value error, ")  # a check of this file's own: its message is plain
 
 
