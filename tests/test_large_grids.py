@@ -96,6 +96,17 @@ def test_a_seed_file_of_many_seeds_without_decks_is_refused_before_the_engine_de
     assert not out.exists()
 
 
+def test_with_yes_an_unusable_out_is_still_refused_before_the_decks_are_dealt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seeds = _seed_file(tmp_path / "many.jsonl", 5_000, first=500_000)
+    (tmp_path / "notes.txt").write_text("a file")
+    dealt = _engine_deck.cache_info().misses
+    assert main(["run", "--seeds", str(seeds), "--yes", "--out", str(tmp_path / "notes.txt" / "runs")]) == 2
+    assert "notes.txt is a file; give a folder for the run directories" in capsys.readouterr().err
+    assert _engine_deck.cache_info().misses == dealt
+
+
 def test_a_run_sized_before_its_decks_are_dealt_is_asked_once_and_dealt_as_before(tmp_path: Path) -> None:
     seeds = _seed_file(tmp_path / "some.jsonl", 1_100, first=200_000)
     asked: list[tuple[int, int]] = []

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from harness.cli.arguments import folder
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 
 
@@ -18,7 +19,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "logs", type=Path, nargs="+", metavar="LOG", help="Inspect log files (.eval or .json)"
     )
     parser.add_argument(
-        "--out", type=Path, default=Path("results"), help="parent folder of run folders (default results)"
+        "--out", type=folder, default=Path("results"), help="parent folder of run folders (default results)"
     )
     parser.set_defaults(handler=handle)
 

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from harness.cli.arguments import folder
 from harness.cli.errors import EXIT_OK, UsageError
 from harness.report.grouping import DEFAULT_BY, DIMENSIONS
 
@@ -20,7 +21,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--out",
-        type=Path,
+        type=folder,
         required=True,
         help="a new or empty folder (or an earlier report's, with --force) for report.html, report.md and the tables",
     )

@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
+from harness.cli.arguments import folder
 from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from harness.run.options import SessionOptions
 from harness.run.score_table import score_table, summarize, summary_table, sweep_table
@@ -68,7 +69,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         default="seed",
         help="mixed teams: rotate the seats by one per seed (default), play every rotation of every seed, or none",
     )
-    run.add_argument("--out", type=Path, default=Path("results"), help="parent folder of run directories")
+    run.add_argument("--out", type=folder, default=Path("results"), help="parent folder of run directories")
     run.add_argument("--run-name", help="run directory name (default: derived from the configuration)")
     run.add_argument(
         "--api-base", help="base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1"

@@ -13,6 +13,7 @@ import webbrowser
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.cli.arguments import folder
 from harness.cli.errors import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--port", type=int, help="serve on this port of 127.0.0.1 (default: a free one)")
     parser.add_argument("--open", action="store_true", help="open the viewer in the default browser")
-    parser.add_argument("--out", type=Path, help="write a static site into this folder instead of serving")
+    parser.add_argument("--out", type=folder, help="write a static site into this folder instead of serving")
     parser.add_argument("--force", action="store_true", help="replace an existing site at --out")
     parser.set_defaults(handler=handle)
 

@@ -15,11 +15,20 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from harness.bots import bot_names
-from harness.engine.seeds import SeedEntry, SeedSpecError, deal, list_seed_lists, list_seeds, to_deal
+from harness.engine.seeds import (
+    SeedEntry,
+    SeedSpecError,
+    deal,
+    list_seed_lists,
+    list_seeds,
+    resolve_seed_lists,
+    to_deal,
+)
 from harness.export.contamination import check_seeds, load_exported_seeds
 from harness.models.client import ModelSpecError, check_model
 from harness.run.options import SessionOptions
 from harness.run.runner import planned_calls
+from harness.run.store import MANIFEST
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.schema.config import Rotation, RunConfig
 from harness.schema.records import ClientName, SeatConfig, checked_params
@@ -123,6 +132,20 @@ def check_run_name(name: str) -> None:
         )
 
 
+def check_out(out: Path) -> None:
+    """An --out that can hold run directories: no part of it a file, the folder it would be made in writable, and not
+    inside a run directory (a run nested in another is listed as both). Checked before any deck is dealt."""
+    parts = [out.absolute(), *out.absolute().parents]
+    for part in parts:
+        if part.exists() and not part.is_dir():
+            raise SessionRefused(f"--out {out}: {part} is a file; give a folder for the run directories")
+        if (part / MANIFEST).is_file():
+            raise SessionRefused(f"--out {out} is inside the run directory {part}; choose a folder outside it")
+    existing = next(part for part in parts if part.exists())
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise SessionRefused(f"--out {out} cannot be written ({existing} is read-only); choose another --out")
+
+
 def plan_run(
     request: RunRequest, confirm: Confirm = lambda games, calls: None, say: Say = lambda line: None
 ) -> tuple[Path, RunConfig, SessionOptions]:
@@ -172,8 +195,7 @@ def plan_run(
         )
     except ValueError as exc:
         raise SessionRefused(str(exc)) from None
-    if request.out.exists() and not request.out.is_dir():
-        raise SessionRefused(f"--out {request.out} is a file; give a folder for the run directories")
+    check_out(request.out)
     if request.skip_excluded_seeds and request.exclude_seeds_of is None:
         raise SessionRefused(
             "--skip-excluded-seeds leaves out the seeds of an export: name it with --exclude-seeds-of EXPORT"
@@ -213,7 +235,11 @@ def plan_run(
         retry=options.retry,
     )
     options = size_first([draft], seeds, options, confirm, say)
-    config = RunConfig.model_validate({**dict(draft), "seeds": tuple(deal(seeds))})
+    try:
+        dealt = deal(seeds)
+    except SeedSpecError as exc:
+        raise SessionRefused(str(exc)) from None
+    config = RunConfig.model_validate({**dict(draft), "seeds": tuple(dealt)})
     return request.out / (request.run_name or config.default_name()), config, options
 
 
@@ -245,10 +271,15 @@ def plan_sweep(
     if request.run_name:
         raise SessionRefused("--run-name does not apply to a sweep: its runs are named after their configurations")
     check_given(request.given)
+    check_out(request.out)
     try:
         sweep = load_sweep(path)
     except SweepConfigError as exc:
         raise SessionRefused(str(exc)) from None
     sweep, options = sweep_session(sweep, request.given)
     options = size_first(sweep.runs(seeds=[]), list_seed_lists(sweep.seeds), options, confirm, say)
+    try:
+        resolve_seed_lists(sweep.seeds)  # dealt once here (the engine's decks are kept): every later use agrees
+    except SeedSpecError as exc:
+        raise SessionRefused(f"{path}: seeds: {exc}") from None
     return request.out / sweep.name, sweep, options
