@@ -40,3 +40,14 @@ def test_an_unreadable_manifest_does_not_hide_the_other_runs(
     assert main(["runs", str(tmp_path)]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("│")]
     assert sorted(row.split("│")[3].strip() for row in rows) == ["complete", "unreadable"]
+
+
+def test_before_the_first_run_the_listing_says_there_are_none_yet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["runs", str(tmp_path / "results")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"hanabi-eval: error: {tmp_path / 'results'} does not exist: no runs yet (hanabi-eval run writes them "
+        "there), or give the folder that holds your runs"
+    )

@@ -28,6 +28,11 @@ def handle(args: argparse.Namespace) -> int:
     from harness.run.progress_on_disk import run_progress
     from harness.run.store import runs_below
 
+    if not args.folder.exists():
+        raise UsageError(
+            f"{args.folder} does not exist: no runs yet (hanabi-eval run writes them there), or give the folder "
+            "that holds your runs"
+        )
     if not args.folder.is_dir():
         raise UsageError(
             f"{args.folder} is not a folder; give the folder that holds your runs (default results)"
