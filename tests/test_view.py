@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import random
+import threading
 
 import pytest
 
@@ -135,6 +136,35 @@ def test_each_view_extends_the_seats_events_and_says_what_a_fresh_replay_says() 
         _TOLD.clear()
         assert build_view(past.observe(seat)).events == events  # the same from nothing cached
     assert [e.turn for e in views[-1][2]] == list(range(1, len(views[-1][0].history) + 1))
+
+
+def test_views_of_one_game_built_in_several_threads_agree_with_a_fresh_replay() -> None:
+    """The viewer's server builds views in threads: a seat's event list is extended by one of them at a time."""
+    game, states, rng = random_game(3, seed=6, moves=0), [], random.Random(6)
+    while not game.is_over:
+        states.append(game.copy())
+        legal = game.legal_moves()
+        game.apply(rng.choice([m for m in legal if m.kind is not MoveKind.PLAY] or legal))
+    expected = {}
+    for number, state in enumerate(states):
+        for seat in range(3):
+            _TOLD.clear()
+            expected[number, seat] = build_view(state.observe(seat)).events
+    wrong: list[tuple[int, int]] = []
+
+    def look(thread: int) -> None:
+        pick = random.Random(thread)
+        for _ in range(300):
+            number, seat = pick.randrange(len(states)), pick.randrange(3)
+            if build_view(states[number].observe(seat)).events != expected[number, seat]:
+                wrong.append((number, seat))
+
+    threads = [threading.Thread(target=look, args=(t,)) for t in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
 
 
 def test_a_games_events_are_let_go_with_the_game() -> None:

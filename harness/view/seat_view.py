@@ -8,6 +8,7 @@ templates never count cards.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections import Counter
 from dataclasses import dataclass
@@ -322,6 +323,7 @@ class _Told:
 # instead of replaying the whole history (a 70-move game replayed it 70 times, about a third of building a view).
 # A game's entry goes when its first move is freed, with the game.
 _TOLD: dict[int, tuple[weakref.ref[HistoryEntry], dict[tuple[int, int], _Told]]] = {}
+_TOLD_LOCK = threading.Lock()  # not taken by the weak reference's callback, which a collection inside may run
 
 
 def _events(history: tuple[HistoryEntry, ...], seat: int, n: int) -> tuple[Event, ...]:
@@ -330,17 +332,18 @@ def _events(history: tuple[HistoryEntry, ...], seat: int, n: int) -> tuple[Event
     if not history:
         return ()
     game = id(history[0])
-    if game not in _TOLD or _TOLD[game][0]() is not history[0]:
-        _TOLD[game] = (weakref.ref(history[0], lambda _: _TOLD.pop(game, None)), {})
-    seats = _TOLD[game][1]
-    told = seats.get((seat, n))
-    if told is None or not _extends(history, told):
-        told = seats[seat, n] = _Told(history[0], (), dict.fromkeys(COLORS, 0), MAX_INFO_TOKENS)
-    done = len(told.events)
-    if done < len(history):
-        told.events += _replay(history[done:], seat, n, told.fireworks, told.info)
-        told.last, told.info = history[-1], told.events[-1].info_after
-    return told.events
+    with _TOLD_LOCK:  # one game's views built in two threads (the viewer's server) must not extend one list twice
+        if game not in _TOLD or _TOLD[game][0]() is not history[0]:
+            _TOLD[game] = (weakref.ref(history[0], lambda _: _TOLD.pop(game, None)), {})
+        seats = _TOLD[game][1]
+        told = seats.get((seat, n))
+        if told is None or not _extends(history, told):
+            told = seats[seat, n] = _Told(history[0], (), dict.fromkeys(COLORS, 0), MAX_INFO_TOKENS)
+        done = len(told.events)
+        if done < len(history):
+            told.events += _replay(history[done:], seat, n, told.fireworks, told.info)
+            told.last, told.info = history[-1], told.events[-1].info_after
+        return told.events
 
 
 def _extends(history: tuple[HistoryEntry, ...], told: _Told) -> bool:
