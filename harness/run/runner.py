@@ -76,19 +76,14 @@ def play_session(
         for status in statuses:
             status.try_write("failed", str(exc))
         raise
+    except KeyboardInterrupt as exc:  # before the games' loop listened for the stop: said as the stop is
+        raise _stopped(statuses, cause(exc), resume_hint) from None
     except BaseException as exc:
         for status in statuses:
-            if isinstance(exc, KeyboardInterrupt):
-                status.try_write("stopped", f"stopped by {cause(exc)}")
-            else:
-                status.try_write("failed", redact(f"{type(exc).__name__}: {exc}")[:500])
+            status.try_write("failed", redact(f"{type(exc).__name__}: {exc}")[:500])
         raise
     if stop.requested:
-        for status in statuses:
-            status.try_write("stopped", f"stopped by {stop.by}")
-        complete = sum(s.counts()[0] for s in statuses)
-        total = sum(len(s.games) for s in statuses)
-        raise SessionStopped(f"Stopped by {stop.by}: {complete} of {total} games complete; {resume_hint}")
+        raise _stopped(statuses, stop.by, resume_hint)
     order = {(index, plan.game_id): n for n, (index, plan) in enumerate(selected)}
     flat.sort(key=lambda item: order[(item[0], item[1].game_id)])
     grouped: list[list[tuple[GamePlan, GameResult]]] = [[] for _ in jobs]
@@ -100,6 +95,15 @@ def play_session(
     except OSError as exc:
         raise DiskFault(explain(exc, resume_hint)) from None
     return grouped
+
+
+def _stopped(statuses: list[RunStatusFile], by: str, resume_hint: str) -> SessionStopped:
+    """A session stopped by a signal: its runs' status written as stopped, and the line that says what is kept."""
+    for status in statuses:
+        status.try_write("stopped", f"stopped by {by}")
+    complete = sum(s.counts()[0] for s in statuses)
+    total = sum(len(s.games) for s in statuses)
+    return SessionStopped(f"Stopped by {by}: {complete} of {total} games complete; {resume_hint}")
 
 
 def execute(
