@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from harness.engine.game import Game
+from harness.engine.game import Game, Observation
 from harness.engine.replay import replay_to_end
 from harness.schema.cards import HAND_SIZE
 from harness.schema.moves import MoveKind
@@ -167,13 +167,36 @@ def test_views_of_one_game_built_in_several_threads_agree_with_a_fresh_replay() 
     assert wrong == []
 
 
-def test_a_games_events_are_let_go_with_the_game() -> None:
+@pytest.mark.parametrize("moves", [1, 12])
+def test_a_games_events_are_let_go_with_the_game(moves: int) -> None:
     kept = len(_TOLD)
-    game = random_game(2, seed=9, moves=12)
-    assert len(build_view(game.observe(0)).events) == 12 and len(_TOLD) == kept + 1
+    game = random_game(2, seed=9, moves=moves)
+    assert len(build_view(game.observe(1)).events) == moves and len(_TOLD) == kept + 1
     del game
     gc.collect()
     assert len(_TOLD) == kept  # a long sweep holds the events of the games in play only
+
+
+def test_a_history_that_is_not_the_cached_one_is_replayed_whole() -> None:
+    """Views of a history made by hand, sharing a game's first and last moves but not the moves between, and of one
+    whose replay fails after a firework grew: each later view says what a fresh replay says."""
+    games = (random_game(2, seed=seed, moves=10) for seed in range(60))
+    game = next(g for g in games if any(e.scored for e in g.history[2:]))
+    seen = game.observe(0)
+    history = seen.history
+    swapped = seen.model_copy(update={"history": (history[0], history[2], history[1], *history[3:])})
+    assert build_view(seen).events and build_view(swapped).events == _fresh(swapped)
+    build_view(seen.model_copy(update={"history": history[:2]}))  # told up to move 2
+    with pytest.raises(AttributeError):  # moves 3-10 told, a firework grown, then a move that is none
+        build_view(seen.model_copy(update={"history": (*history, "not a move")}))
+    assert build_view(seen).events == _fresh(seen)
+
+
+def _fresh(seen: Observation) -> tuple[object, ...]:
+    """The events of an observation replayed from nothing cached."""
+    _TOLD.clear()
+    return build_view(seen).events
+
 
 
 def test_final_round_notice_names_the_last_player(deck: list[str]) -> None:

@@ -308,11 +308,11 @@ def _fireworks_text(fireworks: dict[str, int]) -> str:
     return " ".join(f"{c}{fireworks[c]}" for c in COLORS)
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Told:
     """The events of one game as one seat was last told them, and the fireworks and tokens after the last."""
 
-    last: HistoryEntry  # the last move told: a history extends these events if it holds this very move there
+    moves: tuple[int, ...]  # the ids of the moves told, in order: a history extends the events if it starts with them
     events: tuple[Event, ...]
     fireworks: dict[str, int]
     info: int
@@ -321,9 +321,10 @@ class _Told:
 # Each seat's events so far, by game (the id of its first move, which the entry's weak reference keeps from being
 # reused) and by (seat, players): a seat is told one event more per move, so each view extends the last one's list
 # instead of replaying the whole history (a 70-move game replayed it 70 times, about a third of building a view).
-# A game's entry goes when its first move is freed, with the game.
+# Nothing here holds a move: a game's entry goes when its first move is freed, with the game.
 _TOLD: dict[int, tuple[weakref.ref[HistoryEntry], dict[tuple[int, int], _Told]]] = {}
 _TOLD_LOCK = threading.Lock()  # not taken by the weak reference's callback, which a collection inside may run
+_UNTOLD = _Told((), (), dict.fromkeys(COLORS, 0), MAX_INFO_TOKENS)
 
 
 def _events(history: tuple[HistoryEntry, ...], seat: int, n: int) -> tuple[Event, ...]:
@@ -332,24 +333,21 @@ def _events(history: tuple[HistoryEntry, ...], seat: int, n: int) -> tuple[Event
     if not history:
         return ()
     game = id(history[0])
+    moves = tuple(map(id, history))
     with _TOLD_LOCK:  # one game's views built in two threads (the viewer's server) must not extend one list twice
         if game not in _TOLD or _TOLD[game][0]() is not history[0]:
             _TOLD[game] = (weakref.ref(history[0], lambda _: _TOLD.pop(game, None)), {})
         seats = _TOLD[game][1]
-        told = seats.get((seat, n))
-        if told is None or not _extends(history, told):
-            told = seats[seat, n] = _Told(history[0], (), dict.fromkeys(COLORS, 0), MAX_INFO_TOKENS)
-        done = len(told.events)
-        if done < len(history):
-            told.events += _replay(history[done:], seat, n, told.fireworks, told.info)
-            told.last, told.info = history[-1], told.events[-1].info_after
+        told = seats.get((seat, n), _UNTOLD)
+        if moves[: len(told.moves)] != told.moves:  # not this history's start (a copy of the game played on)
+            told = _UNTOLD
+        done = len(told.moves)
+        if done < len(history):  # worked on copies: a replay that fails half-way leaves the list as it was
+            fireworks = dict(told.fireworks)
+            added = _replay(history[done:], seat, n, fireworks, told.info)
+            told = _Told(moves, told.events + added, fireworks, added[-1].info_after)
+        seats[seat, n] = told
         return told.events
-
-
-def _extends(history: tuple[HistoryEntry, ...], told: _Told) -> bool:
-    """Whether `history` is the history `told` was made from, or a later one of the same game."""
-    done = len(told.events)
-    return 0 < done <= len(history) and history[done - 1] is told.last
 
 
 def _replay(
