@@ -101,6 +101,16 @@ def test_a_run_is_never_written_inside_another_run(tmp_path: Path, capsys: pytes
     line = one_error_line(capsys.readouterr().err)
     assert line.endswith(f"is inside the run directory {run}; choose a folder outside it")
     assert not (run / "more").exists()
+    assert main(["run", *GAMES, "--out", str(run / "games" / ".." / "..")]) == 0  # that is tmp_path: allowed
+    web = tmp_path.parent / f"{tmp_path.name}-web"  # a web project's manifest.json makes no run directory
+    (web / "site").mkdir(parents=True)
+    (web / "manifest.json").write_text('{"manifest_version": 3}')
+    assert main(["run", *GAMES, "--out", str(web / "site" / "results")]) == 0
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    capsys.readouterr()
+    assert main(["run", *GAMES, "--out", str(tmp_path / "dangling")]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert line.endswith("dangling is a link to nothing; give a folder for the run directories")
 
 
 def test_a_disk_that_fills_up_mid_run_fails_in_one_line_and_resumes_once_there_is_room(

@@ -33,9 +33,13 @@ def handle(args: argparse.Namespace) -> int:
         ) from None
     from harness.run.lock import RunLocked
     from harness.run.manifest import RunConfigError
+    from harness.session.launch import SessionRefused
+    from harness.session.request import check_out
 
-    if args.out.exists() and not args.out.is_dir():
-        raise UsageError(f"--out {args.out} is a file; give a folder for the run folders")
+    try:
+        check_out(args.out)  # as `run` checks it: no file on the way, not inside a run, writable
+    except SessionRefused as exc:
+        raise UsageError(str(exc)) from None
     interrupted = 0
     for log in args.logs:
         try:

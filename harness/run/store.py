@@ -147,6 +147,12 @@ def check_name_lengths(run_path: Path, game_ids: Sequence[str], fix: str) -> Non
             )
 
 
+def is_run_dir(folder: Path) -> bool:
+    """Whether a folder is a run directory: its manifest.json beside its games/ (a web project's manifest.json alone
+    is not)."""
+    return (folder / MANIFEST).is_file() and (folder / GAMES).is_dir()
+
+
 def runs_below(folder: Path) -> list[Path]:
     """The run folders at or below `folder`: those holding a manifest.json, in name order."""
     if (folder / MANIFEST).is_file():

@@ -28,7 +28,7 @@ from harness.export.contamination import check_seeds, load_exported_seeds
 from harness.models.client import ModelSpecError, check_model
 from harness.run.options import SessionOptions
 from harness.run.runner import planned_calls
-from harness.run.store import MANIFEST
+from harness.run.store import is_run_dir
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.schema.config import Rotation, RunConfig
 from harness.schema.records import ClientName, SeatConfig, checked_params
@@ -133,15 +133,22 @@ def check_run_name(name: str) -> None:
 
 
 def check_out(out: Path) -> None:
-    """An --out that can hold run directories: no part of it a file, the folder it would be made in writable, and not
-    inside a run directory (a run nested in another is listed as both). Checked before any deck is dealt."""
-    parts = [out.absolute(), *out.absolute().parents]
-    for part in parts:
-        if part.exists() and not part.is_dir():
-            raise SessionRefused(f"--out {out}: {part} is a file; give a folder for the run directories")
-        if (part / MANIFEST).is_file():
-            raise SessionRefused(f"--out {out} is inside the run directory {part}; choose a folder outside it")
-    existing = next(part for part in parts if part.exists())
+    """An --out that can hold run directories: no part of it a file or a broken link, the folder it would be made in
+    writable, and not inside a run directory (a run nested in another is listed as both). Checked before any deck is
+    dealt."""
+    resolved = Path(os.path.abspath(out))  # ".." taken as written, as the shell takes it, links left alone
+    parts = [resolved, *resolved.parents]
+    try:
+        for part in parts:
+            if part.is_symlink() and not part.exists():
+                raise SessionRefused(f"--out {out}: {part} is a link to nothing; give a folder for the run directories")
+            if part.exists() and not part.is_dir():
+                raise SessionRefused(f"--out {out}: {part} is a file; give a folder for the run directories")
+            if is_run_dir(part):
+                raise SessionRefused(f"--out {out} is inside the run directory {part}; choose a folder outside it")
+        existing = next(part for part in parts if part.exists())
+    except OSError as exc:  # a folder on the way that cannot be searched
+        raise SessionRefused(f"--out {out} cannot be reached ({exc.strerror}); choose another --out") from None
     if not os.access(existing, os.W_OK | os.X_OK):
         raise SessionRefused(f"--out {out} cannot be written ({existing} is read-only); choose another --out")
 
@@ -249,7 +256,10 @@ def size_first(
     """Put new runs of these configurations over `seeds` to `confirm` before their decks are dealt, where the
     engine has more than DEAL_WITHOUT_ASKING to deal (0.7 ms each): a run of a million new seeds is refused in
     seconds, not after a quarter of an hour of dealing. The options returned say not to ask again."""
-    dealing = to_deal(seeds)
+    try:
+        dealing = to_deal(seeds)
+    except SeedSpecError as exc:  # a seed set of seeds/ that is not one (a file a user put there, say)
+        raise SessionRefused(str(exc)) from None
     if dealing <= DEAL_WITHOUT_ASKING:
         return options
     confirm(*planned_calls(runs, len(seeds)))
