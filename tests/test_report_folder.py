@@ -87,3 +87,18 @@ def test_a_report_is_never_written_inside_a_run_directory(
     (run,) = runs["solo"].iterdir()
     err = refused(["report", str(run), "--out", str(run / "report")], capsys)
     assert "overlaps the run directory" in err and not (run / "report").exists()
+
+
+@pytest.mark.parametrize("command", [["report"], ["export", "--format", "hanabilogs"], ["view"]])
+def test_the_current_folder_is_refused_as_out_not_moved_away(
+    runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    command: list[str],
+) -> None:
+    """An output is written whole and renamed into place: the current folder cannot be renamed (it used to fail as a
+    disk fault, exit 1)."""
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    err = refused([command[0], str(runs["solo"]), *command[1:], "--out", "."], capsys)
+    assert "--out . is the current folder or holds it" in err and "give a new folder" in err
+    assert list(here.iterdir()) == []

@@ -9,5 +9,5 @@ from pathlib import Path
 def folder(text: str) -> Path:
     """An --out folder: an empty one ('' or spaces, as an unset shell variable gives) would be the current folder."""
     if not text.strip():
-        raise argparse.ArgumentTypeError(f"{text!r} names no folder; give a folder path (. for this one)")
+        raise argparse.ArgumentTypeError(f"{text!r} names no folder; give a folder path")
     return Path(text)

@@ -42,6 +42,11 @@ def check_folder(out: Path, sources: Sequence[Path], what: str, is_one: Callable
         if parent.exists() and not parent.is_dir():
             raise OutPathError(f"--out {out}: {parent} is a file; give a folder path")
     resolved = out.resolve()
+    if resolved == Path.cwd().resolve() or resolved in Path.cwd().resolve().parents:
+        raise OutPathError(
+            f"--out {out} is the current folder or holds it, and the {what} is written whole and renamed into "
+            "place; give a new folder"
+        )
     for source in sources:
         root = source.resolve()
         if resolved == root or root in resolved.parents or resolved in root.parents:

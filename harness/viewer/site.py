@@ -45,6 +45,11 @@ def check_out(out: Path, force: bool, sources: list[Path]) -> None:
         if parent.exists() and not parent.is_dir():
             raise SiteOutError(f"--out {out}: {parent} is a file; give a folder for the site")
     resolved = out.resolve()
+    if resolved == Path.cwd().resolve() or resolved in Path.cwd().resolve().parents:
+        raise SiteOutError(
+            f"--out {out} is the current folder or holds it, and the site is written whole and renamed into place; "
+            "give a new folder"
+        )
     for source in [*(p.resolve() for p in sources), *find_runs(sources)]:
         if resolved == source or source in resolved.parents or resolved in source.parents:
             raise SiteOutError(f"--out {out} overlaps {source}, which it reads; write the site elsewhere")
