@@ -37,7 +37,9 @@ def sweep_file(path: Path, seeds: str) -> Path:
         (b'{"seed": true}\n', '"seed" must be a whole number from 0, not true'),
         (b'{"seed": 1.5}\n', '"seed" must be a whole number from 0, not 1.5'),
         (b'\xff\xfe{"seed": 1}\n', "seeds.jsonl is not UTF-8 text"),
-        (b'{"seed": 1, "deck": 5}\n', 'seeds.jsonl:1: malformed seed line ("deck" must be a list of 50 cards, not 5)'),
+        (b'{"seed": 1, "deck": 5}\n', 'malformed seed line ("deck" must be a list of 50 cards such as "R1", not 5)'),
+        (b'{"seed": 1, "deck": ""}\n', 'malformed seed line ("deck" must be a list of 50 cards such as "R1", not "")'),
+        (b'{"seed": 1, "deck": [1, 2]}\n', '("deck" must be a list of 50 cards such as "R1", not [1, 2])'),
         (b'{"seed": 1}\n{"seed": 2, "deck": ["R1", "R1"]}\n', "seeds.jsonl:2: malformed seed line (a deck has 50"),
         (b'{"seed": 7, "dek": []}\n', 'seed line (unknown key "dek": a line holds "seed" and, optionally, "deck")'),
     ],
@@ -65,6 +67,22 @@ def test_one_deal_listed_twice_under_two_seeds_is_refused(tmp_path: Path, capsys
     err = refused(["run", "--seeds", str(same), "--out", str(tmp_path / "out"), "--no-progress"], capsys)
     assert "seed 41 (same) deals the same deck as seed 40 (same)" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_sweep_recorded_with_one_deal_twice_is_refused_on_resume_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A sweep recorded before the rule (its sweep.json lists seed 1 of the standard set and seed 1 alone)."""
+    sweep = sweep_file(tmp_path / "older.toml", '["1"]')
+    assert main(["run", "--config", str(sweep), "--out", str(tmp_path / "out"), "--no-progress"]) == 0
+    record = tmp_path / "out" / "older" / "sweep.json"
+    recorded = json.loads(record.read_text())
+    recorded["config"]["seeds"] = ["standard", "1"]
+    record.write_text(json.dumps(recorded))
+    capsys.readouterr()
+    err = refused(["resume", str(record.parent), "--no-progress"], capsys)
+    assert "seeds: seed 1 (custom) deals the same deck as seed 1 (standard)" in err
+    assert "the sweep's runs can still be resumed one by one" in err
 
 
 def test_a_seed_file_with_a_byte_order_mark_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,7 +4,10 @@ A seed set is a JSONL file in seeds/ (one `{"seed": N, "deck": [...]}` per line;
 them). A run's `--seeds` takes a set name, a comma-separated list of seeds, or a path to such a file. A seed that is
 in no stored set gets its deck from the engine when the run starts; the run records that deck. A seed list names
 deals, each once: playing a deal several times is `--repeats`, not a seed listed twice, and a seed listed twice (on
-the command line, in a seed file, or over a sweep's seed lists) is refused, since both would be the same game.
+the command line, in a seed file, or over a sweep's seed lists) is refused, since both would be the same game; so are
+two seeds that deal one deck (seed 1 of `standard` and seed 1 listed alone), which a report would count twice.
+Seeds are listed (every line of a seed file checked: "seed" and an optional "deck", nothing else) before their decks
+are dealt, so that a run is sized before the engine deals thousands of decks.
 """
 
 from __future__ import annotations
@@ -83,8 +86,8 @@ def list_seed_file(path: Path, seed_set: str) -> list[SeedEntry]:
             if not MIN_SEED <= seed <= MAX_SEED:
                 raise ValueError(f"seed {seed} is outside {SEED_RANGE}, the seeds the engine takes")
             given = raw.get("deck")
-            if given and not isinstance(given, list):
-                raise ValueError(f'"deck" must be a list of 50 cards, not {json.dumps(given)[:40]}')
+            if "deck" in raw and not (isinstance(given, list) and all(isinstance(c, str) for c in given)):
+                raise ValueError(f'"deck" must be a list of 50 cards such as "R1", not {json.dumps(given)[:40]}')
             deck = None if not given else SeedDeck(seed=seed, deck=tuple(given), seed_set=seed_set).deck
             entries.append(SeedEntry(seed, deck, seed_set))
         except (ValueError, ValidationError) as exc:
@@ -123,7 +126,7 @@ def deal(entries: list[SeedEntry]) -> list[SeedDeck]:
         if earlier is not deal:
             raise SeedSpecError(
                 f"seed {deal.seed} ({deal.seed_set}) deals the same deck as seed {earlier.seed} ({earlier.seed_set}): "
-                "one deal listed twice; list each deal once and play it again with repeats (--repeats N)"
+                "one deal listed twice; list each deal once and play it again with --repeats N (repeats = N in a sweep)"
             )
     return dealt
 

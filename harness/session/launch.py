@@ -21,6 +21,7 @@ from typing import Any
 
 from harness.bots import bot_names
 from harness.engine.replay import ReplayMismatch
+from harness.engine.seeds import SeedSpecError
 from harness.models.client import ModelSpecError, check_model
 from harness.run.games import RunJob
 from harness.run.interrupt import EXIT_FAILED, EXIT_REFUSED, EXIT_STOPPED, SessionStopped, cause
@@ -172,7 +173,12 @@ def play_sweep(
 ) -> SweepOutcome:
     """Open every run of a sweep under its lock and play them together in one event loop. `sweep` holds the
     session's options already (harness.session.options.over_sweep): they are what sweep.json records."""
-    runs = sweep.runs()
+    try:
+        runs = sweep.runs()
+    except SeedSpecError as exc:  # a sweep recorded before a rule it breaks, or a seed file no longer there
+        raise SessionRefused(
+            f"{folder}: seeds: {exc} (the sweep's runs can still be resumed one by one: hanabi-eval resume RUN)"
+        ) from None
     try:
         for seat in {s.model: s for run in runs for s in run.seats}.values():
             check_model(seat, bot_names())
