@@ -65,7 +65,7 @@ def test_a_sweep_named_dot_dot_is_refused(tmp_path: Path, capsys: pytest.Capture
         '[[models]]\nmodel = "local/smart"\n'
     )
     assert main(["run", "--config", str(sweep), "--out", str(tmp_path / "out")]) == 2
-    assert 'up.toml: name: ".." is not a plain folder name; use letters, digits and . _ -' in capsys.readouterr().err
+    assert 'up.toml: name: ".." is not a plain folder name; use letters, digits and . _ + -' in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
 

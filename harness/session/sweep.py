@@ -108,7 +108,7 @@ class CrossplayDef(BaseModel):
 class SweepConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # one plain folder name inside --out
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")  # one plain folder name inside --out, as --run-name
     players: list[int] = Field(min_length=1)
     seeds: list[str] = Field(min_length=1)  # seed set names, comma-separated seeds, or seed files
     repeats: int = Field(default=1, ge=1)  # plays of each seed
@@ -287,7 +287,7 @@ def _plain(error: ErrorDetails) -> str:
     if kind == "extra_forbidden":
         return "unknown key"
     if kind == "string_pattern_mismatch":
-        return f"{given} is not a plain folder name; use letters, digits and . _ -"
+        return f"{given} is not a plain folder name; use letters, digits and . _ + -"
     if kind == "too_short":
         return f"needs at least {limits['min_length']} entr{'y' if limits['min_length'] == 1 else 'ies'}"
     if kind in ("greater_than", "greater_than_equal"):
