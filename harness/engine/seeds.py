@@ -121,11 +121,11 @@ def deal(entries: list[SeedEntry]) -> list[SeedDeck]:
         for e in entries
     ]
     first: dict[tuple[str, ...], SeedDeck] = {}
-    for deal in dealt:
-        earlier = first.setdefault(deal.deck, deal)
-        if earlier is not deal:
+    for seed in dealt:
+        earlier = first.setdefault(seed.deck, seed)
+        if earlier is not seed:
             raise SeedSpecError(
-                f"seed {deal.seed} ({deal.seed_set}) deals the same deck as seed {earlier.seed} ({earlier.seed_set}): "
+                f"seed {seed.seed} ({seed.seed_set}) deals the same deck as seed {earlier.seed} ({earlier.seed_set}): "
                 "one deal listed twice; list each deal once and play it again with --repeats N (repeats = N in a sweep)"
             )
     return dealt

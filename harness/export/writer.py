@@ -34,19 +34,27 @@ def _held(out: Path) -> tuple[str, int] | None:
         return None
 
 
-def check_folder(out: Path, sources: Sequence[Path], what: str, is_one: Callable[[Path], bool]) -> bool:
-    """Refuse an --out folder that cannot take an output of kind `what` (an export, a report): a path through a
-    file, one that overlaps a run directory, or a folder holding other files (`is_one` tells an earlier output of
-    this kind). Returns whether `out` holds an earlier output, which only --force may replace."""
+def check_place(out: Path, what: str) -> Path:
+    """Refuse an --out that no output written whole (`write_folder`) can take: a path through a file, or the current
+    folder or one holding it, which cannot be renamed into place. Returns `out` resolved."""
     for parent in [out, *out.parents]:
         if parent.exists() and not parent.is_dir():
-            raise OutPathError(f"--out {out}: {parent} is a file; give a folder path")
+            raise OutPathError(f"--out {out}: {parent} is a file; give a folder for the {what}")
     resolved = out.resolve()
-    if resolved == Path.cwd().resolve() or resolved in Path.cwd().resolve().parents:
+    here = Path.cwd().resolve()
+    if resolved == here or resolved in here.parents:
         raise OutPathError(
             f"--out {out} is the current folder or holds it, and the {what} is written whole and renamed into "
             "place; give a new folder"
         )
+    return resolved
+
+
+def check_folder(out: Path, sources: Sequence[Path], what: str, is_one: Callable[[Path], bool]) -> bool:
+    """Refuse an --out folder that cannot take an output of kind `what` (an export, a report): a path through a
+    file, one that overlaps a run directory, or a folder holding other files (`is_one` tells an earlier output of
+    this kind). Returns whether `out` holds an earlier output, which only --force may replace."""
+    resolved = check_place(out, what)
     for source in sources:
         root = source.resolve()
         if resolved == root or root in resolved.parents or resolved in root.parents:

@@ -131,9 +131,7 @@ def moves_left(config: RunConfig, run: RunDir) -> Iterator[tuple[int, int, int]]
     run without logs is counted per player count without going over its games, so a large grid is cheap to size."""
     logged = run.logged_ids()
     if not logged:
-        games = config.game_count() // len(config.players)
-        for players in config.players:
-            yield players, games, games * TYPICAL_MOVES[players]
+        yield from _moves_of_new_run(config, len(config.seeds))
         return
     for game_id, players in config.game_ids():
         done = 0
@@ -151,29 +149,35 @@ def expected_moves(runs: Iterable[tuple[RunConfig, RunDir]]) -> int:
 
 
 def expected_calls(runs: Iterable[tuple[RunConfig, RunDir]]) -> tuple[int, int]:
-    """(unfinished games, expected model calls) of the runs: typical moves left x the team's calls per move (a
-    team's calls per move are the same in every seating, so they are counted once per player count)."""
-    remaining, calls = 0, 0.0
-    for config, run in runs:
-        per_move: dict[int, float] = {}
-        for players, games, moves in moves_left(config, run):
-            if players not in per_move:
-                per_move[players] = team_calls_per_move(config, players)
-            remaining += games
-            calls += moves * per_move[players]
-    return remaining, round(calls)
+    """(unfinished games, expected model calls) of the runs: typical moves left x the team's calls per move."""
+    return _calls((config, moves_left(config, run)) for config, run in runs)
 
 
 def planned_calls(runs: Iterable[RunConfig], seeds: int) -> tuple[int, int]:
     """(games, expected model calls) of new runs of these configurations over `seeds` seeds: what expected_calls
     says of them once their decks are dealt, said before (the configurations' own seeds are not read)."""
-    games, calls = 0, 0.0
-    for config in runs:
-        per_count = config.games_per_seed() // len(config.players) * seeds
-        for players in config.players:
-            games += per_count
-            calls += per_count * TYPICAL_MOVES[players] * team_calls_per_move(config, players)
-    return games, round(calls)
+    return _calls((config, _moves_of_new_run(config, seeds)) for config in runs)
+
+
+def _moves_of_new_run(config: RunConfig, seeds: int) -> Iterator[tuple[int, int, int]]:
+    """moves_left of a run without logs over `seeds` seeds, per player count, without going over its games."""
+    games = config.games_per_seed() // len(config.players) * seeds
+    for players in config.players:
+        yield players, games, games * TYPICAL_MOVES[players]
+
+
+def _calls(groups: Iterable[tuple[RunConfig, Iterable[tuple[int, int, int]]]]) -> tuple[int, int]:
+    """(games, expected model calls) of (run, its moves_left groups): a team's calls per move are the same in every
+    seating, so they are counted once per run and player count."""
+    remaining, calls = 0, 0.0
+    for config, left in groups:
+        per_move: dict[int, float] = {}
+        for players, games, moves in left:
+            if players not in per_move:
+                per_move[players] = team_calls_per_move(config, players)
+            remaining += games
+            calls += moves * per_move[players]
+    return remaining, round(calls)
 
 
 def team_calls_per_move(config: RunConfig, players: int) -> float:

@@ -143,9 +143,8 @@ class GameLog:
     `append` writes a record once the record before it is on disk, then syncs it in a thread without waiting, so
     the game goes on meanwhile: the fsync overlaps the next model call instead of adding to every move. Under a
     busy event loop the wait for a thread's fsync took about 30 ms per move (bench/throughput.py, 64 games, on the
-    code of 2026-11-21). A killed process
-    loses nothing written (the data is in the OS's cache); a machine crash can cost at most the last record, which
-    resume then plays again. `durable` waits until the last record is on disk.
+    code of 2026-11-21). A killed process loses nothing written (the data is in the OS's cache); a machine crash can
+    cost at most the last record, which resume then plays again. `durable` waits until the last record is on disk.
     """
 
     def __init__(self, path: Path, valid_bytes: int | None = None) -> None:

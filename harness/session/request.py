@@ -21,7 +21,6 @@ from harness.engine.seeds import (
     deal,
     list_seed_lists,
     list_seeds,
-    resolve_seed_lists,
     to_deal,
 )
 from harness.export.contamination import check_seeds, load_exported_seeds
@@ -287,9 +286,10 @@ def plan_sweep(
     except SweepConfigError as exc:
         raise SessionRefused(str(exc)) from None
     sweep, options = sweep_session(sweep, request.given)
-    options = size_first(sweep.runs(seeds=[]), list_seed_lists(sweep.seeds), options, confirm, say)
+    seeds = list_seed_lists(sweep.seeds)
+    options = size_first(sweep.runs(seeds=[]), seeds, options, confirm, say)
     try:
-        resolve_seed_lists(sweep.seeds)  # dealt once here (the engine's decks are kept): every later use agrees
+        deal(seeds)  # dealt once here (the engine's decks are kept): every later use agrees
     except SeedSpecError as exc:
         raise SessionRefused(f"{path}: seeds: {exc}") from None
     return request.out / sweep.name, sweep, options

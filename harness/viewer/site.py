@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from harness import __version__
-from harness.export.writer import OutPathError, check_replaceable, write_export
+from harness.export.writer import OutPathError, check_place, check_replaceable, write_export
 from harness.run.store import find_runs
 from harness.schema.records import now_iso
 from harness.schema.viewer_site import SITE_INDEX, SiteIndex, SiteRun, read_site_index
@@ -41,15 +41,10 @@ class SiteOutError(ValueError):
 
 def check_out(out: Path, force: bool, sources: list[Path]) -> None:
     """Refuse an --out that would overwrite something or cannot be written, before any log is read."""
-    for parent in [out, *out.parents]:
-        if parent.exists() and not parent.is_dir():
-            raise SiteOutError(f"--out {out}: {parent} is a file; give a folder for the site")
-    resolved = out.resolve()
-    if resolved == Path.cwd().resolve() or resolved in Path.cwd().resolve().parents:
-        raise SiteOutError(
-            f"--out {out} is the current folder or holds it, and the site is written whole and renamed into place; "
-            "give a new folder"
-        )
+    try:
+        resolved = check_place(out, "site")
+    except OutPathError as exc:
+        raise SiteOutError(str(exc)) from None
     for source in [*(p.resolve() for p in sources), *find_runs(sources)]:
         if resolved == source or source in resolved.parents or resolved in source.parents:
             raise SiteOutError(f"--out {out} overlaps {source}, which it reads; write the site elsewhere")
