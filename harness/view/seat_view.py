@@ -13,6 +13,7 @@ import weakref
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -21,6 +22,8 @@ from harness.schema.cards import ALL_CARDS, COLORS, COPIES, FULL_DECK, MAX_SCORE
 from harness.schema.moves import Move, MoveKind
 
 _FROZEN = ConfigDict(frozen=True)
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 class OwnCard(BaseModel):
@@ -275,33 +278,61 @@ def _visible_card(
 ) -> VisibleCard:
     _, rank = parse_card(text)
     useless = text in dead
-    return VisibleCard(
-        index=index,
-        slot=size - index,
-        clued=_clued(knowledge),
-        card=text,
-        knowledge=knowledge,
-        playable=is_playable(text, fireworks),
-        useless=useless,
-        critical=not useless and discards[text] == COPIES[rank] - 1,
-    )
+    playable = is_playable(text, fireworks)
+    critical = not useless and discards[text] == COPIES[rank] - 1
+    key = (index, size, text, id(knowledge), playable, useless, critical)
+    visible = _VISIBLE_CARDS.get(key)
+    if visible is None or visible.knowledge is not knowledge:
+        visible = VisibleCard(
+            index=index,
+            slot=size - index,
+            clued=_clued(knowledge),
+            card=text,
+            knowledge=knowledge,
+            playable=playable,
+            useless=useless,
+            critical=critical,
+        )
+        _remember(_VISIBLE_CARDS, key, visible)
+    return visible
 
 
 def _legal_move(
     index: int, move: Move, seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
 ) -> LegalMove:
-    if not move.is_hint:
-        return LegalMove(index=index, move=move, description=move.description)
-    assert move.target_offset is not None
-    target = (seat + move.target_offset) % n
-    touches = tuple(
-        i
-        for i, c in enumerate(hands[target])
-        if c is not None and (c[0] == move.color if move.color else int(c[1]) == move.rank)
-    )
-    return LegalMove(
-        index=index, move=move, description=move.description, target_player=target, touches=touches
-    )
+    target: int | None = None
+    touches: tuple[int, ...] = ()
+    if move.is_hint:
+        assert move.target_offset is not None
+        target = (seat + move.target_offset) % n
+        touches = tuple(
+            i
+            for i, c in enumerate(hands[target])
+            if c is not None and (c[0] == move.color if move.color else int(c[1]) == move.rank)
+        )
+    key = (index, id(move), target, touches)
+    legal = _LEGAL_MOVES.get(key)
+    if legal is None or legal.move is not move:
+        legal = LegalMove(
+            index=index, move=move, description=move.description, target_player=target, touches=touches
+        )
+        _remember(_LEGAL_MOVES, key, legal)
+    return legal
+
+
+# The view's immutable parts that recur from turn to turn, built once: a state's legal moves are the engine's
+# interned Move objects and a card's knowledge is an interned Knowledge, so the same few thousand models came back
+# every turn, each validated again (bench/overhead.py). Keyed by the id of the object the entry itself holds, so an
+# id cannot be reused while its entry lives; the identity check on lookup keeps an equal-id stranger out anyway.
+_LEGAL_MOVES: dict[tuple[int, int, int | None, tuple[int, ...]], LegalMove] = {}
+_VISIBLE_CARDS: dict[tuple[int, int, str, int, bool, bool, bool], VisibleCard] = {}
+_REMEMBERED_MAX = 20_000  # per kind: a bound on memory (a few MB), far above what a run's games produce
+
+
+def _remember(cache: dict[K, V], key: K, value: V) -> None:
+    if len(cache) >= _REMEMBERED_MAX:
+        cache.clear()
+    cache[key] = value
 
 
 def _fireworks_text(fireworks: dict[str, int]) -> str:
