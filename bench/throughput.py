@@ -68,15 +68,20 @@ def start_server(delay_ms: float) -> tuple[subprocess.Popen[bytes], str]:
     raise RuntimeError("the delay server did not start within 30 s")
 
 
-def _cpu_seconds() -> float:
-    """User + system CPU of this process and of its finished worker processes."""
+def _cpu_seconds() -> tuple[float, float]:
+    """User and system CPU of this process and of its finished worker processes."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + children.ru_utime, own.ru_stime + children.ru_stime
 
 
-def _row(via: str, games: int, calls: list[int], delay_ms: float, wall: float, cpu: float, startup: float) -> dict[
-    str, Any
-]:
+def _cpu_since(before: tuple[float, float]) -> tuple[float, float]:
+    now = _cpu_seconds()
+    return now[0] - before[0], now[1] - before[1]
+
+
+def _row(
+    via: str, games: int, calls: list[int], delay_ms: float, wall: float, cpu: tuple[float, float], startup: float
+) -> dict[str, Any]:
     limit = max(calls) * delay_ms / 1000
     return {
         "via": via,
@@ -87,7 +92,8 @@ def _row(via: str, games: int, calls: list[int], delay_ms: float, wall: float, c
         "wall_s": round(wall, 2),
         "ratio": round(wall / limit, 3),
         "startup_s": round(startup, 2),
-        "cpu_ms_per_move": round(1000 * cpu / sum(calls), 2),
+        "cpu_ms_per_move": round(1000 * sum(cpu) / sum(calls), 2),
+        "sys_ms_per_move": round(1000 * cpu[1] / sum(calls), 2),
         "parent_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "worker_rss_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
     }
@@ -117,7 +123,7 @@ def play(games: int, via: str, delay_ms: float, api_base: str | None, workers: i
         t0 = time.perf_counter()
         code = cli(argv)
         wall = time.perf_counter() - t0
-        cpu = _cpu_seconds() - cpu_before
+        cpu = _cpu_since(cpu_before)
         assert code == 0, f"hanabi-eval run exited {code}"
         logs = [read_game_log(p) for p in sorted(Path(tmp).glob("*/games/*.jsonl"))]
     assert len(logs) == games and all(log.result and log.result.status == "complete" for log in logs)
@@ -202,12 +208,13 @@ def floor(games: int, via: str, delay_ms: float, api_base: str, workers: int) ->
     for process in processes:
         process.join()
     wall = time.perf_counter() - t0
-    cpu = _cpu_seconds() - cpu_before
+    cpu = _cpu_since(cpu_before)
     assert all(p.exitcode == 0 for p in processes), "a floor worker failed"
     return _row(via, games, [HTTP_GAME_CALLS] * games, delay_ms, wall, cpu, startup)
 
 
-COLUMNS = ("games", "moves", "limit s", "wall s", "ratio", "CPU ms/move", "start-up s", "parent MB", "worker MB")
+COLUMNS = ("games", "moves", "limit s", "wall s", "ratio", "CPU ms/move", "of it sys", "start-up s", "parent MB",
+           "worker MB")  # fmt: skip
 
 
 def table(rows: list[dict[str, Any]], delay_ms: float) -> str:
@@ -223,6 +230,7 @@ def table(rows: list[dict[str, Any]], delay_ms: float) -> str:
             f"{row['wall_s']:.2f}",
             f"{row['ratio']:.3f}",
             f"{row['cpu_ms_per_move']:.2f}",
+            f"{row['sys_ms_per_move']:.2f}",
             f"{row['startup_s']:.2f}",
             f"{row['parent_rss_mb']:.1f}",
             f"{row['worker_rss_mb']:.1f}",
