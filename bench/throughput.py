@@ -16,13 +16,19 @@ time, as a user waits for it. Each configuration runs in a fresh process.
                 models through LiteLLM can do better on this machine
   openai-floor  the same chains through the `openai` SDK's async client: the floor of the direct client
 
-Run: python bench/throughput.py [--games 1 16 64 256] [--delay-ms 200] [--via ...] [--workers 2] [--quick]
+`--repeats R` runs every configuration R times, round by round (each round all configurations in turn, so a drift of
+the machine hits all alike), and reports each figure's median over the R runs, with the lowest and highest CPU per
+move beside it: one run's CPU per move moves by a few tenths of a millisecond from run to run on a 2-core machine.
+
+Run: python bench/throughput.py [--games 1 16 64 256] [--delay-ms 200] [--via ...] [--workers 2] [--repeats 1]
+                                [--quick]
 """
 
 from __future__ import annotations
 
 import json
 import resource
+import statistics
 import socket
 import subprocess
 import sys
@@ -213,13 +219,25 @@ def floor(games: int, via: str, delay_ms: float, api_base: str, workers: int) ->
     return _row(via, games, [HTTP_GAME_CALLS] * games, delay_ms, wall, cpu, startup)
 
 
-COLUMNS = ("games", "moves", "limit s", "wall s", "ratio", "CPU ms/move", "of it sys", "start-up s", "parent MB",
-           "worker MB")  # fmt: skip
+COLUMNS = ("games", "moves", "limit s", "wall s", "ratio", "CPU ms/move", "CPU range", "of it sys", "start-up s",
+           "parent MB", "worker MB")  # fmt: skip
+
+
+def median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One configuration's runs as one row: each figure's median, and the CPU per move's lowest and highest."""
+    row = dict(runs[0])
+    for key, value in runs[0].items():
+        if isinstance(value, float):
+            row[key] = round(statistics.median(run[key] for run in runs), 3)
+    cpu = [run["cpu_ms_per_move"] for run in runs]
+    row.update(runs=len(runs), cpu_ms_per_move_min=min(cpu), cpu_ms_per_move_max=max(cpu))
+    return row
 
 
 def table(rows: list[dict[str, Any]], delay_ms: float) -> str:
     lines = [
-        f"delay {delay_ms:g} ms per call; limit = longest game's calls x delay; ratio = wall / limit",
+        f"delay {delay_ms:g} ms per call; limit = longest game's calls x delay; ratio = wall / limit; "
+        f"medians of {rows[0]['runs'] if rows else 0} run(s) each",
         f"{'via':13s} " + " ".join(f"{c:>{max(len(c), 6)}s}" for c in COLUMNS),
     ]
     for row in rows:
@@ -230,6 +248,7 @@ def table(rows: list[dict[str, Any]], delay_ms: float) -> str:
             f"{row['wall_s']:.2f}",
             f"{row['ratio']:.3f}",
             f"{row['cpu_ms_per_move']:.2f}",
+            f"{row['cpu_ms_per_move_min']:.2f}-{row['cpu_ms_per_move_max']:.2f}",
             f"{row['sys_ms_per_move']:.2f}",
             f"{row['startup_s']:.2f}",
             f"{row['parent_rss_mb']:.1f}",
@@ -247,6 +266,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--delay-ms", type=positive_float, help="the model's delay per call (default 200)")
     parser.add_argument("--via", nargs="+", choices=VIAS, help=f"what to measure (default: {' '.join(VIAS)})")
     parser.add_argument("--workers", type=int_in(1, 64), default=2, help="harness processes (default 2: both cores)")
+    parser.add_argument("--repeats", type=int_in(1, 20), default=1, help="runs of each configuration (default 1)")
     parser.add_argument("--one", type=positive_int, help="internal: one configuration, in this process")
     parser.add_argument("--api-base", help="internal: the delay server's URL")
     args = parser.parse_args(argv)
@@ -259,25 +279,26 @@ def main(argv: list[str] | None = None) -> None:
         measure = floor if vias[0] in ("floor", "openai-floor") else play
         print(json.dumps(measure(args.one, vias[0], delay_ms, args.api_base, args.workers)))
         return
-    rows = []
+    runs: dict[tuple[int, str], list[dict[str, Any]]] = {(count, via): [] for count in games for via in vias}
     server, api_base = start_server(delay_ms) if OVER_HTTP & set(vias) else (None, None)
     try:
         for count in games:
-            for via in vias:  # each count's rows side by side, so that a drift of the machine hits all alike
-                command = [sys.executable, __file__, "--one", str(count), "--via", via, "--delay-ms", str(delay_ms),
-                           "--workers", str(args.workers)]  # fmt: skip
-                if via in OVER_HTTP:
-                    command += ["--api-base", str(api_base)]
-                done = subprocess.run(command, capture_output=True, text=True)
-                if done.returncode != 0:
-                    sys.exit(f"throughput.py: --via {via} with {count} games failed:\n{done.stderr[-3000:]}")
-                rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
-                print(json.dumps(rows[-1]), file=sys.stderr)
+            for _ in range(args.repeats):
+                for via in vias:  # each count's rows side by side, so that a drift of the machine hits all alike
+                    command = [sys.executable, __file__, "--one", str(count), "--via", via, "--delay-ms",
+                               str(delay_ms), "--workers", str(args.workers)]  # fmt: skip
+                    if via in OVER_HTTP:
+                        command += ["--api-base", str(api_base)]
+                    done = subprocess.run(command, capture_output=True, text=True)
+                    if done.returncode != 0:
+                        sys.exit(f"throughput.py: --via {via} with {count} games failed:\n{done.stderr[-3000:]}")
+                    runs[count, via].append(json.loads(done.stdout.strip().splitlines()[-1]))
+                    print(json.dumps(runs[count, via][-1]), file=sys.stderr)
     finally:
         if server is not None:
             server.kill()
             server.wait()
-    print(table(rows, delay_ms))
+    print(table([median_row(one) for one in runs.values()], delay_ms))
 
 
 if __name__ == "__main__":
