@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import json
 import resource
-import statistics
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile

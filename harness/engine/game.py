@@ -182,7 +182,7 @@ class Game:
         self._dealt = 0
         self._history: list[HistoryEntry] = []
         self._last_player: int | None = None
-        self._legal_cache: list[tuple[Move, ph.HanabiMove]] | None = None
+        self._legal_cache: list[tuple[Move, int]] | None = None  # the legal moves with their HLE move uids
         self._over: bool | None = None
         self._deal_pending()
 
@@ -286,13 +286,12 @@ class Game:
         """Legal moves of the current player, in HLE's order: the index in this list is the move number."""
         return [move for move, _ in self._legal()]
 
-    def _legal(self) -> list[tuple[Move, ph.HanabiMove]]:
-        """The legal moves with their HLE counterparts, read from the engine once per state."""
+    def _legal(self) -> list[tuple[Move, int]]:
+        """The legal moves with their HLE move uids, read from the engine once per state."""
         if self._legal_cache is None:
             by_uid = _moves_by_uid(self.players, self._game)
-            uid = self._game.get_move_uid
             self._legal_cache = (
-                [] if self.is_over else [(by_uid[uid(m)], m) for m in self._state.legal_moves()]
+                [] if self.is_over else [(by_uid[uid], uid) for uid in _legal_uids(self._state, self._game)]
             )
         return self._legal_cache
 
@@ -366,14 +365,14 @@ class Game:
         if self.is_over:
             raise IllegalMoveError(f"the game is over; {move.description} cannot be played")
         legal_moves = self._legal()  # a move taken from legal_moves() is found by identity, without comparing fields
-        chosen = next((hle for legal, hle in legal_moves if legal is move), None)
+        chosen = next((uid for legal, uid in legal_moves if legal is move), None)
         if chosen is None:
-            chosen = next((hle for legal, hle in legal_moves if legal == move), None)
+            chosen = next((uid for legal, uid in legal_moves if legal == move), None)
         if chosen is None:
             raise IllegalMoveError(f"{move.description} is not a legal move for player {self.current_player}")
         player = self.current_player
         history_index = _history_length(self._state)
-        self._state.apply_move(chosen)
+        self._state.apply_move(self._game.get_move(chosen))  # legal: its uid is one of this state's legal moves
         item = _history_item(self._state, history_index)
         card = None
         if move.kind in (MoveKind.PLAY, MoveKind.DISCARD):
@@ -452,6 +451,24 @@ def _knowledge_from_text(text: str) -> Knowledge:
         could_be_colors=tuple(ch for ch in plausible if ch.isalpha()),
         could_be_ranks=tuple(int(ch) for ch in plausible if ch.isdigit()),
     )
+
+
+def _legal_uids(state: ph.HanabiState, game: ph.HanabiGame) -> list[int]:
+    """The uids of a state's legal moves, in HLE's order, read through HLE's C API with one move buffer: pyhanabi's
+    own `legal_moves()` builds (and later frees) a Python move object per legal move, twice the cost of this."""
+    movelist = ph.lib.StateLegalMoves(state._state)
+    move = ph.ffi.new("pyhanabi_move_t*")
+    try:
+        uids = []
+        for index in range(ph.lib.NumMoves(movelist)):
+            ph.lib.GetMove(movelist, index, move)  # allocates the C++ move that DeleteMove frees
+            try:
+                uids.append(ph.lib.GetMoveUid(game._game, move))
+            finally:
+                ph.lib.DeleteMove(move)
+        return uids
+    finally:
+        ph.lib.DeleteMoveList(movelist)
 
 
 def _history_length(state: ph.HanabiState) -> int:

@@ -232,9 +232,9 @@ class RetryingCaller:
         cannot fix.
         """
         attempts: list[Attempt] = []
-        # The first request goes out directly: most calls need no retry, and setting up tenacity's loop cost more
-        # than the rest of this method (bench/overhead.py). A retryable failure hands over to the loop below,
-        # which counts it as its first attempt.
+        # The first request goes out directly: most calls need no retry, and setting up tenacity's loop for every
+        # call cost about 0.05 ms of CPU (py-spy over a 32-game run, BENCHMARKS.md section 2). A retryable failure
+        # hands over to the loop below, which counts it as its first attempt.
         first = await self._once(messages, metadata, first_number, max_tokens)
         if first[0].error_kind is None:
             return [first[0]]

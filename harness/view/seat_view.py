@@ -134,17 +134,19 @@ def is_playable(text: str, fireworks: dict[str, int]) -> bool:
     return fireworks[text[0]] + 1 == int(text[1])
 
 
+_BY_COLOR: tuple[tuple[str, tuple[str, ...]], ...] = tuple((c, tuple(card(c, r) for r in RANKS)) for c in COLORS)
+
+
 def dead_cards(fireworks: dict[str, int], discards: Counter[str]) -> set[str]:
     """Cards that can never score: already played, or a lower rank of their colour is gone for good."""
     dead: set[str] = set()
-    for color in COLORS:
-        blocked = False
-        for rank in RANKS:
-            name = card(color, rank)
-            if rank <= fireworks[color] or blocked:
-                dead.add(name)
-            elif discards[name] >= COPIES[rank]:
-                blocked = True
+    for color, names in _BY_COLOR:
+        height = fireworks[color]
+        dead.update(names[:height])
+        for rank in range(height + 1, len(RANKS) + 1):
+            if discards[names[rank - 1]] >= COPIES[rank]:  # every copy gone: the ranks above it can never score
+                dead.update(names[rank:])
+                break
     return dead
 
 
@@ -157,9 +159,8 @@ def build_view(obs: Observation, events: bool = True) -> SeatView:
     playable = {f"{color}{height + 1}" for color, height in obs.fireworks.items() if height < len(RANKS)}
 
     seen: Counter[str] = Counter(obs.discards)
-    for color in COLORS:
-        for rank in range(1, obs.fireworks[color] + 1):
-            seen[card(color, rank)] += 1
+    for color, names in _BY_COLOR:
+        seen.update(names[: obs.fireworks[color]])
     for player, hand in enumerate(obs.hands):
         if player != seat:
             seen.update(c for c in hand if c is not None)
@@ -246,9 +247,9 @@ def _own_card(
     playable_cards: set[str],
     dead: set[str],
 ) -> OwnCard:
-    candidates = {name: unseen[name] for name in _could_be(knowledge) if unseen[name] > 0}
+    candidates = {name: count for name in _could_be(knowledge) if (count := unseen[name]) > 0}
     total = sum(candidates.values())
-    playable = sum(n for name, n in candidates.items() if name in playable_cards)
+    playable = sum(candidates.get(name, 0) for name in playable_cards)  # at most one per colour
     useless = sum(n for name, n in candidates.items() if name in dead)
     return OwnCard(
         index=index,
