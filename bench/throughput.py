@@ -299,6 +299,30 @@ def main(argv: list[str] | None = None) -> None:
             server.kill()
             server.wait()
     print(table([median_row(one) for one in runs.values()], delay_ms))
+    for line in against_floors(runs):
+        print(line)
+
+
+FLOORS = {"http": "floor", "openai": "openai-floor"}
+
+
+def against_floors(runs: dict[tuple[int, str], list[dict[str, Any]]]) -> list[str]:
+    """Each path above its own floor, run by run (a run and its floor's run of the same round shared the machine's
+    state), as the median over the rounds: what issue 30's targets read (ratio within 0.10, CPU within 1.0 ms)."""
+    lines = []
+    for (count, via), played in runs.items():
+        floor_runs = runs.get((count, FLOORS.get(via, "")))
+        if not floor_runs:
+            continue
+        ratio = statistics.median(p["ratio"] - f["ratio"] for p, f in zip(played, floor_runs, strict=True))
+        cpu = statistics.median(
+            p["cpu_ms_per_move"] - f["cpu_ms_per_move"] for p, f in zip(played, floor_runs, strict=True)
+        )
+        lines.append(
+            f"{via} above {FLOORS[via]} at {count} games, median of {len(played)} paired run(s): "
+            f"ratio {ratio:+.3f}, CPU {cpu:+.2f} ms per move"
+        )
+    return lines
 
 
 if __name__ == "__main__":
