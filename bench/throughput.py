@@ -248,7 +248,7 @@ def table(rows: list[dict[str, Any]], delay_ms: float) -> str:
             f"{row['wall_s']:.2f}",
             f"{row['ratio']:.3f}",
             f"{row['cpu_ms_per_move']:.2f}",
-            f"{row['cpu_ms_per_move_min']:.2f}-{row['cpu_ms_per_move_max']:.2f}",
+            f"{row['cpu_ms_per_move_min']:.2f}-{row['cpu_ms_per_move_max']:.2f}" if row["runs"] > 1 else "-",
             f"{row['sys_ms_per_move']:.2f}",
             f"{row['startup_s']:.2f}",
             f"{row['parent_rss_mb']:.1f}",
