@@ -192,6 +192,46 @@ def test_a_model_that_never_answers_properly_interrupts_the_game_with_its_log_in
 
 
 @pytest.mark.parametrize(
+    ("errors", "retries", "kinds"),
+    [
+        ([Reply(status=500)] * 9, 2, ["server_error"] * 3),  # retries used up: 1 + 2 attempts
+        ([Reply(status=429, headers={"Retry-After": "0"})], 0, ["rate_limited"]),  # no retries at all
+        ([Reply(status=503), Reply(status=401)], 4, ["server_error", "authentication"]),  # fatal after retryable
+    ],
+)
+def test_provider_errors_stop_the_game_after_exactly_the_attempts_allowed(
+    tmp_path: Path, client: list[str], errors: list[Reply], retries: int, kinds: list[str]
+) -> None:
+    """Once a move is under way the provider fails: each attempt is sent, numbered and logged with its error kind,
+    up to 1 + --provider-retries attempts (fewer if an error cannot be fixed by retrying), and then the game stops as
+    interrupted with every earlier move intact."""
+    good_moves = 2
+    fresh: list[str] = []
+    failing: list[Reply] = list(errors)
+
+    def script(request: dict[str, Any]) -> Reply:
+        key = json.dumps(request["messages"][:2])
+        if key not in fresh:
+            fresh.append(key)
+        if fresh.index(key) < good_moves:
+            return careful_player(request)
+        return failing.pop(0) if failing else careful_player(request)
+
+    with FakeModelServer(script) as server:
+        code = run(server, tmp_path, *client, "--seeds", "9", "--provider-retries", str(retries))
+        assert code == 1
+        assert len(server.exchanges) == good_moves + len(kinds)
+    contents = the_log(tmp_path)
+    assert len(contents.moves) == good_moves
+    result = contents.result
+    assert result.status == "interrupted" and result.turns == good_moves
+    (failed,) = result.failed_calls
+    assert [a.error_kind for a in failed.attempts] == kinds
+    assert [a.number for a in failed.attempts] == list(range(1, len(kinds) + 1))
+    assert result.provider_errors == len(kinds)
+
+
+@pytest.mark.parametrize(
     ("reply", "named"),
     [
         (Reply(status=401), "AuthenticationError"),

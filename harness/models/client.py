@@ -40,11 +40,17 @@ ROUTER_ALIAS = "hanabi-seat"  # the Router's name for a seat's model, whatever i
 
 class FatalModelError(RuntimeError):
     """An error that retrying cannot fix (bad key, unknown model, context window exceeded); the attempt carries
-    its error kind."""
+    its error kind, and `earlier` the same call's attempts before it (provider errors that were retried)."""
 
-    def __init__(self, message: str, attempt: Attempt) -> None:
+    def __init__(self, message: str, attempt: Attempt, earlier: list[Attempt] | None = None) -> None:
         super().__init__(message)
         self.attempt = attempt
+        self.earlier = earlier or []
+
+    @property
+    def attempts(self) -> list[Attempt]:
+        """Every attempt of the call, the fatal one last: each goes into the log and the error counts."""
+        return [*self.earlier, self.attempt]
 
 
 class ProviderGaveUp(RuntimeError):
@@ -233,8 +239,8 @@ class RetryingCaller:
         """
         attempts: list[Attempt] = []
         # The first request goes out directly: most calls need no retry, and setting up tenacity's loop for every
-        # call cost about 0.05 ms of CPU (py-spy over a 32-game run, BENCHMARKS.md section 2). A retryable failure
-        # hands over to the loop below, which counts it as its first attempt.
+        # call showed in a py-spy profile of a 32-game run (issue 30). A retryable failure hands over to the loop
+        # below, which counts it as its first attempt.
         first = await self._once(messages, metadata, first_number, max_tokens)
         if first[0].error_kind is None:
             return [first[0]]
@@ -257,6 +263,9 @@ class RetryingCaller:
                     attempts.append(attempt)
                     if attempt.error_kind is not None:
                         raise _Retryable(attempt, retry_after)
+        except FatalModelError as exc:  # after retried errors: those attempts are the call's too
+            exc.earlier = [*attempts, *exc.earlier]
+            raise
         except _Retryable as exc:
             raise ProviderGaveUp(
                 f"{self.seat.model}: provider kept failing after {len(attempts)} attempts ({exc.attempt.error})",

@@ -282,7 +282,7 @@ async def ask_judge(
             attempts.extend(exc.attempts)
             return None, _call(client, attempts), str(exc)
         except FatalModelError as exc:
-            attempts.append(exc.attempt)
+            attempts.extend(exc.attempts)
             raise JudgeUnreachable(str(exc), _call(client, attempts)) from None
         attempts.extend(got)
         final = got[-1]

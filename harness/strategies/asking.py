@@ -137,7 +137,7 @@ class Asker:
                 attempts.extend(exc.attempts)
                 raise MoveInterrupted(str(exc), [*earlier, self._call(spec.role, attempts)]) from None
             except FatalModelError as exc:
-                attempts.append(exc.attempt)
+                attempts.extend(exc.attempts)
                 if exc.attempt.error_kind == "context_overflow" and len(messages) > len(original) + 1:
                     # the quoted failed reply pushed the re-ask past the context window: the feedback alone
                     messages = [*original, messages[-1]]
