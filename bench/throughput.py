@@ -16,9 +16,10 @@ time, as a user waits for it. Each configuration runs in a fresh process.
                 models through LiteLLM can do better on this machine
   openai-floor  the same chains through the `openai` SDK's async client: the floor of the direct client
 
-`--repeats R` runs every configuration R times, round by round (each round all configurations in turn, so a drift of
-the machine hits all alike), and reports each figure's median over the R runs, with the lowest and highest CPU per
-move beside it: one run's CPU per move moves by a few tenths of a millisecond from run to run on a 2-core machine.
+`--repeats R` runs every configuration R times, round by round (for each game count, each round runs its
+configurations in turn, so a drift of the machine hits all alike), and reports each figure's median over the R runs,
+with the lowest and highest CPU per move beside it: one run's CPU per move moves by a few tenths of a millisecond from
+run to run on a 2-core machine.
 
 Run: python bench/throughput.py [--games 1 16 64 256] [--delay-ms 200] [--via ...] [--workers 2] [--repeats 1]
                                 [--quick]
@@ -235,13 +236,9 @@ def median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def table(rows: list[dict[str, Any]], delay_ms: float) -> str:
-    lines = [
-        f"delay {delay_ms:g} ms per call; limit = longest game's calls x delay; ratio = wall / limit; "
-        f"medians of {rows[0]['runs'] if rows else 0} run(s) each",
-        f"{'via':13s} " + " ".join(f"{c:>{max(len(c), 6)}s}" for c in COLUMNS),
-    ]
-    for row in rows:
-        values = (
+    cells = [
+        (
+            row["via"],
             str(row["games"]),
             str(row["moves"]),
             f"{row['limit_s']:.2f}",
@@ -254,9 +251,17 @@ def table(rows: list[dict[str, Any]], delay_ms: float) -> str:
             f"{row['parent_rss_mb']:.1f}",
             f"{row['worker_rss_mb']:.1f}",
         )
-        lines.append(
-            f"{row['via']:13s} " + " ".join(f"{v:>{max(len(c), 6)}s}" for c, v in zip(COLUMNS, values, strict=True))
-        )
+        for row in rows
+    ]
+    header = ("via", *COLUMNS)
+    widths = [max(len(text) for text in column) for column in zip(header, *cells, strict=True)]
+    lines = [
+        f"delay {delay_ms:g} ms per call; limit = longest game's calls x delay; ratio = wall / limit; "
+        f"medians of {rows[0]['runs'] if rows else 0} run(s) each"
+    ]
+    for line in (header, *cells):
+        rest = " ".join(f"{value:>{width}s}" for value, width in zip(line[1:], widths[1:], strict=True))
+        lines.append(f"{line[0]:{widths[0]}s} {rest}")
     return "\n".join(lines)
 
 

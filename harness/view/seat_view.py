@@ -314,9 +314,12 @@ def _legal_move(
     key = (index, id(move), target, touches)
     legal = _LEGAL_MOVES.get(key)
     if legal is None or legal.move is not move:
-        legal = LegalMove(
-            index=index, move=move, description=move.description, target_player=target, touches=touches
-        )
+        if target is None:
+            legal = LegalMove(index=index, move=move, description=move.description)
+        else:
+            legal = LegalMove(
+                index=index, move=move, description=move.description, target_player=target, touches=touches
+            )
         _remember(_LEGAL_MOVES, key, legal)
     return legal
 
@@ -327,7 +330,10 @@ def _legal_move(
 # id cannot be reused while its entry lives; the identity check on lookup keeps an equal-id stranger out anyway.
 _LEGAL_MOVES: dict[tuple[int, int, int | None, tuple[int, ...]], LegalMove] = {}
 _VISIBLE_CARDS: dict[tuple[int, int, str, int, bool, bool, bool], VisibleCard] = {}
-_REMEMBERED_MAX = 20_000  # per kind: a bound on memory (a few MB), far above what a run's games produce
+# Per kind, a bound on memory: an entry takes about 1.3 KB, so at most about 7 MB each. Two-player games stay below it
+# (about 2,000 legal moves after 50 games); games of 4-5 players reach it after some 40 games, and an emptied cache
+# fills again within a few games.
+_REMEMBERED_MAX = 5_000
 
 
 def _remember(cache: dict[K, V], key: K, value: V) -> None:
