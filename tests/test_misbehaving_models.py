@@ -13,6 +13,7 @@ import pytest
 
 from harness.cli.main import main
 from harness.formats import parse_reply
+from harness.models import retry_events
 from harness.schema.log_file import read_game_log
 from harness.schema.records import PROVIDER_ERROR_KINDS
 from tests.fakeserver import FakeModelServer, Reply, careful_player, legal_moves_in
@@ -203,8 +204,8 @@ def test_provider_errors_stop_the_game_after_exactly_the_attempts_allowed(
     tmp_path: Path, client: list[str], errors: list[Reply], retries: int, kinds: list[str]
 ) -> None:
     """Once a move is under way the provider fails: each attempt is sent, numbered and logged with its error kind,
-    up to 1 + --provider-retries attempts (fewer if an error cannot be fixed by retrying), and then the game stops as
-    interrupted with every earlier move intact."""
+    up to 1 + --provider-retries attempts (fewer if an error cannot be fixed by retrying), each retry is announced to
+    the live display, and then the game stops as interrupted with every earlier move intact."""
     good_moves = 2
     fresh: list[str] = []
     failing: list[Reply] = list(errors)
@@ -217,10 +218,12 @@ def test_provider_errors_stop_the_game_after_exactly_the_attempts_allowed(
             return careful_player(request)
         return failing.pop(0) if failing else careful_player(request)
 
-    with FakeModelServer(script) as server:
+    announced: list[str | None] = []  # the back-offs the live display counts down
+    with FakeModelServer(script) as server, retry_events.listening(lambda _m, kind, _w: announced.append(kind)):
         code = run(server, tmp_path, *client, "--seeds", "9", "--provider-retries", str(retries))
         assert code == 1
         assert len(server.exchanges) == good_moves + len(kinds)
+    assert announced == kinds[:-1]  # a wait is announced only when a retry follows it
     contents = the_log(tmp_path)
     assert len(contents.moves) == good_moves
     result = contents.result

@@ -250,6 +250,7 @@ class RetryingCaller:
             wait=self._wait,
             retry=retry_if_exception_type(_Retryable),
             reraise=True,
+            before_sleep=self._announce,
         )
         try:
             async for state in retrying:
@@ -274,12 +275,14 @@ class RetryingCaller:
         return attempts
 
     def _wait(self, state: RetryCallState) -> float:
+        return self._backoff(state, state.outcome.exception() if state.outcome else None)
+
+    def _announce(self, state: RetryCallState) -> None:
+        """Say a back-off as it starts. Tenacity computes a wait before it decides to stop, so the wait itself is no
+        sign that a retry follows; this runs only before a retry's sleep."""
         exc = state.outcome.exception() if state.outcome else None
-        wait = self._backoff(state, exc)
-        retry_events.backoff(
-            self.seat.model, exc.attempt.error_kind if isinstance(exc, _Retryable) else None, wait
-        )
-        return wait
+        kind = exc.attempt.error_kind if isinstance(exc, _Retryable) else None
+        retry_events.backoff(self.seat.model, kind, state.upcoming_sleep)
 
     def _backoff(self, state: RetryCallState, exc: BaseException | None) -> float:
         if isinstance(exc, _Retryable) and exc.retry_after is not None:
