@@ -235,6 +235,40 @@ def test_provider_errors_stop_the_game_after_exactly_the_attempts_allowed(
 
 
 @pytest.mark.parametrize(
+    "deduction",
+    [
+        {"player+\u00b2": "colour could be red"},  # a superscript two: str.isdigit() says yes, int() says no
+        {"you": {"\u00b2": "rank is 2"}},
+        {"you": [{"card": float("inf"), "colors": ["R"], "ranks": [1]}]},
+        {"you": [{"card": 0, "colors": ["R"], "ranks": [float("inf")]}]},
+        {"player+" + "9" * 5000: {"card0": "rank is 1"}},  # more digits than Python reads as a number
+    ],
+)
+def test_a_mycroft_deduction_block_no_reader_can_take_in_scores_as_missing_and_the_game_goes_on(
+    tmp_path: Path, deduction: dict[str, Any]
+) -> None:
+    """The paper Mycroft's deduction block is free-form JSON and only measured, never played: a block with odd keys
+    or numbers is an unreadable deduction (its cards score 0), not an error that stops the session."""
+    asked: list[int] = []
+
+    def script(request: dict[str, Any]) -> Reply:
+        asked.append(1)
+        reply = careful_player(request)
+        if len(asked) == 3:
+            data = json.loads(reply.content or "")
+            data["deduction"] = deduction
+            reply = Reply(content=json.dumps(data))
+        return reply
+
+    with FakeModelServer(script) as server:
+        assert run(server, tmp_path, "--scaffold", "mycroft", "--seeds", "3") == 0
+    contents = the_log(tmp_path)
+    assert contents.complete and contents.result.invalid_replies == 0
+    third = contents.moves[2]
+    assert third.tracking is not None and third.tracking["own"]["missing"] == third.tracking["own"]["cards"]
+
+
+@pytest.mark.parametrize(
     ("reply", "named"),
     [
         (Reply(status=401), "AuthenticationError"),

@@ -48,6 +48,7 @@ class Tracking(BaseModel):
 MAX_CARD_TEXT = 400  # characters of one card's free-text deduction that are read
 _WORD = re.compile(r"[a-z]+|[1-5]")
 _CARD_KEY = re.compile(r"\s*card\s*_?\s*(\d{1,2})\s*", re.IGNORECASE)
+_DIGITS = re.compile(r"[0-9]{1,3}")  # a seat offset or card index as a model writes it: ASCII digits, a few
 _NEGATION = {"not", "cannot", "cant", "isnt", "excluding", "except", "never"}
 _COLOR_WORDS = {**{c.lower(): c for c in COLORS}, **_NAME_TO_LETTER}
 
@@ -80,7 +81,7 @@ def _relative_keys(block: dict[str, Any], seat: int, players: int) -> dict[str, 
         text = str(key).strip().lower().replace(" ", "")
         if text in ("you", "me", "self", "yourself", "player+0"):
             out.setdefault(f"player_{seat}", value)
-        elif text.startswith("player+") and text[7:].isdigit():
+        elif text.startswith("player+") and _DIGITS.fullmatch(text[7:]):
             out.setdefault(f"player_{(seat + int(text[7:])) % players}", value)
         else:
             out.setdefault(str(key), value)
@@ -97,7 +98,7 @@ def _player_entries(block: dict[str, Any], player: int) -> dict[int, Stated]:
     if isinstance(raw, dict) and any(isinstance(v, str) for v in raw.values()):
         for key, value in raw.items():  # the paper's {"card0": "color could be R, Y; rank is 2", ...}
             match = _CARD_KEY.fullmatch(str(key))
-            index = int(match.group(1)) if match else (int(key) if str(key).isdigit() else None)
+            index = int(match.group(1)) if match else (int(key) if _DIGITS.fullmatch(str(key)) else None)
             read = _read_card_text(value) if isinstance(value, str) and index is not None else None
             if index is not None and read is not None:
                 entries.setdefault(index, read)
@@ -109,10 +110,8 @@ def _player_entries(block: dict[str, Any], player: int) -> dict[int, Stated]:
     for position, item in enumerate(raw):
         if not isinstance(item, dict):
             continue
-        index = item.get("card", position)
-        try:
-            index = int(index)
-        except (TypeError, ValueError):
+        index = _whole(item.get("card", position))
+        if index is None:
             continue
         colors = _colors(item.get("colors", item.get("colours")))
         ranks = _ranks(item.get("ranks"))
@@ -174,14 +173,24 @@ def _ranks(raw: Any) -> set[int] | None:
         return None
     found = set()
     for value in raw:
-        try:
-            rank = int(value)
-        except (TypeError, ValueError):
-            return None
+        rank = _whole(value)
         if rank not in RANKS:
             return None
         found.add(rank)
     return found
+
+
+def _whole(value: Any) -> int | None:
+    """A whole number as a model wrote it (2, 2.0, "2"), or None for anything else however odd: a superscript digit,
+    infinity, thousands of digits. A model's text can only be unreadable here, never an error."""
+    if isinstance(value, str):
+        value = value.strip()
+        if not re.fullmatch(r"[+-]?[0-9]{1,6}", value):
+            return None
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def _pair(truth: list[Knowledge], entries: dict[int, Stated]) -> list[tuple[Knowledge, Stated | None]]:
