@@ -14,7 +14,8 @@ import pytest
 from harness.cli.main import main
 from harness.formats import parse_reply
 from harness.models import retry_events
-from harness.schema.log_file import read_game_log
+from harness.run.score_table import summarize
+from harness.schema.log_file import count_moves, read_game_log
 from harness.schema.records import PROVIDER_ERROR_KINDS
 from tests.fakeserver import FakeModelServer, Reply, careful_player, legal_moves_in
 
@@ -266,6 +267,32 @@ def test_a_mycroft_deduction_block_no_reader_can_take_in_scores_as_missing_and_t
     assert contents.complete and contents.result.invalid_replies == 0
     third = contents.moves[2]
     assert third.tracking is not None and third.tracking["own"]["missing"] == third.tracking["own"]["cards"]
+
+
+def test_a_models_own_json_kept_in_the_log_is_never_counted_as_an_error_or_a_move(tmp_path: Path) -> None:
+    """The paper Mycroft's deduction block is kept in the log as the model wrote it: keys there that look like the
+    log's own ("error_kind", "type") must not show as provider errors, invalid replies or moves in the summary."""
+    asked: list[int] = []
+    mimic = {"player_0": {"error_kind": "server_error", "note": {"error_kind": "illegal_move"}, "x": {"type": "move"}}}
+
+    def script(request: dict[str, Any]) -> Reply:
+        asked.append(1)
+        reply = careful_player(request)
+        if len(asked) == 3:
+            data = json.loads(reply.content or "")
+            data["deduction"] = mimic
+            reply = Reply(content=json.dumps(data))
+        return reply
+
+    with FakeModelServer(script) as server:
+        assert run(server, tmp_path, "--scaffold", "mycroft", "--seeds", "3") == 0
+    (run_dir,) = list(tmp_path.iterdir())
+    (path,) = list((run_dir / "games").glob("*.jsonl"))
+    assert b'"error_kind":"server_error"' in path.read_bytes()  # the model's block is in the log as it came
+    contents = read_game_log(path)
+    summary = summarize([(contents.result, path)], 0.0)
+    assert summary.provider_errors == {} and summary.invalid_replies == {}
+    assert count_moves(path) == len(contents.moves)
 
 
 @pytest.mark.parametrize(

@@ -2,14 +2,15 @@
 games complete and interrupted, mean score, tokens, cost, wall time, and every rejected attempt by error kind.
 
 Counts cover every game of the run, whichever session played it, and every attempt ever made: the moves' calls and
-the failed calls of interrupted games. Error kinds are an open set: whatever the logs hold is counted by name. They
-are counted from the logs' bytes (each attempt's `"error_kind":"..."`), not by parsing every record, so that the
-summary of a large run is quick; a string inside a record's text cannot match, since JSON escapes its quotes.
-A missing figure is "-", never nan.
+the failed calls of interrupted games. Error kinds are an open set: whatever the logs hold is counted by name. Only
+the lines whose bytes hold an `"error_kind":"..."` are parsed, so that the summary of a large run is quick, and in
+those only the attempts' own field counts: a move's memory keeps a model's free-form JSON as it came (the paper
+Mycroft's deduction block), which may hold such a key too. A missing figure is "-", never nan.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter, defaultdict
@@ -128,7 +129,7 @@ def summarize(games: list[tuple[GameResult | None, Path]], wall_s: float) -> Run
             data = path.read_bytes() if path.exists() else b""
         except OSError:
             continue
-        kinds.update(kind.decode() for kind in ERROR_KIND.findall(data))
+        kinds.update(_error_kinds(data))
     spread = _standard_error(scores)
     costs = [r.cost_usd for r in results if r.cost_usd is not None]
     return RunSummary(
@@ -146,6 +147,27 @@ def summarize(games: list[tuple[GameResult | None, Path]], wall_s: float) -> Run
         invalid_replies={k: n for k, n in sorted(kinds.items()) if k not in PROVIDER_ERROR_KINDS},
         provider_errors={k: n for k, n in sorted(kinds.items()) if k in PROVIDER_ERROR_KINDS},
     )
+
+
+def _error_kinds(log: bytes) -> Counter[str]:
+    """The error kinds of a log's attempts: its moves' calls and its results' failed calls (a torn last line is no
+    record, and counts nothing)."""
+    kinds: Counter[str] = Counter()
+    for line in log.splitlines():
+        if ERROR_KIND.search(line) is None:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        calls = record.get("calls") or record.get("failed_calls") if isinstance(record, dict) else None
+        for call in calls if isinstance(calls, list) else []:
+            attempts = call.get("attempts") if isinstance(call, dict) else None
+            for attempt in attempts if isinstance(attempts, list) else []:
+                kind = attempt.get("error_kind") if isinstance(attempt, dict) else None
+                if isinstance(kind, str):
+                    kinds[kind] += 1
+    return kinds
 
 
 def summary_table(summary: RunSummary) -> Table:

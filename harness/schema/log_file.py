@@ -122,7 +122,10 @@ def finished_result(path: Path) -> GameResult | None:
 
 def count_moves(path: Path) -> int:
     """Moves logged so far, counted from the bytes without parsing (for estimates; resume checks every line)."""
-    return path.read_bytes().count(b'{"type":"move"') if path.exists() else 0
+    if not path.exists():
+        return 0
+    data = b"\n" + path.read_bytes()  # a record starts a line; a model's JSON kept inside one (memory) never does
+    return data.count(b'\n{"type":"move"')
 
 
 def _sync_pool() -> ThreadPoolExecutor:
