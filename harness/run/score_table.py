@@ -160,7 +160,9 @@ def _error_kinds(log: bytes) -> Counter[str]:
             record = json.loads(line)
         except ValueError:
             continue
-        calls = record.get("calls") or record.get("failed_calls") if isinstance(record, dict) else None
+        if not isinstance(record, dict):
+            continue
+        calls = record.get("failed_calls") if record.get("type") == "result" else record.get("calls")
         for call in calls if isinstance(calls, list) else []:
             attempts = call.get("attempts") if isinstance(call, dict) else None
             for attempt in attempts if isinstance(attempts, list) else []:
