@@ -3,6 +3,7 @@ judge's line, even when a free built-in player sat beside a model LiteLLM has no
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from harness.run.live_progress import RunProgress
 from harness.run.score_table import cost_line
 from harness.schema.log_file import read_game_log
 from harness.schema.records import Attempt, total_cost
-from tests.fakeserver import FakeModelServer, careful_player
+from tests.fakeserver import FakeModelServer, Reply, careful_player
 
 
 def answered(cost: float | None) -> Attempt:
@@ -25,7 +26,7 @@ def test_a_cost_is_known_only_when_every_answered_attempt_has_one() -> None:
     failed = Attempt(number=1, messages=[], error_kind="rate_limited")  # no answer: adds nothing
     assert total_cost([answered(0.0), answered(0.25), failed]) == 0.25
     assert total_cost([answered(0.0), answered(None)]) is None  # a free bot beside an unpriced model
-    assert total_cost([failed]) is None
+    assert total_cost([failed]) == 0.0  # nothing was answered: nothing to pay, and no price missing
 
 
 def test_a_mixed_team_of_an_unpriced_model_and_a_bot_is_unpriced_everywhere(
@@ -53,6 +54,24 @@ def test_an_all_unpriced_run_ends_with_unpriced_not_zero(tmp_path: Path, capsys:
         assert main([*argv, "--out", str(tmp_path), "--no-progress"]) == 0
     printed = capsys.readouterr().out
     assert "unpriced (2 games of models LiteLLM has no price for)" in printed and "$0.0000" not in printed
+
+
+def test_a_priced_models_game_that_failed_at_its_first_call_cost_nothing_and_is_not_unpriced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """gpt-4o-mini is in LiteLLM's price list; a key the server refuses stops its game before any answer, so the game
+    cost a known $0: neither the summary nor the report may call it a game of a model with no price."""
+    with FakeModelServer(lambda request: Reply(status=401)) as server:
+        argv = ["run", "--model", "openai/gpt-4o-mini", "--api-base", server.base_url, "--seeds", "2"]
+        assert main([*argv, "--out", str(tmp_path / "runs"), "--no-progress"]) == 1
+    printed = capsys.readouterr().out
+    assert "unpriced" not in printed and "$0.0000" in printed
+    (path,) = list((tmp_path / "runs").glob("*/games/*.jsonl"))
+    result = read_game_log(path).result
+    assert result is not None and result.status == "interrupted" and result.cost_usd == 0.0
+    assert main(["report", str(tmp_path / "runs"), "--out", str(tmp_path / "report")]) == 0
+    rows = list(csv.DictReader((tmp_path / "report" / "spending.csv").open()))
+    assert rows and all(row["pricing"] == "priced" and row["unpriced_games"] == "0" for row in rows)
 
 
 def test_the_live_display_and_the_judge_line_say_unpriced() -> None:

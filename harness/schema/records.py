@@ -291,8 +291,8 @@ def total_cost(attempts: Iterable[Attempt]) -> float | None:
 
     An attempt answered without a cost (`cost_unknown`: a model LiteLLM has no price for) makes the total unknown,
     however much the other attempts cost: a free built-in player beside an unpriced model does not make the team's
-    games $0. An attempt without an answer (a provider error, a timeout) adds nothing; with no reported cost at all
-    the total is None too.
+    games $0. An attempt without an answer (a provider error, a timeout) adds nothing, so attempts of which none was
+    answered cost $0: a priced model's game that failed at its first call is not "unpriced".
     """
     costs: list[float] = []
     for attempt in attempts:
@@ -300,7 +300,7 @@ def total_cost(attempts: Iterable[Attempt]) -> float | None:
             return None
         if attempt.cost_usd is not None:
             costs.append(attempt.cost_usd)
-    return sum(costs) if costs else None
+    return sum(costs, 0.0)
 
 
 class Call(BaseModel):
