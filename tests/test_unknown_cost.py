@@ -46,6 +46,10 @@ def test_a_mixed_team_of_an_unpriced_model_and_a_bot_is_unpriced_everywhere(
     total = json.loads((tmp_path / "report" / "spending.json").read_text())[-1]
     assert (total["priced_games"], total["unpriced_games"], total["cost_usd"]) == (0, 2, None)
     assert "**Total cost: unpriced**" in (tmp_path / "report" / "report.md").read_text()
+    assert main(["view", str(tmp_path / "runs"), "--out", str(tmp_path / "site")]) == 0
+    pages = [p.read_text() for p in (tmp_path / "site").rglob("*.html")]
+    run_pages = [page for page in pages if '<th data-sort="number">cost</th>' in page]
+    assert run_pages and all("unpriced" in page and "$0.0000" not in page for page in run_pages)
 
 
 def test_an_all_unpriced_run_ends_with_unpriced_not_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

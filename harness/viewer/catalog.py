@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from harness.report.load import SkippedLog
 from harness.run.store import RunDir, find_runs
 from harness.schema.log_file import GameLogContents, LogCorrupt
-from harness.schema.records import Call
+from harness.schema.records import Call, total_cost
 from harness.schema.value_records import ValuesUnreadable, check_game, read_values, values_path
 from harness.viewer.marks import reasked_turns, regrets, strike_turns
 
@@ -259,7 +259,6 @@ def summarize(run: Path, path: Path, page: str) -> GameSummary | SkippedLog | No
             values_problem = str(exc)
     worst = max(game_regrets.items(), key=lambda item: (item[1], -item[0]), default=None)
     calls: list[Call] = [c for m in contents.moves for c in m.calls] + contents.failed_calls
-    costs = [a.cost_usd for c in calls for a in c.attempts if a.cost_usd is not None]
     return GameSummary(
         game_id=header.game_id,
         page=f"{page}.html",
@@ -283,5 +282,5 @@ def summarize(run: Path, path: Path, page: str) -> GameSummary | SkippedLog | No
         worst_regret=worst[1] if worst else None,
         worst_regret_turn=worst[0] if worst and worst[1] > 0 else None,
         values_problem=values_problem,
-        cost_usd=sum(costs) if costs else None,
+        cost_usd=total_cost(a for c in calls for a in c.attempts),  # unknown beside an unpriced model, never $0
     )
