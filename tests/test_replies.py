@@ -249,6 +249,8 @@ def test_every_format_has_instructions_a_schema_and_writes_what_it_reads() -> No
         '{"action": "2.5"}',
         '{"move": 3, "reason": "no action field"}',  # a move only in another field
         '{"action": 1, "chosen_move": 2}',
+        '{"action": 1, "move": 2}',  # a second move in a move-like field beside the action
+        '{"action": 1, "index": "2"}',
     ],
 )
 def test_more_ways_of_being_ambiguous(text: str) -> None:
@@ -256,3 +258,15 @@ def test_more_ways_of_being_ambiguous(text: str) -> None:
         with pytest.raises(ReplyProblem) as caught:
             fmt.read(text, N)
         assert caught.value.kind == "ambiguous"
+
+
+def test_a_move_number_longer_than_any_is_rejected_never_read_as_its_first_digits() -> None:
+    """Nine digits of "00000000011" are 0: the reply is re-asked, never played as move 0 (nor as 11)."""
+    with pytest.raises(ReplyProblem):
+        TEXT.read("Chosen Move Number: 00000000011", N)
+    assert TEXT.read("Chosen Move Number: 1", N).action == 1
+
+
+def test_a_move_field_that_repeats_the_action_or_describes_it_is_no_second_move() -> None:
+    assert JSON.read('{"action": 1, "move": 1}', N).action == 1
+    assert JSON.read('{"action": 1, "move": "(Play 1)"}', N).action == 1

@@ -153,6 +153,9 @@ class ReplyFormat:
                 except Unreadable:
                     if k == keys[0]:  # the main action field must hold a move number; another may describe it
                         raise
+            for k, value in obj.items():  # "move": 11 beside "action": 10 names a second move, not a description
+                if k in reading.NESTED_MOVE_KEYS and k not in reading.ACTION_KEYS and reading.looks_like_number(value):
+                    found.append((reading.move_value(value, f'"{k}"'), f'the "{k}" field'))
             if len({n for n, _ in found}) > 1:
                 raise Unreadable("ambiguous", "several", claims=_first_claims(found))
             claims.append((found[0][0], "a JSON object"))

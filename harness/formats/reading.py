@@ -182,7 +182,7 @@ def nested_move_field(obj: dict[str, Any]) -> str | None:
     ("move": 3) or below it ("reason": {"id": 1}), if there is one: a move written there is reported as ambiguous,
     never used. Iterative; the depth is already bounded by the scan."""
     for k, v in obj.items():
-        if key_of(k) in NESTED_MOVE_KEYS and _looks_like_number(v):
+        if key_of(k) in NESTED_MOVE_KEYS and looks_like_number(v):
             return f'"{k}"'
     stack: list[tuple[str, Any]] = [
         (str(k), v) for k, v in obj.items() if key_of(k) not in NOT_SEARCHED_FOR_MOVES
@@ -192,7 +192,7 @@ def nested_move_field(obj: dict[str, Any]) -> str | None:
         items: list[tuple[str, Any]] = []
         if isinstance(value, dict):
             for k, v in value.items():
-                if key_of(k) in NESTED_MOVE_KEYS and _looks_like_number(v):
+                if key_of(k) in NESTED_MOVE_KEYS and looks_like_number(v):
                     return f'"{path}.{k}"'
                 items.append((f"{path}.{k}", v))
         elif isinstance(value, list):
@@ -201,7 +201,7 @@ def nested_move_field(obj: dict[str, Any]) -> str | None:
     return None
 
 
-def _looks_like_number(value: Any) -> bool:
+def looks_like_number(value: Any) -> bool:
     if isinstance(value, bool):
         return False
     return isinstance(value, int | float) or (
@@ -244,7 +244,7 @@ _LABEL = re.compile(
     r"chosen[ \t_-]{0,3}(?:move|action)(?:[ \t_-]{0,3}(?:number|index|no\.?|id))?"
     r"[ \t]{0,5}(?:is|was|will[ \t]be|=|:|-)?[ \t]{0,3}[:=\-]?\s{0,6}"
     r"(?:[\[(#]|move[ \t]{0,3}#?|number[ \t]{0,3})?[ \t]{0,3}"
-    r"(?P<num>[+-]?\d{1,9})?",
+    r"(?P<num>[+-]?\d{1,9}(?!\d))?",  # a longer number is no move number, never its first nine digits
     re.IGNORECASE,
 )
 _AFTER_DECIMAL = re.compile(r"[.,]\d")
