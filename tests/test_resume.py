@@ -245,3 +245,21 @@ def test_a_dead_runs_lock_held_on_by_a_stuck_worker_is_refused_naming_the_worker
         assert stuck.stdin is not None
         stuck.stdin.close()
         stuck.wait(timeout=10)
+
+
+def test_a_finished_games_result_line_cut_by_its_line_break_is_written_again_by_resume(tmp_path: Path) -> None:
+    """A write cut one byte short leaves the result line without its line break: a torn line, which every reader
+    ignores. Resume must see the game as unfinished and write its result again, so that it counts and exports."""
+    assert main(["run", "--model", "local/smart", "--seeds", "1", "--out", str(tmp_path), "--no-progress"]) == 0
+    (run_dir,) = list(tmp_path.iterdir())
+    (log,) = list((run_dir / "games").glob("*.jsonl"))
+    whole = log.read_bytes()
+    log.write_bytes(whole[:-1])
+    assert read_game_log(log).result is None  # torn: not a result
+    assert main(["resume", str(run_dir), "--no-progress"]) == 0
+    repaired = log.read_bytes()
+    assert repaired.endswith(b"\n") and repaired.count(b'\n{"type":"result"') == 1  # the torn line cut off
+    contents = read_game_log(log)
+    assert contents.complete and contents.result is not None and contents.result.status == "complete"
+    out = tmp_path.parent / f"{tmp_path.name}-export"
+    assert main(["export", str(run_dir), "--format", "hanabilogs", "--out", str(out)]) == 0

@@ -95,9 +95,15 @@ def read_game_log(path: Path) -> GameLogContents:
 
 
 def last_result(path: Path) -> GameResult | None:
-    """The result line at the end of a game log, if the log ends with one, read from the end of the file only."""
+    """The result line at the end of a game log, if the log ends with one, read from the end of the file only. A last
+    line without its line break is torn, as every reader takes it (read_game_log): not a result, whatever it holds."""
     with path.open("rb") as handle:
         size = handle.seek(0, 2)
+        if size == 0:
+            return None
+        handle.seek(size - 1)
+        if handle.read(1) != b"\n":
+            return None
         window = 65536
         while True:
             handle.seek(max(0, size - window))
