@@ -28,6 +28,9 @@ THOUSAND_AND_ONE = ",".join(str(seed) for seed in range(1001))
         (["--run-name", ""], "--run-name '' is not a plain folder name"),
         (["--run-name", "a/b"], "--run-name 'a/b' is not a plain folder name"),
         (["--run-name", ".."], "--run-name '..' is not a plain folder name"),
+        (["--scaffold", "../scaffolds/watson"], "unknown scaffold '../scaffolds/watson'"),  # a run named by a path
+        (["--scaffold", str(ROOT / "scaffolds" / "watson")], "unknown scaffold"),  # would be written elsewhere
+        (["--model", ""], "--model '' names no model"),  # an unset $MODEL: not the offline player in its place
         (["--timeout", "nan"], "--timeout nan must be a finite number of seconds above 0"),
         (["--timeout", "inf"], "--timeout inf must be a finite number of seconds above 0"),
         (["--timeout", "-1"], "--timeout -1.0 must be a finite number of seconds above 0"),

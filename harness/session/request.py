@@ -168,6 +168,8 @@ def plan_run(
         raise SessionRefused(
             f"--players {request.players} does not match the {len(request.seat)} --seat options; drop --players"
         )
+    if request.model is not None and not request.model.strip():  # an unset shell variable: not the offline player
+        raise SessionRefused(f"--model {request.model!r} names no model; give a LiteLLM model string or drop --model")
     model = request.model or DEFAULT_MODEL
     scaffold = request.scaffold or DEFAULT_SCAFFOLD
     players = [len(request.seat)] if request.seat else (request.players or [2])

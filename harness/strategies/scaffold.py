@@ -77,7 +77,7 @@ def figure2_ladder() -> list[ScaffoldDef]:
 def load_scaffold(name: str, k: int | None = None) -> ScaffoldDef:
     """A scaffold by name; `k` (a seat's best-of-k sample count, 1-7) replaces the scaffold's default k."""
     path = scaffolds_dir() / f"{name}.toml"
-    if not path.is_file():
+    if Path(name).name != name or name.startswith(".") or not path.is_file():  # a name, never a path elsewhere
         raise ScaffoldError(f"unknown scaffold {name!r}; choose one of: {', '.join(scaffold_names())}")
     scaffold = read_scaffold(path)
     if k is None:
