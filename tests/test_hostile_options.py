@@ -31,6 +31,8 @@ THOUSAND_AND_ONE = ",".join(str(seed) for seed in range(1001))
         (["--scaffold", "../scaffolds/watson"], "unknown scaffold '../scaffolds/watson'"),  # a run named by a path
         (["--scaffold", str(ROOT / "scaffolds" / "watson")], "unknown scaffold"),  # would be written elsewhere
         (["--model", ""], "--model '' names no model"),  # an unset $MODEL: not the offline player in its place
+        (["--model", "local/smart@99999999999999999999ms"], "must be whole milliseconds up to 600,000"),  # a hang
+        (["--model", "local/smart@\u00b2ms"], "must be whole milliseconds up to 600,000"),  # isdigit() but no int
         (["--timeout", "nan"], "--timeout nan must be a finite number of seconds above 0"),
         (["--timeout", "inf"], "--timeout inf must be a finite number of seconds above 0"),
         (["--timeout", "-1"], "--timeout -1.0 must be a finite number of seconds above 0"),

@@ -6,6 +6,7 @@ LOCAL_PROVIDER = "local"
 # The request metadata key that carries a built-in player's reply, written by the harness from the seat's view
 # (harness.strategies.offline_reply) and returned by the offline providers (harness.models.local, Inspect's hanabi/).
 OFFLINE_REPLY_KEY = "offline_reply"
+MAX_LOCAL_DELAY_MS = 600_000  # ten minutes, the default overall deadline of a request: a longer wait only times out
 
 
 class ModelSpecError(ValueError):
@@ -21,8 +22,11 @@ def parse_local_model(name: str) -> tuple[str, float]:
     bot, _, delay = name.partition("@")
     if not delay:
         return bot, 0.0
-    if not delay.endswith("ms") or not delay[:-2].isdigit():
+    digits = delay[:-2] if delay.endswith("ms") else ""
+    if not (digits.isascii() and digits.isdigit()) or int(digits) > MAX_LOCAL_DELAY_MS:
         raise ModelSpecError(
-            f"local model delay {delay!r} must be whole milliseconds, e.g. local/{bot}@200ms"
+            f"local model delay {delay!r} must be whole milliseconds up to {MAX_LOCAL_DELAY_MS:,}, "
+            f"e.g. local/{bot}@200ms"
         )
-    return bot, int(delay[:-2]) / 1000
+    return bot, int(digits) / 1000
+
