@@ -270,3 +270,10 @@ def test_a_move_number_longer_than_any_is_rejected_never_read_as_its_first_digit
 def test_a_move_field_that_repeats_the_action_or_describes_it_is_no_second_move() -> None:
     assert JSON.read('{"action": 1, "move": 1}', N).action == 1
     assert JSON.read('{"action": 1, "move": "(Play 1)"}', N).action == 1
+
+
+def test_a_second_different_rating_of_one_move_is_recorded_not_dropped() -> None:
+    reply = JSON.read('{"action": 3, "move_ratings": [{"action": 3, "rating": 0.9}, {"action": 3, "rating": -0.9}]}', N)
+    assert reply.ratings[3] == 0.9 and reply.invalid_ratings == {"3 (again)": "-0.9"}
+    same = JSON.read('{"action": 3, "move_ratings": [{"action": 3, "rating": 0.9}, {"action": 3, "rating": 0.9}]}', N)
+    assert same.ratings[3] == 0.9 and same.invalid_ratings == {}

@@ -318,6 +318,8 @@ def _align_ratings(pairs: list[tuple[str, Any]], n_legal: int) -> tuple[list[flo
             continue
         if ratings[index] is None:
             ratings[index] = number
+        elif ratings[index] != number:  # a second, different rating of one move: the first stands, the other is kept
+            invalid.setdefault(f"{index} (again)", str(value)[:40])
     return ratings, invalid
 
 
