@@ -235,6 +235,23 @@ def test_provider_errors_stop_the_game_after_exactly_the_attempts_allowed(
     assert result.provider_errors == len(kinds)
 
 
+def play_mycroft_with_a_third_deduction(out: Path, deduction: dict[str, Any]) -> None:
+    """A paper Mycroft game (seed 3) whose third reply is well formed but carries this deduction block."""
+    asked: list[int] = []
+
+    def script(request: dict[str, Any]) -> Reply:
+        asked.append(1)
+        reply = careful_player(request)
+        if len(asked) == 3:
+            data = json.loads(reply.content or "")
+            data["deduction"] = deduction
+            reply = Reply(content=json.dumps(data))
+        return reply
+
+    with FakeModelServer(script) as server:
+        assert run(server, out, "--scaffold", "mycroft", "--seeds", "3") == 0
+
+
 @pytest.mark.parametrize(
     "deduction",
     [
@@ -250,19 +267,7 @@ def test_a_mycroft_deduction_block_no_reader_can_take_in_scores_as_missing_and_t
 ) -> None:
     """The paper Mycroft's deduction block is free-form JSON and only measured, never played: a block with odd keys
     or numbers is an unreadable deduction (its cards score 0), not an error that stops the session."""
-    asked: list[int] = []
-
-    def script(request: dict[str, Any]) -> Reply:
-        asked.append(1)
-        reply = careful_player(request)
-        if len(asked) == 3:
-            data = json.loads(reply.content or "")
-            data["deduction"] = deduction
-            reply = Reply(content=json.dumps(data))
-        return reply
-
-    with FakeModelServer(script) as server:
-        assert run(server, tmp_path, "--scaffold", "mycroft", "--seeds", "3") == 0
+    play_mycroft_with_a_third_deduction(tmp_path, deduction)
     contents = the_log(tmp_path)
     assert contents.complete and contents.result.invalid_replies == 0
     third = contents.moves[2]
@@ -272,20 +277,8 @@ def test_a_mycroft_deduction_block_no_reader_can_take_in_scores_as_missing_and_t
 def test_a_models_own_json_kept_in_the_log_is_never_counted_as_an_error_or_a_move(tmp_path: Path) -> None:
     """The paper Mycroft's deduction block is kept in the log as the model wrote it: keys there that look like the
     log's own ("error_kind", "type") must not show as provider errors, invalid replies or moves in the summary."""
-    asked: list[int] = []
     mimic = {"player_0": {"error_kind": "server_error", "note": {"error_kind": "illegal_move"}, "x": {"type": "move"}}}
-
-    def script(request: dict[str, Any]) -> Reply:
-        asked.append(1)
-        reply = careful_player(request)
-        if len(asked) == 3:
-            data = json.loads(reply.content or "")
-            data["deduction"] = mimic
-            reply = Reply(content=json.dumps(data))
-        return reply
-
-    with FakeModelServer(script) as server:
-        assert run(server, tmp_path, "--scaffold", "mycroft", "--seeds", "3") == 0
+    play_mycroft_with_a_third_deduction(tmp_path, mimic)
     (run_dir,) = list(tmp_path.iterdir())
     (path,) = list((run_dir / "games").glob("*.jsonl"))
     assert b'"error_kind":"server_error"' in path.read_bytes()  # the model's block is in the log as it came
