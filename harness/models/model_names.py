@@ -29,4 +29,3 @@ def parse_local_model(name: str) -> tuple[str, float]:
             f"e.g. local/{bot}@200ms"
         )
     return bot, int(digits) / 1000
-
