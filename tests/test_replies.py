@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from harness.formats import ReplyProblem, get_format, parse_reply
+from harness.schema.moves import MoveKind
 
 N = 6  # legal moves 0..5
 TEXT = get_format("text-move")
@@ -277,3 +278,74 @@ def test_a_second_different_rating_of_one_move_is_recorded_not_dropped() -> None
     assert reply.ratings[3] == 0.9 and reply.invalid_ratings == {"3 (again)": "-0.9"}
     same = JSON.read('{"action": 3, "move_ratings": [{"action": 3, "rating": 0.9}, {"action": 3, "rating": 0.9}]}', N)
     assert same.ratings[3] == 0.9 and same.invalid_ratings == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Chosen Move Number: 2, no wait, 3",  # a correction on the label's line
+        "Chosen Move Number: 2 (or 3)",
+        "Chosen Move Number: 2 vs 3",
+        "Chosen Move Number: 2 & 3",
+        "Chosen Move Number: 1\u00b9",  # a footnote mark, not "11"
+        "Chosen Move Number: 1\u00bd",  # one and a half
+        '{"action": 2, "action": 3}',  # plain JSON reading keeps only the last
+        '{"Action": 2, "action": 3}',  # two spellings of one key
+        '{"action": 2, "reason": {"choice": 3}}',  # a second move inside another field
+        '{"action": 2, "move": "3 (Play 3)"}',
+    ],
+)
+def test_second_thoughts_repeated_keys_and_hidden_second_moves_are_ambiguous(text: str) -> None:
+    for fmt in (TEXT, JSON):
+        with pytest.raises(ReplyProblem) as caught:
+            fmt.read(text, N)
+        assert caught.value.kind == "ambiguous", text
+
+
+KINDS = (MoveKind.PLAY, MoveKind.PLAY, MoveKind.DISCARD, MoveKind.DISCARD, MoveKind.REVEAL_COLOR, MoveKind.REVEAL_RANK)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Chosen Move Number: 4 (Discard 0)",
+        '{"action": "4 (Discard 0)"}',
+        '{"action": 4, "move": "(Discard 0)"}',
+        "Chosen Move Number: 0 - Reveal player +1 rank 1",
+    ],
+)
+def test_a_move_described_as_another_kind_of_move_is_ambiguous(text: str) -> None:
+    """Move 4 is a clue (and move 0 a play): a reply calling it a discard does not say which it meant."""
+    for fmt in (TEXT, JSON):
+        with pytest.raises(ReplyProblem) as caught:
+            fmt.read(text, N, kinds=KINDS)
+        assert caught.value.kind == "ambiguous"
+        assert "but describes it as" in str(caught.value)
+        reply = fmt.read(text.replace("Discard 0", "Hint").replace("Reveal player +1 rank 1", "Play 0"), N, kinds=KINDS)
+        assert not isinstance(reply, str)
+
+
+@pytest.mark.parametrize(
+    ("text", "action"),
+    [
+        ("<THINK>hm</THINK>\nChosen Move Number: 3", 3),  # tags in capitals
+        ("Chosen Move Number: 4 (Hint Bob red so that he can play it)", 4),  # two kinds named: no contradiction
+        ("Chosen Move Number: 2 (Discard card 0, rather than play card 1)", 2),
+        ("Chosen Move Number: 5 instead of the riskier move 1", 5),
+        ('{"action": 3, "analysis": [{"move": 0, "note": "bad"}, {"move": 3}]}', 3),  # moves weighed in a list
+        ('{"action": 3, "move": {"type": "hint", "to": 1}}', 3),  # a structured description
+        ('{"action": 3, "plan": {"move": 3}}', 3),  # the same move again
+        ('{"action": 3, "action": 3}', 3),
+    ],
+)
+def test_clear_replies_stay_readable(text: str, action: int) -> None:
+    for fmt in (TEXT, JSON):
+        reply = fmt.read(text, N, kinds=KINDS)
+        assert not isinstance(reply, str) and reply.action == action
+
+
+def test_reasoning_and_ratings_after_the_chosen_move_are_kept() -> None:
+    reply = TEXT.read("Chosen Move Number: 3\nReasoning: safe.\nMove Ratings: Move 0: 0.5, Move 3: 1", N)
+    assert reply.reason == "safe." and reply.ratings == [0.5, None, None, 1.0, None, None]
+    reply = TEXT.read("Reasoning: safe.\nChosen Move Number: 3\nMove Ratings: Move 3: 0.9", N)
+    assert reply.reason == "safe." and reply.ratings[3] == 0.9

@@ -28,6 +28,10 @@ CORPUS: dict[str, tuple[Reply, str]] = {
     "zero-width split": (Reply("Reasoning: go.\nChosen Move Number: 1\u200b2"), "ambiguous"),
     "nested only": (Reply('{"reason": {"id": 1}, "move_ratings": []}'), "ambiguous"),
     "alternatives": (Reply("Chosen Move Number: 1 or 2"), "ambiguous"),
+    "correction": (Reply("Reasoning: hm.\nChosen Move Number: 0, no wait, 1"), "ambiguous"),
+    "repeated action key": (Reply('{"action": 0, "reason": "a", "action": 1}'), "ambiguous"),
+    # move 0 is always Discard 0 or Play 0, never a clue
+    "described as another move": (Reply("Chosen Move Number: 0 (Reveal player +1 color R)"), "ambiguous"),
     "two JSON objects": (
         Reply('{"action": 0, "reason": "a"} then {"action": 1, "reason": "b"}'),
         "ambiguous",

@@ -10,7 +10,7 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import cache
@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.formats import reading
 from harness.formats.reading import Unreadable
+from harness.schema.moves import MoveKind
 from harness.schema.paths import prompts_dir
 
 
@@ -106,18 +107,27 @@ class ReplyFormat:
 
     # ---- reading ----
 
-    def read(self, text: str, n_legal: int, allowed: Collection[int] | None = None) -> ParsedReply | str:
+    def read(
+        self,
+        text: str,
+        n_legal: int,
+        allowed: Collection[int] | None = None,
+        kinds: Sequence[MoveKind] | None = None,
+    ) -> ParsedReply | str:
         """The decision in `text`, or ReplyProblem with feedback. `allowed`: the move indices the reply may choose
-        (default: every legal move, 0 to n_legal - 1)."""
+        (default: every legal move, 0 to n_legal - 1). `kinds`: the kind of each legal move, when known; a reply
+        that describes its move as another kind ("10 (Discard 0)" where move 10 is a clue) is then ambiguous."""
         allowed_moves = range(n_legal) if allowed is None else allowed
         try:
-            return self._read(text, n_legal, allowed_moves)
+            return self._read(text, n_legal, allowed_moves, kinds)
         except Unreadable as problem:
             raise ReplyProblem(
                 problem.kind, self.feedback(problem.kind, allowed_moves, why=problem.why, **problem.facts)
             ) from None
 
-    def _read(self, text: str, n_legal: int, allowed: Collection[int]) -> ParsedReply | str:
+    def _read(
+        self, text: str, n_legal: int, allowed: Collection[int], kinds: Sequence[MoveKind] | None
+    ) -> ParsedReply | str:
         if not text or not text.strip():
             raise Unreadable("empty_reply", "empty")
         clean = reading.normalise(text)
@@ -125,15 +135,21 @@ class ReplyFormat:
             raise Unreadable("empty_reply", "only_thinking")
         if self.layout == "free":
             return clean.strip()
-        return self._read_move(clean, n_legal, allowed)
+        return self._read_move(clean, n_legal, allowed, kinds)
 
-    def _read_move(self, text: str, n_legal: int, allowed: Collection[int]) -> ParsedReply:
+    def _read_move(
+        self, text: str, n_legal: int, allowed: Collection[int], kinds: Sequence[MoveKind] | None
+    ) -> ParsedReply:
         spans = reading.json_spans(text)
         outside = reading.strip_markup(
             reading.blank_spans(text, [s for s in spans if isinstance(s.value, dict)])
         )
         labels = reading.chosen_labels(outside)
-        claims: list[tuple[int, str]] = [(n, "the Chosen Move Number line") for n in labels.numbers]
+        claims = [
+            _Claim(n, "the Chosen Move Number line", said)
+            for n, said in zip(labels.numbers, labels.described, strict=True)
+        ]
+        described = list(claims)  # every place that names the move, with what it says of it
         chosen_object: dict[str, Any] | None = None
         nested: str | None = None
         objects_without_action = 0
@@ -146,19 +162,11 @@ class ReplyFormat:
                 objects_without_action += 1
                 nested = nested or reading.nested_move_field(span.value)
                 continue
-            found: list[tuple[int, str]] = []
-            for k in keys:
-                try:
-                    found.append((reading.move_value(obj[k], f'"{k}"'), f'the "{k}" field'))
-                except Unreadable:
-                    if k == keys[0]:  # the main action field must hold a move number; another may describe it
-                        raise
-            for k, value in obj.items():  # "move": 11 beside "action": 10 names a second move, not a description
-                if k in reading.NESTED_MOVE_KEYS and k not in reading.ACTION_KEYS and reading.looks_like_number(value):
-                    found.append((reading.move_value(value, f'"{k}"'), f'the "{k}" field'))
-            if len({n for n, _ in found}) > 1:
+            found = _object_claims(span.value, obj, keys)
+            if len({c.move for c in found}) > 1:
                 raise Unreadable("ambiguous", "several", claims=_first_claims(found))
-            claims.append((found[0][0], "a JSON object"))
+            claims.append(_Claim(found[0].move, "a JSON object"))
+            described.extend(found)
             chosen_object = obj
         if not claims:
             if nested:
@@ -170,12 +178,14 @@ class ReplyFormat:
             if labels.without_number:
                 raise Unreadable("unparseable", "label_without_number")
             raise Unreadable("unparseable", "no_move")
-        distinct = sorted({n for n, _ in claims})
+        distinct = sorted({c.move for c in claims})
         if len(distinct) > 1:
             raise Unreadable("ambiguous", "several", claims=_first_claims(claims))
         action = distinct[0]
         if action not in allowed:
             raise Unreadable("illegal_move", "not_allowed", move=action, legal=action in range(n_legal))
+        if kinds is not None and 0 <= action < len(kinds):
+            _check_description(described, kinds[action])
         if chosen_object is not None and chosen_object in _examples(self.template):
             raise Unreadable("unparseable", "copied_example")
         # the fields come from where the move came from: the JSON object, or the text layout's lines
@@ -264,11 +274,66 @@ def _plain(number: float) -> str:
     return format(Decimal(repr(number)), "f")
 
 
-def _first_claims(claims: list[tuple[int, str]]) -> list[tuple[int, str]]:
+@dataclass(frozen=True)
+class _Claim:
+    """A move a reply names, where it names it, and what it says of the move there ("(Play 0)"), if anything."""
+
+    move: int
+    where: str
+    said: str = ""
+
+
+def _object_claims(raw: dict[str, Any], obj: dict[str, Any], keys: list[str]) -> list[_Claim]:
+    """The moves a JSON object with an action field names: the action (in every spelling and every repetition of
+    its key), any move-like field beside it ("move": 11) and any move-like key inside another field ("reason":
+    {"choice": 11}). A move-like field that holds no number ("move": "(Play 1)") describes the move."""
+    found: list[_Claim] = []
+    for k in keys:
+        try:
+            found.append(
+                _Claim(reading.move_value(obj[k], f'"{k}"'), f'the "{k}" field', reading.described(obj[k]))
+            )
+        except Unreadable:
+            if k == keys[0]:  # the main action field must hold a move number; another may describe it
+                raise
+    for k in reading.NESTED_MOVE_KEYS:
+        values = reading.repeated_values(raw, k) or ([obj[k]] if k in obj and k not in keys else [])
+        for value in values:
+            if isinstance(value, dict | list):  # a structured description; a move inside it is found below
+                continue
+            where = f'the "{k}" field'
+            try:
+                found.append(_Claim(reading.move_value(value, f'"{k}"'), where, reading.described(value)))
+            except Unreadable as problem:
+                if problem.kind != "unparseable" or k == keys[0]:
+                    raise
+                found.append(_Claim(found[0].move, where, reading.described(value)))  # words: a description
+    for path, value in reading.moves_below(raw):
+        found.append(_Claim(reading.move_value(value, f'"{path}"'), f'"{path}"'))
+    return found
+
+
+def _check_description(claims: list[_Claim], kind: MoveKind) -> None:
+    """Refuse a move described as another kind of move: "10 (Discard 0)" where move 10 is a clue."""
+    actual = {MoveKind.PLAY: "play", MoveKind.DISCARD: "discard"}.get(kind, "hint")
+    for claim in claims:
+        said = reading.described_kind(claim.said)
+        if said is not None and said != actual:
+            raise Unreadable(
+                "ambiguous",
+                "contradicts",
+                move=claim.move,
+                actual=actual,
+                said=claim.said.strip()[:80],
+                where=claim.where,
+            )
+
+
+def _first_claims(claims: list[_Claim]) -> list[tuple[int, str]]:
     """One claim per distinct move, in the order the reply made them, at most four."""
     seen: dict[int, str] = {}
-    for number, where in claims:
-        seen.setdefault(number, where)
+    for claim in claims:
+        seen.setdefault(claim.move, claim.where)
     return list(seen.items())[:4]
 
 

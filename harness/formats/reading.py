@@ -50,25 +50,41 @@ _INVISIBLE_RANGES = (
 _INVISIBLE = "".join(f"{chr(a)}-{chr(b)}" if a != b else chr(a) for a, b in _INVISIBLE_RANGES)
 _SPLIT_NUMBER = re.compile(rf"\d[{_INVISIBLE}]{{1,16}}\d")
 _DROP_INVISIBLE = {c: None for a, b in _INVISIBLE_RANGES for c in range(a, b + 1)}
+# Characters that NFKC turns into digits but that are no digits of a number: raised and lowered digits (footnote
+# marks, exponents), vulgar fractions, circled and parenthesised numbers, and the like (every one whose compatibility
+# form holds a digit, except full-width and mathematical-font digits, which are digits in another style). Each is
+# read apart from its neighbours, so "1¹" (move 1 with a footnote mark) never becomes 11.
+_DIGIT_SYMBOL_RANGES = (
+    (0x00B2, 0x00B3), (0x00B9, 0x00B9), (0x00BC, 0x00BE), (0x2070, 0x2070), (0x2074, 0x2079), (0x2080, 0x2089),
+    (0x2150, 0x215F), (0x2189, 0x2189), (0x2460, 0x249B), (0x24EA, 0x24EA), (0x3251, 0x325F), (0x32B1, 0x32CB),
+    (0x3358, 0x3370), (0x3378, 0x3379), (0x339F, 0x33A6), (0x33A8, 0x33A8), (0x33AF, 0x33AF), (0x33E0, 0x33FE),
+    (0x1F100, 0x1F10A),
+)  # fmt: skip
+_APART_DIGIT_SYMBOLS = {
+    c: f" {unicodedata.normalize('NFKC', chr(c))} " for a, b in _DIGIT_SYMBOL_RANGES for c in range(a, b + 1)
+}
+_THINK_END = re.compile(r"</think>", re.IGNORECASE)
 
 
 def normalise(text: str) -> str:
     """NFKC-normalised text without invisible characters; a number split by one is ambiguous (1<ZWSP>2: 1, 2 or
-    12?). Only what follows a reasoning model's closing </think> is read."""
+    12?), and a raised digit or a fraction stays apart from its neighbours. Only what follows a reasoning model's
+    closing </think> is read."""
     if len(text) > MAX_REPLY_CHARS:
         raise Unreadable("oversized", "too_long", chars=len(text), limit=MAX_REPLY_CHARS)
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", text.translate(_APART_DIGIT_SYMBOLS))
     split = _SPLIT_NUMBER.search(text)
     if split:
         shown = split.group().translate(_DROP_INVISIBLE)
         raise Unreadable("ambiguous", "split_number", digits=" ".join(shown))
     text = text.translate(_DROP_INVISIBLE)
-    lowered_start = text.lstrip()[:16].lower()
-    if lowered_start.startswith("<think>") or "</think>" in text:
-        end = text.rfind("</think>")
-        if end < 0:
-            raise Unreadable("unparseable", "unclosed_thinking")
-        text = text[end + len("</think>") :]
+    answer_start = -1
+    for closing in _THINK_END.finditer(text):  # after the last closing tag, in any case (<THINK>...</THINK>)
+        answer_start = closing.end()
+    if answer_start >= 0:
+        return text[answer_start:]
+    if text.lstrip()[:16].lower().startswith("<think>"):
+        raise Unreadable("unparseable", "unclosed_thinking")
     return text
 
 
@@ -135,10 +151,36 @@ def json_spans(text: str) -> list[JsonSpan]:
     return spans
 
 
+class RepeatedKeys(dict[str, Any]):
+    """A JSON object that gives one key more than once, in any spelling ("action" twice, or "Action" and
+    "action"): `repeated` holds every value of each such key (key_of form), which plain JSON reading would drop."""
+
+    repeated: dict[str, list[Any]]
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(pairs) <= 1:
+        return obj
+    values: dict[str, list[Any]] = {}
+    for name, value in pairs:
+        values.setdefault(key_of(name), []).append(value)
+    if len(values) == len(pairs):
+        return obj
+    kept = RepeatedKeys(obj)
+    kept.repeated = {name: found for name, found in values.items() if len(found) > 1}
+    return kept
+
+
+def repeated_values(obj: dict[str, Any], name: str) -> list[Any]:
+    """Every value a JSON object gave the key `name` (key_of form), when it gave it more than once."""
+    return obj.repeated.get(name, []) if isinstance(obj, RepeatedKeys) else []
+
+
 def _loads(candidate: str) -> tuple[Any, bool]:
     for attempt in (candidate, _mend(candidate)):
         try:
-            return json.loads(attempt, strict=False), True
+            return json.loads(attempt, strict=False, object_pairs_hook=_object), True
         except (ValueError, RecursionError):  # JSONDecodeError is a ValueError, as is an over-long integer
             continue
     return None, False
@@ -201,6 +243,26 @@ def nested_move_field(obj: dict[str, Any]) -> str | None:
     return None
 
 
+def moves_below(obj: dict[str, Any], limit: int = 16) -> list[tuple[str, Any]]:
+    """Move-like keys with a number inside the other fields of an object that has an action ("reason": {"choice":
+    11}), as (path, value): a second move there makes the reply ambiguous. Only objects inside objects are
+    searched; a list (moves weighed one by one) and the ratings and deductions are not. Iterative and bounded."""
+    found: list[tuple[str, Any]] = []
+    stack = [
+        (str(k), v) for k, v in obj.items() if isinstance(v, dict) and key_of(k) not in NOT_SEARCHED_FOR_MOVES
+    ]
+    while stack and len(found) < limit:
+        path, value = stack.pop()
+        for k, v in value.items():
+            if key_of(k) in NOT_SEARCHED_FOR_MOVES:
+                continue
+            if key_of(k) in NESTED_MOVE_KEYS and looks_like_number(v):
+                found.append((f"{path}.{k}", v))
+            elif isinstance(v, dict):
+                stack.append((f"{path}.{k}", v))
+    return found
+
+
 def looks_like_number(value: Any) -> bool:
     if isinstance(value, bool):
         return False
@@ -216,6 +278,15 @@ _MOVE_STRING = re.compile(
     re.IGNORECASE,
 )
 _DECIMAL = re.compile(r"[ \t]{0,8}(?:move[ \t]{0,3})?#?[ \t]{0,3}([+-]?\d{1,9}[.,]\d{1,9})", re.IGNORECASE)
+
+
+def described(value: Any) -> str:
+    """What a JSON value says beside its move number ("10 (Discard 0)": "(Discard 0)"), or the whole of a string
+    that holds no number; "" for anything else."""
+    if not isinstance(value, str):
+        return ""
+    match = re.match(r"[ \t]{0,8}(?:move[ \t]{0,3})?#?[ \t]{0,3}\[?[+-]?\d{1,9}\]?", value, re.IGNORECASE)
+    return value[match.end() : match.end() + LINE_READ] if match else value[:LINE_READ]
 
 
 def move_value(value: Any, where: str) -> int:
@@ -249,44 +320,76 @@ _LABEL = re.compile(
 )
 _AFTER_DECIMAL = re.compile(r"[.,]\d")
 _AFTER_ALTERNATIVE = re.compile(
-    r"[ \t]{0,3}(?:/|\||-|,|or\b|and\b|to\b|then\b)[ \t]{0,3}(?:move[ \t]{0,3})?#?[ \t]{0,3}\d|[ \t]{1,3}\d",
+    r"[ \t]{0,3}(?:/|\u2044|\||-|,|or\b|and\b|to\b|then\b)[ \t]{0,3}(?:move[ \t]{0,3})?#?[ \t]{0,3}\d{1,9}"
+    r"|[ \t]{1,3}\d{1,9}",
     re.IGNORECASE,
 )
+# Later on the label's line, a word of doubt or correction followed by another number: "5, no wait, 6", "10 (or 11)",
+# "10 vs 11", "10 & 11". A description that holds numbers ("2 (Play card 0)") is no second move.
+_LATER_ALTERNATIVE = re.compile(
+    r"(?:\b(?:or|vs|versus|nor|either|instead|wait|actually|correction|rather|sorry|no|not|and|then)\b|[&/|\u2044])"
+    r"[ \t,:;.!\-]{0,6}(?:(?:move|option|number|no\.?)[ \t]{0,3})?#?[ \t]{0,3}\d{1,9}",
+    re.IGNORECASE,
+)
+LINE_READ = 200  # characters of the label's line read after its number, for doubt and for a description
 
 
 @dataclass
 class Labels:
-    """The "Chosen Move Number" labels of a text: the numbers they give, and whether one gave none."""
+    """The "Chosen Move Number" labels of a text: the numbers they give (each with the rest of its line, which may
+    describe the move), whether one gave none, and where each label starts."""
 
     numbers: list[int] = field(default_factory=list)
+    described: list[str] = field(default_factory=list)
     without_number: bool = False
-    first_start: int = -1
+    starts: list[int] = field(default_factory=list)
+
+    @property
+    def first_start(self) -> int:
+        return self.starts[0] if self.starts else -1
 
 
 def chosen_labels(text: str) -> Labels:
-    """Every chosen-move label of a (markup-stripped) text. A label giving "2.5" or "3 or 4" is ambiguous."""
+    """Every chosen-move label of a (markup-stripped) text. A label giving "2.5", "3 or 4" or "5, no wait, 6" is
+    ambiguous."""
     labels = Labels()
     for match in _LABEL.finditer(text):
-        if labels.first_start < 0:
-            labels.first_start = match.start()
+        labels.starts.append(match.start())
         number = match.group("num")
         if number is None:
             labels.without_number = True
             continue
-        after = text[match.end() : match.end() + 40]
+        after = text[match.end() : match.end() + LINE_READ].split("\n", 1)[0]
         if _AFTER_DECIMAL.match(after):
             decimal = number + after[:1] + re.match(r"[.,](\d{1,9})", after).group(1)  # type: ignore[union-attr]
             raise Unreadable("ambiguous", "decimal", value=decimal, where="the Chosen Move Number line")
-        alternative = _AFTER_ALTERNATIVE.match(after)
+        alternative = _AFTER_ALTERNATIVE.match(after) or _LATER_ALTERNATIVE.search(after)
         if alternative:
             raise Unreadable(
                 "ambiguous",
                 "alternatives",
-                value=f"{number}{alternative.group()}".strip(),
+                value=f"{number}{after[: alternative.end()]}".strip(),
                 where="the Chosen Move Number line",
             )
         labels.numbers.append(int(number))
+        labels.described.append(after)
     return labels
+
+
+# The kind of move a description names, by the words that name it; a description naming two kinds names none.
+_KIND_WORDS = {
+    "play": re.compile(r"\bplay(?:s|ed|ing)?\b", re.IGNORECASE),
+    "discard": re.compile(r"\b(?:discard(?:s|ed|ing)?|throw(?:s|ing)?)\b", re.IGNORECASE),
+    "hint": re.compile(
+        r"\b(?:hint(?:s|ed|ing)?|clue(?:s|d|ing)?|reveal(?:s|ed|ing)?|tell(?:s|ing)?)\b", re.IGNORECASE
+    ),
+}
+
+
+def described_kind(description: str) -> str | None:
+    """ "play", "discard" or "hint" when a move's description names exactly one kind of move, else None."""
+    named = [kind for kind, words in _KIND_WORDS.items() if words.search(description[:LINE_READ])]
+    return named[0] if len(named) == 1 else None
 
 
 _REASON_LABEL = re.compile(r"reason(?:ing)?[ \t]{0,3}[:=]", re.IGNORECASE)
@@ -299,15 +402,23 @@ _TEXT_RATING = re.compile(
 
 
 def text_fields(text: str, labels: Labels) -> dict[str, Any]:
-    """Reason and ratings of a text-layout reply (markup-stripped): "Reasoning: ...", "Move Ratings: Move 0: 0.5"."""
-    before_choice = text if labels.first_start < 0 else text[: labels.first_start]
-    ratings_label = _RATINGS_LABEL.search(before_choice)
-    reason_label = _REASON_LABEL.search(before_choice)
+    """Reason and ratings of a text-layout reply (markup-stripped): "Reasoning: ...", "Move Ratings: Move 0: 0.5".
+    Each labelled part runs to the next label, before or after the Chosen Move Number line; without a "Move
+    Ratings:" label, ratings are read before the chosen move only."""
+    ratings_label = _RATINGS_LABEL.search(text)
+    reason_label = _REASON_LABEL.search(text)
+    starts = [*labels.starts, *(m.start() for m in (ratings_label, reason_label) if m)]
+
+    def up_to_next_label(start: int) -> str:
+        return text[start : min((s for s in starts if s >= start), default=len(text))]
+
     reason = None  # no "Reasoning:" label: missing, not empty
     if reason_label:
-        stop = ratings_label.start() if ratings_label and ratings_label.start() > reason_label.end() else None
-        reason = before_choice[reason_label.end() : stop].strip()
-    ratings_text = before_choice[ratings_label.end() :] if ratings_label else before_choice
+        reason = up_to_next_label(reason_label.end()).strip()
+    if ratings_label:
+        ratings_text = up_to_next_label(ratings_label.end())
+    else:
+        ratings_text = text if labels.first_start < 0 else text[: labels.first_start]
     found = itertools.islice(_TEXT_RATING.finditer(ratings_text), MAX_RATINGS_READ)
     pairs = [(m.group(1), m.group(2)) for m in found]
     return {

@@ -23,6 +23,7 @@ from harness.formats import ParsedReply, ReplyFormat, ReplyProblem
 from harness.models.caller import ModelCaller
 from harness.models.client import FatalModelError, ProviderGaveUp
 from harness.models.model_names import OFFLINE_REPLY_KEY
+from harness.schema.moves import MoveKind
 from harness.schema.records import REPLY_ERROR_KINDS, Attempt, Call, Message, SeatConfig
 from harness.schema.secrets import REDACTED
 from harness.strategies.definition import CallDef
@@ -124,7 +125,6 @@ class Asker:
         bot = self.client.offline_bot
         if bot is not None:  # a built-in player: its reply, from the seat's view, for the offline provider to send
             metadata = {OFFLINE_REPLY_KEY: bot_reply(bot, view, fmt.name)}
-        n_legal = len(view.legal_moves)
         original = messages
         failed_replies: dict[bytes, int] = {}  # failed reply digest -> the attempt that first sent it
         max_tokens: int | None = None
@@ -146,7 +146,7 @@ class Asker:
             attempts.extend(got)
             answer = got[-1]
             try:
-                parsed = await _read(fmt, answer, n_legal, allowed)
+                parsed = await _read(fmt, answer, view.legal_kinds, allowed)
             except ReplyProblem as problem:
                 text = answer.reply or ""
                 seen = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()  # not 10 MB per reply
@@ -203,12 +203,13 @@ def reask_messages(original: list[Message], text: str, feedback: str) -> list[Me
 
 
 async def _read(
-    fmt: ReplyFormat, answer: Attempt, n_legal: int, allowed: Collection[int] | None
+    fmt: ReplyFormat, answer: Attempt, kinds: Sequence[MoveKind], allowed: Collection[int] | None
 ) -> ParsedReply | str:
     """Read an answer in its format. A reply the token limit cut off, or a content filter stopped, is never used,
     even when a move could be read from it; nor is one that held a credential of the run (redacted on arrival).
     Long replies are read in a thread, so no game waits on another's reading (the reading itself is linear and
     size-capped: harness.formats.reading)."""
+    n_legal = len(kinds)
     if answer.finish_reason == "length":
         raise ReplyProblem("truncated", fmt.feedback("truncated", _allowed(allowed, n_legal)))
     if answer.finish_reason == "content_filter":
@@ -219,8 +220,8 @@ async def _read(
     ):  # a credential was taken out: an echo, no answer
         raise ReplyProblem("echoed_secret", fmt.feedback("echoed_secret", _allowed(allowed, n_legal)))
     if len(text) > READ_INLINE_CHARS:
-        return await asyncio.to_thread(fmt.read, text, n_legal, allowed)
-    return fmt.read(text, n_legal, allowed)
+        return await asyncio.to_thread(fmt.read, text, n_legal, allowed, kinds)
+    return fmt.read(text, n_legal, allowed, kinds)
 
 
 def _allowed(allowed: Collection[int] | None, n_legal: int) -> Collection[int]:

@@ -122,6 +122,11 @@ class SeatView(BaseModel):
     turns_left: int | None  # once the deck is empty: moves left in the game, this one included
     legal_moves: tuple[LegalMove, ...]
 
+    @property
+    def legal_kinds(self) -> tuple[MoveKind, ...]:
+        """The kind of each legal move, in order: what a reply's description of its move is checked against."""
+        return tuple(legal.move.kind for legal in self.legal_moves)
+
     def hand_of(self, player: int) -> OtherHand:
         for hand in self.others:
             if hand.player == player:
