@@ -39,6 +39,13 @@ THOUSAND_AND_ONE = ",".join(str(seed) for seed in range(1001))
         (["--retry-wait-max", "nan"], "--retry-wait-max nan must be a finite number of seconds above 0"),
         (["--retry-wait", "inf"], "--retry-wait inf must be a finite number, 0 or more"),
         (["--temperature", "nan"], "--temperature nan is outside 0-2"),
+        # contradictory limits: a re-ask after a cut-off reply with a smaller limit, a first wait above the longest
+        (
+            ["--max-tokens", "1000", "--max-tokens-on-truncation", "500"],
+            "--max-tokens-on-truncation 500 is below --max-tokens 1000",
+        ),
+        (["--retry-wait", "200"], "the first retry wait (200 s, --retry-wait) is longer than the longest (120 s"),
+        (["--retry-wait", "5", "--retry-wait-max", "1"], "give a --retry-wait-max of at least 5"),
         (["--workers", "100000"], "--workers 100000 is more than 4 processes per core"),
         (
             ["--seat", "local/smart,timeout=inf", "--seat", "local/smart"],
@@ -61,6 +68,8 @@ def test_resume_refuses_a_nan_wait_before_playing(tmp_path: Path, capsys: pytest
     run_dir = next(tmp_path.iterdir())
     assert main(["resume", str(run_dir), "--retry-wait-max", "nan"]) == 2
     assert "--retry-wait-max nan must be a finite number" in capsys.readouterr().err
+    assert main(["resume", str(run_dir), "--retry-wait", "500"]) == 2
+    assert "give a --retry-wait-max of at least 500" in capsys.readouterr().err
 
 
 def test_a_sweep_named_dot_dot_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -300,3 +300,11 @@ def test_ctrl_c_stops_judging_as_every_long_command_stops(run: Path) -> None:
     assert process.returncode == 130, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert "Stopped by Ctrl-C: the judgements made so far are kept" in err
+
+
+def test_a_first_wait_longer_than_the_longest_is_refused(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["judge", str(run), "--model", "openai/judge", "--retry-wait", "9", "--retry-wait-max", "1"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--retry-wait 9 is longer than --retry-wait-max 1" in err and len(err.strip().splitlines()) == 1
+    assert not (run / "judge").exists()

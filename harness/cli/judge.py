@@ -67,6 +67,11 @@ def handle(args: argparse.Namespace) -> int:
     for flag, value in (("--retry-wait", args.retry_wait), ("--retry-wait-max", args.retry_wait_max)):
         if value < 0:
             raise UsageError(f"{flag} {value} cannot be negative")
+    if args.retry_wait > args.retry_wait_max:
+        raise UsageError(
+            f"--retry-wait {args.retry_wait:g} is longer than --retry-wait-max {args.retry_wait_max:g}; "
+            f"give a --retry-wait-max of at least {args.retry_wait:g}, or a shorter --retry-wait"
+        )
     if args.api_base is not None:
         try:
             check_url(args.api_base, "--api-base")

@@ -79,16 +79,24 @@ class GenerationParams(BaseModel):
 def checked_params(values: dict[str, Any], where: str) -> GenerationParams:
     """Generation parameters given by a user, checked; a ValueError names the first bad one as it was given:
     `where` "--" gives `--temperature 3.0 is outside 0-2`, "--seat 'x': " gives `--seat 'x': timeout inf ...`."""
+    def named(name: str) -> str:
+        name = name.removesuffix("_s") if name == "timeout_s" else name
+        return where + (name.replace("_", "-") if where == "--" else name)
+
     try:
-        return GenerationParams.model_validate(values)
+        params = GenerationParams.model_validate(values)
     except ValidationError as exc:
         error = exc.errors()[0]
         name = str(error["loc"][0]) if error["loc"] else "parameters"
-        name = name.removesuffix("_s") if name == "timeout_s" else name
-        if where == "--":
-            name = name.replace("_", "-")
         message = error["msg"].removeprefix("Value error, ")
-        raise ValueError(f"{where}{name} {error.get('input')} {message}") from None
+        raise ValueError(f"{named(name)} {error.get('input')} {message}") from None
+    raised, limit = params.max_tokens_on_truncation, params.max_tokens
+    if raised is not None and limit is not None and raised < limit:
+        raise ValueError(
+            f"{named('max_tokens_on_truncation')} {raised} is below {named('max_tokens')} {limit}: a reply cut off "
+            f"by the token limit would be re-asked with a smaller limit; give at least {limit}"
+        )
+    return params
 
 
 class Deployment(BaseModel):

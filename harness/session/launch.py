@@ -43,15 +43,11 @@ from harness.schema.disk import DiskFault, explain
 from harness.schema.log_file import LogCorrupt
 from harness.schema.records import GamePlan, GameResult, SeatConfig, now_iso
 from harness.schema.secrets import safe_url
-from harness.session.options import GivenOptions, of_run, of_sweep, over_sweep, resolve
+from harness.session.options import GivenOptions, SessionRefused, of_run, of_sweep, over_sweep, resolve
 from harness.session.sweep import SweepConfig, SweepConfigError, open_sweep_dir, read_sweep_dir
 
 Say = Callable[[str], None]
 Confirm = Callable[[int, int], None]  # (games to play, expected model calls): raises to refuse
-
-
-class SessionRefused(ValueError):
-    """Input the session cannot use, found before any model is called; the message names the problem and fix."""
 
 
 class SessionEnded(Exception):

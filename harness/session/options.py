@@ -30,6 +30,10 @@ SESSION_DEFAULTS: dict[str, float] = {
 }
 
 
+class SessionRefused(ValueError):
+    """Input the session cannot use, found before any model is called; the message names the problem and fix."""
+
+
 class GivenOptions(BaseModel):
     """The session options as the command line gives them; None: not given (the source's setting stands)."""
 
@@ -96,7 +100,8 @@ def of_run(config: RunConfig, manifest: RunManifest | None) -> SessionOptions:
 
 
 def resolve(given: GivenOptions, source: SessionOptions) -> SessionOptions:
-    """The session's options: each one given on the command line over the source's setting."""
+    """The session's options: each one given on the command line over the source's setting. SessionRefused when
+    they contradict each other (a first retry wait longer than the longest)."""
     retry = {
         key: value
         for key, value in (
@@ -106,12 +111,19 @@ def resolve(given: GivenOptions, source: SessionOptions) -> SessionOptions:
         )
         if value is not None
     }
+    retry_policy = source.retry.model_copy(update=retry)
+    if retry_policy.wait_base_s > retry_policy.wait_max_s:
+        raise SessionRefused(
+            f"the first retry wait ({retry_policy.wait_base_s:g} s, --retry-wait) is longer than the longest "
+            f"({retry_policy.wait_max_s:g} s, --retry-wait-max); give a --retry-wait-max of at least "
+            f"{retry_policy.wait_base_s:g}, or a shorter --retry-wait"
+        )
     return source.model_copy(
         update={
             "concurrency": source.concurrency if given.concurrency is None else given.concurrency,
             "workers": given.workers,
             "reply_retries": source.reply_retries if given.max_retries is None else given.max_retries,
-            "retry": source.retry.model_copy(update=retry),
+            "retry": retry_policy,
             "timeout_s": source.timeout_s if given.timeout is None else given.timeout,
             "show_progress": given.show_progress,
             "yes": given.yes,
