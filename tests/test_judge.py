@@ -174,8 +174,16 @@ def test_turns_that_stay_unjudged_stop_with_exit_1_and_a_rerun_finishes_them(
     assert 5 in {j["turn"] for j in judgements(run)}
 
 
-def test_a_judge_that_refuses_the_key_stops_judging_with_exit_1(run: Path) -> None:
-    with FakeModelServer(lambda request: Reply(status=401)) as server:
+def test_a_judge_that_refuses_the_key_stops_judging_with_exit_1(
+    run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen: list[int] = []
+
+    def refuse(request: dict[str, Any]) -> Reply:
+        seen.append(1)
+        return Reply(status=401)
+
+    with FakeModelServer(refuse) as server:
         assert judge(run, server) == 1
     assert not list((run / "judge").glob("*.jsonl"))
     failed = [
@@ -183,6 +191,11 @@ def test_a_judge_that_refuses_the_key_stops_judging_with_exit_1(run: Path) -> No
         for line in next((run / "judge" / "attempts").glob("*.jsonl")).read_text().splitlines()
     ]
     assert failed and all(a["status"] == "failed" for a in failed)
+    # every request sent is logged and counted in the session's totals, the refused ones included
+    logged = sum(len(a["call"]["attempts"]) for a in failed)
+    out = capsys.readouterr().out
+    assert logged == len(seen) and f"Judge requests this session: {len(seen)}," in out, out
+    assert "judging stopped" in out
 
 
 @pytest.mark.parametrize(

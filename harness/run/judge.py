@@ -66,6 +66,7 @@ class JudgeUnreachable(RuntimeError):
     def __init__(self, message: str, call: Call) -> None:
         super().__init__(message)
         self.call = call
+        self.outcome: JudgeOutcome | None = None  # the session so far, this call's attempts counted
 
 
 class Verdict(BaseModel):
@@ -300,6 +301,14 @@ async def ask_judge(
     return None, _call(client, attempts), f"no usable verdict after {len(attempts)} attempts ({problem})"
 
 
+def _count(outcome: JudgeOutcome, call: Call) -> None:
+    """Add a call's requests, tokens and cost to the session's totals, whatever became of it."""
+    outcome.requests += len(call.attempts)
+    outcome.tokens += sum(a.usage.total_tokens for a in call.attempts)
+    outcome.cost_usd += sum(a.cost_usd or 0.0 for a in call.attempts)
+    outcome.unpriced_requests += sum(a.cost_unknown for a in call.attempts)
+
+
 def _call(client: ModelClient, attempts: list[Attempt]) -> Call:
     return Call(role="judge", model=client.seat.model, attempts=attempts)
 
@@ -409,19 +418,21 @@ async def judge_run(
         outcome.already += sum((t.turn, t.seat) in done for t in turns)
         pending.extend(t for t in turns if (t.turn, t.seat) not in done)
     gate = asyncio.Semaphore(concurrency)
+    stopped: list[JudgeUnreachable] = []
 
     async def one(turn: TurnToJudge) -> None:
         async with gate:
+            if stopped:  # the judge cannot be called: turns not yet asked wait for the next session
+                return
             try:
                 verdict, call, why = await ask_judge(client, turn, reply_retries)
-            except JudgeUnreachable as stop:
+            except JudgeUnreachable as stop:  # calls already in flight finish and are counted
                 _log_attempts(judge_dir, turn, "failed", stop.call)
-                raise
+                _count(outcome, stop.call)
+                stopped.append(stop)
+                return
         _log_attempts(judge_dir, turn, "judged" if verdict is not None else "failed", call)
-        outcome.requests += len(call.attempts)
-        outcome.tokens += sum(a.usage.total_tokens for a in call.attempts)
-        outcome.cost_usd += sum(a.cost_usd or 0.0 for a in call.attempts)
-        outcome.unpriced_requests += sum(a.cost_unknown for a in call.attempts)
+        _count(outcome, call)
         if verdict is None:
             outcome.failed.append((turn.game_id, turn.turn, why or "no verdict"))
         else:
@@ -438,6 +449,9 @@ async def judge_run(
             on_turn()
 
     await asyncio.gather(*(one(turn) for turn in pending))
+    if stopped:
+        stopped[0].outcome = outcome
+        raise stopped[0]
     return outcome
 
 

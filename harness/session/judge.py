@@ -18,6 +18,7 @@ from harness.run.judge import (
     JUDGE_DIR,
     JudgeInputError,
     JudgeOutcome,
+    JudgeUnreachable,
     judge_identity,
     judge_run,
     keeps_working_memory,
@@ -83,7 +84,12 @@ def judge_runs(
                     finally:
                         await close_clients()
 
-                outcome = event_loop.run(session())
+                try:
+                    outcome = event_loop.run(session())
+                except JudgeUnreachable as stop:  # say what this session did, then stop
+                    if stop.outcome is not None:
+                        on_run(run, stop.outcome)
+                    raise
             failed += len(outcome.failed)
             on_run(run, outcome)
     except (JudgeInputError, RunLocked) as exc:
