@@ -263,3 +263,29 @@ def test_a_finished_games_result_line_cut_by_its_line_break_is_written_again_by_
     assert contents.complete and contents.result is not None and contents.result.status == "complete"
     out = tmp_path.parent / f"{tmp_path.name}-export"
     assert main(["export", str(run_dir), "--format", "hanabilogs", "--out", str(out)]) == 0
+
+
+def test_an_interrupted_then_continued_log_reads_back_in_its_own_line_order(tmp_path: Path) -> None:
+    """What the Inspect task and importer write comes from GameLogContents.records(): the interruption's result
+    line stays between the moves before and after it, as in the log."""
+    from tests.fakeserver import FakeModelServer, Reply, careful_player
+
+    asked: list[int] = []
+
+    def fails_once(request: dict[str, Any]) -> Reply:
+        asked.append(1)
+        return Reply(status=500) if len(asked) == 6 else careful_player(request)
+
+    out = tmp_path / "runs"
+    with FakeModelServer(fails_once) as server:
+        base = ["--model", "openai/x", "--api-base", server.base_url, "--provider-retries", "0", "--no-progress"]
+        assert main(["run", *base, "--seeds", "1", "--out", str(out)]) == 1
+        (run_dir,) = list(out.iterdir())
+        assert main(["resume", str(run_dir), "--no-progress"]) == 0
+    (log,) = list((run_dir / "games").glob("*.jsonl"))
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    kinds = [line["type"] for line in lines]
+    assert kinds.count("result") == 2 and kinds.index("result") == 6  # header, 5 moves, the interruption
+    contents = read_game_log(log)
+    assert contents.complete
+    assert [r.model_dump(mode="json") for r in contents.records()] == lines[1:]

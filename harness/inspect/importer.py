@@ -111,7 +111,7 @@ def _checked(
 
 def _lines(contents: GameLogContents, run_id: str) -> list[GameHeader | MoveRecord | GameResult]:
     assert contents.header is not None
-    return [contents.header.model_copy(update={"run_id": run_id}), *contents.moves, *contents.results]
+    return [contents.header.model_copy(update={"run_id": run_id}), *contents.records()]
 
 
 def import_log(path: Path, out: Path, command: list[str]) -> ImportOutcome:

@@ -152,8 +152,7 @@ def log_records(contents: GameLogContents, plan: GamePlan, models: dict[str, Mod
             update={"sent_params": [sent_record(seat, models[seat.model]) for seat in plan.seats]}
         )
         records.append(header.model_dump(mode="json"))
-    records.extend(m.model_dump(mode="json") for m in contents.moves)
-    records.extend(r.model_dump(mode="json") for r in contents.results)
+    records.extend(r.model_dump(mode="json") for r in contents.records())
     return records
 
 

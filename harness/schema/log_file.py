@@ -68,6 +68,22 @@ class GameLogContents(BaseModel):
     def failed_calls(self) -> list[Call]:
         return [call for r in self.results for call in r.failed_calls]
 
+    def records(self) -> list[MoveRecord | GameResult]:
+        """The moves and result lines in the order the log holds them: each result line follows the moves made
+        before it (its `turns`), so a game interrupted and continued keeps its interruption where it happened."""
+        ordered: list[MoveRecord | GameResult] = []
+        results = iter(self.results)
+        pending = next(results, None)
+        for made, move in enumerate(self.moves):
+            while pending is not None and pending.turns <= made:
+                ordered.append(pending)
+                pending = next(results, None)
+            ordered.append(move)
+        while pending is not None:
+            ordered.append(pending)
+            pending = next(results, None)
+        return ordered
+
 
 def read_game_log(path: Path) -> GameLogContents:
     """Read a game log. A last line without its newline is a torn write: reported, never parsed."""
