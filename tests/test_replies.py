@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from harness.formats import ReplyProblem, get_format, parse_reply
-from harness.schema.moves import MoveKind
+from harness.schema.moves import Move, MoveKind
 
 N = 6  # legal moves 0..5
 TEXT = get_format("text-move")
@@ -302,46 +302,119 @@ def test_second_thoughts_repeated_keys_and_hidden_second_moves_are_ambiguous(tex
         assert caught.value.kind == "ambiguous", text
 
 
-KINDS = (MoveKind.PLAY, MoveKind.PLAY, MoveKind.DISCARD, MoveKind.DISCARD, MoveKind.REVEAL_COLOR, MoveKind.REVEAL_RANK)
+# moves 0-5: Play 0, Play 1, Discard 0, Discard 1, Reveal player +1 color R, Reveal player +1 rank 1
+MOVES = (
+    Move(kind=MoveKind.PLAY, card_index=0),
+    Move(kind=MoveKind.PLAY, card_index=1),
+    Move(kind=MoveKind.DISCARD, card_index=0),
+    Move(kind=MoveKind.DISCARD, card_index=1),
+    Move(kind=MoveKind.REVEAL_COLOR, target_offset=1, color="R"),
+    Move(kind=MoveKind.REVEAL_RANK, target_offset=1, rank=1),
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "clear"),
+    [
+        ("Chosen Move Number: 4 (Discard 0)", "Chosen Move Number: 4 (Hint)"),  # move 4 is a clue
+        ('{"action": "4 (Discard 0)"}', '{"action": "4 (Reveal player +1 color R)"}'),
+        ('{"action": 4, "move": "(Discard0)"}', '{"action": 4, "move": "(Reveal player +1 color R)"}'),
+        ('{"action": 4, "type": "discard"}', '{"action": 4, "type": "hint"}'),
+        ('{"action": 4, "move": {"type": "discard", "card": 0}}', '{"action": 4, "move": {"type": "clue"}}'),
+        ("Chosen Move Number: 0 - Reveal player +1 rank 1", "Chosen Move Number: 0 - Play 0"),
+        ("Chosen Move Number: 1 (Play 0)", "Chosen Move Number: 1 (Play 1)"),  # the engine's words for move 0
+        ("Chosen Move Number: 4 (Reveal player +1 color Y)", "Chosen Move Number: 4 (Color R to player +1)"),
+        ("Chosen Move Number: 0 (toss card 0)", "Chosen Move Number: 2 (Discard card 0, not Play 1)"),
+    ],
+)
+def test_a_move_described_as_another_move_is_ambiguous(text: str, clear: str) -> None:
+    for fmt in (TEXT, JSON):
+        with pytest.raises(ReplyProblem) as caught:
+            fmt.read(text, N, moves=MOVES)
+        assert caught.value.kind == "ambiguous"
+        assert "but describes it as" in str(caught.value)
+        reply = fmt.read(clear, N, moves=MOVES)
+        assert not isinstance(reply, str)
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "Chosen Move Number: 4 (Discard 0)",
-        '{"action": "4 (Discard 0)"}',
-        '{"action": 4, "move": "(Discard 0)"}',
-        "Chosen Move Number: 0 - Reveal player +1 rank 1",
+        "Chosen Move Number: 2 -> 3",
+        "Chosen Move Number: 2 (I mean 3)",
+        "Chosen Move Number: 2, or maybe 3",
+        "Chosen Move Number: 2 (changed to 3)",
+        "Chosen Move Number: 2; 3",
+        "Chosen Move Number: 2 (3)",
+        "Chosen Move Number: 2 \u2013 3",
+        "Chosen Move Number: 2    3",
+        "Chosen Move Number: 2 (Play 0), no wait, 3",
+        "Chosen Move Number: 2\nWait, I'll go with 3.",  # a correction on the next line
+        "Chosen Move Number: 2 or\n3",
+        "Chosen Move Number: 1\ufe0f\u20e32\ufe0f\u20e3",  # keycap digits: 1 and 2, or 12?
+        "Chosen Move Number: 1\u0665",  # digits of two scripts
+        '{"action": "2 (or 3)"}',
+        '{"action": 2, "chosenMove": 3}',
+        '{"action": 2, "move": {"index": 3}}',
+        '{"action": 2}\nFinal answer: 3',
+        '{"action": 2}\n{"move": 3}',
+        '{"action": 2} {"action": 3',  # a second object, never closed
     ],
 )
-def test_a_move_described_as_another_kind_of_move_is_ambiguous(text: str) -> None:
-    """Move 4 is a clue (and move 0 a play): a reply calling it a discard does not say which it meant."""
+def test_second_numbers_and_corrections_are_ambiguous(text: str) -> None:
     for fmt in (TEXT, JSON):
         with pytest.raises(ReplyProblem) as caught:
-            fmt.read(text, N, kinds=KINDS)
-        assert caught.value.kind == "ambiguous"
-        assert "but describes it as" in str(caught.value)
-        reply = fmt.read(text.replace("Discard 0", "Hint").replace("Reveal player +1 rank 1", "Play 0"), N, kinds=KINDS)
-        assert not isinstance(reply, str)
+            fmt.read(text, N, moves=MOVES)
+        assert caught.value.kind == "ambiguous", text
 
 
 @pytest.mark.parametrize(
     ("text", "action"),
     [
         ("<THINK>hm</THINK>\nChosen Move Number: 3", 3),  # tags in capitals
+        ("<thinking>Chosen Move Number: 1?</thinking>\nChosen Move Number: 3", 3),
         ("Chosen Move Number: 4 (Hint Bob red so that he can play it)", 4),  # two kinds named: no contradiction
         ("Chosen Move Number: 2 (Discard card 0, rather than play card 1)", 2),
         ("Chosen Move Number: 5 instead of the riskier move 1", 5),
+        ("Chosen Move Number: 5 (Reveal player +1 rank 1, touching cards 0 and 3)", 5),
+        ("Chosen Move Number: 0 (Play 0) since we have 2 clues and 1 life left", 0),
+        ("Chosen Move Number: 1 (Play 1) - it's either red 1 or 2, both playable", 1),
+        ("Chosen Move Number: 3 (Discard 1), with 3/8 clue tokens left", 3),
+        ("Chosen Move Number: 1 (Play 1) - not 100% sure but likely playable", 1),
+        ("Chosen Move Number: 3, not 2", 3),
+        ("Chosen Move Number: 3 (0-indexed)", 3),
+        ("Chosen Move Number (0-indexed): 3", 3),  # a qualifier's number is no move
+        ("Chosen Move Number: \\boxed{3}", 3),
+        ("| Chosen Move Number | 3 |", 3),
         ('{"action": 3, "analysis": [{"move": 0, "note": "bad"}, {"move": 3}]}', 3),  # moves weighed in a list
-        ('{"action": 3, "move": {"type": "hint", "to": 1}}', 3),  # a structured description
+        ('{"action": 4, "hint": {"id": 1, "color": "R"}}', 4),  # an "id" numbering a player, not a move
+        ('{"action": 3, "move": {"type": "discard", "index": 3}}', 3),
         ('{"action": 3, "plan": {"move": 3}}', 3),  # the same move again
         ('{"action": 3, "action": 3}', 3),
+        ('{"action": "1. (Play 1)"}', 1),  # the prompt's own line for the move, copied
+        ('{"action": "1 - Play 1"}', 1),
+        ('{"moveRatings": [0.1, 0.2], "action": 1}', 1),
     ],
 )
 def test_clear_replies_stay_readable(text: str, action: int) -> None:
     for fmt in (TEXT, JSON):
-        reply = fmt.read(text, N, kinds=KINDS)
+        reply = fmt.read(text, N, moves=MOVES)
         assert not isinstance(reply, str) and reply.action == action
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"reason": "clued "red"; chosen move 1 was my first idea", "action": 2}',  # a label in broken JSON
+        "Chosen Move Number: 2\n<think>\nActually move 1\n",  # thinking begun and never closed
+        "<think>a</think>\n<think>\nChosen Move Number: 1\n",
+    ],
+)
+def test_no_move_is_read_from_broken_json_or_unclosed_thinking(text: str) -> None:
+    for fmt in (TEXT, JSON):
+        with pytest.raises(ReplyProblem) as caught:
+            fmt.read(text, N, moves=MOVES)
+        assert caught.value.kind == "unparseable"
 
 
 def test_reasoning_and_ratings_after_the_chosen_move_are_kept() -> None:

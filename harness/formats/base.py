@@ -19,9 +19,9 @@ from typing import Any, Literal
 import jinja2
 from pydantic import BaseModel, ConfigDict
 
-from harness.formats import reading
+from harness.formats import doubt, reading
 from harness.formats.reading import Unreadable
-from harness.schema.moves import MoveKind
+from harness.schema.moves import Move
 from harness.schema.paths import prompts_dir
 
 
@@ -112,21 +112,22 @@ class ReplyFormat:
         text: str,
         n_legal: int,
         allowed: Collection[int] | None = None,
-        kinds: Sequence[MoveKind] | None = None,
+        moves: Sequence[Move] | None = None,
     ) -> ParsedReply | str:
         """The decision in `text`, or ReplyProblem with feedback. `allowed`: the move indices the reply may choose
-        (default: every legal move, 0 to n_legal - 1). `kinds`: the kind of each legal move, when known; a reply
-        that describes its move as another kind ("10 (Discard 0)" where move 10 is a clue) is then ambiguous."""
+        (default: every legal move, 0 to n_legal - 1). `moves`: the legal moves, when known; a reply that describes
+        its move as another ("10 (Discard 0)" where move 10 is a clue, "2 (Play 3)" where it is Play 2) is then
+        ambiguous."""
         allowed_moves = range(n_legal) if allowed is None else allowed
         try:
-            return self._read(text, n_legal, allowed_moves, kinds)
+            return self._read(text, n_legal, allowed_moves, moves)
         except Unreadable as problem:
             raise ReplyProblem(
                 problem.kind, self.feedback(problem.kind, allowed_moves, why=problem.why, **problem.facts)
             ) from None
 
     def _read(
-        self, text: str, n_legal: int, allowed: Collection[int], kinds: Sequence[MoveKind] | None
+        self, text: str, n_legal: int, allowed: Collection[int], moves: Sequence[Move] | None
     ) -> ParsedReply | str:
         if not text or not text.strip():
             raise Unreadable("empty_reply", "empty")
@@ -135,15 +136,13 @@ class ReplyFormat:
             raise Unreadable("empty_reply", "only_thinking")
         if self.layout == "free":
             return clean.strip()
-        return self._read_move(clean, n_legal, allowed, kinds)
+        return self._read_move(clean, n_legal, allowed, moves)
 
     def _read_move(
-        self, text: str, n_legal: int, allowed: Collection[int], kinds: Sequence[MoveKind] | None
+        self, text: str, n_legal: int, allowed: Collection[int], moves: Sequence[Move] | None
     ) -> ParsedReply:
         spans = reading.json_spans(text)
-        outside = reading.strip_markup(
-            reading.blank_spans(text, [s for s in spans if isinstance(s.value, dict)])
-        )
+        outside = reading.strip_markup(reading.blank_spans(text, reading.unread_spans(text, spans)))
         labels = reading.chosen_labels(outside)
         claims = [
             _Claim(n, "the Chosen Move Number line", said)
@@ -151,7 +150,7 @@ class ReplyFormat:
         ]
         described = list(claims)  # every place that names the move, with what it says of it
         chosen_object: dict[str, Any] | None = None
-        nested: str | None = None
+        elsewhere: list[tuple[str, Any]] = []  # move-like fields of objects without an action field
         objects_without_action = 0
         for span in spans:
             if not isinstance(span.value, dict):
@@ -160,7 +159,9 @@ class ReplyFormat:
             keys = [k for k in reading.ACTION_KEYS if k in obj and obj[k] is not None]
             if not keys:
                 objects_without_action += 1
-                nested = nested or reading.nested_move_field(span.value)
+                nested = reading.nested_move_field(span.value)
+                if nested is not None:
+                    elsewhere.append(nested)
                 continue
             found = _object_claims(span.value, obj, keys)
             if len({c.move for c in found}) > 1:
@@ -169,8 +170,8 @@ class ReplyFormat:
             described.extend(found)
             chosen_object = obj
         if not claims:
-            if nested:
-                raise Unreadable("ambiguous", "nested", field=nested)
+            if elsewhere:
+                raise Unreadable("ambiguous", "nested", field=elsewhere[0][0])
             if any(not s.readable for s in spans):
                 raise Unreadable("unparseable", "bad_json")
             if objects_without_action:
@@ -178,14 +179,20 @@ class ReplyFormat:
             if labels.without_number:
                 raise Unreadable("unparseable", "label_without_number")
             raise Unreadable("unparseable", "no_move")
+        claims.extend(_Claim(n, where) for n, where in reading.other_mentions(text, spans, outside))
+        for path, value in elsewhere:  # "move": 6 in another object beside {"action": 5}
+            try:
+                claims.append(_Claim(reading.move_value(value, path), f"{path} of another JSON object"))
+            except Unreadable:
+                continue
         distinct = sorted({c.move for c in claims})
         if len(distinct) > 1:
             raise Unreadable("ambiguous", "several", claims=_first_claims(claims))
         action = distinct[0]
         if action not in allowed:
             raise Unreadable("illegal_move", "not_allowed", move=action, legal=action in range(n_legal))
-        if kinds is not None and 0 <= action < len(kinds):
-            _check_description(described, kinds[action])
+        if moves is not None and 0 <= action < len(moves):
+            _check_description(described, moves[action])
         if chosen_object is not None and chosen_object in _examples(self.template):
             raise Unreadable("unparseable", "copied_example")
         # the fields come from where the move came from: the JSON object, or the text layout's lines
@@ -285,45 +292,55 @@ class _Claim:
 
 def _object_claims(raw: dict[str, Any], obj: dict[str, Any], keys: list[str]) -> list[_Claim]:
     """The moves a JSON object with an action field names: the action (in every spelling and every repetition of
-    its key), any move-like field beside it ("move": 11) and any move-like key inside another field ("reason":
-    {"choice": 11}). A move-like field that holds no number ("move": "(Play 1)") describes the move."""
-    found: list[_Claim] = []
-    for k in keys:
-        try:
-            found.append(
-                _Claim(reading.move_value(obj[k], f'"{k}"'), f'the "{k}" field', reading.described(obj[k]))
-            )
-        except Unreadable:
-            if k == keys[0]:  # the main action field must hold a move number; another may describe it
-                raise
+    its key), any move-like field beside it ("move": 11, "move": [11]) and any move key inside another field
+    ("reason": {"choice": 11}). Words in a move-like field ("move": "(Play 1)", "chosen_move": "Discard card 0") or
+    in a describing field ("type": "discard") describe the move, and are checked against it."""
+    main = keys[0]  # the main action field must hold a move number
+    found = [_Claim(reading.move_value(obj[main], f'"{main}"'), f'the "{main}" field', reading.described(obj[main]))]
     for k in reading.NESTED_MOVE_KEYS:
-        values = reading.repeated_values(raw, k) or ([obj[k]] if k in obj and k not in keys else [])
+        values = reading.repeated_values(raw, k) or ([obj[k]] if k in obj and k != main else [])
         for value in values:
-            if isinstance(value, dict | list):  # a structured description; a move inside it is found below
-                continue
-            where = f'the "{k}" field'
-            try:
-                found.append(_Claim(reading.move_value(value, f'"{k}"'), where, reading.described(value)))
-            except Unreadable as problem:
-                if problem.kind != "unparseable" or k == keys[0]:
-                    raise
-                found.append(_Claim(found[0].move, where, reading.described(value)))  # words: a description
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, dict | list):  # a structured move: its words describe it, its index names it
+                    found.append(_Claim(found[0].move, f'the "{k}" field', _words(item)))
+                    named = item if isinstance(item, dict) else {}
+                    for inner in ("index", "id", "number", "move"):
+                        if reading.looks_like_number(named.get(inner)):
+                            found.append(_Claim(reading.move_value(named[inner], f'"{k}.{inner}"'), f'"{k}.{inner}"'))
+                    continue
+                where = f'the "{k}" field'
+                try:
+                    found.append(_Claim(reading.move_value(item, f'"{k}"'), where, reading.described(item)))
+                except Unreadable as problem:
+                    if problem.kind != "unparseable" or k == main:
+                        raise
+                    found.append(_Claim(found[0].move, where, reading.described(item)))  # words: a description
+    for k in reading.DESCRIPTION_KEYS:
+        if isinstance(obj.get(k), str):
+            found.append(_Claim(found[0].move, f'the "{k}" field', obj[k][: reading.LINE_READ]))
     for path, value in reading.moves_below(raw):
         found.append(_Claim(reading.move_value(value, f'"{path}"'), f'"{path}"'))
     return found
 
 
-def _check_description(claims: list[_Claim], kind: MoveKind) -> None:
-    """Refuse a move described as another kind of move: "10 (Discard 0)" where move 10 is a clue."""
-    actual = {MoveKind.PLAY: "play", MoveKind.DISCARD: "discard"}.get(kind, "hint")
+def _words(value: dict[str, Any] | list[Any]) -> str:
+    """The words of a structured description ({"type": "discard", "card": 0}): its short string values."""
+    items = value.values() if isinstance(value, dict) else value
+    return " ".join(v for v in itertools.islice(items, 16) if isinstance(v, str))[: reading.LINE_READ]
+
+
+def _check_description(claims: list[_Claim], move: Move) -> None:
+    """Refuse a move described as another: "10 (Discard 0)" where move 10 is a clue, "2 (Play 3)" where it is
+    Play 2."""
     for claim in claims:
-        said = reading.described_kind(claim.said)
-        if said is not None and said != actual:
+        said = doubt.contradiction(claim.said, move)
+        if said is not None:
             raise Unreadable(
                 "ambiguous",
                 "contradicts",
                 move=claim.move,
-                actual=actual,
+                actual=move.description.strip("()"),
+                named=said,
                 said=claim.said.strip()[:80],
                 where=claim.where,
             )

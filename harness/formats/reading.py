@@ -16,36 +16,41 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.formats import doubt
+from harness.formats.doubt import LINE_READ
+from harness.formats.unreadable import Unreadable as Unreadable
+
 MAX_REPLY_CHARS = 200_000  # about 50k tokens: longer replies are rejected unread, as "oversized"
 MAX_JSON_DEPTH = 32  # brackets nested deeper than this are rejected unread, as "oversized"
 MAX_RATINGS_READ = 256  # ratings read from one reply (Hanabi has at most about 50 legal moves)
 MAX_JSON_OBJECTS = 64  # more top-level JSON objects than this in one reply are rejected, as "oversized"
+MAX_LABELS = 64  # more "Chosen Move Number" labels than this in one reply are rejected, as "oversized"
 
 # the field that holds the chosen move, and the few unmistakable spellings of it that models write
 ACTION_KEYS = ("action", "chosen_action", "chosen_move", "chosen_move_number", "chosen_move_index")
 RATING_KEYS = ("move_ratings", "ratings", "move_rating")
 REASON_KEYS = ("reason", "reasoning", "rationale", "explanation")
 # keys that look like a move elsewhere than in the action field: reported as ambiguous, never used
-NESTED_MOVE_KEYS = (*ACTION_KEYS, "move", "move_index", "move_number", "id", "index", "choice")
+NESTED_MOVE_KEYS = (
+    *ACTION_KEYS,
+    *("move", "move_index", "move_number", "move_id", "id", "index", "choice", "chosen", "selected_move"),
+    *("selected_action", "final_action", "final_move", "final_answer", "answer", "decision", "best_move"),
+    *("revised_action", "revised_move", "correction"),
+)
 NOT_SEARCHED_FOR_MOVES = (*RATING_KEYS, "deductions")  # their "action" keys label ratings, not a choice
-
-
-class Unreadable(Exception):
-    """Why a reply cannot be used: an error kind, a finer reason for the feedback, and the facts to name."""
-
-    def __init__(self, kind: str, why: str, **facts: Any) -> None:
-        super().__init__(f"{kind}: {why}")
-        self.kind = kind
-        self.why = why
-        self.facts = facts
+MOVE_KEYS_BELOW = (*ACTION_KEYS, "move", "move_index", "move_number", "choice", "chosen")
+# keys beside the action whose words describe the chosen move ("type": "discard"), checked against it
+DESCRIPTION_KEYS = ("description", "move_description", "action_description", "type", "move_type", "action_type")
 
 
 # Invisible characters: Unicode format characters (zero-width spaces and joiners, direction marks, soft hyphen, BOM,
-# tag characters), line and paragraph separators, and combining marks left over after NFKC composition
+# tag characters), line and paragraph separators, combining marks left over after NFKC composition (for letters and
+# for symbols, such as a keycap's), variation selectors, and the blank fillers of Hangul and Braille
 _INVISIBLE_RANGES = (
     (0x00AD, 0x00AD), (0x0300, 0x036F), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
-    (0x180E, 0x180E), (0x200B, 0x200F), (0x2028, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF),
-    (0xFFF9, 0xFFFB), (0xE0001, 0xE0001), (0xE0020, 0xE007F),
+    (0x115F, 0x1160), (0x180B, 0x180F), (0x200B, 0x200F), (0x2028, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F),
+    (0x20D0, 0x20FF), (0x2800, 0x2800), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0),
+    (0xFFF9, 0xFFFB), (0xE0001, 0xE0001), (0xE0020, 0xE007F), (0xE0100, 0xE01EF),
 )  # fmt: skip
 _INVISIBLE = "".join(f"{chr(a)}-{chr(b)}" if a != b else chr(a) for a, b in _INVISIBLE_RANGES)
 _SPLIT_NUMBER = re.compile(rf"\d[{_INVISIBLE}]{{1,16}}\d")
@@ -63,7 +68,9 @@ _DIGIT_SYMBOL_RANGES = (
 _APART_DIGIT_SYMBOLS = {
     c: f" {unicodedata.normalize('NFKC', chr(c))} " for a, b in _DIGIT_SYMBOL_RANGES for c in range(a, b + 1)
 }
-_THINK_END = re.compile(r"</think>", re.IGNORECASE)
+# A reasoning model's thinking, between <think> and </think> (or <thinking> and </thinking>), in any case
+_THINK_OPEN = re.compile(r"<think(?:ing)?[ \t]{0,8}>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think(?:ing)?[ \t]{0,8}>", re.IGNORECASE)
 
 
 def normalise(text: str) -> str:
@@ -78,14 +85,13 @@ def normalise(text: str) -> str:
         shown = split.group().translate(_DROP_INVISIBLE)
         raise Unreadable("ambiguous", "split_number", digits=" ".join(shown))
     text = text.translate(_DROP_INVISIBLE)
-    answer_start = -1
-    for closing in _THINK_END.finditer(text):  # after the last closing tag, in any case (<THINK>...</THINK>)
+    answer_start = 0
+    for closing in _THINK_CLOSE.finditer(text):  # the answer follows the last closing tag
         answer_start = closing.end()
-    if answer_start >= 0:
-        return text[answer_start:]
-    if text.lstrip()[:16].lower().startswith("<think>"):
+    answer = text[answer_start:]
+    if _THINK_OPEN.search(answer):  # thinking begun and never closed: no answer is known to follow it
         raise Unreadable("unparseable", "unclosed_thinking")
-    return text
+    return answer
 
 
 def strip_markup(text: str) -> str:
@@ -140,7 +146,8 @@ def json_spans(text: str) -> list[JsonSpan]:
                 if depth == 0:
                     end = position
                     break
-        if end < 0:
+        if end < 0:  # an object never closed runs to the end: read as JSON that cannot be parsed
+            spans.append(JsonSpan(start, len(text)))
             break
         spans.append(JsonSpan(start, end))
         if len(spans) > MAX_JSON_OBJECTS:
@@ -208,8 +215,49 @@ def blank_spans(text: str, spans: list[JsonSpan]) -> str:
     return "".join(pieces)
 
 
+_LOOKS_LIKE_JSON = re.compile(r'"[ \t]{0,3}:')
+_ACTION_IN_BROKEN_JSON = re.compile(
+    r'"(?:action|chosen_action|chosen_move|move)"[ \t]{0,3}:[ \t]{0,3}"?[ \t]{0,3}([+-]?\d{1,9})(?!\d)', re.IGNORECASE
+)
+# A second answer outside the JSON object that gives the move: "Final answer: 6", a line "Action: 6"
+_OTHER_ANSWER = re.compile(
+    r"(?:final[ \t]answer|^[ \t]{0,8}action)[ \t]{0,3}(?:is|:|=|-)?[ \t]{0,3}(?:move[ \t]{0,3})?#?[ \t]{0,3}"
+    r"([+-]?\d{1,9})(?!\d)",
+    re.IGNORECASE | re.MULTILINE,
+)
+MAX_MENTIONS = 8  # other mentions of a move read from one reply
+
+
+def unread_spans(text: str, spans: list[JsonSpan]) -> list[JsonSpan]:
+    """The spans not to read labels in: the JSON objects, and the spans that look like JSON ('"key":') but could
+    not be parsed (a label inside an unreadable object's string is no label)."""
+    return [
+        s
+        for s in spans
+        if isinstance(s.value, dict) or (not s.readable and _LOOKS_LIKE_JSON.search(text, s.start, s.end))
+    ]
+
+
+def other_mentions(text: str, spans: list[JsonSpan], outside: str) -> list[tuple[int, str]]:
+    """Moves named elsewhere than in a label or a readable JSON object's action: an action field inside JSON that
+    could not be parsed, and a "Final answer: N" or "Action: N" line. They are never played; one that differs from
+    the move read makes the reply ambiguous."""
+    found: list[tuple[int, str]] = []
+    for span in spans:
+        if not span.readable:
+            for match in itertools.islice(_ACTION_IN_BROKEN_JSON.finditer(text, span.start, span.end), MAX_MENTIONS):
+                found.append((int(match.group(1)), "a JSON object that could not be read"))
+    for match in itertools.islice(_OTHER_ANSWER.finditer(outside), MAX_MENTIONS):
+        found.append((int(match.group(1)), f'"{match.group().strip()}"'))
+    return found
+
+
 def key_of(name: Any) -> str:
-    return re.sub(r"[\s\-]+", "_", str(name).strip().lower())
+    """A key as compared: "Chosen Move", "chosen-move" and "chosenMove" are all "chosen_move"."""
+    return re.sub(r"[\s\-]+", "_", _CAMEL_HUMP.sub("_", str(name).strip()).lower())
+
+
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def normalised_keys(obj: dict[str, Any]) -> dict[str, Any]:
@@ -219,13 +267,13 @@ def normalised_keys(obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def nested_move_field(obj: dict[str, Any]) -> str | None:
-    """The path of a move-like key other than the action field (outside ratings and deductions), at the top level
-    ("move": 3) or below it ("reason": {"id": 1}), if there is one: a move written there is reported as ambiguous,
-    never used. Iterative; the depth is already bounded by the scan."""
+def nested_move_field(obj: dict[str, Any]) -> tuple[str, Any] | None:
+    """The path and value of a move-like key other than the action field (outside ratings and deductions), at the
+    top level ("move": 3) or below it ("reason": {"id": 1}), if there is one: a move written there is reported as
+    ambiguous, never used. Iterative; the depth is already bounded by the scan."""
     for k, v in obj.items():
         if key_of(k) in NESTED_MOVE_KEYS and looks_like_number(v):
-            return f'"{k}"'
+            return f'"{k}"', v
     stack: list[tuple[str, Any]] = [
         (str(k), v) for k, v in obj.items() if key_of(k) not in NOT_SEARCHED_FOR_MOVES
     ]
@@ -235,7 +283,7 @@ def nested_move_field(obj: dict[str, Any]) -> str | None:
         if isinstance(value, dict):
             for k, v in value.items():
                 if key_of(k) in NESTED_MOVE_KEYS and looks_like_number(v):
-                    return f'"{path}.{k}"'
+                    return f'"{path}.{k}"', v
                 items.append((f"{path}.{k}", v))
         elif isinstance(value, list):
             items = [(f"{path}[{i}]", v) for i, v in enumerate(value)]
@@ -244,9 +292,10 @@ def nested_move_field(obj: dict[str, Any]) -> str | None:
 
 
 def moves_below(obj: dict[str, Any], limit: int = 16) -> list[tuple[str, Any]]:
-    """Move-like keys with a number inside the other fields of an object that has an action ("reason": {"choice":
-    11}), as (path, value): a second move there makes the reply ambiguous. Only objects inside objects are
-    searched; a list (moves weighed one by one) and the ratings and deductions are not. Iterative and bounded."""
+    """Keys that name a move, with a number, inside the other fields of an object that has an action ("reason":
+    {"choice": 11}), as (path, value): a second move there makes the reply ambiguous. Only objects inside objects
+    are searched (a list weighs moves one by one), not the ratings and deductions, and not "id" or "index", which
+    number players and cards as often as moves. Iterative and bounded."""
     found: list[tuple[str, Any]] = []
     stack = [
         (str(k), v) for k, v in obj.items() if isinstance(v, dict) and key_of(k) not in NOT_SEARCHED_FOR_MOVES
@@ -256,7 +305,7 @@ def moves_below(obj: dict[str, Any], limit: int = 16) -> list[tuple[str, Any]]:
         for k, v in value.items():
             if key_of(k) in NOT_SEARCHED_FOR_MOVES:
                 continue
-            if key_of(k) in NESTED_MOVE_KEYS and looks_like_number(v):
+            if key_of(k) in MOVE_KEYS_BELOW and looks_like_number(v):
                 found.append((f"{path}.{k}", v))
             elif isinstance(v, dict):
                 stack.append((f"{path}.{k}", v))
@@ -273,11 +322,13 @@ def looks_like_number(value: Any) -> bool:
 
 # ---- values ----------------------------------------------------------------------------------------------------
 
+# A move number as a JSON string gives it ("3", "move 3", "#3", "[3]"), then at most a description of the move:
+# "3 (Play 3)", "3. (Play 3)", "3 - Play 3", "3: Play 3"
 _MOVE_STRING = re.compile(
-    r"[ \t]{0,8}(?:move[ \t]{0,3})?#?[ \t]{0,3}\[?([+-]?\d{1,9})\]?[ \t]{0,3}(?:\([^()\n]{0,160}\))?[ \t.]{0,3}",
-    re.IGNORECASE,
+    r"[ \t]{0,8}(?:move[ \t]{0,3})?#?[ \t]{0,3}\[?(?P<num>[+-]?\d{1,9})(?!\d)\]?(?P<rest>.{0,400})",
+    re.IGNORECASE | re.DOTALL,
 )
-_DECIMAL = re.compile(r"[ \t]{0,8}(?:move[ \t]{0,3})?#?[ \t]{0,3}([+-]?\d{1,9}[.,]\d{1,9})", re.IGNORECASE)
+_DESCRIPTION = re.compile(r"[ \t.]{0,3}|[ \t]{0,3}(?:\(|[.:\-\u2013\u2014][ \t]{0,3}[(\w])[^\n]{0,400}")
 
 
 def described(value: Any) -> str:
@@ -285,12 +336,13 @@ def described(value: Any) -> str:
     that holds no number; "" for anything else."""
     if not isinstance(value, str):
         return ""
-    match = re.match(r"[ \t]{0,8}(?:move[ \t]{0,3})?#?[ \t]{0,3}\[?[+-]?\d{1,9}\]?", value, re.IGNORECASE)
-    return value[match.end() : match.end() + LINE_READ] if match else value[:LINE_READ]
+    match = _MOVE_STRING.match(value)
+    return match.group("rest")[:LINE_READ] if match else value[:LINE_READ]
 
 
 def move_value(value: Any, where: str) -> int:
-    """A move number from a JSON value: an integer, an integral float, or a string holding just a move number."""
+    """A move number from a JSON value: an integer, or a string holding a move number and at most a description
+    of the move, with nothing that puts it in doubt (harness.formats.doubt)."""
     if isinstance(value, bool) or value is None:
         raise Unreadable("unparseable", "not_a_number", value=json.dumps(value), where=where)
     if isinstance(value, int):
@@ -302,36 +354,24 @@ def move_value(value: Any, where: str) -> int:
     text = strip_markup(str(value))
     match = _MOVE_STRING.fullmatch(text)
     if match:
-        return int(match.group(1))
-    decimal = _DECIMAL.match(text)
-    if decimal:
-        raise Unreadable("ambiguous", "decimal", value=decimal.group(1), where=where)
+        doubt.check_after(match.group("num"), match.group("rest"), where)
+        if _DESCRIPTION.fullmatch(match.group("rest")):
+            return doubt.whole_number(match.group("num"), where)
     raise Unreadable("unparseable", "not_a_number", value=json.dumps(str(value)[:60]), where=where)
 
 
 # ---- the text layout -------------------------------------------------------------------------------------------
 
 _LABEL = re.compile(
-    r"chosen[ \t_-]{0,3}(?:move|action)(?:[ \t_-]{0,3}(?:number|index|no\.?|id))?"
-    r"[ \t]{0,5}(?:is|was|will[ \t]be|=|:|-)?[ \t]{0,3}[:=\-]?\s{0,6}"
-    r"(?:[\[(#]|move[ \t]{0,3}#?|number[ \t]{0,3})?[ \t]{0,3}"
+    r"chosen[ \t_-]{0,3}(?:move|action)(?:[ \t_-]{0,3}(?:number|index|no\.?|id|#))?"
+    # a qualifier before the number: "Chosen Move Number (0-indexed): 12"
+    r"(?:[ \t]{0,3}[(\[][^()\[\]\n]{0,40}[)\]](?=[ \t|]{0,3}[:=]?[ \t|]{0,3}\d))?"
+    r"[ \t|]{0,5}(?:is|was|will[ \t]be|=|:|-|\u2013|\u2014)?[ \t|]{0,3}[:=\-\u2013\u2014]?\s{0,6}"
+    r"(?:[\[(#]|\$?\\boxed\{|move[ \t]{0,3}#?|number[ \t]{0,3})?[ \t]{0,3}"
     r"(?P<num>[+-]?\d{1,9}(?!\d))?",  # a longer number is no move number, never its first nine digits
     re.IGNORECASE,
 )
-_AFTER_DECIMAL = re.compile(r"[.,]\d")
-_AFTER_ALTERNATIVE = re.compile(
-    r"[ \t]{0,3}(?:/|\u2044|\||-|,|or\b|and\b|to\b|then\b)[ \t]{0,3}(?:move[ \t]{0,3})?#?[ \t]{0,3}\d{1,9}"
-    r"|[ \t]{1,3}\d{1,9}",
-    re.IGNORECASE,
-)
-# Later on the label's line, a word of doubt or correction followed by another number: "5, no wait, 6", "10 (or 11)",
-# "10 vs 11", "10 & 11". A description that holds numbers ("2 (Play card 0)") is no second move.
-_LATER_ALTERNATIVE = re.compile(
-    r"(?:\b(?:or|vs|versus|nor|either|instead|wait|actually|correction|rather|sorry|no|not|and|then)\b|[&/|\u2044])"
-    r"[ \t,:;.!\-]{0,6}(?:(?:move|option|number|no\.?)[ \t]{0,3})?#?[ \t]{0,3}\d{1,9}",
-    re.IGNORECASE,
-)
-LINE_READ = 200  # characters of the label's line read after its number, for doubt and for a description
+WHERE_LABEL = "the Chosen Move Number line"
 
 
 @dataclass
@@ -350,46 +390,26 @@ class Labels:
 
 
 def chosen_labels(text: str) -> Labels:
-    """Every chosen-move label of a (markup-stripped) text. A label giving "2.5", "3 or 4" or "5, no wait, 6" is
-    ambiguous."""
+    """Every chosen-move label of a (markup-stripped) text. A label whose number is put in doubt ("2.5", "3 or 4",
+    "5, no wait, 6": harness.formats.doubt) is ambiguous."""
     labels = Labels()
     for match in _LABEL.finditer(text):
         labels.starts.append(match.start())
+        if len(labels.starts) > MAX_LABELS:  # each label's line is read for doubt: their count is bounded
+            raise Unreadable("oversized", "too_many_labels", limit=MAX_LABELS)
         number = match.group("num")
         if number is None:
             labels.without_number = True
             continue
-        after = text[match.end() : match.end() + LINE_READ].split("\n", 1)[0]
-        if _AFTER_DECIMAL.match(after):
-            decimal = number + after[:1] + re.match(r"[.,](\d{1,9})", after).group(1)  # type: ignore[union-attr]
-            raise Unreadable("ambiguous", "decimal", value=decimal, where="the Chosen Move Number line")
-        alternative = _AFTER_ALTERNATIVE.match(after) or _LATER_ALTERNATIVE.search(after)
-        if alternative:
-            raise Unreadable(
-                "ambiguous",
-                "alternatives",
-                value=f"{number}{after[: alternative.end()]}".strip(),
-                where="the Chosen Move Number line",
-            )
-        labels.numbers.append(int(number))
+        line_end = text.find("\n", match.end(), match.end() + LINE_READ)
+        after = text[match.end() : match.end() + LINE_READ if line_end < 0 else line_end]
+        # the next line with something on it (a correction after the label: "Wait, I'll go with 6.")
+        following = "" if line_end < 0 else text[line_end + 1 : line_end + 1 + LINE_READ].lstrip("\n")
+        next_line = following.split("\n", 1)[0]
+        doubt.check_after(number, after, WHERE_LABEL, next_line)
+        labels.numbers.append(doubt.whole_number(number, WHERE_LABEL))
         labels.described.append(after)
     return labels
-
-
-# The kind of move a description names, by the words that name it; a description naming two kinds names none.
-_KIND_WORDS = {
-    "play": re.compile(r"\bplay(?:s|ed|ing)?\b", re.IGNORECASE),
-    "discard": re.compile(r"\b(?:discard(?:s|ed|ing)?|throw(?:s|ing)?)\b", re.IGNORECASE),
-    "hint": re.compile(
-        r"\b(?:hint(?:s|ed|ing)?|clue(?:s|d|ing)?|reveal(?:s|ed|ing)?|tell(?:s|ing)?)\b", re.IGNORECASE
-    ),
-}
-
-
-def described_kind(description: str) -> str | None:
-    """ "play", "discard" or "hint" when a move's description names exactly one kind of move, else None."""
-    named = [kind for kind, words in _KIND_WORDS.items() if words.search(description[:LINE_READ])]
-    return named[0] if len(named) == 1 else None
 
 
 _REASON_LABEL = re.compile(r"reason(?:ing)?[ \t]{0,3}[:=]", re.IGNORECASE)

@@ -160,6 +160,6 @@ def decisions(
             yield LearnerTurn(position=game.position(), prompt=game.prompt(), memory=game.memory)
             view = game.view()
             text = bot_reply(scaffold, view, bot)
-            reply = scaffold.base.reply_format.read(text, len(view.legal_moves), kinds=view.legal_kinds)
+            reply = scaffold.base.reply_format.read(text, len(view.legal_moves), moves=view.engine_moves)
             assert isinstance(reply, ParsedReply)
             game.play(reply, text)

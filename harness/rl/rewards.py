@@ -79,7 +79,7 @@ def read_reply(scaffold: ScaffoldDef, view: SeatView, text: str, truncated: bool
     fmt = scaffold.base.reply_format
     if truncated:
         raise ReplyProblem("truncated", fmt.feedback("truncated", range(len(view.legal_moves))))
-    reply = fmt.read(text, len(view.legal_moves), kinds=view.legal_kinds)
+    reply = fmt.read(text, len(view.legal_moves), moves=view.engine_moves)
     assert isinstance(reply, ParsedReply)  # a move contract never reads to free text
     return reply
 

@@ -23,7 +23,7 @@ from harness.formats import ParsedReply, ReplyFormat, ReplyProblem
 from harness.models.caller import ModelCaller
 from harness.models.client import FatalModelError, ProviderGaveUp
 from harness.models.model_names import OFFLINE_REPLY_KEY
-from harness.schema.moves import MoveKind
+from harness.schema.moves import Move
 from harness.schema.records import REPLY_ERROR_KINDS, Attempt, Call, Message, SeatConfig
 from harness.schema.secrets import REDACTED
 from harness.strategies.definition import CallDef
@@ -146,7 +146,7 @@ class Asker:
             attempts.extend(got)
             answer = got[-1]
             try:
-                parsed = await _read(fmt, answer, view.legal_kinds, allowed)
+                parsed = await _read(fmt, answer, view.engine_moves, allowed)
             except ReplyProblem as problem:
                 text = answer.reply or ""
                 seen = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()  # not 10 MB per reply
@@ -203,13 +203,13 @@ def reask_messages(original: list[Message], text: str, feedback: str) -> list[Me
 
 
 async def _read(
-    fmt: ReplyFormat, answer: Attempt, kinds: Sequence[MoveKind], allowed: Collection[int] | None
+    fmt: ReplyFormat, answer: Attempt, moves: Sequence[Move], allowed: Collection[int] | None
 ) -> ParsedReply | str:
     """Read an answer in its format. A reply the token limit cut off, or a content filter stopped, is never used,
     even when a move could be read from it; nor is one that held a credential of the run (redacted on arrival).
     Long replies are read in a thread, so no game waits on another's reading (the reading itself is linear and
     size-capped: harness.formats.reading)."""
-    n_legal = len(kinds)
+    n_legal = len(moves)
     if answer.finish_reason == "length":
         raise ReplyProblem("truncated", fmt.feedback("truncated", _allowed(allowed, n_legal)))
     if answer.finish_reason == "content_filter":
@@ -220,8 +220,8 @@ async def _read(
     ):  # a credential was taken out: an echo, no answer
         raise ReplyProblem("echoed_secret", fmt.feedback("echoed_secret", _allowed(allowed, n_legal)))
     if len(text) > READ_INLINE_CHARS:
-        return await asyncio.to_thread(fmt.read, text, n_legal, allowed, kinds)
-    return fmt.read(text, n_legal, allowed, kinds)
+        return await asyncio.to_thread(fmt.read, text, n_legal, allowed, moves)
+    return fmt.read(text, n_legal, allowed, moves)
 
 
 def _allowed(allowed: Collection[int] | None, n_legal: int) -> Collection[int]:

@@ -123,9 +123,9 @@ class SeatView(BaseModel):
     legal_moves: tuple[LegalMove, ...]
 
     @property
-    def legal_kinds(self) -> tuple[MoveKind, ...]:
-        """The kind of each legal move, in order: what a reply's description of its move is checked against."""
-        return tuple(legal.move.kind for legal in self.legal_moves)
+    def engine_moves(self) -> tuple[Move, ...]:
+        """The legal moves themselves, in order: what a reply's description of its move is checked against."""
+        return tuple(legal.move for legal in self.legal_moves)
 
     def hand_of(self, player: int) -> OtherHand:
         for hand in self.others:
