@@ -325,6 +325,13 @@ MOVES = (
         ("Chosen Move Number: 1 (Play 0)", "Chosen Move Number: 1 (Play 1)"),  # the engine's words for move 0
         ("Chosen Move Number: 4 (Reveal player +1 color Y)", "Chosen Move Number: 4 (Color R to player +1)"),
         ("Chosen Move Number: 0 (toss card 0)", "Chosen Move Number: 2 (Discard card 0, not Play 1)"),
+        (
+            "Chosen Move Number: 4 (Reveal player+1 colour: yellow)",
+            "Chosen Move Number: 4 (Reveal color red to player +1)",
+        ),
+        ('{"action": 4, "color": "B"}', '{"action": 4, "color": "red"}'),
+        ('{"action": 1, "card_index": 0}', '{"action": 1, "card_index": 1}'),
+        ("Chosen Move: Discard 1\nChosen Move Number: 2", "Chosen Move: Discard 0\nChosen Move Number: 2"),
     ],
 )
 def test_a_move_described_as_another_move_is_ambiguous(text: str, clear: str) -> None:
@@ -355,10 +362,15 @@ def test_a_move_described_as_another_move_is_ambiguous(text: str, clear: str) ->
         "Chosen Move Number: 1\u0665",  # digits of two scripts
         '{"action": "2 (or 3)"}',
         '{"action": 2, "chosenMove": 3}',
-        '{"action": 2, "move": {"index": 3}}',
+        '{"action": 2, "move": {"number": 3}}',
         '{"action": 2}\nFinal answer: 3',
         '{"action": 2}\n{"move": 3}',
         '{"action": 2} {"action": 3',  # a second object, never closed
+        "Chosen Move Number: 2 (Discard 0) or 0 (Play 0)",  # a second described move
+        "Chosen Move Number: 2 (Discard 0) -> 0",
+        "Chosen Move Number: 2 (Discard 0)\n\nP.S. I meant move 0.",
+        '{"action": 2}\n\nOops, I meant "action": 0',
+        "Reasoning: x\nChosen Move Number: 2\nMy final move: 0",
     ],
 )
 def test_second_numbers_and_corrections_are_ambiguous(text: str) -> None:
@@ -394,6 +406,19 @@ def test_second_numbers_and_corrections_are_ambiguous(text: str) -> None:
         ('{"action": "1. (Play 1)"}', 1),  # the prompt's own line for the move, copied
         ('{"action": "1 - Play 1"}', 1),
         ('{"moveRatings": [0.1, 0.2], "action": 1}', 1),
+        ("Chosen Move Number: 5\n\nFinal answer: 5", 5),  # the same move restated
+        ("Chosen Move Number: 5 (Move 5: Reveal player +1 rank 1)", 5),
+        ("Chosen Move Number: 5 (5 save)", 5),  # numbers that count something
+        ("Chosen Move Number: 5 (1s clue: play clue on cards 1 and 2)", 5),
+        ("Chosen Move Number: 3 (100% safe discard)", 3),
+        ("Chosen Move Number: 4 (0.8 rating)", 4),
+        ("Chosen Move Number: 5 (save the 1s so they are not discarded)", 5),  # a purpose, not a kind of move
+        ("Chosen Move Number: 4 (so they can play the red 1)", 4),
+        ("Chosen Move Number: 2 (no safe play available)", 2),
+        ("Chosen Move Number: 5\nActually, it is 2 cards that get touched.", 5),
+        ("Chosen Move Number: 5 (Reveal player +1 rank 1) - better than move 4 (one card) or move 0 (risky)", 5),
+        ("Chosen Move Number: 0 (Play 0) - score from 11 -> 12", 0),
+        ("{'reason': 'a Python dict', 'action': 1}", 1),
     ],
 )
 def test_clear_replies_stay_readable(text: str, action: int) -> None:

@@ -149,6 +149,7 @@ class ReplyFormat:
             for n, said in zip(labels.numbers, labels.described, strict=True)
         ]
         described = list(claims)  # every place that names the move, with what it says of it
+        described.extend(_Claim(-1, "the Chosen Move line", said) for said in labels.unnumbered)
         chosen_object: dict[str, Any] | None = None
         elsewhere: list[tuple[str, Any]] = []  # move-like fields of objects without an action field
         objects_without_action = 0
@@ -192,7 +193,18 @@ class ReplyFormat:
         if action not in allowed:
             raise Unreadable("illegal_move", "not_allowed", move=action, legal=action in range(n_legal))
         if moves is not None and 0 <= action < len(moves):
-            _check_description(described, moves[action])
+            _check_description(described, action, moves[action])
+            said = doubt.field_contradiction(chosen_object or {}, moves[action])
+            if said is not None:
+                raise Unreadable(
+                    "ambiguous",
+                    "contradicts",
+                    move=action,
+                    actual=moves[action].description.strip("()"),
+                    named=said,
+                    said=said,
+                    where="a JSON object",
+                )
         if chosen_object is not None and chosen_object in _examples(self.template):
             raise Unreadable("unparseable", "copied_example")
         # the fields come from where the move came from: the JSON object, or the text layout's lines
@@ -304,7 +316,7 @@ def _object_claims(raw: dict[str, Any], obj: dict[str, Any], keys: list[str]) ->
                 if isinstance(item, dict | list):  # a structured move: its words describe it, its index names it
                     found.append(_Claim(found[0].move, f'the "{k}" field', _words(item)))
                     named = item if isinstance(item, dict) else {}
-                    for inner in ("index", "id", "number", "move"):
+                    for inner in ("move", "move_index", "move_number", "move_id", "action", "number"):
                         if reading.looks_like_number(named.get(inner)):
                             found.append(_Claim(reading.move_value(named[inner], f'"{k}.{inner}"'), f'"{k}.{inner}"'))
                     continue
@@ -329,7 +341,7 @@ def _words(value: dict[str, Any] | list[Any]) -> str:
     return " ".join(v for v in itertools.islice(items, 16) if isinstance(v, str))[: reading.LINE_READ]
 
 
-def _check_description(claims: list[_Claim], move: Move) -> None:
+def _check_description(claims: list[_Claim], action: int, move: Move) -> None:
     """Refuse a move described as another: "10 (Discard 0)" where move 10 is a clue, "2 (Play 3)" where it is
     Play 2."""
     for claim in claims:
@@ -338,7 +350,7 @@ def _check_description(claims: list[_Claim], move: Move) -> None:
             raise Unreadable(
                 "ambiguous",
                 "contradicts",
-                move=claim.move,
+                move=action,
                 actual=move.description.strip("()"),
                 named=said,
                 said=claim.said.strip()[:80],

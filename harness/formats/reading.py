@@ -35,12 +35,18 @@ NESTED_MOVE_KEYS = (
     *ACTION_KEYS,
     *("move", "move_index", "move_number", "move_id", "id", "index", "choice", "chosen", "selected_move"),
     *("selected_action", "final_action", "final_move", "final_answer", "answer", "decision", "best_move"),
-    *("revised_action", "revised_move", "correction"),
+    *("revised_action", "revised_move", "correction", "action_index", "action_id", "action_number"),
+    *("recommended_action", "best_action", "preferred_move", "top_choice", "move_choice", "selection", "pick"),
 )
 NOT_SEARCHED_FOR_MOVES = (*RATING_KEYS, "deductions")  # their "action" keys label ratings, not a choice
 MOVE_KEYS_BELOW = (*ACTION_KEYS, "move", "move_index", "move_number", "choice", "chosen")
 # keys beside the action whose words describe the chosen move ("type": "discard"), checked against it
-DESCRIPTION_KEYS = ("description", "move_description", "action_description", "type", "move_type", "action_type")
+DESCRIPTION_KEYS = (
+    *("description", "move_description", "action_description", "chosen_move_description", "type", "move_type"),
+    *("action_type", "kind", "action_name", "move_name"),
+)
+# keys whose objects weigh other moves ("second_best": {"move": 19}): a move inside them is no second choice
+_ALTERNATIVES = re.compile(r"second|alternative|backup|runner|other|reject|consider|option|fallback")
 
 
 # Invisible characters: Unicode format characters (zero-width spaces and joiners, direction marks, soft hyphen, BOM,
@@ -80,6 +86,8 @@ def normalise(text: str) -> str:
     if len(text) > MAX_REPLY_CHARS:
         raise Unreadable("oversized", "too_long", chars=len(text), limit=MAX_REPLY_CHARS)
     text = unicodedata.normalize("NFKC", text.translate(_APART_DIGIT_SYMBOLS))
+    if len(text) > MAX_REPLY_CHARS:  # a few characters expand under NFKC (U+FDFA into 18)
+        raise Unreadable("oversized", "too_long", chars=len(text), limit=MAX_REPLY_CHARS)
     split = _SPLIT_NUMBER.search(text)
     if split:
         shown = split.group().translate(_DROP_INVISIBLE)
@@ -198,8 +206,11 @@ _BARE_KEY = re.compile(r"([{,][ \t\r\n]{0,40})([A-Za-z_][A-Za-z0-9_]{0,40})[ \t]
 
 
 def _mend(candidate: str) -> str:
-    """Mend the common slips: curly quotes, trailing commas, unquoted keys."""
+    """Mend the common slips: curly quotes, trailing commas, unquoted keys, and single quotes in an object that
+    has no double quote (a Python dict)."""
     fixed = candidate.replace("\u201c", '"').replace("\u201d", '"').replace("\u201e", '"')
+    if '"' not in fixed:
+        fixed = fixed.replace("'", '"')
     fixed = _TRAILING_COMMA.sub(r"\1", fixed)
     return _BARE_KEY.sub(r'\1"\2":', fixed)
 
@@ -221,8 +232,9 @@ _ACTION_IN_BROKEN_JSON = re.compile(
 )
 # A second answer outside the JSON object that gives the move: "Final answer: 6", a line "Action: 6"
 _OTHER_ANSWER = re.compile(
-    r"(?:final[ \t]answer|^[ \t]{0,8}action)[ \t]{0,3}(?:is|:|=|-)?[ \t]{0,3}(?:move[ \t]{0,3})?#?[ \t]{0,3}"
-    r"([+-]?\d{1,9})(?!\d)",
+    r"(?:final[ \t](?:answer|choice|decision|move)|revised(?:[ \t](?:move|answer|choice))?|"
+    r"my[ \t](?:final[ \t])?(?:move|choice|answer|decision)|^[ \t]{0,8}action[ \t]{0,3}[:=])"
+    r"[ \t]{0,3}(?:is|:|=|-)?[ \t]{0,3}(?:move[ \t]{0,3})?#?[ \t]{0,3}([+-]?\d{1,9})(?!\d)",
     re.IGNORECASE | re.MULTILINE,
 )
 MAX_MENTIONS = 8  # other mentions of a move read from one reply
@@ -240,8 +252,8 @@ def unread_spans(text: str, spans: list[JsonSpan]) -> list[JsonSpan]:
 
 def other_mentions(text: str, spans: list[JsonSpan], outside: str) -> list[tuple[int, str]]:
     """Moves named elsewhere than in a label or a readable JSON object's action: an action field inside JSON that
-    could not be parsed, and a "Final answer: N" or "Action: N" line. They are never played; one that differs from
-    the move read makes the reply ambiguous."""
+    could not be parsed, and a "Final answer: N", "My move: N" or "Action: N" line. They are never played; one
+    that differs from the move read makes the reply ambiguous."""
     found: list[tuple[int, str]] = []
     for span in spans:
         if not span.readable:
@@ -249,6 +261,8 @@ def other_mentions(text: str, spans: list[JsonSpan], outside: str) -> list[tuple
                 found.append((int(match.group(1)), "a JSON object that could not be read"))
     for match in itertools.islice(_OTHER_ANSWER.finditer(outside), MAX_MENTIONS):
         found.append((int(match.group(1)), f'"{match.group().strip()}"'))
+    for match in itertools.islice(_ACTION_IN_BROKEN_JSON.finditer(outside), MAX_MENTIONS):  # quoted beside it
+        found.append((int(match.group(1)), f"{match.group()} outside the JSON object"))
     return found
 
 
@@ -297,19 +311,22 @@ def moves_below(obj: dict[str, Any], limit: int = 16) -> list[tuple[str, Any]]:
     are searched (a list weighs moves one by one), not the ratings and deductions, and not "id" or "index", which
     number players and cards as often as moves. Iterative and bounded."""
     found: list[tuple[str, Any]] = []
-    stack = [
-        (str(k), v) for k, v in obj.items() if isinstance(v, dict) and key_of(k) not in NOT_SEARCHED_FOR_MOVES
-    ]
+    stack = [(str(k), v) for k, v in obj.items() if isinstance(v, dict) and _searched(k)]
     while stack and len(found) < limit:
         path, value = stack.pop()
         for k, v in value.items():
-            if key_of(k) in NOT_SEARCHED_FOR_MOVES:
+            if not _searched(k):
                 continue
             if key_of(k) in MOVE_KEYS_BELOW and looks_like_number(v):
                 found.append((f"{path}.{k}", v))
             elif isinstance(v, dict):
                 stack.append((f"{path}.{k}", v))
     return found
+
+
+def _searched(key: Any) -> bool:
+    name = key_of(key)
+    return name not in NOT_SEARCHED_FOR_MOVES and not _ALTERNATIVES.search(name)
 
 
 def looks_like_number(value: Any) -> bool:
@@ -382,6 +399,7 @@ class Labels:
     numbers: list[int] = field(default_factory=list)
     described: list[str] = field(default_factory=list)
     without_number: bool = False
+    unnumbered: list[str] = field(default_factory=list)  # what labels without a number say: "Chosen Move: Play 0"
     starts: list[int] = field(default_factory=list)
 
     @property
@@ -398,11 +416,12 @@ def chosen_labels(text: str) -> Labels:
         if len(labels.starts) > MAX_LABELS:  # each label's line is read for doubt: their count is bounded
             raise Unreadable("oversized", "too_many_labels", limit=MAX_LABELS)
         number = match.group("num")
-        if number is None:
-            labels.without_number = True
-            continue
         line_end = text.find("\n", match.end(), match.end() + LINE_READ)
         after = text[match.end() : match.end() + LINE_READ if line_end < 0 else line_end]
+        if number is None:
+            labels.without_number = True
+            labels.unnumbered.append(after)
+            continue
         # the next line with something on it (a correction after the label: "Wait, I'll go with 6.")
         following = "" if line_end < 0 else text[line_end + 1 : line_end + 1 + LINE_READ].lstrip("\n")
         next_line = following.split("\n", 1)[0]
