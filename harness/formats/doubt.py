@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable
 
 from harness.formats.unreadable import Unreadable
 from harness.schema.moves import Move, MoveKind
@@ -81,10 +81,10 @@ _DECIMAL_AFTER = re.compile(r"[.,](\d{1,9})")
 MAX_DOUBTS = 8  # corrections read on one line
 
 
-def _other(matches: Iterator[re.Match[str]], number: str) -> re.Match[str] | None:
+def _other(matches: Iterable[re.Match[str] | None], number: str) -> re.Match[str] | None:
     """The first match whose number is another than the move's ("15 ... Final answer: 15" restates it), or the
     same number with only spaces before it ("1 1" may be 11)."""
-    for match in itertools.islice(matches, MAX_DOUBTS):
+    for match in itertools.islice(filter(None, matches), MAX_DOUBTS):
         spaced = not match.string[match.pos : match.start("second")].strip()
         if spaced or int(match.group("second")) != int(number):
             return match
@@ -99,17 +99,18 @@ def check_after(number: str, after: str, where: str, next_line: str = "") -> Non
     decimal = _DECIMAL_AFTER.match(after)
     if decimal:
         raise Unreadable("ambiguous", "decimal", value=f"{number}{after[0]}{decimal.group(1)}", where=where)
+    described = (m for m in _SECOND_DESCRIBED.finditer(after) if not _COMPARISON.search(after, 0, m.start()))
     doubt = (
-        _other(iter(filter(None, [_SECOND_NUMBER.match(after)])), number)
-        or _other((m for m in _SECOND_DESCRIBED.finditer(after) if not _COMPARISON.search(after, 0, m.start())), number)
-        or _other(iter(filter(None, [_SECOND_AT_END.search(after)])), number)
+        _other([_SECOND_NUMBER.match(after)], number)
+        or _other(described, number)
+        or _other([_SECOND_AT_END.search(after)], number)
         or _other(_CORRECTION.finditer(after), number)
     )
     if doubt:
         raise Unreadable("ambiguous", "alternatives", value=f"{number}{after[: doubt.end()]}".strip(), where=where)
     next_line = next_line[:LINE_READ]
     starts = _STARTS_WITH_NUMBER.match(next_line) if _OPEN_ALTERNATIVE.search(after) else None
-    later = _other(iter(filter(None, [_NEXT_LINE_ALTERNATIVE.match(next_line), starts])), number) or _other(
+    later = _other([_NEXT_LINE_ALTERNATIVE.match(next_line), starts], number) or _other(
         _CORRECTION.finditer(next_line), number
     )
     if later:
