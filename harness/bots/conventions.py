@@ -27,8 +27,9 @@ from __future__ import annotations
 import operator
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache, partial
+from typing import NamedTuple
 
 from harness.schema.cards import ALL_CARDS, COLORS, COPIES, DECK_SIZE, RANKS, card
 from harness.schema.moves import MoveKind
@@ -38,13 +39,17 @@ ALL_CARD_SET: frozenset[str] = frozenset(ALL_CARDS)
 ALL_COLORS: frozenset[str] = frozenset(COLORS)
 ALL_RANKS: frozenset[int] = frozenset(RANKS)
 RANK_OF: dict[str, int] = {name: int(name[1]) for name in ALL_CARDS}
+ONLY: dict[str, frozenset[str]] = {name: frozenset((name,)) for name in ALL_CARDS}  # one set per card, built once
 # Player counts in which a 2 on the chop is saved although another copy exists (self-play tests: it pays only here).
 TWO_SAVE_PLAYERS = frozenset({2})
 
 
-@dataclass(frozen=True, slots=True)
-class Slot:
-    """What the public history says about one card in a hand."""
+class Slot(NamedTuple):
+    """What the public history says about one card in a hand.
+
+    A named tuple rather than a frozen dataclass: rating one hint builds a Slot per card of a hand, and a frozen
+    dataclass's constructor (one object.__setattr__ per field) made that about a tenth of a rollout's time.
+    """
 
     uid: int  # which card this is: the initial hands are numbered seat by seat, then each drawn card in turn
     colors: frozenset[str] = ALL_COLORS  # the could-be sets every player can derive from the hints
@@ -296,25 +301,56 @@ class Replay:
     def identity(self, uid: int) -> frozenset[str]:
         """The identities the seat allows for a card: one if it has seen it."""
         if uid in self.cards:
-            return frozenset((self.cards[uid],))
+            return ONLY[self.cards[uid]]
         return self.own.get(uid, ALL_CARD_SET)
 
 
 def replay(view: SeatView) -> Replay:
     """Replay the history: every hand as the public history describes it, under the clue convention."""
-    result = _new_replay(view)
+    dealt = _Dealt(view.num_players, view.hand_size)
+    dealt.advance(view.history)
+    result = _new_replay(view, dealt)
+    result.hands[:] = _first_hands(view.num_players, view.hand_size)
     run = _Replaying(view.num_players, view.hand_size, result.hands)
     for entry in view.history:
         run.step(entry, result.identity, result.chop_clued)
     return result
 
 
-def _new_replay(view: SeatView) -> Replay:
-    """A Replay of `view` whose hands are not replayed yet: the seat's identities of every card it knows of."""
-    n, size = view.num_players, view.hand_size
-    cards, own_uids = _identities(view)
-    own = {uid: frozenset(c.candidates) for uid, c in zip(own_uids, view.own_hand, strict=True)}
-    return Replay([[Slot(p * size + i) for i in range(size)] for p in range(n)], cards, own, {})
+def _first_hands(players: int, hand_size: int) -> list[list[Slot]]:
+    return [[Slot(p * hand_size + i) for i in range(hand_size)] for p in range(players)]
+
+
+def _new_replay(view: SeatView, dealt: _Dealt) -> Replay:
+    """A Replay of `view` whose hands are still empty: the seat's identities of every card it knows of, from where
+    `dealt` (advanced along the view's whole history) says each card is."""
+    cards = dict(dealt.gone)
+    for other in view.others:
+        for uid, visible in zip(dealt.hands[other.player], other.cards, strict=True):
+            cards[uid] = visible.card
+    own = {uid: frozenset(c.candidates) for uid, c in zip(dealt.hands[view.seat], view.own_hand, strict=True)}
+    return Replay([], cards, own, {})
+
+
+class _Dealt:
+    """Where every dealt card is along a history: the uids in each hand (the initial hands are numbered seat by seat,
+    then each drawn card in turn), and the cards that left a hand, named by the history."""
+
+    def __init__(self, players: int, hand_size: int) -> None:
+        self.hands = [list(range(p * hand_size, (p + 1) * hand_size)) for p in range(players)]
+        self.next_uid = players * hand_size
+        self.gone: dict[int, str] = {}
+
+    def advance(self, entries: Sequence[HistoryEntry]) -> None:
+        """Follow these further history entries."""
+        for entry in entries:
+            if entry.move.is_hint:
+                continue
+            assert entry.move.card_index is not None and entry.card is not None
+            self.gone[self.hands[entry.player].pop(entry.move.card_index)] = entry.card
+            if self.next_uid < DECK_SIZE:
+                self.hands[entry.player].append(self.next_uid)
+                self.next_uid += 1
 
 
 class _Replaying:
@@ -398,19 +434,26 @@ class ReplayCache:
     def __init__(self) -> None:
         self._history: tuple[HistoryEntry, ...] = ()
         self._state: _Replaying | None = None
+        self._dealt: _Dealt | None = None  # where the cards are after self._history
         self._chop_clued: dict[int, int] = {}
         self._asked: dict[int, frozenset[str]] = {}  # uid -> the identities the replay was given for it
 
     def replay(self, view: SeatView) -> Replay:
-        result = _new_replay(view)
         history, known = view.history, len(self._history)
-        state = self._state
+        state, dealt = self._state, self._dealt
         if (
             state is None
+            or dealt is None
             or len(history) < known
             or not all(map(operator.is_, history[:known], self._history))
-            or any(result.identity(uid) != names for uid, names in self._asked.items())
         ):
+            state, dealt = None, _Dealt(view.num_players, view.hand_size)
+            dealt.advance(history)
+        else:
+            dealt.advance(history[known:])
+        result = _new_replay(view, dealt)
+        if state is None or any(result.identity(uid) != names for uid, names in self._asked.items()):
+            result.hands[:] = _first_hands(view.num_players, view.hand_size)
             state, known = _Replaying(view.num_players, view.hand_size, result.hands), 0
             asked: dict[int, frozenset[str]] = {}
         else:
@@ -426,7 +469,7 @@ class ReplayCache:
 
         for entry in history[known:]:
             state.step(entry, identity, result.chop_clued)
-        self._history, self._state, self._asked = history, state, asked
+        self._history, self._state, self._dealt, self._asked = history, state, dealt, asked
         self._chop_clued = dict(result.chop_clued)
         return result
 
@@ -463,7 +506,7 @@ def _pending_finesse(
         ask = finesse_ask(hands, identity, hinter, receiver, clue.revealed, clue.move.color, focus_card, table)
     if ask is None:
         return _PendingFinesse(finessed, before, None, table.playable, receiver, focus_uid)
-    marked = replace(before[ask.position], touched=True, play=True, allowed=frozenset((ask.card,)), finesse=True)
+    marked = before[ask.position]._replace(touched=True, play=True, allowed=frozenset((ask.card,)), finesse=True)
     hands[finessed] = [marked if i == ask.position else other for i, other in enumerate(before)]
     return _PendingFinesse(finessed, before, marked, table.playable, receiver, focus_uid)
 
@@ -493,25 +536,4 @@ def _resolve_finesse(hands: list[list[Slot]], pending: _PendingFinesse, entry: H
         return
     focus = receiver[at]
     if following[0] in focus.colors and RANK_OF[following] in focus.ranks:
-        receiver[at] = replace(focus, allowed=frozenset((following,)))
-
-
-def _identities(view: SeatView) -> tuple[dict[int, str], list[int]]:
-    """Which card every dealt card is, as far as the observer knows: cards that left a hand are named in the
-    history, and the other players' current cards are in sight."""
-    n, size = view.num_players, view.hand_size
-    hands = [[p * size + i for i in range(size)] for p in range(n)]
-    next_uid = n * size
-    cards: dict[int, str] = {}
-    for entry in view.history:
-        if entry.move.is_hint:
-            continue
-        assert entry.move.card_index is not None and entry.card is not None
-        cards[hands[entry.player].pop(entry.move.card_index)] = entry.card
-        if next_uid < DECK_SIZE:
-            hands[entry.player].append(next_uid)
-            next_uid += 1
-    for other in view.others:
-        for uid, visible in zip(hands[other.player], other.cards, strict=True):
-            cards[uid] = visible.card
-    return cards, hands[view.seat]
+        receiver[at] = focus._replace(allowed=frozenset((following,)))
