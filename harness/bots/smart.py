@@ -35,7 +35,7 @@ from harness.bots.conventions import (
     public_candidates,
     replay,
 )
-from harness.schema.cards import COLORS, card, full_deck_counts, parse_card
+from harness.schema.cards import card, parse_card
 from harness.schema.moves import MoveKind
 from harness.view.seat_view import LegalMove, OtherHand, SeatView
 
@@ -118,7 +118,7 @@ class MateInfo:
     known_play: tuple[bool, ...]
     known_useless: tuple[bool, ...]
     chop: int | None
-    remaining: Counter[str]  # copies of each card the teammate cannot rule out by looking around
+    possible: frozenset[str]  # the cards of which the teammate cannot rule out every copy by looking around
 
 
 class Rule(StrEnum):
@@ -199,12 +199,12 @@ def _describe_candidates(cands: list[str], fireworks: dict[str, int]) -> str:
 
 
 def _counted_candidates(
-    colors: frozenset[str], ranks: frozenset[int], allowed: frozenset[str] | None, remaining: Counter[str]
-) -> list[str]:
+    colors: frozenset[str], ranks: frozenset[int], allowed: frozenset[str] | None, possible: frozenset[str]
+) -> frozenset[str]:
     """A player's candidates for a card: hints and convention, minus cards they can see are gone."""
-    cands = [name for name in public_candidates(colors, ranks, allowed) if remaining[name] > 0]
+    cands = public_candidates(colors, ranks, allowed) & possible
     if not cands and allowed is not None:
-        cands = [name for name in public_candidates(colors, ranks, None) if remaining[name] > 0]
+        cands = public_candidates(colors, ranks, None) & possible
     return cands
 
 
@@ -260,12 +260,7 @@ class _Turn:
         self.touched_visible: Counter[str] = Counter(
             c.card for hand in view.others for c in hand.cards if self.slots[hand.player][c.index].touched
         )
-        base = full_deck_counts()
-        base.subtract(self.discards)
-        for color in COLORS:
-            for rank in range(1, self.fireworks[color] + 1):
-                base[card(color, rank)] -= 1
-        base.subtract(self.visible)
+        base = Counter(view.unseen)  # the full deck less the discards, the fireworks and the cards in sight
         # Teammates see my hand: a card of mine I know for certain is no candidate for theirs. (Without this the bot
         # took a clue for harmless when the teammate, seeing that card, would read it as "play".)
         base.subtract(next(iter(info.candidates)) for info in self.own if len(info.candidates) == 1)
@@ -291,14 +286,16 @@ class _Turn:
 
     def _mate_info(self, hand: OtherHand, base: Counter[str]) -> MateInfo:
         remaining = base.copy()
-        remaining.update(c.card for c in hand.cards)
+        for c in hand.cards:
+            remaining[c.card] += 1
+        possible = frozenset(name for name, copies in remaining.items() if copies > 0)
         slots = self.slots[hand.player]
         known_play, known_useless = [], []
         for slot in slots:
-            cands = _counted_candidates(slot.colors, slot.ranks, slot.allowed, remaining)
-            known_play.append(bool(cands) and all(x in self.playable for x in cands))
-            known_useless.append(bool(cands) and all(x in self.dead for x in cands))
-        return MateInfo(tuple(known_play), tuple(known_useless), chop_index(slots), remaining)
+            cands = _counted_candidates(slot.colors, slot.ranks, slot.allowed, possible)
+            known_play.append(bool(cands) and cands <= self.playable)
+            known_useless.append(bool(cands) and cands <= self.dead)
+        return MateInfo(tuple(known_play), tuple(known_useless), chop_index(slots), possible)
 
     def _needs_save(self, hand: OtherHand, index: int, slots: list[Slot] | None = None) -> bool:
         c = hand.cards[index]
@@ -566,10 +563,10 @@ class _Turn:
             j = c.index
             slot, old = clue.after[j], clue.before[j]
             if slot is old:  # the hint changes nothing the player knows about this card
-                cands, knows_play = [], clue.mate.known_play[j]
+                cands, knows_play = frozenset(), clue.mate.known_play[j]
             else:
-                cands = _counted_candidates(slot.colors, slot.ranks, slot.allowed, clue.mate.remaining)
-                knows_play = bool(cands) and all(x in self.playable for x in cands)
+                cands = _counted_candidates(slot.colors, slot.ranks, slot.allowed, clue.mate.possible)
+                knows_play = bool(cands) and cands <= self.playable
             if knows_play and not c.playable:
                 effect.misleads = (
                     f"Hinting {clue.what} to player {clue.player} would make them think card {j} ({c.card}) is "
@@ -590,7 +587,7 @@ class _Turn:
                         "coming play, which it is not."
                     )
                     return effect
-                if not duplicate and all(x in clue.targets for x in cands):
+                if not duplicate and cands <= clue.targets:
                     effect.later_plays.append(c.card)
             if newly:
                 touched_before[c.card] += 1
