@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 from harness.bots.base import Bot, BotDecision, Policy, best_index, decide_by_ratings
 from harness.bots.conventions import (
@@ -92,8 +93,7 @@ LAST_TOKEN_DECK = (4, 0, 0, 0)
 LAST_TOKEN_INFO = 0.2
 
 
-@dataclass(frozen=True, slots=True)
-class OwnInfo:
+class OwnInfo(NamedTuple):
     """One of the bot's own cards: its candidates narrowed by the convention, and derived probabilities."""
 
     candidates: dict[str, int]
@@ -103,16 +103,14 @@ class OwnInfo:
     p_critical: float
 
 
-@dataclass(frozen=True, slots=True)
-class _FinesseClue:
+class _FinesseClue(NamedTuple):
     """A play clue the bot could give that asks the next player for the card before its focus."""
 
     focus_card: str
     blind: bool  # the next player answers from their finesse position, not with a hinted card (a prompt)
 
 
-@dataclass(frozen=True, slots=True)
-class MateInfo:
+class MateInfo(NamedTuple):
     """What the bot believes a teammate knows about their own hand, from public facts."""
 
     known_play: tuple[bool, ...]
@@ -152,8 +150,7 @@ class Rule(StrEnum):
     INFO_HINT = "a hint that makes no card playable or safe"
 
 
-@dataclass(frozen=True, slots=True)
-class Rating:
+class Rating(NamedTuple):
     """One legal move's rating, the rule that gave it, and the bot's reason in words."""
 
     value: float
@@ -161,8 +158,7 @@ class Rating:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class _Clue:
+class _Clue(NamedTuple):
     """A hint the bot could give, as its receiver would read it under the convention."""
 
     player: int
@@ -558,7 +554,7 @@ class _Turn:
     def _clue_effect(self, clue: _Clue) -> _ClueEffect:
         """What a clue does to each card of the receiver's hand; stops at the first card it would mislead about."""
         effect = _ClueEffect()
-        touched_before: Counter[str] = Counter()
+        touched_before: dict[str, int] = {}
         for c in clue.hand.cards:
             j = c.index
             slot, old = clue.after[j], clue.before[j]
@@ -590,7 +586,7 @@ class _Turn:
                 if not duplicate and cands <= clue.targets:
                     effect.later_plays.append(c.card)
             if newly:
-                touched_before[c.card] += 1
+                touched_before[c.card] = touched_before.get(c.card, 0) + 1
                 self._count_new_touch(clue, effect, j, touched_before[c.card])
         return effect
 
