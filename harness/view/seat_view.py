@@ -12,13 +12,13 @@ import threading
 import weakref
 from collections import Counter
 from dataclasses import dataclass
-from functools import cache
-from typing import TypeVar
+from functools import cache, lru_cache
+from typing import NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from harness.engine.game import MAX_INFO_TOKENS, MAX_LIFE_TOKENS, HistoryEntry, Knowledge, Observation
-from harness.schema.cards import ALL_CARDS, COLORS, COPIES, FULL_DECK, MAX_SCORE, RANKS, card, parse_card
+from harness.schema.cards import ALL_CARDS, COLORS, COPIES, FULL_DECK, MAX_SCORE, RANKS, card
 from harness.schema.moves import Move, MoveKind
 
 _FROZEN = ConfigDict(frozen=True)
@@ -155,26 +155,49 @@ def dead_cards(fireworks: dict[str, int], discards: Counter[str]) -> set[str]:
     return dead
 
 
+class _Table(NamedTuple):
+    """What the fireworks and the discard pile alone imply, shared by every view of that table (never changed)."""
+
+    discards: Counter[str]
+    discard_counts: dict[str, int]  # in colour then rank order, without zeros
+    dead: frozenset[str]
+    playable: frozenset[str]
+    unseen: dict[str, int]  # copies not on the table: in some hand or in the deck
+
+
+@lru_cache(maxsize=4096)
+def _table(fireworks: tuple[tuple[str, int], ...], discards: tuple[str, ...]) -> _Table:
+    """The table's derived facts (`discards` sorted), memoised: a game's table changes only on a play or a discard,
+    and every view of it (a rollout builds one per move) asked for the same counts again."""
+    heights = dict(fireworks)
+    counter = Counter(discards)
+    played: Counter[str] = Counter()
+    for color, names in _BY_COLOR:
+        played.update(names[: heights[color]])
+    return _Table(
+        discards=counter,
+        discard_counts={c: counter[c] for c in ALL_CARDS if counter[c]},
+        dead=frozenset(dead_cards(heights, counter)),
+        playable=frozenset(f"{color}{height + 1}" for color, height in fireworks if height < len(RANKS)),
+        unseen={name: count - counter[name] - played[name] for name, count in FULL_DECK.items()},
+    )
+
+
 def build_view(obs: Observation, events: bool = True) -> SeatView:
     """Build the seat's view from its observation alone. `events=False` leaves `events`, `recent` and
     `recent_events` empty: the built-in players never read them, and rollouts build a view at every step."""
     seat, n = obs.seat, obs.num_players
-    discard_counter = Counter(obs.discards)
-    dead = dead_cards(obs.fireworks, discard_counter)
-    playable = {f"{color}{height + 1}" for color, height in obs.fireworks.items() if height < len(RANKS)}
+    table = _table(tuple(obs.fireworks.items()), tuple(sorted(obs.discards)))
+    discard_counter, dead, playable = table.discards, table.dead, table.playable
 
-    seen: Counter[str] = Counter(obs.discards)
-    for color, names in _BY_COLOR:
-        seen.update(names[: obs.fireworks[color]])
+    unseen = dict(table.unseen)
     for player, hand in enumerate(obs.hands):
         if player != seat:
-            seen.update(c for c in hand if c is not None)
-    unseen = {name: count - seen[name] for name, count in FULL_DECK.items()}
+            for c in hand:
+                if c is not None:
+                    unseen[c] -= 1
 
-    own_knowledge = obs.knowledge[seat]
-    own = tuple(
-        _own_card(i, len(own_knowledge), k, unseen, playable, dead) for i, k in enumerate(own_knowledge)
-    )
+    own = _own_hand(obs.knowledge[seat], unseen, playable, dead)
     others = []
     for offset in range(1, n):
         player = (seat + offset) % n
@@ -196,7 +219,7 @@ def build_view(obs: Observation, events: bool = True) -> SeatView:
     if obs.last_player is not None:
         turns_left = (obs.last_player - obs.current_player) % n + 1
 
-    legal = tuple(_legal_move(i, m, seat, n, obs.hands) for i, m in enumerate(obs.legal_moves))
+    legal = _legal_moves(obs.legal_moves, seat, n, obs.hands)
     return SeatView(
         seat=seat,
         num_players=n,
@@ -210,7 +233,7 @@ def build_view(obs: Observation, events: bool = True) -> SeatView:
         score=sum(obs.fireworks.values()),
         max_score=MAX_SCORE,
         discards=obs.discards,
-        discard_counts={c: discard_counter[c] for c in ALL_CARDS if discard_counter[c]},
+        discard_counts=dict(table.discard_counts),
         deck_size=obs.deck_size,
         own_hand=own,
         own_chop=_chop(own),
@@ -244,27 +267,40 @@ def _chop(cards: tuple[OwnCard, ...] | tuple[VisibleCard, ...]) -> int | None:
     return next((c.index for c in cards if not c.clued), None)
 
 
-def _own_card(
-    index: int,
-    size: int,
-    knowledge: Knowledge,
-    unseen: dict[str, int],
-    playable_cards: set[str],
-    dead: set[str],
-) -> OwnCard:
+def _own_hand(
+    knowledge: tuple[Knowledge, ...], unseen: dict[str, int], playable_cards: frozenset[str], dead: frozenset[str]
+) -> tuple[OwnCard, ...]:
+    """The seat's own cards. Cards with the same knowledge object share one count of their candidates: the engine's
+    knowledge is interned, so every unhinted card of a hand has the same one."""
+    counted: dict[int, tuple[dict[str, int], float, float]] = {}  # by id: every item lives through the loop
+    cards = []
+    for index, known in enumerate(knowledge):
+        if id(known) not in counted:
+            counted[id(known)] = _candidates(known, unseen, playable_cards, dead)
+        candidates, playable, useless = counted[id(known)]
+        cards.append(
+            OwnCard(
+                index=index,
+                slot=len(knowledge) - index,
+                clued=_clued(known),
+                knowledge=known,
+                candidates=candidates,
+                playable_probability=playable,
+                useless_probability=useless,
+            )
+        )
+    return tuple(cards)
+
+
+def _candidates(
+    knowledge: Knowledge, unseen: dict[str, int], playable_cards: frozenset[str], dead: frozenset[str]
+) -> tuple[dict[str, int], float, float]:
+    """A hidden card's candidate identities with their unseen copies, and the chances it is playable and useless."""
     candidates = {name: count for name in _could_be(knowledge) if (count := unseen[name]) > 0}
     total = sum(candidates.values())
     playable = sum(candidates.get(name, 0) for name in playable_cards)  # at most one per colour
     useless = sum(n for name, n in candidates.items() if name in dead)
-    return OwnCard(
-        index=index,
-        slot=size - index,
-        clued=_clued(knowledge),
-        knowledge=knowledge,
-        candidates=candidates,
-        playable_probability=playable / total if total else 0.0,
-        useless_probability=useless / total if total else 0.0,
-    )
+    return candidates, playable / total if total else 0.0, useless / total if total else 0.0
 
 
 @cache
@@ -279,10 +315,10 @@ def _visible_card(
     text: str,
     knowledge: Knowledge,
     fireworks: dict[str, int],
-    dead: set[str],
+    dead: frozenset[str],
     discards: Counter[str],
 ) -> VisibleCard:
-    _, rank = parse_card(text)
+    rank = int(text[1])  # the engine's text of a card
     useless = text in dead
     playable = is_playable(text, fireworks)
     critical = not useless and discards[text] == COPIES[rank] - 1
@@ -303,19 +339,38 @@ def _visible_card(
     return visible
 
 
-def _legal_move(
-    index: int, move: Move, seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
-) -> LegalMove:
-    target: int | None = None
-    touches: tuple[int, ...] = ()
-    if move.is_hint:
-        assert move.target_offset is not None
-        target = (seat + move.target_offset) % n
-        touches = tuple(
-            i
-            for i, c in enumerate(hands[target])
-            if c is not None and (c[0] == move.color if move.color else int(c[1]) == move.rank)
-        )
+def _legal_moves(
+    moves: tuple[Move, ...], seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
+) -> tuple[LegalMove, ...]:
+    """The seat's legal moves, with each hint's target and the indices it touches in the target's hand."""
+    touching: dict[int, dict[str | int, tuple[int, ...]]] = {}  # target -> colour or rank -> indices, as needed
+    legal = []
+    for index, move in enumerate(moves):
+        target: int | None = None
+        touches: tuple[int, ...] = ()
+        if move.is_hint:
+            assert move.target_offset is not None
+            target = (seat + move.target_offset) % n
+            if target not in touching:
+                touching[target] = _touches(hands[target])
+            what = move.color if move.color else move.rank
+            assert what is not None
+            touches = touching[target].get(what, ())
+        legal.append(_legal_move(index, move, target, touches))
+    return tuple(legal)
+
+
+def _touches(hand: tuple[str | None, ...]) -> dict[str | int, tuple[int, ...]]:
+    """The hand indices a hint of each colour (a letter) and of each rank (a number) touches, ascending."""
+    found: dict[str | int, list[int]] = {}
+    for i, c in enumerate(hand):
+        if c is not None:
+            found.setdefault(c[0], []).append(i)
+            found.setdefault(int(c[1]), []).append(i)
+    return {what: tuple(indices) for what, indices in found.items()}
+
+
+def _legal_move(index: int, move: Move, target: int | None, touches: tuple[int, ...]) -> LegalMove:
     key = (index, id(move), target, touches)
     legal = _LEGAL_MOVES.get(key)
     if legal is None or legal.move is not move:
