@@ -69,10 +69,17 @@ class Slot(NamedTuple):
 def public_candidates(
     colors: frozenset[str], ranks: frozenset[int], allowed: frozenset[str] | None
 ) -> frozenset[str]:
-    names = frozenset(c + str(r) for c in colors for r in ranks)
+    names = _hinted(colors, ranks)
     if allowed is not None and names & allowed:
         return names & allowed
     return names
+
+
+@lru_cache(maxsize=1024)
+def _hinted(colors: frozenset[str], ranks: frozenset[int]) -> frozenset[str]:
+    """The identities the could-be sets allow (at most 31 x 31 pairs of sets: all kept, where the conventions'
+    allowed sets are too many to keep every combination)."""
+    return frozenset(c + str(r) for c in colors for r in ranks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +114,10 @@ def card_sets(fireworks: dict[str, int], discards: Counter[str], players: int) -
 
 def chop_index(slots: Sequence[Slot]) -> int | None:
     """The oldest slot no hint has touched, or None if every card is touched."""
-    return next((i for i, s in enumerate(slots) if not s.touched), None)
+    for i, slot in enumerate(slots):
+        if not slot.touched:
+            return i
+    return None
 
 
 def successor(name: str) -> str | None:
@@ -262,17 +272,18 @@ def apply_clue(
 
     `targets()` gives what a play clue's focus may be (see play_targets); it is called only if needed.
     """
-    out = []
-    for i, old in enumerate(slots):
-        if color:
-            colors, ranks = _narrow_colors(old.colors, color, i in revealed), old.ranks
-        else:
-            assert rank is not None
-            colors, ranks = old.colors, _narrow_ranks(old.ranks, rank, i in revealed)
-        if colors == old.colors and ranks == old.ranks:
-            out.append(old)
-        else:
-            out.append(Slot(old.uid, colors, ranks, old.touched, old.play, old.save, old.allowed, old.finesse))
+    out = list(slots)  # a slot the hint tells nothing new stays the very same object
+    if color:
+        for i, old in enumerate(slots):
+            colors = _narrow_colors(old.colors, color, i in revealed)
+            if colors != old.colors:
+                out[i] = Slot(old.uid, colors, old.ranks, old.touched, old.play, old.save, old.allowed, old.finesse)
+    else:
+        assert rank is not None
+        for i, old in enumerate(slots):
+            ranks = _narrow_ranks(old.ranks, rank, i in revealed)
+            if ranks != old.ranks:
+                out[i] = Slot(old.uid, old.colors, ranks, old.touched, old.play, old.save, old.allowed, old.finesse)
     found = clue_focus(slots, revealed)
     if found is None:
         return out

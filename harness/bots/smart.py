@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import NamedTuple
 
 from harness.bots.base import Bot, BotDecision, Policy, best_index, decide_by_ratings
@@ -36,7 +37,7 @@ from harness.bots.conventions import (
     public_candidates,
     replay,
 )
-from harness.schema.cards import card, parse_card
+from harness.schema.cards import ALL_CARDS, card, parse_card
 from harness.schema.moves import MoveKind
 from harness.view.seat_view import LegalMove, OtherHand, SeatView
 
@@ -98,6 +99,15 @@ class OwnInfo(NamedTuple):
 
     candidates: dict[str, int]
     slot: Slot
+    p_play: float
+    p_dead: float
+    p_critical: float
+
+
+class OwnOdds(NamedTuple):
+    """An own card's candidates narrowed by the convention, and their chances (what OwnInfo adds to its slot)."""
+
+    candidates: dict[str, int]
     p_play: float
     p_dead: float
     p_critical: float
@@ -194,10 +204,12 @@ def _describe_candidates(cands: list[str], fireworks: dict[str, int]) -> str:
     return "it can only be " + ", ".join(sorted(cands)) + ", all playable now"
 
 
+@lru_cache(maxsize=65536)
 def _counted_candidates(
     colors: frozenset[str], ranks: frozenset[int], allowed: frozenset[str] | None, possible: frozenset[str]
 ) -> frozenset[str]:
-    """A player's candidates for a card: hints and convention, minus cards they can see are gone."""
+    """A player's candidates for a card: hints and convention, minus cards they can see are gone (memoised: a
+    decision asks this for every card a hint changes, and the next decisions ask much the same)."""
     cands = public_candidates(colors, ranks, allowed) & possible
     if not cands and allowed is not None:
         cands = public_candidates(colors, ranks, None) & possible
@@ -250,17 +262,25 @@ class _Turn:
         self.replay = replay(view) if replayed is None else replayed
         self.slots = self.replay.hands
         self._target_cache: dict[int, frozenset[str]] = {}
+        self._own_odds: dict[tuple[tuple[tuple[str, int], ...], frozenset[str] | None], OwnOdds] = {}
         self.own = [self._own_info(i) for i in range(len(view.own_hand))]
         self.own_chop = chop_index(self.slots[view.seat])
-        self.visible: Counter[str] = Counter(c.card for hand in view.others for c in hand.cards)
-        self.touched_visible: Counter[str] = Counter(
-            c.card for hand in view.others for c in hand.cards if self.slots[hand.player][c.index].touched
-        )
+        # Copies of each card in the other hands, and of those touched by hints: every card has an entry (a plain
+        # dict's lookup, where a Counter's missing key went through Python once per card of every rated hint).
+        self.visible = dict.fromkeys(ALL_CARDS, 0)
+        self.touched_visible = dict.fromkeys(ALL_CARDS, 0)
+        for hand in view.others:
+            slots = self.slots[hand.player]
+            for c in hand.cards:
+                self.visible[c.card] += 1
+                if slots[c.index].touched:
+                    self.touched_visible[c.card] += 1
         base = Counter(view.unseen)  # the full deck less the discards, the fireworks and the cards in sight
         # Teammates see my hand: a card of mine I know for certain is no candidate for theirs. (Without this the bot
         # took a clue for harmless when the teammate, seeing that card, would read it as "play".)
         base.subtract(next(iter(info.candidates)) for info in self.own if len(info.candidates) == 1)
-        self.mates = {hand.player: self._mate_info(hand, base) for hand in view.others}
+        in_base = frozenset(name for name, copies in base.items() if copies > 0)
+        self.mates = {hand.player: self._mate_info(hand, base, in_base) for hand in view.others}
         # In the final round a teammate can still act on a hint only if their turn comes before the game ends.
         self.turns_after_me = None if view.turns_left is None else view.turns_left - 1
 
@@ -269,22 +289,28 @@ class _Turn:
     def _own_info(self, index: int) -> OwnInfo:
         own = self.view.own_hand[index]
         slot = self.slots[self.view.seat][index]
-        cands = dict(own.candidates)
-        if slot.allowed is not None:
-            narrowed = {name: n for name, n in cands.items() if name in slot.allowed}
+        key = (tuple(own.candidates.items()), slot.allowed)  # unhinted cards have the same: counted once
+        odds = self._own_odds.get(key)
+        if odds is None:
+            odds = self._own_odds[key] = self._odds(own.candidates, slot.allowed)
+        return OwnInfo(odds.candidates, slot, odds.p_play, odds.p_dead, odds.p_critical)
+
+    def _odds(self, candidates: dict[str, int], allowed: frozenset[str] | None) -> OwnOdds:
+        cands = dict(candidates)
+        if allowed is not None:
+            narrowed = {name: n for name, n in cands.items() if name in allowed}
             if narrowed:
                 cands = narrowed
         total = sum(cands.values()) or 1
         p_play = sum(n for name, n in cands.items() if name in self.playable) / total
         p_dead = sum(n for name, n in cands.items() if name in self.dead) / total
         p_critical = sum(n for name, n in cands.items() if name in self.critical) / total
-        return OwnInfo(cands, slot, p_play, p_dead, p_critical)
+        return OwnOdds(cands, p_play, p_dead, p_critical)
 
-    def _mate_info(self, hand: OtherHand, base: Counter[str]) -> MateInfo:
-        remaining = base.copy()
-        for c in hand.cards:
-            remaining[c.card] += 1
-        possible = frozenset(name for name, copies in remaining.items() if copies > 0)
+    def _mate_info(self, hand: OtherHand, base: Counter[str], in_base: frozenset[str]) -> MateInfo:
+        # The cards the teammate cannot rule out: those with copies left besides theirs, and those they hold.
+        held = Counter(c.card for c in hand.cards)
+        possible = in_base | {name for name, copies in held.items() if base[name] + copies > 0}
         slots = self.slots[hand.player]
         known_play, known_useless = [], []
         for slot in slots:
