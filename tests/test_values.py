@@ -3,6 +3,7 @@ independently computed answers on fixed positions."""
 
 from __future__ import annotations
 
+import gc
 import itertools
 import math
 import random
@@ -18,6 +19,7 @@ from harness.play.values import (
     check_rollouts,
     move_values,
     position_view,
+    rollout_scores,
     sample_own_hand,
     sample_world,
 )
@@ -196,3 +198,21 @@ def test_values_are_deterministic_by_seed_and_the_rollout_count_is_checked() -> 
             check_rollouts(bad)
     single = move_values(view, rollouts=1, seed=7, only=[0])
     assert single.moves[0].se is None
+
+
+def test_rollouts_make_no_reference_cycles_so_pausing_the_collector_keeps_no_memory() -> None:
+    """rollout_scores pauses the cycle collector (its passes took about a seventh of the time and found nothing):
+    that is sound only while play-outs leave no reference cycles, which would otherwise pile up for a whole
+    decision. It leaves the collector as it found it, on or off."""
+    view = view_of(bot_game(4, 3, moves=12))
+    moves = [legal.move for legal in view.legal_moves]
+    rollout_scores(view, moves, 1, 0, "smart")  # anything built once on first use is built now
+    assert gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        rollout_scores(view, moves, 2, 1, "smart")
+        assert not gc.isenabled()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
