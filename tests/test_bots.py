@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from harness.bots import BOTS, DEFAULT_BOT, bot_names, get_bot, smart
 from harness.bots.base import Bot, BotDecision, decide_by_ratings
-from harness.bots.conventions import replay
+from harness.bots.conventions import ReplayCache, replay
 from harness.bots.smart import Rule, SmartBot
 from harness.engine.game import Game, deck_for_seed
 from harness.engine.replay import replay_to_end
@@ -492,3 +492,23 @@ def test_smart_bot_spends_spare_tokens_on_stalling_when_the_deck_is_nearly_out(m
                 assert kind is not MoveKind.DISCARD or rule is Rule.CHOP_NEAR_END, decision.reason
                 stalled += kind not in (MoveKind.PLAY, MoveKind.DISCARD)
     assert stalled > 0
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_the_policy_of_rollouts_chooses_as_decide_and_its_replays_equal_fresh_ones(players: int) -> None:
+    """Rollouts and self-play ask SmartBot.policy() for every move. It keeps each seat's convention replay from view
+    to view and continues it from the latest state that the seat's narrowing own cards leave valid (with 3 or more
+    players, often an earlier entry than the last). Over whole games every choice is decide()'s, and every replay
+    continued that way equals a replay from the first move."""
+    policy = SMART.policy()
+    caches: dict[int, ReplayCache] = {}
+    for seed in (11, 12):
+        game = Game(players, deck_for_seed(seed))
+        while not game.is_over:
+            view = build_view(game.observe(game.current_player), events=False)
+            assert caches.setdefault(view.seat, ReplayCache()).replay(view) == replay(view)
+            choice = policy.choose(view)
+            assert choice == SMART.decide(view).move_index
+            game.apply(view.legal_moves[choice].move)
+        caches.clear()
+        policy = SMART.policy()

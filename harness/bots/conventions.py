@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import NamedTuple
@@ -105,7 +105,7 @@ def _card_sets(heights: tuple[int, ...], discarded: tuple[tuple[str, int], ...],
     return CardSets(dead, live, playable, critical, saves)
 
 
-def card_sets(fireworks: dict[str, int], discards: Counter[str], players: int) -> CardSets:
+def card_sets(fireworks: dict[str, int], discards: Mapping[str, int], players: int) -> CardSets:
     """The derived card sets for this table (memoised: the same table gives the same sets)."""
     heights = tuple(fireworks[c] for c in COLORS)
     discarded = tuple(sorted((name, n) for name, n in discards.items() if n))
@@ -374,16 +374,18 @@ class _Replaying:
         self.number = 0  # history entries replayed
         self.next_uid = players * hand_size
         self.fireworks = dict.fromkeys(COLORS, 0)
-        self.discards: Counter[str] = Counter()
+        self.discards: dict[str, int] = {}  # copies discarded, by card
         self.table: CardSets | None = None  # recomputed lazily after the table changes
         self.pending: _PendingFinesse | None = None
 
     def copy(self, hands: list[list[Slot]]) -> _Replaying:
-        """The same state, writing into `hands` (a copy of this state's hands) from now on."""
-        twin = _Replaying(self.players, 0, hands)
-        twin.number, twin.next_uid, twin.table, twin.pending = self.number, self.next_uid, self.table, self.pending
+        """The same state, writing into `hands` (a copy of this state's hands) from now on. (ReplayCache copies the
+        state at every entry: this takes the attributes as they are, without building a fresh state first.)"""
+        twin = object.__new__(_Replaying)
+        twin.__dict__.update(self.__dict__)
+        twin.hands = hands
         twin.fireworks = dict(self.fireworks)
-        twin.discards = self.discards.copy()
+        twin.discards = dict(self.discards)
         return twin
 
     def step(
@@ -425,7 +427,7 @@ class _Replaying:
         if entry.scored:
             self.fireworks[entry.card[0]] += 1
         else:
-            self.discards[entry.card] += 1
+            self.discards[entry.card] = self.discards.get(entry.card, 0) + 1
         self.table = None
         if self.next_uid < DECK_SIZE:
             hands[entry.player].append(Slot(self.next_uid))
@@ -437,51 +439,59 @@ class ReplayCache:
 
     A replay depends on the history and on the identities the seat allows for the cards it asks about (what it has
     seen, and the candidates of its own cards, which narrow as the game goes on). The cache keeps the state after
-    the last view's history with every identity that state asked for; a later view of the same game whose history
-    extends it, and whose identities for those cards are unchanged, continues from there. Anything else is replayed
-    from the start. Either way the result equals `replay(view)`.
+    every entry of the last view's history, and for every card it asked about without having seen it the identities
+    it was given and the first entry that asked. A later view of the same game whose history extends that one
+    continues from the state before the first entry that asked about a card whose identities have changed since, or
+    from the end if none has (with 3 or more players finesses ask about own cards often, and replaying from the
+    start then was a fifth of a rollout). Anything else is replayed from the start. Either way the result equals
+    `replay(view)`.
     """
 
     def __init__(self) -> None:
         self._history: tuple[HistoryEntry, ...] = ()
-        self._state: _Replaying | None = None
         self._dealt: _Dealt | None = None  # where the cards are after self._history
-        self._chop_clued: dict[int, int] = {}
-        self._asked: dict[int, frozenset[str]] = {}  # uid -> the identities the replay was given for it
+        # After 0, 1, ... entries of self._history: the state (never stepped again) and the chops clued so far.
+        self._states: list[tuple[_Replaying, dict[int, int]]] = []
+        self._asked: dict[int, tuple[frozenset[str], int]] = {}  # uid -> identities given, first entry that asked
 
     def replay(self, view: SeatView) -> Replay:
         history, known = view.history, len(self._history)
-        state, dealt = self._state, self._dealt
+        dealt = self._dealt
         if (
-            state is None
-            or dealt is None
+            dealt is None
+            or not self._states
             or len(history) < known
             or not all(map(operator.is_, history[:known], self._history))
         ):
-            state, dealt = None, _Dealt(view.num_players, view.hand_size)
+            dealt = _Dealt(view.num_players, view.hand_size)
             dealt.advance(history)
+            first = _Replaying(view.num_players, view.hand_size, _first_hands(view.num_players, view.hand_size))
+            self._states, self._asked, known = [(first, {})], {}, 0
         else:
             dealt.advance(history[known:])
         result = _new_replay(view, dealt)
-        if state is None or any(result.identity(uid) != names for uid, names in self._asked.items()):
-            result.hands[:] = _first_hands(view.num_players, view.hand_size)
-            state, known = _Replaying(view.num_players, view.hand_size, result.hands), 0
-            asked: dict[int, frozenset[str]] = {}
-        else:
-            result.hands[:] = [list(hand) for hand in state.hands]
-            result.chop_clued.update(self._chop_clued)
-            state = state.copy(result.hands)
-            asked = dict(self._asked)
+        start = known
+        for uid, (names, asked_at) in self._asked.items():
+            if asked_at < start and result.identity(uid) != names:
+                start = asked_at
+        del self._states[start + 1 :]
+        asked = {uid: given for uid, given in self._asked.items() if given[1] < start}
+        number = start
 
         def identity(uid: int) -> frozenset[str]:
             names = result.identity(uid)
-            asked[uid] = names
+            if uid not in asked and uid not in result.cards:  # a card the seat has seen keeps its name for good
+                asked[uid] = (names, number)
             return names
 
-        for entry in history[known:]:
-            state.step(entry, identity, result.chop_clued)
-        self._history, self._state, self._dealt, self._asked = history, state, dealt, asked
-        self._chop_clued = dict(result.chop_clued)
+        state, chop_clued = self._states[start]
+        for number in range(start, len(history)):
+            state, chop_clued = state.copy([list(hand) for hand in state.hands]), dict(chop_clued)
+            state.step(history[number], identity, chop_clued)
+            self._states.append((state, chop_clued))
+        result.hands[:] = [list(hand) for hand in state.hands]
+        result.chop_clued.update(chop_clued)
+        self._history, self._dealt, self._asked = history, dealt, asked
         return result
 
 

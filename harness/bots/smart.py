@@ -92,6 +92,7 @@ STALL_RICH_TOKENS = 4
 # clue, and a discard comes first. Off at 3-5 players.
 LAST_TOKEN_DECK = (4, 0, 0, 0)
 LAST_TOKEN_INFO = 0.2
+NO_CARDS: frozenset[str] = frozenset()
 
 
 class OwnInfo(NamedTuple):
@@ -585,7 +586,7 @@ class _Turn:
             j = c.index
             slot, old = clue.after[j], clue.before[j]
             if slot is old:  # the hint changes nothing the player knows about this card
-                cands, knows_play = frozenset(), clue.mate.known_play[j]
+                cands, knows_play = NO_CARDS, clue.mate.known_play[j]
             else:
                 cands = _counted_candidates(slot.colors, slot.ranks, slot.allowed, clue.mate.possible)
                 knows_play = bool(cands) and cands <= self.playable
