@@ -65,13 +65,14 @@ class Slot(NamedTuple):
         return public_candidates(self.colors, self.ranks, self.allowed)
 
 
-@lru_cache(maxsize=16384)
 def public_candidates(
     colors: frozenset[str], ranks: frozenset[int], allowed: frozenset[str] | None
 ) -> frozenset[str]:
     names = _hinted(colors, ranks)
-    if allowed is not None and names & allowed:
-        return names & allowed
+    if allowed is not None:
+        both = names & allowed
+        if both:
+            return both
     return names
 
 

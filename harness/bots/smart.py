@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import lru_cache
 from typing import NamedTuple
 
 from harness.bots.base import Bot, BotDecision, Policy, best_index, decide_by_ratings
@@ -205,12 +204,10 @@ def _describe_candidates(cands: list[str], fireworks: dict[str, int]) -> str:
     return "it can only be " + ", ".join(sorted(cands)) + ", all playable now"
 
 
-@lru_cache(maxsize=65536)
 def _counted_candidates(
     colors: frozenset[str], ranks: frozenset[int], allowed: frozenset[str] | None, possible: frozenset[str]
 ) -> frozenset[str]:
-    """A player's candidates for a card: hints and convention, minus cards they can see are gone (memoised: a
-    decision asks this for every card a hint changes, and the next decisions ask much the same)."""
+    """A player's candidates for a card: hints and convention, minus cards they can see are gone."""
     cands = public_candidates(colors, ranks, allowed) & possible
     if not cands and allowed is not None:
         cands = public_candidates(colors, ranks, None) & possible

@@ -165,7 +165,7 @@ class _Table(NamedTuple):
     unseen: dict[str, int]  # copies not on the table: in some hand or in the deck
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def _table(fireworks: tuple[tuple[str, int], ...], discards: tuple[str, ...]) -> _Table:
     """The table's derived facts (`discards` sorted), memoised: a game's table changes only on a play or a discard,
     and every view of it (a rollout builds one per move) asked for the same counts again."""
