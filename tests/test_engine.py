@@ -44,6 +44,19 @@ def test_legal_move_descriptions_are_hles_own() -> None:
     assert [m.description for m in game.legal_moves()] == [str(m) for m in game._state.legal_moves()]
 
 
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_legal_moves_are_hles_own_list_in_its_order_in_every_state_of_whole_games(players: int) -> None:
+    """The game lists legal moves by asking HLE's legality check of every move uid: in every state of several
+    games (token limits, short hands at the end, hints that would touch nothing) that is HLE's own list, in order."""
+    for seed in range(6):
+        rng = random.Random(seed)
+        game = Game(players, deck_for_seed(seed))
+        while not game.is_over:
+            assert [m.description for m in game.legal_moves()] == [str(m) for m in game._state.legal_moves()]
+            legal = game.legal_moves()
+            game.apply(rng.choice([m for m in legal if m.kind is not MoveKind.PLAY] or legal))
+
+
 def test_illegal_moves_are_refused_before_they_reach_the_core(deck: list[str]) -> None:
     game = Game(2, deck)
     with pytest.raises(IllegalMoveError, match="not a legal move"):

@@ -107,6 +107,7 @@ def _move_from_hle(move: ph.HanabiMove) -> Move:
 
 
 _MOVES_BY_UID: dict[int, dict[int, Move]] = {}
+_HLE_MOVES: dict[int, list[ph.HanabiMove]] = {}
 
 
 def _moves_by_uid(players: int, game: ph.HanabiGame) -> dict[int, Move]:
@@ -115,6 +116,14 @@ def _moves_by_uid(players: int, game: ph.HanabiGame) -> dict[int, Move]:
     if players not in _MOVES_BY_UID:
         _MOVES_BY_UID[players] = {uid: _move_from_hle(game.get_move(uid)) for uid in range(game.max_moves())}
     return _MOVES_BY_UID[players]
+
+
+def _hle_moves(players: int, game: ph.HanabiGame) -> list[ph.HanabiMove]:
+    """HLE's own move objects of a game with this many players, by uid: built once per player count (a move holds
+    no reference to its game), so that checking or applying a move allocates nothing."""
+    if players not in _HLE_MOVES:
+        _HLE_MOVES[players] = [game.get_move(uid) for uid in range(game.max_moves())]
+    return _HLE_MOVES[players]
 
 
 @cache
@@ -291,7 +300,9 @@ class Game:
         if self._legal_cache is None:
             by_uid = _moves_by_uid(self.players, self._game)
             self._legal_cache = (
-                [] if self.is_over else [(by_uid[uid], uid) for uid in _legal_uids(self._state, self._game)]
+                []
+                if self.is_over
+                else [(by_uid[uid], uid) for uid in _legal_uids(self._state, _hle_moves(self.players, self._game))]
             )
         return self._legal_cache
 
@@ -372,7 +383,8 @@ class Game:
             raise IllegalMoveError(f"{move.description} is not a legal move for player {self.current_player}")
         player = self.current_player
         history_index = _history_length(self._state)
-        self._state.apply_move(self._game.get_move(chosen))  # legal: its uid is one of this state's legal moves
+        # Legal: its uid is one of this state's legal moves.
+        self._state.apply_move(_hle_moves(self.players, self._game)[chosen])
         item = _history_item(self._state, history_index)
         card = None
         if move.kind in (MoveKind.PLAY, MoveKind.DISCARD):
@@ -453,22 +465,12 @@ def _knowledge_from_text(text: str) -> Knowledge:
     )
 
 
-def _legal_uids(state: ph.HanabiState, game: ph.HanabiGame) -> list[int]:
-    """The uids of a state's legal moves, in HLE's order, read through HLE's C API with one move buffer: pyhanabi's
-    own `legal_moves()` builds (and later frees) a Python move object per legal move, twice the cost of this."""
-    movelist = ph.lib.StateLegalMoves(state._state)
-    move = ph.ffi.new("pyhanabi_move_t*")
-    try:
-        uids = []
-        for index in range(ph.lib.NumMoves(movelist)):
-            ph.lib.GetMove(movelist, index, move)  # allocates the C++ move that DeleteMove frees
-            try:
-                uids.append(ph.lib.GetMoveUid(game._game, move))
-            finally:
-                ph.lib.DeleteMove(move)
-        return uids
-    finally:
-        ph.lib.DeleteMoveList(movelist)
+def _legal_uids(state: ph.HanabiState, moves: list[ph.HanabiMove]) -> list[int]:
+    """The uids of a state's legal moves, in HLE's order (HLE lists the moves whose uid passes its legality check,
+    by ascending uid; tests/test_engine.py compares the two): one call into HLE per move of the game. Reading HLE's
+    list took three calls per legal move, and pyhanabi's `legal_moves()` builds a Python move object for each."""
+    is_legal, c_state = ph.lib.MoveIsLegal, state._state
+    return [uid for uid, move in enumerate(moves) if is_legal(c_state, move.c_move)]
 
 
 def _history_length(state: ph.HanabiState) -> int:
