@@ -252,15 +252,14 @@ class _Turn:
     def __init__(self, view: SeatView, replayed: Replay | None = None) -> None:
         self.view = view
         self.fireworks = view.fireworks
-        self.discards: Counter[str] = Counter(view.discard_counts)
-        self.table = card_sets(self.fireworks, self.discards, view.num_players)
+        self.table = card_sets(self.fireworks, view.discard_counts, view.num_players)
         self.dead = self.table.dead
         self.playable = self.table.playable
         self.critical = self.table.critical
         self.replay = replay(view) if replayed is None else replayed
         self.slots = self.replay.hands
         self._target_cache: dict[int, frozenset[str]] = {}
-        self._own_odds: dict[tuple[tuple[tuple[str, int], ...], frozenset[str] | None], OwnOdds] = {}
+        self._own_odds: list[tuple[dict[str, int], frozenset[str] | None, OwnOdds]] = []  # see _own_info
         self.own = [self._own_info(i) for i in range(len(view.own_hand))]
         self.own_chop = chop_index(self.slots[view.seat])
         # Copies of each card in the other hands, and of those touched by hints: every card has an entry (a plain
@@ -287,10 +286,11 @@ class _Turn:
     def _own_info(self, index: int) -> OwnInfo:
         own = self.view.own_hand[index]
         slot = self.slots[self.view.seat][index]
-        key = (tuple(own.candidates.items()), slot.allowed)  # unhinted cards have the same: counted once
-        odds = self._own_odds.get(key)
+        # Unhinted cards have the same candidates and convention: their odds are counted once.
+        odds = next((o for c, a, o in self._own_odds if a is slot.allowed and c == own.candidates), None)
         if odds is None:
-            odds = self._own_odds[key] = self._odds(own.candidates, slot.allowed)
+            odds = self._odds(own.candidates, slot.allowed)
+            self._own_odds.append((own.candidates, slot.allowed, odds))
         return OwnInfo(odds.candidates, slot, odds.p_play, odds.p_dead, odds.p_critical)
 
     def _odds(self, candidates: dict[str, int], allowed: frozenset[str] | None) -> OwnOdds:
@@ -307,7 +307,9 @@ class _Turn:
 
     def _mate_info(self, hand: OtherHand, base: Counter[str], in_base: frozenset[str]) -> MateInfo:
         # The cards the teammate cannot rule out: those with copies left besides theirs, and those they hold.
-        held = Counter(c.card for c in hand.cards)
+        held: dict[str, int] = {}
+        for c in hand.cards:
+            held[c.card] = held.get(c.card, 0) + 1
         possible = in_base | {name for name, copies in held.items() if base[name] + copies > 0}
         slots = self.slots[hand.player]
         known_play, known_useless = [], []
