@@ -278,6 +278,7 @@ class _Turn:
         base.subtract(next(iter(info.candidates)) for info in self.own if len(info.candidates) == 1)
         in_base = frozenset(name for name, copies in base.items() if copies > 0)
         self.mates = {hand.player: self._mate_info(hand, base, in_base) for hand in view.others}
+        self.hands = {hand.player: hand for hand in view.others}
         # In the final round a teammate can still act on a hint only if their turn comes before the game ends.
         self.turns_after_me = None if view.turns_left is None else view.turns_left - 1
 
@@ -515,11 +516,11 @@ class _Turn:
         focus = play_focus(self.slots[player], touches)
         if focus is None:
             return None
-        name = view.hand_of(player).cards[focus].card
+        name = self.hands[player].cards[focus].card
         if self.touched_visible[name] or name in self._targets(player):
             return None
         ask = finesse_ask(self.slots, self.replay.identity, view.seat, player, touches, color, name, self.table)
-        if ask is None or view.hand_of(ask.player).cards[ask.position].card != ask.card:
+        if ask is None or self.hands[ask.player].cards[ask.position].card != ask.card:
             return None
         blind = not self.slots[ask.player][ask.position].touched
         if self.touched_visible[ask.card] > (0 if blind else 1):
@@ -529,11 +530,11 @@ class _Turn:
     @staticmethod
     def _ruled_out(before: list[Slot], after: list[Slot]) -> float:
         """The share of a hand's public candidate identities that a hint rules out (0 to 1)."""
-        removed = sum(
-            len(old.public_candidates()) - len(new.public_candidates())
-            for old, new in zip(before, after, strict=True)
-            if new is not old  # apply_clue keeps the very slot a hint leaves unchanged
-        )
+        removed = 0
+        for old, new in zip(before, after, strict=True):
+            if new is not old:  # apply_clue keeps the very slot a hint leaves unchanged
+                removed += len(public_candidates(old.colors, old.ranks, old.allowed))
+                removed -= len(public_candidates(new.colors, new.ranks, new.allowed))
         return removed / (25 * len(after))
 
     def _rate_hint(self, legal: LegalMove) -> Rating:
@@ -568,7 +569,7 @@ class _Turn:
             player=player,
             offset=move.target_offset,
             what=f"{move.color}" if move.color else f"{move.rank}s",
-            hand=self.view.hand_of(player),
+            hand=self.hands[player],
             mate=self.mates[player],
             before=slots,
             after=after,
@@ -581,13 +582,14 @@ class _Turn:
         """What a clue does to each card of the receiver's hand; stops at the first card it would mislead about."""
         effect = _ClueEffect()
         touched_before: dict[str, int] = {}
+        after, before, known_play, possible = clue.after, clue.before, clue.mate.known_play, clue.mate.possible
         for c in clue.hand.cards:
             j = c.index
-            slot, old = clue.after[j], clue.before[j]
+            slot, old = after[j], before[j]
             if slot is old:  # the hint changes nothing the player knows about this card
-                cands, knows_play = NO_CARDS, clue.mate.known_play[j]
+                cands, knows_play = NO_CARDS, known_play[j]
             else:
-                cands = _counted_candidates(slot.colors, slot.ranks, slot.allowed, clue.mate.possible)
+                cands = _counted_candidates(slot.colors, slot.ranks, slot.allowed, possible)
                 knows_play = bool(cands) and cands <= self.playable
             if knows_play and not c.playable:
                 effect.misleads = (
@@ -597,7 +599,7 @@ class _Turn:
                 return effect
             newly = slot.touched and not old.touched
             duplicate = self.touched_visible[c.card] - (1 if old.touched else 0) > 0
-            if knows_play and not clue.mate.known_play[j]:
+            if knows_play and not known_play[j]:
                 if duplicate:
                     effect.bad_new += 1  # another touched copy will be played first: this one would be wasted
                 else:
