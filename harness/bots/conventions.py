@@ -440,12 +440,12 @@ class ReplayCache:
 
     A replay depends on the history and on the identities the seat allows for the cards it asks about (what it has
     seen, and the candidates of its own cards, which narrow as the game goes on). The cache keeps the state after
-    every entry of the last view's history, and for every card it asked about without having seen it the identities
-    it was given and the first entry that asked. A later view of the same game whose history extends that one
-    continues from the state before the first entry that asked about a card whose identities have changed since, or
-    from the end if none has (with 3 or more players finesses ask about own cards often, and replaying from the
-    start then was a fifth of a rollout). Anything else is replayed from the start. Either way the result equals
-    `replay(view)`.
+    every entry of the last view's history, and what each entry asked about cards the seat had not seen, with the
+    answers. A later view of the same game whose history extends that one takes the kept states up to the first
+    entry whose answers have changed since, steps from there, and takes the kept states again from the first
+    entry after which its state equals the kept one (with 3 or more players finesses ask about own cards often, and
+    stepping every later entry again was a fifth of a rollout). Anything else is replayed from the start. A step
+    reads only the state, the entry and the answers, so the result equals `replay(view)`.
     """
 
     def __init__(self) -> None:
@@ -453,7 +453,8 @@ class ReplayCache:
         self._dealt: _Dealt | None = None  # where the cards are after self._history
         # After 0, 1, ... entries of self._history: the state (never stepped again) and the chops clued so far.
         self._states: list[tuple[_Replaying, dict[int, int]]] = []
-        self._asked: dict[int, tuple[frozenset[str], int]] = {}  # uid -> identities given, first entry that asked
+        self._asks: list[dict[int, frozenset[str]]] = []  # by entry: uid -> the identities it was given
+        self._first: dict[int, tuple[frozenset[str], int]] = {}  # uid -> identities given, first entry that asked
 
     def replay(self, view: SeatView) -> Replay:
         history, known = view.history, len(self._history)
@@ -466,34 +467,56 @@ class ReplayCache:
         ):
             dealt = _Dealt(view.num_players, view.hand_size)
             dealt.advance(history)
-            first = _Replaying(view.num_players, view.hand_size, _first_hands(view.num_players, view.hand_size))
-            self._states, self._asked, known = [(first, {})], {}, 0
+            begin = _Replaying(view.num_players, view.hand_size, _first_hands(view.num_players, view.hand_size))
+            self._states, self._asks, self._first, known = [(begin, {})], [], {}, 0
         else:
             dealt.advance(history[known:])
         result = _new_replay(view, dealt)
         start = known
-        for uid, (names, asked_at) in self._asked.items():
+        for uid, (names, asked_at) in self._first.items():
             if asked_at < start and result.identity(uid) != names:
                 start = asked_at
-        del self._states[start + 1 :]
-        asked = {uid: given for uid, given in self._asked.items() if given[1] < start}
-        number = start
+        kept_states, kept_asks = self._states, self._asks
+        states, asks = kept_states[: start + 1], kept_asks[:start]
+        asking: dict[int, frozenset[str]] = {}  # what the entry being stepped asks (a new dict for each entry)
 
         def identity(uid: int) -> frozenset[str]:
             names = result.identity(uid)
-            if uid not in asked and uid not in result.cards:  # a card the seat has seen keeps its name for good
-                asked[uid] = (names, number)
+            if uid not in result.cards:  # a card the seat has seen keeps its name for good
+                asking[uid] = names
             return names
 
-        state, chop_clued = self._states[start]
+        kept = True  # states[-1] is the kept state after as many entries
         for number in range(start, len(history)):
+            if (
+                kept
+                and number < known
+                and all(result.identity(uid) == names for uid, names in kept_asks[number].items())
+            ):
+                states.append(kept_states[number + 1])
+                asks.append(kept_asks[number])
+                continue
+            state, chop_clued = states[-1]
             state, chop_clued = state.copy([list(hand) for hand in state.hands]), dict(chop_clued)
+            asking = {}
             state.step(history[number], identity, chop_clued)
-            self._states.append((state, chop_clued))
+            kept = number < known and _same_state((state, chop_clued), kept_states[number + 1])
+            states.append(kept_states[number + 1] if kept else (state, chop_clued))
+            asks.append(asking)
+        firsts = {uid: given for uid, given in self._first.items() if given[1] < start}
+        for number in range(start, len(asks)):
+            for uid, names in asks[number].items():
+                firsts.setdefault(uid, (names, number))
+        state, chop_clued = states[-1]
         result.hands[:] = [list(hand) for hand in state.hands]
         result.chop_clued.update(chop_clued)
-        self._history, self._dealt, self._asked = history, dealt, asked
+        self._history, self._dealt, self._states, self._asks, self._first = history, dealt, states, asks, firsts
         return result
+
+
+def _same_state(a: tuple[_Replaying, dict[int, int]], b: tuple[_Replaying, dict[int, int]]) -> bool:
+    """Whether two replay states (with their chops clued) are equal in every field, all that a step reads."""
+    return a[1] == b[1] and a[0].__dict__ == b[0].__dict__
 
 
 @dataclass(frozen=True, slots=True)
