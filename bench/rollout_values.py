@@ -18,6 +18,9 @@ seconds (the CPU time is what "per core" means on a machine other work shares).
 made by `git archive`, run in a subprocess) and prints its cost beside today's, and whether the scores of every
 rollout of every move are identical (they must be: the values files are pinned byte for byte).
 
+`--profile` runs cProfile over the valuing and prints the harness functions by cumulative time (what BENCHMARKS.md
+section 6 reads the play-out's shares from; the times printed beside it are inflated by the profiler).
+
 `--throughput N` values the first N decisions of the 2-player self-play game (deck seed 0) as `hanabi-eval values`
 does (harness.run.valuers): in this process, in --workers processes, and with `--ray [ADDRESS]` as Ray tasks (no
 ADDRESS: a Ray instance on this machine with --workers CPUs). Prints decisions per second, the peak memory of the
@@ -26,9 +29,12 @@ driver and of one worker, and checks the three values files are the same bytes.
 
 from __future__ import annotations
 
+import cProfile
+import io
 import json
 import math
 import pickle
+import pstats
 import resource
 import statistics
 import subprocess
@@ -128,6 +134,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--workers", type=positive_int, default=2, help="processes (and Ray CPUs) for --throughput")
     parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="--throughput on Ray as well")
+    parser.add_argument(
+        "--profile", action="store_true", help="print where the valuing's time goes (cProfile, harness functions)"
+    )
     args = parser.parse_args(argv)
     if args.quick:  # one late decision at 2 players, two rollouts per move; then one decision in one and two processes
         args.players, args.turns, args.rollouts = [2], [40], 2
@@ -148,13 +157,18 @@ def main(argv: list[str] | None = None) -> None:
     print("-" * len(header))
     compared: list[tuple[int, int, list[list[int]], float, float]] = []
     jobs: list[dict[str, object]] = []
+    profiler = cProfile.Profile() if args.profile else None
     for players in args.players:
         for turn in args.turns:
             views, history = selfplay(players, turn)
             view = views[-1]
             moves = [legal.move for legal in view.legal_moves]
             begin, cpu = time.perf_counter(), time.process_time()
+            if profiler:
+                profiler.enable()
             scores = rollout_scores(view, moves, args.rollouts, args.seed, DEFAULT_BOT)
+            if profiler:
+                profiler.disable()
             per_rollout = (time.perf_counter() - begin) / args.rollouts
             cpu_per_rollout = (time.process_time() - cpu) / args.rollouts
             compared.append((players, turn, scores, per_rollout, cpu_per_rollout))
@@ -184,6 +198,10 @@ def main(argv: list[str] | None = None) -> None:
                     f"{players:>7} {view.turn:>4} {len(moves):>5} {k:>4} {se:>7.2f} {spread:>6.2f} "
                     f"{regret:>6.2f} {per_rollout * k:>10.2f} {cpu_per_rollout * k:>6.2f}"
                 )
+    if profiler:  # with the profiler on, the times above are inflated; its shares are what to read
+        stream = io.StringIO()
+        pstats.Stats(profiler, stream=stream).sort_stats("cumulative").print_stats("harness/", 30)
+        print(stream.getvalue())
     if args.baseline:
         print_baseline(args.baseline, jobs, compared, args.rollouts)
     if args.quick:

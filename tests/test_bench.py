@@ -69,3 +69,10 @@ def test_nonsense_values_are_refused_in_one_line(script: str, args: list[str], n
     done = bench(script, *args)
     assert done.returncode == 2, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and named in done.stderr, done.stderr
+
+
+def test_the_rollout_profile_that_benchmarks_md_quotes_runs() -> None:
+    """BENCHMARKS.md section 6 reads the play-out's shares from `rollout_values.py --profile`."""
+    done = bench("rollout_values.py", "--quick", "--profile")
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert "rollout_scores" in done.stdout and "build_view" in done.stdout and "observe" in done.stdout
