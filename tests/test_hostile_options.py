@@ -44,7 +44,7 @@ THOUSAND_AND_ONE = ",".join(str(seed) for seed in range(1001))
             ["--max-tokens", "1000", "--max-tokens-on-truncation", "500"],
             "--max-tokens-on-truncation 500 is below --max-tokens 1000",
         ),
-        (["--retry-wait", "200"], "the first retry wait (200 s, --retry-wait) is longer than the longest (120 s"),
+        (["--retry-wait", "200"], "(--retry-wait 200) is longer than the longest (120 s, the default of"),
         (["--retry-wait", "5", "--retry-wait-max", "1"], "give a --retry-wait-max of at least 5"),
         (["--workers", "100000"], "--workers 100000 is more than 4 processes per core"),
         (
@@ -69,7 +69,8 @@ def test_resume_refuses_a_nan_wait_before_playing(tmp_path: Path, capsys: pytest
     assert main(["resume", str(run_dir), "--retry-wait-max", "nan"]) == 2
     assert "--retry-wait-max nan must be a finite number" in capsys.readouterr().err
     assert main(["resume", str(run_dir), "--retry-wait", "500"]) == 2
-    assert "give a --retry-wait-max of at least 500" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "(120 s, retry.wait_max_s in the run's record)" in err and "--retry-wait-max of at least 500" in err
 
 
 def test_a_sweep_named_dot_dot_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -163,3 +164,26 @@ def test_yes_starts_a_large_run(tmp_path: Path) -> None:
     os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert "1001 games" in out and process.returncode == 130, err
+
+
+def test_a_seat_refusal_names_the_flag_that_set_the_other_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--max-tokens-on-truncation is a flag, not a seat setting: the refusal says so."""
+    argv = ["run", "--seeds", "1", "--seat", "local/smart,max_tokens=500", "--seat", "local/smart"]
+    assert main([*argv, "--max-tokens-on-truncation", "100", "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "--max-tokens-on-truncation 100 is below --seat 'local/smart,max_tokens=500': max_tokens 500" in err
+
+
+def test_a_sweep_file_with_contradictory_waits_is_refused_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text(
+        'name = "w"\nplayers = [2]\nseeds = ["1"]\nscaffolds = ["watson"]\n[retry]\nwait_base_s = 200.0\n'
+        '[[models]]\nmodel = "local/smart"\n'
+    )
+    assert main(["run", "--config", str(sweep), "--out", str(tmp_path / "r"), "--no-progress"]) == 2
+    assert "(200 s, retry.wait_base_s in the sweep file)" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()

@@ -195,6 +195,7 @@ def test_a_judge_that_refuses_the_key_stops_judging_with_exit_1(
     logged = sum(len(a["call"]["attempts"]) for a in failed)
     out = capsys.readouterr().out
     assert logged == len(seen) and f"Judge requests this session: {len(seen)}," in out, out
+    assert f"{len(failed)} failed, " in out and "not asked (judging stopped)" in out, out
     assert "judging stopped" in out
 
 

@@ -119,7 +119,9 @@ def _judge(runs: list[Path], seat: SeatConfig, policy: RetryPolicy, args: argpar
         shown = ", ".join(f"{k.replace('_', ' ')} {v:.3f}" for k, v in means.items()) or "no judgements yet"
         console.print(
             f"{run.path}: {len(outcome.judged)} turns judged now, {outcome.already} before, "
-            f"{len(outcome.failed)} failed, in {outcome.games} games. Mean: {shown}"
+            f"{len(outcome.failed)} failed, "
+            + (f"{outcome.not_asked} not asked (judging stopped), " if outcome.not_asked else "")
+            + f"in {outcome.games} games. Mean: {shown}"
         )
         console.print(
             f"Judge requests this session: {outcome.requests}, {outcome.tokens:,} tokens, "

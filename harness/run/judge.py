@@ -106,6 +106,7 @@ class JudgeOutcome(BaseModel):
     already: int = 0  # turns judged by an earlier session
     judged: list[JudgeRecord] = []
     failed: list[tuple[str, int, str]] = []  # (game id, turn, why)
+    not_asked: int = 0  # turns left for the next session when the judge could not be called at all
     requests: int = 0  # requests sent in this session, good or bad
     tokens: int = 0
     cost_usd: float = 0.0  # as the provider reported it, over the requests whose cost is known
@@ -423,12 +424,14 @@ async def judge_run(
     async def one(turn: TurnToJudge) -> None:
         async with gate:
             if stopped:  # the judge cannot be called: turns not yet asked wait for the next session
+                outcome.not_asked += 1
                 return
             try:
                 verdict, call, why = await ask_judge(client, turn, reply_retries)
             except JudgeUnreachable as stop:  # calls already in flight finish and are counted
                 _log_attempts(judge_dir, turn, "failed", stop.call)
                 _count(outcome, stop.call)
+                outcome.failed.append((turn.game_id, turn.turn, str(stop)))
                 stopped.append(stop)
                 return
         _log_attempts(judge_dir, turn, "judged" if verdict is not None else "failed", call)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, get_args
 
@@ -76,11 +76,15 @@ class GenerationParams(BaseModel):
         return value
 
 
-def checked_params(values: dict[str, Any], where: str) -> GenerationParams:
+def checked_params(values: dict[str, Any], where: str, from_flags: Collection[str] = ()) -> GenerationParams:
     """Generation parameters given by a user, checked; a ValueError names the first bad one as it was given:
-    `where` "--" gives `--temperature 3.0 is outside 0-2`, "--seat 'x': " gives `--seat 'x': timeout inf ...`."""
+    `where` "--" gives `--temperature 3.0 is outside 0-2`, "--seat 'x': " gives `--seat 'x': timeout inf ...`;
+    the parameters in `from_flags` came from command-line flags instead, and are named as those."""
+
     def named(name: str) -> str:
         name = name.removesuffix("_s") if name == "timeout_s" else name
+        if name in from_flags or f"{name}_s" in from_flags:  # given on the command line, not where `where` says
+            return "--" + name.replace("_", "-")
         return where + (name.replace("_", "-") if where == "--" else name)
 
     try:

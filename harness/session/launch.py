@@ -221,10 +221,12 @@ def play_sweep(
     return SweepOutcome(folder=folder, jobs=jobs, results=results, wall_s=wall_s)
 
 
-def sweep_session(sweep: SweepConfig, given: GivenOptions) -> tuple[SweepConfig, SessionOptions]:
+def sweep_session(
+    sweep: SweepConfig, given: GivenOptions, source_name: str = "the sweep file"
+) -> tuple[SweepConfig, SessionOptions]:
     """A sweep's options for this session (the command line's over the file's or record's), and the sweep that
     holds them."""
-    options = resolve(given, of_sweep(sweep))
+    options = resolve(given, of_sweep(sweep), source_name)
     return over_sweep(options, sweep), options
 
 
@@ -241,7 +243,7 @@ def resume_run(run_dir: Path, given: GivenOptions, api_base: str | None) -> tupl
         if len({s.model for s in config.seats}) > 1:
             raise SessionRefused("--api-base is ambiguous for a run with several models; resume without it")
         config = config.model_copy(update={"seats": tuple(_with_api_base(s, api_base) for s in config.seats)})
-    options = resolve(given, of_run(config, manifest))
+    options = resolve(given, of_run(config, manifest), "the run's record")
     config = options.over_run(config)
     try:
         for seat in {s.model: s for s in config.seats}.values():
@@ -259,7 +261,7 @@ def resume_sweep(folder: Path, given: GivenOptions) -> tuple[SweepConfig, Sessio
         raise SessionRefused(str(exc)) from None
     if sweep is None:
         raise SessionRefused(f"{folder} is not a sweep folder (no sweep.json); give the folder of a sweep or a run")
-    return sweep_session(sweep, given)
+    return sweep_session(sweep, given, "the sweep's record (sweep.json)")
 
 
 def _with_api_base(seat: SeatConfig, api_base: str) -> SeatConfig:

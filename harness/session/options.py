@@ -50,6 +50,15 @@ class GivenOptions(BaseModel):
     yes: bool = True  # start a run of more than LARGE_RUN games without asking
 
 
+def _said(flag: str, key: str, seconds: float, given: float | None, source_name: str) -> str:
+    """Where a retry wait came from, as the user can find it: its flag, or the source's setting."""
+    if given is not None:
+        return f"{flag} {seconds:g}"
+    if source_name == "the default":
+        return f"{seconds:g} s, the default of {flag}"
+    return f"{seconds:g} s, retry.{key} in {source_name}"
+
+
 def over_sweep(options: SessionOptions, sweep: SweepConfig) -> SweepConfig:
     """The sweep with these options in place of its own settings (they are what its runs play with and what
     its sweep.json records)."""
@@ -99,9 +108,10 @@ def of_run(config: RunConfig, manifest: RunManifest | None) -> SessionOptions:
     )
 
 
-def resolve(given: GivenOptions, source: SessionOptions) -> SessionOptions:
+def resolve(given: GivenOptions, source: SessionOptions, source_name: str = "the default") -> SessionOptions:
     """The session's options: each one given on the command line over the source's setting. SessionRefused when
-    they contradict each other (a first retry wait longer than the longest)."""
+    they contradict each other (a first retry wait longer than the longest), naming each as the user can find it:
+    its flag, or `source_name` ("the default", "the sweep file", "the run's record")."""
     retry = {
         key: value
         for key, value in (
@@ -113,10 +123,11 @@ def resolve(given: GivenOptions, source: SessionOptions) -> SessionOptions:
     }
     retry_policy = source.retry.model_copy(update=retry)
     if retry_policy.wait_base_s > retry_policy.wait_max_s:
+        first = _said("--retry-wait", "wait_base_s", retry_policy.wait_base_s, given.retry_wait, source_name)
+        longest = _said("--retry-wait-max", "wait_max_s", retry_policy.wait_max_s, given.retry_wait_max, source_name)
         raise SessionRefused(
-            f"the first retry wait ({retry_policy.wait_base_s:g} s, --retry-wait) is longer than the longest "
-            f"({retry_policy.wait_max_s:g} s, --retry-wait-max); give a --retry-wait-max of at least "
-            f"{retry_policy.wait_base_s:g}, or a shorter --retry-wait"
+            f"the first retry wait ({first}) is longer than the longest ({longest}); give a --retry-wait-max of at "
+            f"least {retry_policy.wait_base_s:g}, or a shorter --retry-wait"
         )
     return source.model_copy(
         update={

@@ -70,8 +70,9 @@ def parse_seat(
             params[key] = settings[key]
     if "timeout" in settings:
         params["timeout_s"] = settings["timeout"]
+    from_flags = [k for k in params if k not in settings and not (k == "timeout_s" and "timeout" in settings)]
     try:
-        checked = checked_params(params, f"--seat {spec!r}: ")
+        checked = checked_params(params, f"--seat {spec!r}: ", from_flags)
     except ValueError as exc:  # a setting out of range: its message names it
         raise SeatSpecError(str(exc)) from None
     try:
