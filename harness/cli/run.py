@@ -86,7 +86,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument(
         "--max-tokens-on-truncation",
         type=int,
-        help="re-ask a reply cut off by the token limit with this larger limit (default: keep --max-tokens)",
+        help="re-ask a reply cut off by the token limit with this limit (not below --max-tokens; default: keep it)",
     )
     run.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"])
     run.add_argument(
