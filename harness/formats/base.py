@@ -193,18 +193,7 @@ class ReplyFormat:
         if action not in allowed:
             raise Unreadable("illegal_move", "not_allowed", move=action, legal=action in range(n_legal))
         if moves is not None and 0 <= action < len(moves):
-            _check_description(described, action, moves[action])
-            said = doubt.field_contradiction(chosen_object or {}, moves[action])
-            if said is not None:
-                raise Unreadable(
-                    "ambiguous",
-                    "contradicts",
-                    move=action,
-                    actual=moves[action].description.strip("()"),
-                    named=said,
-                    said=said,
-                    where="a JSON object",
-                )
+            _check_description(described, chosen_object or {}, action, moves[action])
         if chosen_object is not None and chosen_object in _examples(self.template):
             raise Unreadable("unparseable", "copied_example")
         # the fields come from where the move came from: the JSON object, or the text layout's lines
@@ -341,20 +330,21 @@ def _words(value: dict[str, Any] | list[Any]) -> str:
     return " ".join(v for v in itertools.islice(items, 16) if isinstance(v, str))[: reading.LINE_READ]
 
 
-def _check_description(claims: list[_Claim], action: int, move: Move) -> None:
+def _check_description(claims: list[_Claim], fields: dict[str, Any], action: int, move: Move) -> None:
     """Refuse a move described as another: "10 (Discard 0)" where move 10 is a clue, "2 (Play 3)" where it is
-    Play 2."""
-    for claim in claims:
-        said = doubt.contradiction(claim.said, move)
-        if said is not None:
+    Play 2, or a JSON object's "color": "B" beside a clue of green."""
+    by_fields = doubt.field_contradiction(fields, move)
+    described = [(c.where, c.said.strip()[:80], doubt.contradiction(c.said, move)) for c in claims]
+    for where, said, named in [*described, ("a JSON object", by_fields or "", by_fields)]:
+        if named is not None:
             raise Unreadable(
                 "ambiguous",
                 "contradicts",
                 move=action,
                 actual=move.description.strip("()"),
-                named=said,
-                said=claim.said.strip()[:80],
-                where=claim.where,
+                named=named,
+                said=said,
+                where=where,
             )
 
 
