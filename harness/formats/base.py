@@ -164,7 +164,7 @@ class ReplyFormat:
                 if nested is not None:
                     elsewhere.append(nested)
                 continue
-            found = _object_claims(span.value, obj, keys)
+            found = _object_claims(span.value, obj, keys[0])
             if len({c.move for c in found}) > 1:
                 raise Unreadable("ambiguous", "several", claims=_first_claims(found))
             claims.append(_Claim(found[0].move, "a JSON object"))
@@ -291,12 +291,12 @@ class _Claim:
     said: str = ""
 
 
-def _object_claims(raw: dict[str, Any], obj: dict[str, Any], keys: list[str]) -> list[_Claim]:
+def _object_claims(raw: dict[str, Any], obj: dict[str, Any], main: str) -> list[_Claim]:
     """The moves a JSON object with an action field names: the action (in every spelling and every repetition of
     its key), any move-like field beside it ("move": 11, "move": [11]) and any move key inside another field
     ("reason": {"choice": 11}). Words in a move-like field ("move": "(Play 1)", "chosen_move": "Discard card 0") or
-    in a describing field ("type": "discard") describe the move, and are checked against it."""
-    main = keys[0]  # the main action field must hold a move number
+    in a describing field ("type": "discard") describe the move, and are checked against it. `main`: the action
+    field, which must hold a move number."""
     found = [_Claim(reading.move_value(obj[main], f'"{main}"'), f'the "{main}" field', reading.described(obj[main]))]
     for k in reading.NESTED_MOVE_KEYS:
         values = reading.repeated_values(raw, k) or ([obj[k]] if k in obj and k != main else [])

@@ -35,33 +35,30 @@ _QUANTITY = (
     r"hints?|lives|life|rating|confidence|turns?|players?|indexed|based|priority)\b))"
 )
 _SECOND = rf"(?P<second>\d{{1,9}})(?!\d)(?!{_QUANTITY})"
-# A second number right after the first, behind at most a few signs ("->", ";", "(", "...") and such words. A
-# relative player ("+1") is no move number.
+# That number as a move is written: "6", "move 6", "#6", "option 6"; a relative player ("+1") or a card ("G1") is none
+_MOVE_NUMBER = rf"(?:(?:move|option|number|no\.?)[ \t]{{0,3}})?#?[ \t]{{0,3}}(?<![+\w]){_SECOND}"
+# A second number right after the first, behind at most a few signs ("->", ";", "(", "...") and such words
 _SECOND_NUMBER = re.compile(
-    rf"[\s\W_]{{0,6}}(?:{_ALTERNATIVE_WORD}\b[\s\W_]{{0,6}}){{0,4}}"
-    rf"(?:(?:move|option|number|no\.?)[ \t]{{0,3}})?#?[ \t]{{0,3}}(?<![+\d]){_SECOND}",
-    re.IGNORECASE,
+    rf"[\s\W_]{{0,6}}(?:{_ALTERNATIVE_WORD}\b[\s\W_]{{0,6}}){{0,4}}{_MOVE_NUMBER}", re.IGNORECASE
 )
 # Later on the line, a second move with its own description: "5 (Discard 0) or 0 (Play 0)"; after a comparison
 # ("better than move 12 (...) or move 19 (...)") such moves are the ones passed over
 _COMPARISON = re.compile(r"\b(?:than|over|instead[ \t]of|beats?|not)\b", re.IGNORECASE)
 _SECOND_DESCRIBED = re.compile(
-    r"(?:\bor\b|\bvs\b\.?|/|\u2192|\u27f6|->|=>|,[ \t]{0,3}unless|\bbetter\b:?)[ \t]{0,3}(?:move[ \t]{0,3})?#?"
-    rf"(?<![+\w]){_SECOND}[ \t]{{0,3}}(?:\((?=[ \t]{{0,3}}[A-Za-z])|[-:\u2013\u2014][ \t]{{0,3}}[A-Za-z])",
+    r"(?:\bor\b|\bvs\b\.?|/|\u2192|\u27f6|->|=>|,[ \t]{0,3}unless|\bbetter\b:?)[ \t]{0,3}"
+    rf"{_MOVE_NUMBER}[ \t]{{0,3}}(?:\((?=[ \t]{{0,3}}[A-Za-z])|[-:\u2013\u2014][ \t]{{0,3}}[A-Za-z])",
     re.IGNORECASE,
 )
 # A bare number at the end of the line behind an arrow after the description, or a condition: "5 (Discard 0) -> 0",
 # "5, unless 0"
 _SECOND_AT_END = re.compile(
-    r"(?:\)[ \t]{0,3}(?:\u2192|\u27f6|->|=>|\bbetter\b:?)|,[ \t]{0,3}unless)[ \t]{0,3}(?:move[ \t]{0,3})?#?"
-    rf"(?<![+\w]){_SECOND}[ \t.!)]{{0,4}}$",
+    r"(?:\)[ \t]{0,3}(?:\u2192|\u27f6|->|=>|\bbetter\b:?)|,[ \t]{0,3}unless)[ \t]{0,3}"
+    rf"{_MOVE_NUMBER}[ \t.!)]{{0,4}}$",
     re.IGNORECASE,
 )
 # A line that ends on an alternative ("5 or", "5 /"), when the next line starts with a number
 _OPEN_ALTERNATIVE = re.compile(rf"(?:\b{_ALTERNATIVE_WORD}|[/|&+;,\-\u2013\u2014])[ \t]{{0,8}}$", re.IGNORECASE)
-_STARTS_WITH_NUMBER = re.compile(
-    rf"[ \t]{{0,8}}(?:(?:move|option|number)[ \t]{{0,3}})?#?[ \t]{{0,3}}{_SECOND}", re.IGNORECASE
-)
+_STARTS_WITH_NUMBER = re.compile(rf"[ \t]{{0,8}}{_MOVE_NUMBER}", re.IGNORECASE)
 # Words that take a move back wherever they stand on the line, and the few words that may lead from them to the
 # new number ("wait, I'll go with 6").
 _CORRECTION_WORD = (

@@ -228,7 +228,8 @@ def blank_spans(text: str, spans: list[JsonSpan]) -> str:
 
 _LOOKS_LIKE_JSON = re.compile(r'"[ \t]{0,3}:')
 _ACTION_IN_BROKEN_JSON = re.compile(
-    r'"(?:action|chosen_action|chosen_move|move)"[ \t]{0,3}:[ \t]{0,3}"?[ \t]{0,3}([+-]?\d{1,9})(?!\d)', re.IGNORECASE
+    rf'"(?:{"|".join((*ACTION_KEYS, "move"))})"[ \t]{{0,3}}:[ \t]{{0,3}}"?[ \t]{{0,3}}([+-]?\d{{1,9}})(?!\d)',
+    re.IGNORECASE,
 )
 # A second answer outside the JSON object that gives the move: "Final answer: 6", a line "Action: 6"
 _OTHER_ANSWER = re.compile(
@@ -398,9 +399,12 @@ class Labels:
 
     numbers: list[int] = field(default_factory=list)
     described: list[str] = field(default_factory=list)
-    without_number: bool = False
     unnumbered: list[str] = field(default_factory=list)  # what labels without a number say: "Chosen Move: Play 0"
     starts: list[int] = field(default_factory=list)
+
+    @property
+    def without_number(self) -> bool:
+        return bool(self.unnumbered)
 
     @property
     def first_start(self) -> int:
@@ -419,7 +423,6 @@ def chosen_labels(text: str) -> Labels:
         line_end = text.find("\n", match.end(), match.end() + LINE_READ)
         after = text[match.end() : match.end() + LINE_READ if line_end < 0 else line_end]
         if number is None:
-            labels.without_number = True
             labels.unnumbered.append(after)
             continue
         # the next line with something on it (a correction after the label: "Wait, I'll go with 6.")
