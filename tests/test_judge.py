@@ -156,6 +156,25 @@ def test_unusable_verdicts_are_re_asked_with_feedback_and_logged(run: Path) -> N
     assert {j["turn"] for j in judgements(run)} >= {3}
 
 
+def test_a_lone_surrogate_in_a_verdict_is_kept_as_a_replacement_character(run: Path) -> None:
+    """A judge may escape half a surrogate pair in its JSON, or send one raw: no UTF-8 file can hold it, so the
+    verdict and the attempt keep U+FFFD, and judging goes on."""
+    escaped = json.dumps({**VERDICT, "detailed_feedback": "lost \ud800 rank"})  # JSON text with the escape
+
+    def odd(request: dict[str, Any]) -> Reply:
+        if "at turn 3 " in request["messages"][1]["content"]:
+            return Reply(content=escaped)
+        return good_judge(request)
+
+    with FakeModelServer(odd) as server:
+        assert judge(run, server) == 0
+        asked = len(server.exchanges)
+    (turn3,) = [j for j in judgements(run) if j["turn"] == 3]
+    assert turn3["detailed_feedback"] == "lost \ufffd rank"
+    attempts = next((run / "judge" / "attempts").glob("*.jsonl")).read_text().splitlines()
+    assert sum(len(json.loads(line)["call"]["attempts"]) for line in attempts) == asked
+
+
 def test_turns_that_stay_unjudged_stop_with_exit_1_and_a_rerun_finishes_them(
     run: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -265,6 +265,69 @@ def test_an_answer_without_choices_is_re_asked_not_a_crash(tmp_path: Path, clien
     assert attempts[1].error_kind is None
 
 
+def completion_body(content: str) -> bytes:
+    """A chat completion whose content is given as JSON text, escapes and all (as a server writes it)."""
+    return (
+        '{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [{"index": 0, '
+        '"message": {"role": "assistant", "content": "' + content + '"}, "finish_reason": "stop"}], '
+        '"usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}}'
+    ).encode()
+
+
+def test_a_lone_surrogate_in_a_reply_is_kept_as_a_replacement_character_and_the_game_goes_on(
+    tmp_path: Path, client: list[str]
+) -> None:
+    """JSON may escape half of a surrogate pair, which no UTF-8 log can hold: a good move with one is played, a bad
+    reply with one is re-asked, and both are in the log with U+FFFD in its place."""
+    sent: list[int] = []
+
+    def script(request: dict[str, Any]) -> Reply:
+        sent.append(1)
+        if len(sent) == 1:  # a reply naming no move: re-asked, the re-ask quoting it
+            return Reply(raw_body=completion_body("oops \\ud800 no move here"))
+        if len(sent) == 3:  # a good move, then a lone low surrogate
+            good = json.dumps(careful_player(request).content)[1:-1]
+            return Reply(raw_body=completion_body(good + " \\udc80"))
+        return careful_player(request)
+
+    with FakeModelServer(script) as server:
+        assert run(server, tmp_path, *client, "--seeds", "5") == 0
+        asked = [exchange.request for exchange in server.exchanges]
+    contents = the_log(tmp_path)
+    assert contents.complete
+    attempts = [a for m in contents.moves for c in m.calls for a in c.attempts]
+    assert len(attempts) == len(sent)  # every request is in the log, none lost
+    first, reasked, second_move = attempts[0], attempts[1], contents.moves[1].calls[0].attempts[0]
+    assert first.error_kind == "unparseable" and first.reply == "oops \ufffd no move here"
+    assert reasked.error_kind is None and "oops \ufffd no move here" in reasked.messages[-2].content
+    assert second_move.error_kind is None and second_move.reply is not None and second_move.reply.endswith(" \ufffd")
+    assert "\ufffd" in json.dumps(asked[1], ensure_ascii=False)  # the re-ask went out with the replacement character
+
+
+def test_a_lone_surrogate_escaped_inside_a_replys_json_is_kept_as_a_replacement_character(
+    tmp_path: Path, client: list[str]
+) -> None:
+    """A model's own JSON may escape half a surrogate pair ("\\ud800") in its reason: the move is played, and the
+    reason and the seat's working memory keep U+FFFD."""
+    sent: list[int] = []
+
+    def script(request: dict[str, Any]) -> Reply:
+        sent.append(1)
+        reply = careful_player(request)
+        if len(sent) == 2:
+            return Reply(content=reply.content.replace("looks best.", "looks best \\ud800."))
+        return reply
+
+    with FakeModelServer(script) as server:
+        assert run(server, tmp_path, *client, "--seeds", "5", "--scaffold", "mycroft") == 0
+    contents = the_log(tmp_path)
+    assert contents.complete
+    record = contents.moves[1]
+    assert record.calls[0].attempts[0].error_kind is None
+    assert record.reason.endswith("looks best \ufffd.")
+    assert record.memory is not None and record.memory["reason"] == record.reason
+
+
 def test_a_context_overflow_has_its_own_kind_and_is_counted(tmp_path: Path, client: list[str]) -> None:
     body = {
         "error": {

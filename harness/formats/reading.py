@@ -19,6 +19,7 @@ from typing import Any
 from harness.formats import doubt
 from harness.formats.doubt import LINE_READ
 from harness.formats.unreadable import Unreadable as Unreadable
+from harness.schema.records import storable_parsed
 
 MAX_REPLY_CHARS = 200_000  # about 50k tokens: longer replies are rejected unread, as "oversized"
 MAX_JSON_DEPTH = 32  # brackets nested deeper than this are rejected unread, as "oversized"
@@ -195,7 +196,7 @@ def repeated_values(obj: dict[str, Any], name: str) -> list[Any]:
 def _loads(candidate: str) -> tuple[Any, bool]:
     for attempt in (candidate, _mend(candidate)):
         try:
-            return json.loads(attempt, strict=False, object_pairs_hook=_object), True
+            return storable_parsed(json.loads(attempt, strict=False, object_pairs_hook=_object), attempt), True
         except (ValueError, RecursionError):  # JSONDecodeError is a ValueError, as is an over-long integer
             continue
     return None, False

@@ -30,9 +30,8 @@ from inspect_ai.util import LimitExceededError
 from tenacity import RetryError
 
 from harness.inspect.seat_request import SEAT_REQUEST
-from harness.models.client import FatalModelError, ProviderGaveUp
+from harness.models.client import FatalModelError, ProviderGaveUp, received
 from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig, Usage
-from harness.schema.secrets import redact
 
 # Inspect's stop reasons in the harness's (the OpenAI) terms; "unknown" is no reason reported
 FINISH_REASONS = {
@@ -103,7 +102,7 @@ class InspectCaller:
             failed = base.model_copy(
                 update={
                     "error_kind": "context_overflow",
-                    "error": redact(f"context_length_exceeded: {output.completion}")[:500],
+                    "error": received(f"context_length_exceeded: {output.completion}")[:500],
                     "latency_s": latency,
                 }
             )
@@ -126,8 +125,8 @@ def attempt_of(base: Attempt, output: ModelOutput, latency: float) -> Attempt:
     usage = output.usage
     return base.model_copy(
         update={
-            "reply": redact(output.completion),
-            "reasoning": redact(reasoning) if reasoning else None,
+            "reply": received(output.completion),
+            "reasoning": received(reasoning) if reasoning else None,
             "finish_reason": finish,
             "usage": Usage(
                 prompt_tokens=usage.input_tokens,
@@ -139,7 +138,7 @@ def attempt_of(base: Attempt, output: ModelOutput, latency: float) -> Attempt:
             else Usage(),
             "cost_usd": usage.total_cost if usage is not None else None,
             "latency_s": output.time if output.time is not None else latency,
-            "resolved_model": redact(output.model) if output.model else None,
+            "resolved_model": received(output.model) if output.model else None,
         }
     )
 
@@ -208,4 +207,4 @@ def safe_error(exc: BaseException) -> str:
         getattr(exc, "provider_message", None) or exc
     ).strip()  # Inspect's own error leads with the request
     text = message.splitlines()[0] if message else type(exc).__name__
-    return redact(f"{type(exc).__name__}: {text}")[:500]
+    return received(f"{type(exc).__name__}: {text}")[:500]

@@ -29,7 +29,7 @@ from harness.models import retry_events
 from harness.models.event_loop import run_inline
 from harness.models.model_names import LOCAL_PROVIDER, ModelSpecError, parse_local_model, provider_of
 from harness.schema.config import RetryPolicy
-from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig, Usage
+from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig, Usage, storable
 from harness.schema.secrets import redact, register_secret, safe_url, split_credentials
 
 # Sent to OpenAI-compatible servers given by --api-base when no key is set.
@@ -447,7 +447,7 @@ async def answered(base: Attempt, response: Any, latency: float, cost: float | N
             "usage": _usage_of(response),
             "cost_usd": cost,
             "latency_s": latency,
-            "resolved_model": redact(str(response.model)) if getattr(response, "model", None) else None,
+            "resolved_model": received(str(response.model)) if getattr(response, "model", None) else None,
         }
     )
     if not choices:  # an answer without choices holds no reply: recorded as such, and re-asked
@@ -563,14 +563,20 @@ def _classify(lib: Any, exc: Exception) -> tuple[ErrorKind, bool]:
 REDACT_INLINE_CHARS = 20_000  # longer replies are redacted in a thread, so no game waits on another's
 
 
+def received(text: str) -> str:
+    """A text a provider sent (a reply, its reasoning, an error, a model name) as its record keeps it: storable in a
+    UTF-8 file, without the run's credentials."""
+    return redact(storable(text))
+
+
 def _redacted(content: str, reasoning: str | None) -> tuple[str, str | None]:
-    return redact(content), redact(reasoning) if reasoning else reasoning
+    return received(content), received(reasoning) if reasoning else reasoning
 
 
 def _safe_error(exc: Exception, name: str | None = None) -> str:
     """The first line of an error, named by its class (or `name`), without anything that looks like a key."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return redact(f"{name or type(exc).__name__}: {text}")[:500]
+    return received(f"{name or type(exc).__name__}: {text}")[:500]
 
 
 def _headers_of(exc: Exception) -> dict[str, str]:

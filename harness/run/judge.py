@@ -42,6 +42,7 @@ from harness.schema.records import (
     MoveRecord,
     SeatConfig,
     now_iso,
+    storable_parsed,
 )
 from harness.schema.secrets import public_command, safe_url
 from harness.strategies.memory import keeps_notes
@@ -136,7 +137,7 @@ def read_verdict(text: str | None) -> Verdict | tuple[str, str]:
     if fenced:
         body = fenced.group("body").strip()
     try:
-        raw = json.loads(body)
+        raw = storable_parsed(json.loads(body), body)
     except (ValueError, RecursionError):
         return "unparseable", "it is not one JSON object (give the object alone, without text around it)"
     if not isinstance(raw, dict):
@@ -170,7 +171,8 @@ def deduction_block(record: MoveRecord) -> str | None:
         reply = record.calls[-1].final.reply or ""
         fenced = _FENCE.match(reply.strip())
         try:
-            raw = json.loads(fenced.group("body") if fenced else reply)
+            body = fenced.group("body") if fenced else reply
+            raw = storable_parsed(json.loads(body), body)
         except (ValueError, RecursionError):
             raw = None
         if isinstance(raw, dict):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Collection, Iterable
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, get_args
@@ -230,6 +231,45 @@ class LeftOut(BaseModel):
 
     chars: int  # characters left out, after the kept start
     sha256: str  # hex SHA-256 of the left-out characters, UTF-8 encoded
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable(text: str) -> str:
+    """The text with each lone surrogate replaced by U+FFFD, as a UTF-8 decoder replaces a broken byte. A server may
+    send one as a JSON escape (`"\\udc80"`); no UTF-8 file can hold it, so a record keeping it could not be written."""
+    return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def storable_parsed(value: Any, text: str) -> Any:
+    """A value parsed from the JSON `text` with `storable` strings, changed in place: a JSON escape can make a lone
+    surrogate that the text itself does not hold. Walked (without recursion) only when the text has such an
+    escape."""
+    if not _SURROGATE_ESCAPE.search(text):
+        return value
+    if isinstance(value, str):
+        return storable(value)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            items = [(storable(k) if isinstance(k, str) else k, v) for k, v in node.items()]
+            node.clear()
+            for key, item in items:
+                node[key] = storable(item) if isinstance(item, str) else item
+                if isinstance(item, dict | list):
+                    stack.append(item)
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                if isinstance(item, str):
+                    node[i] = storable(item)
+                elif isinstance(item, dict | list):
+                    stack.append(item)
+    return value
 
 
 def keep_start(text: str | None) -> tuple[str | None, LeftOut | None]:
