@@ -14,13 +14,16 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness.cli.main import main
 from harness.schema.log_file import read_game_log
+from tests.fakeserver import FakeModelServer, Reply, careful_player
 from tests.processes import wait_until_group_gone
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -172,3 +175,49 @@ def test_sigterm_to_the_whole_group_stops_the_workers_with_their_parent(tmp_path
     assert err.startswith("Stopped by SIGTERM")
     assert status_of(tmp_path)["status"] == "stopped"
     assert_whole_logs(tmp_path)
+
+
+def test_replies_already_answered_for_the_move_in_flight_are_kept_when_the_run_is_stopped(tmp_path: Path) -> None:
+    """A move re-asked after a bad reply, stopped while the re-ask is in flight: the bad reply is in the log (a
+    `stopped` line, not a result: the game stays unfinished) and counted after the resume, as the server sent it."""
+    slow = threading.Event()
+    slow.set()
+    bad_sent: list[int] = []
+
+    def script(request: dict[str, Any]) -> Reply:
+        if len(request["messages"]) > 2:  # a re-ask: slow until the run has been stopped
+            return Reply(careful_player(request).content, delay_s=30.0 if slow.is_set() else 0.0)
+        if not bad_sent:
+            bad_sent.append(1)
+            return Reply("I would rather not say.")
+        return careful_player(request)
+
+    with FakeModelServer(script) as server:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "harness.cli", "run", "--model", "openai/slow", "--api-base", server.base_url,
+             "--seeds", "1", "--out", str(tmp_path), "--no-progress"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        wait_until(lambda: any(len(e.request["messages"]) > 2 for e in server.exchanges), process)
+        code, _, err = ctrl_c(process)
+        assert code == 130, err
+        slow.clear()
+        (log_path,) = tmp_path.glob("*/games/*.jsonl")
+        stopped = read_game_log(log_path)
+        assert stopped.result is None and not stopped.complete  # unfinished, as before the line
+        (line,) = stopped.results
+        assert line.status == "stopped" and line.turns == 0
+        assert [a.error_kind for c in line.failed_calls for a in c.attempts] == ["unparseable"]
+        assert main(["resume", str(log_path.parent.parent), "--no-progress"]) == 0
+        asked = len(server.exchanges)
+    done = read_game_log(log_path)
+    assert done.complete and done.result is not None
+    assert done.result.invalid_replies == len(bad_sent) == 1
+    logged = sum(len(c.attempts) for m in done.moves for c in m.calls) + sum(
+        len(c.attempts) for c in done.failed_calls
+    )
+    assert logged == asked - 1  # every request the server answered; the one cut off by the stop sent nothing back

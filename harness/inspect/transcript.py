@@ -13,7 +13,7 @@ from inspect_ai.util import span
 
 from harness.play.agent import SeatAgent
 from harness.schema.records import Call
-from harness.strategies.asking import Decision, MoveInterrupted
+from harness.strategies.asking import Decision, Journal, MoveInterrupted
 from harness.view.seat_view import SeatView
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -62,10 +62,12 @@ def turn_summary(
 class TracedSeatAgent(SeatAgent):
     """A seat's agent whose every turn is a span of Inspect's transcript, closed by a summary of the turn."""
 
-    async def decide(self, view: SeatView, memory: dict[str, Any] | None = None) -> Decision:
+    async def decide(
+        self, view: SeatView, memory: dict[str, Any] | None = None, journal: Journal | None = None
+    ) -> Decision:
         async with span(f"turn {view.turn} · P{view.seat}", type="hanabi-turn"):
             try:
-                decision = await super().decide(view, memory)
+                decision = await super().decide(view, memory, journal)
             except MoveInterrupted as stop:
                 transcript().info(
                     turn_summary(view, self.config.label, stop.calls, None, stop.reason), source=SOURCE

@@ -10,7 +10,7 @@ from typing import Any
 
 from harness.models.caller import ModelCaller
 from harness.schema.records import SeatConfig
-from harness.strategies.asking import Asker, Decision
+from harness.strategies.asking import Asker, Decision, Journal
 from harness.strategies.definition import ScaffoldDef
 from harness.strategies.registry import TurnContext, get_strategy
 from harness.view.seat_view import SeatView
@@ -26,7 +26,10 @@ class SeatAgent:
         self.reply_retries = reply_retries
         self.strategy = get_strategy(scaffold.strategy)
 
-    async def decide(self, view: SeatView, memory: dict[str, Any] | None = None) -> Decision:
-        """The seat's move for this view; raises MoveInterrupted when its model gives no valid reply in the limits."""
-        asker = Asker(self.config, self.client, self.reply_retries, view)
+    async def decide(
+        self, view: SeatView, memory: dict[str, Any] | None = None, journal: Journal | None = None
+    ) -> Decision:
+        """The seat's move for this view; raises MoveInterrupted when its model gives no valid reply in the limits.
+        Each call's attempts go into `journal` as they arrive (see Asker)."""
+        asker = Asker(self.config, self.client, self.reply_retries, view, journal)
         return await self.strategy.decide(view, TurnContext(self.scaffold, asker, memory))

@@ -7,6 +7,7 @@ memory is restored from its last move record. A log that does not match its deck
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -29,10 +30,12 @@ from harness.schema.records import (
     total_cost,
 )
 from harness.schema.secrets import public_seat
-from harness.strategies.asking import Decision, MoveInterrupted
+from harness.strategies.asking import Decision, Journal, MoveInterrupted, journal_calls
 from harness.view.seat_view import SeatView, build_view
 
 MoveListener = Callable[[MoveRecord], None]
+# why a stopped move's result line was written (status "stopped")
+STOPPED = "the run was stopped (Ctrl-C or SIGTERM) while this move was being asked; asked again on resume"
 
 
 def rebuild(plan: GamePlan, deck: list[str], contents: GameLogContents) -> tuple[Game, dict[int, Any]]:
@@ -84,18 +87,24 @@ async def play_game(
             seat = game.current_player
             view = build_view(game.observe(seat))
             agent = agents[seat]
+            journal: Journal = []  # the move's calls as they are answered
             try:
-                decision = await agent.decide(view, memories.get(seat))
+                decision = await agent.decide(view, memories.get(seat), journal)
+                game.apply(view.legal_moves[decision.reply.action].move)
+                record = move_record(view, agent, decision, game)
+                await log.append(record)  # whole or not at all: its one wait comes before it writes
             except MoveInterrupted as stop:
                 result = _result(game, moves, contents.failed_calls, stop.reason, seat, stop.calls)
                 await log.append(result)
                 await log.durable()
                 return result
-            game.apply(view.legal_moves[decision.reply.action].move)
+            except asyncio.CancelledError:  # the run was stopped: keep what the move was answered so far
+                answered = journal_calls(journal, agent.config.model)
+                if answered:
+                    await log.append(_result(game, moves, contents.failed_calls, STOPPED, seat, answered))
+                raise
             if decision.memory is not None:
                 memories[seat] = decision.memory
-            record = move_record(view, agent, decision, game)
-            await log.append(record)
             moves.append(record)
             if on_move is not None:
                 on_move(record)
@@ -146,7 +155,7 @@ def _result(
     for attempt in attempts:
         usage = usage + attempt.usage
     return GameResult(
-        status="interrupted" if interrupted else "complete",
+        status="stopped" if interrupted == STOPPED else "interrupted" if interrupted else "complete",
         interrupted_reason=interrupted,
         interrupted_seat=seat,
         end_reason=game.end_reason,

@@ -237,7 +237,7 @@ def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[
             continue  # nothing was written yet: not a game
         header = contents.header
         result = contents.result
-        status: GameStatus = "unfinished" if result is None else result.status
+        status: GameStatus = "unfinished" if result is None or result.status == "stopped" else result.status
         calls: list[Call] = [c for m in contents.moves for c in m.calls] + contents.failed_calls
         attempts = [a for c in calls for a in c.attempts]
         kinds: dict[str, int] = {}

@@ -57,8 +57,10 @@ class GameLogContents(BaseModel):
 
     @property
     def result(self) -> GameResult | None:
-        """The game's current result: the last result line, if no move came after it."""
-        return self.results[-1] if self.results and self.ended else None
+        """The game's current result: the last result line, if no move came after it and it is not a stop (a game
+        stopped by the user goes on from there)."""
+        last = self.results[-1] if self.results and self.ended else None
+        return last if last is not None and last.status != "stopped" else None
 
     @property
     def complete(self) -> bool:

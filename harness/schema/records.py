@@ -435,7 +435,10 @@ class GameResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     type: Literal["result"] = "result"
-    status: Literal["complete", "interrupted"]
+    # stopped: the user stopped the run (Ctrl-C, SIGTERM) while this move was being asked. Not a result of the game,
+    # which stays unfinished (GameLogContents.result): the line keeps the calls already answered for the move, asked
+    # again on resume, so that what they cost and the replies they rejected are counted.
+    status: Literal["complete", "interrupted", "stopped"]
     interrupted_reason: str | None = None
     interrupted_seat: int | None = None
     end_reason: EndReason | None = None
@@ -450,7 +453,7 @@ class GameResult(BaseModel):
     provider_errors: int
     usage: Usage
     cost_usd: float | None  # total_cost of every attempt: None when not known
-    failed_calls: list[Call] = []  # for an interrupted game: every attempt of the move that could not be made
+    failed_calls: list[Call] = []  # interrupted or stopped: every attempt of the move that was not made
     finished_at: str
 
 

@@ -70,14 +70,31 @@ class Answer(NamedTuple):
         return self.reply
 
 
-class Asker:
-    """Asks one seat's model about one view: each call read strictly and re-asked on a bad reply."""
+Journal = list[tuple[str, list[Attempt]]]  # each call of a move so far: its role and its attempts, as they arrive
 
-    def __init__(self, config: SeatConfig, client: ModelCaller, reply_retries: int, view: SeatView) -> None:
+
+def journal_calls(journal: Journal, model: str) -> list[Call]:
+    """The calls of a journal that got at least one answer, as their records keep them."""
+    return [Call(role=role, model=model, attempts=list(attempts)) for role, attempts in journal if attempts]
+
+
+class Asker:
+    """Asks one seat's model about one view: each call read strictly and re-asked on a bad reply. Every call's
+    attempts go into `journal` as they arrive, so that a move stopped half-way can still log what it was answered."""
+
+    def __init__(
+        self,
+        config: SeatConfig,
+        client: ModelCaller,
+        reply_retries: int,
+        view: SeatView,
+        journal: Journal | None = None,
+    ) -> None:
         self.config = config
         self.client = client
         self.reply_retries = reply_retries
         self.view = view
+        self.journal: Journal = [] if journal is None else journal
 
     async def ask_all(self, calls: Sequence[tuple[CallDef, list[Message]]]) -> list[Answer]:
         """Several calls at once. If any fails, MoveInterrupted holds every call's attempts (the first failure's
@@ -121,6 +138,7 @@ class Asker:
         fmt = spec.reply_format
         view = self.view
         attempts: list[Attempt] = []
+        self.journal.append((spec.role, attempts))
         metadata: dict[str, Any] = {}
         bot = self.client.offline_bot
         if bot is not None:  # a built-in player: its reply, from the seat's view, for the offline provider to send

@@ -268,7 +268,7 @@ def summarize(run: Path, path: Path, page: str) -> GameSummary | SkippedLog | No
         repeat=header.repeat,
         players=header.players,
         seats=[seat.label for seat in header.seats],
-        status="unfinished" if result is None else result.status,
+        status="unfinished" if result is None or result.status == "stopped" else result.status,
         interrupted_reason=result.interrupted_reason if result else None,
         end_reason=str(result.end_reason) if result and result.end_reason else None,
         fireworks_score=result.fireworks_score if result else None,

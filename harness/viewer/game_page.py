@@ -331,9 +331,9 @@ def build_game_page(run: Path, summary: GameSummary) -> GamePage:
         raise ValueError(f"{summary.log}: the log has no header")
     values, values_note = _values(run, contents)
     who = [seat.label for seat in header.seats]
-    stops: dict[int, list[GameResult]] = {}  # interruptions by the number of moves made before them
+    stops: dict[int, list[GameResult]] = {}  # interruptions and stops by the number of moves made before them
     for result in contents.results:
-        if result.status == "interrupted":
+        if result.status in ("interrupted", "stopped"):
             stops.setdefault(result.turns, []).append(result)
     steps: list[Step] = []
     problem = None
