@@ -166,6 +166,23 @@ def test_a_log_that_does_not_replay_is_refused_before_any_call(
     assert path.read_bytes() == tampered  # nothing written
 
 
+def test_an_unfinished_log_with_a_repeated_move_line_is_refused_naming_the_file_and_the_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["run", "--players", "2", "--seeds", "1", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 0
+    (path,) = game_logs(tmp_path).values()
+    lines = path.read_bytes().splitlines(keepends=True)
+    damaged = b"".join(lines[:8]) + lines[7]  # header and turns 1-7, turn 7 twice, no result: to be continued
+    path.write_bytes(damaged)
+    assert main(["resume", str(path.parent.parent), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert f"{path}:9: move line out of sequence: expected the move of turn 8 by seat 1, found turn 7 again" in err
+    assert "restore the log from a backup, or move it aside" in err
+    assert path.read_bytes() == damaged  # nothing written, nothing repaired
+
+
 def test_resume_needs_a_run_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["resume", str(tmp_path)]) == 2
     assert "is not a run directory" in capsys.readouterr().err

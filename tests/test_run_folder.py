@@ -157,3 +157,79 @@ def test_a_refused_resume_appends_no_session(run: Path, capsys: pytest.CaptureFi
     assert main(["resume", str(run), "--no-progress"]) == 2
     assert "does not match the logged state digest" in one_line(capsys)
     assert (run / "manifest.json").read_bytes() == manifest
+
+
+OUT_OF_SEQUENCE = [
+    ("repeated", "11", "expected the move of turn 10 by seat 1, found turn 9 again (a move line repeated)"),
+    ("deleted", "10", "expected the move of turn 9 by seat 0, found turn 10 (a move line before it is missing)"),
+]
+
+
+@pytest.mark.parametrize(("damage", "line", "named"), OUT_OF_SEQUENCE, ids=[d for d, _, _ in OUT_OF_SEQUENCE])
+def test_a_move_line_repeated_or_deleted_is_named_and_left_out_by_every_reader(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str, line: str, named: str
+) -> None:
+    log = run / "games" / "2p-custom-seed2.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)  # line 10 is the move of turn 9 (seat 0)
+    if damage == "repeated":
+        lines.insert(10, lines[9])  # as `sed -i '10p'`
+    else:
+        del lines[9]  # as `sed -i '10d'`
+    log.write_bytes(b"".join(lines))
+    manifest = (run / "manifest.json").read_bytes()
+
+    out = listing(run.parent, capsys)
+    assert f"corrupt log {log} line {line}: move line out of sequence: {named}" in out
+    assert done_column(out) == "1" and status_column(out) == "damaged"  # not the "complete" last recorded
+    assert "move it aside" in out and "hanabi-eval resume" in out
+
+    assert main(["report", str(run), "--out", str(tmp_path / "report")]) == 0
+    captured = capsys.readouterr()
+    assert f"skipped {log}: line {line}: move line out of sequence" in captured.err
+    assert "1 complete games" in captured.out and "1 unreadable log skipped" in captured.out
+    games = json.loads((tmp_path / "report" / "games.json").read_text())
+    assert [row["game_id"] for row in games] == ["2p-custom-seed1"]  # never scored as a game of one move more or less
+
+    assert main(["export", str(run), "--format", "hanabilogs", "--out", str(tmp_path / "logs")]) == 0
+    assert f"{log}:{line}: move line out of sequence" in capsys.readouterr().err
+    rows = [json.loads(row) for row in (tmp_path / "logs" / "hanabilogs.jsonl").read_text().splitlines()]
+    assert {row["seed"] for row in rows} == {1}
+    turns = [row["turn"] for row in rows]
+    assert turns == sorted(set(turns))  # no move exported twice
+
+    assert main(["export", str(run), "--format", "hanablive", "--out", str(tmp_path / "replays")]) == 0
+    assert f"{log}:{line}: move line out of sequence" in capsys.readouterr().err
+    assert "seed2" not in " ".join(p.name for p in (tmp_path / "replays").glob("*.json"))
+
+    assert main(["resume", str(run), "--no-progress"]) == 2
+    refusal = one_line(capsys)
+    assert f"{log}:{line}: move line out of sequence: {named}" in refusal
+    assert "restore the log from a backup, or move it aside" in refusal and "hanabi-eval resume" in refusal
+    assert (run / "manifest.json").read_bytes() == manifest  # a refused resume records no session
+
+    log.rename(tmp_path / log.name)  # the fix it names: move it aside, and resume plays that game again
+    assert main(["resume", str(run), "--no-progress"]) == 0
+    assert status_column(listing(run.parent, capsys)) == "complete"
+
+
+def test_a_finished_games_move_that_does_not_replay_is_named_and_left_out_by_every_reader(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An edited move whose turn and seat are still in sequence: the replay the run store runs on every log names
+    it, so runs, report and export agree with resume and the viewer."""
+    log = run / "games" / "2p-custom-seed2.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    record = json.loads(lines[5])
+    record["digest_after"] = "0" * 16
+    lines[5] = json.dumps(record).encode() + b"\n"
+    log.write_bytes(b"".join(lines))
+    named = f"{log}:6: the move does not replay (turn 5: the rebuilt state does not match the logged state digest)"
+
+    out = listing(run.parent, capsys)
+    assert f"corrupt log {log} line 6: the move does not replay" in out and done_column(out) == "1"
+    assert main(["report", str(run), "--out", str(tmp_path / "report")]) == 0
+    assert "1 complete games" in capsys.readouterr().out
+    assert main(["export", str(run), "--format", "hanablive", "--out", str(tmp_path / "replays")]) == 0
+    assert named in capsys.readouterr().err
+    assert main(["resume", str(run), "--no-progress"]) == 2
+    assert named in one_line(capsys)

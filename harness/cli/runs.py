@@ -27,6 +27,7 @@ def handle(args: argparse.Namespace) -> int:
 
     from harness.run.progress_on_disk import run_progress
     from harness.run.store import runs_below
+    from harness.schema.log_file import DAMAGED_LOG_FIX
 
     if not args.folder.exists():
         raise UsageError(
@@ -75,7 +76,7 @@ def handle(args: argparse.Namespace) -> int:
         for where in progress.corrupt:
             console.print(
                 f"[red]corrupt log[/red] {escape(str(folder / where))}; report and export leave this game out, "
-                "resume refuses it",
+                f"resume refuses it: {escape(DAMAGED_LOG_FIX)}",
                 soft_wrap=True,
             )
     return EXIT_OK

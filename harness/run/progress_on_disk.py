@@ -1,10 +1,11 @@
 """A run's progress read from its files alone: how many games are complete, interrupted or still to play.
 
 Reads the run through the one reader of run folders (harness.run.store), so a log damaged for any reader (a line
-that is not a record, invalid UTF-8, a header of another game) is damaged here too: it is named, and its game is
-not counted, as report and export leave it out and resume refuses it, and the run's status is "damaged" (whatever
-its last session recorded) until the log is moved aside or restored. A manifest or status file that cannot be read
-makes that run "unreadable", with the same one line the other commands give, never the listing fail.
+that is not a record, invalid UTF-8, a header of another game, a move line out of sequence or not replaying) is
+damaged here too: it is named, and its game is not counted, as report and export leave it out and resume refuses it,
+and the run's status is "damaged" (whatever its last session recorded) until the log is moved aside or restored. A
+manifest or status file that cannot be read makes that run "unreadable", with the same one line the other commands
+give, never the listing fail.
 """
 
 from __future__ import annotations

@@ -5,7 +5,11 @@ a prefix of the game. A torn last line (a crash mid-write) is detected on readin
 the next write first cuts it off, so a log never holds a record twice or half a record.
 
 A log is named after its game (`<game_id>.jsonl`): reading one checks that its header is that game, so a log copied
-over another game's file is refused like a damaged line, by every reader alike.
+over another game's file is refused like a damaged line, by every reader alike. Its move lines must be the moves of
+turns 1, 2, 3, ... in order, the move of turn t made by seat (t - 1) % players (seat 0 moves first, engine/game.py),
+result lines between them where a session stopped: a move line repeated, deleted or moved is refused in the same
+way, at its line, before any reader scores or exports the game. (Whether each move replays to its logged state is
+the engine's check, engine/replay.py, which the run store's reader adds: harness.run.store.RunDir.read_game.)
 """
 
 from __future__ import annotations
@@ -22,16 +26,27 @@ from harness.schema.disk import with_path
 from harness.schema.records import LOG_LINE, Call, GameHeader, GameResult, MoveRecord
 from harness.schema.secrets import redact
 
+DAMAGED_LOG_FIX = (
+    "restore the log from a backup, or move it aside (out of the run's games folder) and `hanabi-eval resume` the "
+    "run to play that game again"
+)
+
 
 class LogCorrupt(ValueError):
-    """A game log line other than the last one is not a valid record, or the header is not the game the file's name
-    says. The message is `path:line: problem`."""
+    """A game log line other than the last one is not a valid record, the header is not the game the file's name
+    says, or a move line is out of sequence (or, from the run store's reader, does not replay). The message is
+    `path:line: problem`; `refusal` adds what to do about it."""
 
     def __init__(self, path: Path, line: int, problem: str) -> None:
         super().__init__(f"{path}:{line}: {problem}")
         self.path = path
         self.line = line
         self.problem = problem
+
+    @property
+    def refusal(self) -> str:
+        """The one line that refuses to go on with this log: the file, the line, the problem and the fix."""
+        return f"{self}; {DAMAGED_LOG_FIX}"
 
 
 def check_header(path: Path, header: GameHeader) -> None:
@@ -40,8 +55,7 @@ def check_header(path: Path, header: GameHeader) -> None:
         raise LogCorrupt(
             path,
             1,
-            f"the header is game {header.game_id}, not {path.stem} as the file name says (a log copied over "
-            "another?); move it aside to play that game again",
+            f"the header is game {header.game_id}, not {path.stem} as the file name says (a log copied over another?)",
         )
 
 
@@ -50,6 +64,7 @@ class GameLogContents(BaseModel):
 
     header: GameHeader | None = None
     moves: list[MoveRecord] = []
+    move_lines: list[int] = []  # the line number of each move, 1-based as LogCorrupt names lines
     results: list[GameResult] = []
     torn: bool = False
     ended: bool = False  # the last record is a result line (no move was played after it)
@@ -104,12 +119,35 @@ def read_game_log(path: Path) -> GameLogContents:
             check_header(path, record)
             contents.header = record
         elif isinstance(record, MoveRecord):
+            check_sequence(path, number, contents, record)
             contents.moves.append(record)
+            contents.move_lines.append(number)
         else:
             contents.results.append(record)
         contents.ended = isinstance(record, GameResult)
     contents.valid_bytes = len(data) - len(tail)
     return contents
+
+
+def check_sequence(path: Path, line: int, contents: GameLogContents, record: MoveRecord) -> None:
+    """Raise LogCorrupt unless `record` is the next move of the game read so far: the move of the next turn, made by
+    the seat whose turn it is. Linear and without the engine: a repeated, deleted or moved move line fails here."""
+    turn = len(contents.moves) + 1
+    if record.turn == turn and (contents.header is None or record.seat == (turn - 1) % contents.header.players):
+        return
+    if contents.header is None:
+        expected = f"turn {turn}"
+    else:
+        expected = f"turn {turn} by seat {(turn - 1) % contents.header.players}"
+    if record.turn == turn - 1:
+        found = f"turn {record.turn} again (a move line repeated)"
+    elif record.turn < turn:
+        found = f"turn {record.turn} again (move lines repeated or moved)"
+    elif record.turn > turn:
+        found = f"turn {record.turn} (a move line before it is missing)"
+    else:
+        found = f"seat {record.seat} (a move line edited)"
+    raise LogCorrupt(path, line, f"move line out of sequence: expected the move of {expected}, found {found}")
 
 
 def last_result(path: Path) -> GameResult | None:

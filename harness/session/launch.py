@@ -153,7 +153,9 @@ def play_run(
                 started = time.monotonic()
                 results = execute(config, run, manifest, options, hint)
                 wall_s = time.monotonic() - started
-        except (RunConfigError, RunFolderDamaged, RunLocked, ReplayMismatch, LogCorrupt) as exc:
+        except LogCorrupt as exc:  # a damaged log: its file and line, and how to play that game again
+            raise SessionRefused(exc.refusal) from None
+        except (RunConfigError, RunFolderDamaged, RunLocked, ReplayMismatch) as exc:
             raise SessionRefused(str(exc)) from None
     return RunOutcome(run=run, results=results, wall_s=wall_s)
 
@@ -215,7 +217,9 @@ def play_sweep(
                 say(expected_calls_line(*to_play))
                 started = time.monotonic()
                 results = play_session(jobs, options, hint)
-        except (SweepConfigError, RunConfigError, RunFolderDamaged, RunLocked, ReplayMismatch, LogCorrupt) as exc:
+        except LogCorrupt as exc:
+            raise SessionRefused(exc.refusal) from None
+        except (SweepConfigError, RunConfigError, RunFolderDamaged, RunLocked, ReplayMismatch) as exc:
             raise SessionRefused(str(exc)) from None
     wall_s = time.monotonic() - started
     return SweepOutcome(folder=folder, jobs=jobs, results=results, wall_s=wall_s)
