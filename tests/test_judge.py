@@ -309,9 +309,9 @@ def test_ctrl_c_stops_judging_as_every_long_command_stops(run: Path) -> None:
     import time
 
     def slow_judge(request: dict[str, Any]) -> Reply:
-        reply = good_judge(request)
-        reply.delay_s = 0.3
-        return reply
+        if len(request["messages"]) > 2:  # the re-ask of the first turn: still in flight at the Ctrl-C
+            return Reply(content=json.dumps(VERDICT), delay_s=30.0)
+        return Reply(content="Rating: fine.")  # no JSON: re-asked
 
     root = Path(__file__).resolve().parent.parent
     with FakeModelServer(slow_judge) as server:
@@ -333,6 +333,11 @@ def test_ctrl_c_stops_judging_as_every_long_command_stops(run: Path) -> None:
     assert process.returncode == 130, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert "Stopped by Ctrl-C: the judgements made so far are kept" in err
+    # the rejected reply that came before the Ctrl-C is kept; the re-ask it cut off never answered
+    files = (run / "judge" / "attempts").glob("*.jsonl")
+    (attempts,) = [json.loads(line) for path in files for line in path.read_text().splitlines()]
+    assert attempts["status"] == "stopped"
+    assert [a["error_kind"] for a in attempts["call"]["attempts"]] == ["unparseable"]
 
 
 def test_a_first_wait_longer_than_the_longest_is_refused(run: Path, capsys: pytest.CaptureFixture[str]) -> None:

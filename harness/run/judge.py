@@ -271,13 +271,14 @@ def turns_to_judge(header: GameHeader, moves: Sequence[MoveRecord]) -> list[Turn
 
 
 async def ask_judge(
-    client: ModelClient, turn: TurnToJudge, reply_retries: int
+    client: ModelClient, turn: TurnToJudge, reply_retries: int, attempts: list[Attempt] | None = None
 ) -> tuple[Verdict | None, Call, str | None]:
-    """Ask until a usable verdict or the re-asks run out: (verdict or None, every attempt, why it failed).
+    """Ask until a usable verdict or the re-asks run out: (verdict or None, every attempt, why it failed). The
+    attempts go into `attempts` as they arrive, so that a caller stopped half-way still has them.
 
     Raises JudgeUnreachable when the judge model cannot be called at all (bad key, unknown model)."""
     messages = list(turn.messages)
-    attempts: list[Attempt] = []
+    attempts = [] if attempts is None else attempts
     problem: str | None = None
     for _ in range(reply_retries + 1):
         try:
@@ -428,8 +429,15 @@ async def judge_run(
             if stopped:  # the judge cannot be called: turns not yet asked wait for the next session
                 outcome.not_asked += 1
                 return
+            answered: list[Attempt] = []
             try:
-                verdict, call, why = await ask_judge(client, turn, reply_retries)
+                verdict, call, why = await ask_judge(client, turn, reply_retries, answered)
+            except asyncio.CancelledError:  # stopped (Ctrl-C): the replies already in are kept and counted
+                if answered:
+                    kept = _call(client, list(answered))
+                    _log_attempts(judge_dir, turn, "stopped", kept)
+                    _count(outcome, kept)
+                raise
             except JudgeUnreachable as stop:  # calls already in flight finish and are counted
                 _log_attempts(judge_dir, turn, "failed", stop.call)
                 _count(outcome, stop.call)
