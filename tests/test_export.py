@@ -689,6 +689,22 @@ def test_export_takes_a_parent_folder_and_leaves_out_a_damaged_log_with_a_warnin
     assert str(damaged) in (tmp_path / "logs" / "README.md").read_text()
 
 
+def test_a_copied_run_is_refused_as_report_refuses_it(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each game is exported once: a run given beside its copy is refused, naming both folders, and nothing is
+    written (the same check as `report`'s, tests/test_report_folder.py)."""
+    import shutil
+
+    copy = tmp_path / "backup" / runs["watson"].name
+    shutil.copytree(runs["watson"], copy)
+    capsys.readouterr()
+    assert export(tmp_path / "logs", "hanabilogs", runs["watson"], tmp_path / "backup") == 2
+    err = capsys.readouterr().err
+    assert f"is in both {runs['watson']} and {copy} (a copied run?); pass each run once" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "logs").exists()
+
+
 def test_an_export_folder_of_another_kind_or_schema_version_is_refused_unless_forced(
     runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,10 +1,12 @@
 """`report --out` treats its folder as `export` does: a folder of other files is never written into, an earlier
 report is replaced only with --force and then whole (none of its files stays beside the new ones), and a report is
-never written inside a run directory. Each refusal is one line with exit code 2, before anything is written."""
+never written inside a run directory; runs that hold the same game (a copied run) are refused. Each refusal is one
+line with exit code 2, before anything is written."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -87,6 +89,28 @@ def test_a_report_is_never_written_inside_a_run_directory(
     (run,) = runs["solo"].iterdir()
     err = refused(["report", str(run), "--out", str(run / "report")], capsys)
     assert "overlaps the run directory" in err and not (run / "report").exists()
+
+
+@pytest.mark.parametrize("layout", ["a backup inside the folder given", "the copy given beside the original"])
+def test_a_copied_run_is_refused_not_counted_twice(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], layout: str
+) -> None:
+    """A run copied into a second folder holds the same games: a report over both would count each game twice
+    (twice the tokens, standard errors too tight). It is refused as `export` refuses it, naming both folders."""
+    (run,) = runs["solo"].iterdir()
+    copy = tmp_path / "twice" / "backup" / run.name
+    shutil.copytree(run, copy)
+    if layout == "a backup inside the folder given":
+        shutil.copytree(run, tmp_path / "twice" / "a" / run.name)
+        given, first = [tmp_path / "twice"], tmp_path / "twice" / "a" / run.name
+    else:
+        given, first = [run, copy], run
+    out = tmp_path / "report"
+    err = refused(["report", *map(str, given), "--out", str(out)], capsys)
+    run_id = json.loads((run / "manifest.json").read_text())["run_id"]
+    assert f"of run {run_id} is in both {first} and {copy} (a copied run?); pass each run once" in err
+    assert not out.exists()
+    assert main(["report", str(copy), "--out", str(out)]) == 0  # the copy alone is a run like any other
 
 
 @pytest.mark.parametrize("command", [["report"], ["export", "--format", "hanabilogs"], ["view"]])

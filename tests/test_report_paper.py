@@ -105,7 +105,8 @@ def _seat_k_copies(runs: Path) -> None:
     source = _run_dir(runs, "local-smart-watson-")
     target = runs / "seat-k3-local-smart-watson"
     (target / "games").mkdir(parents=True)
-    shutil.copy(source / "manifest.json", target / "manifest.json")
+    manifest = json.loads((source / "manifest.json").read_text())  # a run of its own, not a copy: its own run id
+    (target / "manifest.json").write_text(json.dumps({**manifest, "run_id": "local-smart-watson-k3"}))
     for path in sorted((source / "games").glob("2p-*.jsonl")):
         lines = path.read_text().splitlines()
         header = GameHeader.model_validate_json(lines[0])

@@ -142,6 +142,62 @@ def test_invalid_sweeps_are_refused_naming_the_key(
     assert not (tmp_path / "out").exists()
 
 
+TEAM = "{seats = ['local/smart:watson', 'local/cautious:watson']}"
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        (
+            "scaffolds = ['watson', 'watson']\nmodels = [{model = 'local/smart'}]",
+            "scaffolds[1] (watson) for local/smart is the same run as scaffolds[0] (watson) for local/smart; "
+            "remove one of them",
+        ),
+        (
+            f"teams = [{TEAM}, {TEAM}]",
+            "teams[1] (local/smart:watson, local/cautious:watson) is the same run as teams[0] (local/smart:watson, "
+            "local/cautious:watson); remove one of them",
+        ),
+        (
+            f"teams = [{TEAM}]\ncrossplay = [{{one = 'local/smart', rest = 'local/cautious', players = [2, 3]}}]",
+            "crossplay[0] at 2 players (local/smart:watson, local/cautious:watson) is the same run as teams[0] "
+            "(local/smart:watson, local/cautious:watson); remove one of them",
+        ),
+    ],
+    ids=["scaffold twice", "team twice", "crossplay also in teams"],
+)
+def test_two_entries_of_one_run_are_refused_before_the_sweep_folder_is_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, named: str
+) -> None:
+    """Two entries that are the same run would play into one run folder at once: the sweep refused itself as a run
+    "being written by" its own process, after writing sweep.json, and the folder could not be used again."""
+    config = write(tmp_path / "twice.toml", f"name = 'twice'\nplayers = [2]\nseeds = ['1']\n{text}\n")
+    out = tmp_path / "out"
+    assert main(["run", "--config", str(config), "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {config}: {named}\n" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_a_sweep_folder_recorded_with_two_entries_of_one_run_says_how_to_go_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder an older version left with only a sweep.json of such a sweep: resume names the duplicate and the way
+    on, and changes nothing."""
+    folder = tmp_path / "out" / "twice"
+    folder.mkdir(parents=True)
+    config = {"name": "twice", "players": [2], "seeds": ["1"], "scaffolds": ["watson", "watson"]}
+    config |= {"models": [{"model": "local/smart"}]}
+    record = json.dumps({"name": "twice", "digest": "59de5dd910", "config": config})
+    (folder / "sweep.json").write_text(record)
+    assert main(["resume", str(folder), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "sweep.json: scaffolds[1] (watson) for local/smart is the same run as scaffolds[0]" in err
+    assert "this folder's sweep cannot be played (move the folder aside, then run the corrected sweep file)" in err
+    assert len(err.strip().splitlines()) == 1
+    assert [p.name for p in folder.iterdir()] == ["sweep.json"] and (folder / "sweep.json").read_text() == record
+
+
 def test_config_and_single_run_options_do_not_mix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = ROOT / "sweeps" / "offline-demo.toml"
     assert main(["run", "--config", str(config), "--model", "local/smart", "--out", str(tmp_path)]) == 2

@@ -3,8 +3,9 @@
 Only complete games are exported; interrupted and unfinished games are counted and skipped. Filters on model and
 scaffold select seats (a mixed game contributes only the moves of its matching seats); filters on player count,
 seed set and final score select games. A path may be a run directory or a folder holding runs below it (as
-`report` accepts). A game log with a line that is not a valid record is left out and named in `Selection.corrupt`
-(the command warns); the other games go on. Bad input raises SourceError with a one-line message naming the fix.
+`report` accepts); a game in two of the folders (a copied run) is refused, as `report` refuses it. A game log with
+a line that is not a valid record is left out and named in `Selection.corrupt` (the command warns); the other games
+go on. Bad input raises SourceError with a one-line message naming the fix.
 """
 
 from __future__ import annotations
@@ -140,20 +141,17 @@ def select(paths: list[Path], filters: Filters) -> Selection:
     skipped = 0
     complete: list[tuple[GameHeader, GameResult]] = []
     corrupt: list[str] = []
-    games_seen: dict[tuple[str, str], Path] = {}
-    for path in find_runs(paths):
+    found = find_runs(paths)
+    try:
+        store.check_each_game_once(found)
+    except RunFolderError as exc:
+        raise SourceError(str(exc)) from None
+    for path in found:
         run = RunDir(path)
         run_id, games, incomplete = _complete_games(run, corrupt)
         skipped += incomplete
         chosen = []
         for header, moves, result in games:
-            key = (run_id, header.game_id)
-            if key in games_seen:
-                raise SourceError(
-                    f"game {header.game_id} of run {run_id} is in both {games_seen[key]} and {path} (a copied run?); "
-                    "pass each run once"
-                )
-            games_seen[key] = path
             complete.append((header, result))
             seats = frozenset(i for i, seat in enumerate(header.seats) if _seat_selected(seat, filters))
             if seats and _game_selected(header, result, filters):

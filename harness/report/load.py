@@ -1,8 +1,9 @@
 """Reads run directories into typed tables for the report: the runs, one row per game, one row per move.
 
 Reads manifest.json, status.json and the game logs only; never calls a model and never writes into a run
-directory. A folder that is not itself a run is searched for runs below it. A game counts as complete only when its
-log ends in a complete result line; interrupted games and logs without a result line are kept, marked as such.
+directory. A folder that is not itself a run is searched for runs below it; a game in two run folders (a copied
+run) is refused, as `export` refuses it. A game counts as complete only when its log ends in a complete result line;
+interrupted games and logs without a result line are kept, marked as such.
 A game log that cannot be read (a corrupted line) is skipped and named in `Dataset.skipped`; the rest is read.
 Move values (`<run>/values/`, written by `hanabi-eval values`) are attached to the complete games they belong to; a
 values file that is damaged or does not match its game's log is named in `Dataset.skipped` and left out.
@@ -169,11 +170,14 @@ class Dataset(BaseModel):
 
 
 def find_runs(paths: Sequence[Path]) -> list[Path]:
-    """The run folders `paths` name (harness.run.store.find_runs), bad paths as ReportInputError."""
+    """The run folders `paths` name (harness.run.store.find_runs), each game in only one of them
+    (store.check_each_game_once: a copied run would count twice); bad paths as ReportInputError."""
     try:
-        return store.find_runs(paths)
+        runs = store.find_runs(paths)
+        store.check_each_game_once(runs)
     except RunFolderError as exc:
         raise ReportInputError(str(exc)) from None
+    return runs
 
 
 def load(paths: Sequence[Path], by: Sequence[str]) -> Dataset:

@@ -8,7 +8,8 @@ reaching its logged state digest), so that a log every reader gets from here eit
 LogCorrupt at the line of the first move that does not (about 2 ms for a game of 70 moves). A file that
 cannot be read as what it should be raises RunFolderDamaged, one line naming the file and the problem, so one file's
 damage gets the same verdict from every command. `find_runs` is the one rule for which folders are runs: those that
-hold a manifest.json.
+hold a manifest.json; `check_each_game_once` the one rule that a reader adding runs up (report, export) counts no
+game twice.
 
 Each log line is flushed and fsynced, and a line is written only once the line before it is on disk, so a log is
 always a prefix of the game. A torn last line (a crash mid-write) is detected on reading and ignored, never parsed
@@ -204,6 +205,24 @@ def find_runs(paths: Sequence[Path]) -> list[Path]:
         for run in below:
             found.setdefault(run.resolve(), run)
     return list(found.values())
+
+
+def check_each_game_once(runs: Sequence[Path]) -> None:
+    """Refuse run folders two of which hold the same game of the same run (a run copied beside its original, a
+    backup inside the folder given): a reader that adds runs up (report, export) would count that game twice. Raises
+    RunFolderError naming the game and both folders, RunFolderDamaged for a manifest that cannot be read."""
+    seen: dict[tuple[str, str], Path] = {}
+    for path in runs:
+        run = RunDir(path)
+        manifest = run.read_manifest()
+        run_id = manifest.run_id if manifest is not None else path.name
+        for game_id in sorted(run.logged_ids()):
+            first = seen.setdefault((run_id, game_id), path)
+            if first != path:
+                raise RunFolderError(
+                    f"game {game_id} of run {run_id} is in both {first} and {path} (a copied run?); "
+                    "pass each run once"
+                )
 
 
 def seed_entry(seed: SeedDeck) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 Each model x scaffold pair is one run (a run directory under the sweep's folder), so a sweep resumes exactly like
 its runs do. The sweep folder's sweep.json records the configuration; running the same sweep again continues it,
 and a different sweep on the same folder is refused. Every key is validated before any model is called, and an
-invalid one is named in the error ("models[1].concurrency: ...").
+invalid one is named in the error ("models[1].concurrency: ..."); two entries that are one run (one run folder: a
+scaffold or team listed twice, a cross-play line-up that teams lists too) are refused, naming both.
 """
 
 from __future__ import annotations
@@ -170,6 +171,7 @@ class SweepConfig(BaseModel):
                     self._seat(spec)
                 except SeatSpecError as exc:
                     raise ValueError(f"teams[{index}].seats[{position}]: {exc}") from None
+        self._distinct_runs()
         return self
 
     def _seat(self, spec: str, scaffold: str = "watson") -> SeatConfig:
@@ -189,8 +191,25 @@ class SweepConfig(BaseModel):
     def runs(self, seeds: list[SeedDeck] | None = None) -> list[RunConfig]:
         """One run per model and scaffold, each over all player counts and the sweep's seeds (or `seeds`: none, to
         check and size the runs before the engine deals the decks)."""
-        if seeds is None:
-            seeds = resolve_seed_lists(self.seeds)
+        runs = [run for _, run in self._groups(resolve_seed_lists(self.seeds) if seeds is None else seeds)]
+        if self.timeout_s is not None:  # an operational setting: the runs' identities stay the same
+            timeout_s = self.timeout_s
+            runs = [
+                r.model_copy(update={"seats": tuple(with_timeout(s, timeout_s) for s in r.seats)}) for r in runs
+            ]
+        return runs
+
+    def _distinct_runs(self) -> None:
+        """Refuse two entries of the file that are the same run (one run folder: a scaffold or team listed twice, a
+        cross-play line-up also listed in teams): its games would be played twice at once into one folder."""
+        first: dict[str, str] = {}
+        for entry, run in self._groups([]):
+            earlier = first.setdefault(run.default_name(), entry)
+            if earlier != entry:
+                raise ValueError(f"{entry} is the same run as {earlier}; remove one of them")
+
+    def _groups(self, seeds: list[SeedDeck]) -> list[tuple[str, RunConfig]]:
+        """Each run of the sweep with the entry of the file that makes it, in the file's words."""
 
         def run(
             seats: tuple[SeatConfig, ...], players: tuple[int, ...], rotation: Rotation = "seed"
@@ -205,26 +224,23 @@ class SweepConfig(BaseModel):
                 retry=self.retry,
             )
 
-        runs = [
-            run((model.seat(scaffold),), tuple(self.players))
+        groups = [
+            (f"scaffolds[{j}] ({scaffold}) for {model.model}", run((model.seat(scaffold),), tuple(self.players)))
             for model in self.models
-            for scaffold in self.scaffolds
+            for j, scaffold in enumerate(self.scaffolds)
         ]
-        for team in self.teams:
+        for index, team in enumerate(self.teams):
             seats = tuple(self._seat(spec) for spec in team.seats)
-            runs.append(run(seats, (len(seats),), team.rotation))
-        for entry in self.crossplay:
+            groups.append((f"teams[{index}] ({', '.join(team.seats)})", run(seats, (len(seats),), team.rotation)))
+        for index, entry in enumerate(self.crossplay):
             one = self._seat(entry.one, entry.scaffold)
             rest = self._seat(entry.rest, entry.scaffold)
             for players in entry.players or self.players:
                 seats = (one,) + (rest,) * (players - 1)
-                runs.append(run(seats, (players,), entry.rotation))
-        if self.timeout_s is not None:  # an operational setting: the runs' identities stay the same
-            timeout_s = self.timeout_s
-            runs = [
-                r.model_copy(update={"seats": tuple(with_timeout(s, timeout_s) for s in r.seats)}) for r in runs
-            ]
-        return runs
+                line_up = ", ".join(seat.label for seat in seats)
+                name = f"crossplay[{index}] at {players} players ({line_up})"
+                groups.append((name, run(seats, (players,), entry.rotation)))
+        return groups
 
     def model_limits(self) -> dict[str, int]:
         return {m.model: m.concurrency for m in self.models if m.concurrency is not None}
@@ -324,6 +340,11 @@ def read_sweep_dir(folder: Path) -> SweepConfig | None:
     except ValidationError as exc:
         error = exc.errors()[0]
         key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]).lstrip(".")
+        if not key:  # a check of the whole sweep (two entries of one run, say: recorded before they were refused)
+            raise SweepConfigError(
+                f"{folder / SWEEP_FILE}: {_plain(error)}; this folder's sweep cannot be played (move the folder "
+                "aside, then run the corrected sweep file)"
+            ) from None
         raise SweepConfigError(
             f"{folder / SWEEP_FILE}: config.{key}: {error['msg']}; the folder is damaged (restore that file, or "
             "move the folder aside)"
