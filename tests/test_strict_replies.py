@@ -328,6 +328,32 @@ def test_a_lone_surrogate_escaped_inside_a_replys_json_is_kept_as_a_replacement_
     assert record.memory is not None and record.memory["reason"] == record.reason
 
 
+def test_token_counts_that_are_no_counts_are_recorded_as_zero_never_a_crash(tmp_path: Path, client: list[str]) -> None:
+    """A good reply whose usage holds a negative, huge, fractional or textual count: the move is played and the count
+    is 0, so no total is lowered or blown up. (LiteLLM itself refuses a body with a non-integer count, as a server
+    error that is retried; the direct client reads the body as it is.)"""
+    odd: list[Any] = [-5] if "openai" not in client else [-5, 1e30, 10.5, "abc"]
+    sent: list[int] = []
+
+    def script(request: dict[str, Any]) -> Reply:
+        sent.append(1)
+        good = careful_player(request)
+        if len(sent) > len(odd):
+            return good
+        body = json.loads(completion_body(json.dumps(good.content)[1:-1]))
+        body["usage"] = {"prompt_tokens": odd[len(sent) - 1], "completion_tokens": 3, "total_tokens": 3}
+        return Reply(raw_body=json.dumps(body).encode())
+
+    with FakeModelServer(script) as server:
+        assert run(server, tmp_path, *client, "--seeds", "5") == 0
+    contents = the_log(tmp_path)
+    assert contents.complete
+    first = [m.calls[0].attempts[0] for m in contents.moves[: len(odd)]]
+    read = [(a.error_kind, a.usage.prompt_tokens, a.usage.completion_tokens) for a in first]
+    assert read == [(None, 0, 3)] * len(odd)
+    assert contents.result is not None and contents.result.usage.prompt_tokens > 0
+
+
 def test_a_context_overflow_has_its_own_kind_and_is_counted(tmp_path: Path, client: list[str]) -> None:
     body = {
         "error": {

@@ -625,11 +625,25 @@ def _usage_of(response: Any) -> Usage:
     prompt_details = getattr(usage, "prompt_tokens_details", None)
     completion_details = getattr(usage, "completion_tokens_details", None)
     return Usage(
-        prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-        completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
-        cached_tokens=getattr(prompt_details, "cached_tokens", 0) or 0,
-        reasoning_tokens=getattr(completion_details, "reasoning_tokens", 0) or 0,
+        prompt_tokens=_token_count(getattr(usage, "prompt_tokens", 0)),
+        completion_tokens=_token_count(getattr(usage, "completion_tokens", 0)),
+        cached_tokens=_token_count(getattr(prompt_details, "cached_tokens", 0)),
+        reasoning_tokens=_token_count(getattr(completion_details, "reasoning_tokens", 0)),
     )
+
+
+MAX_TOKEN_COUNT = 2**53  # above this a count is no count (and no float holds it exactly)
+
+
+def _token_count(value: Any) -> int:
+    """A token count as a server reported it, if it is one: a whole number from 0 to MAX_TOKEN_COUNT (a float such as
+    13.0 included). Anything else (negative, fractional, text, 1e30) is no count, recorded as 0, never a crash nor a
+    total lowered by a negative."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    if isinstance(value, float) and not value.is_integer():
+        return 0
+    return int(value) if 0 <= value <= MAX_TOKEN_COUNT else 0
 
 
 def _is_priced(model: str) -> bool:
