@@ -89,3 +89,47 @@ def test_resume_keeps_the_recorded_session_options_unless_given(tmp_path: Path) 
     ]  # the run's own setting, recorded in its config
     assert [s["retry"]["provider_retries"] for s in sessions] == [6, 6, 1]
     assert manifest(run)["config"]["retry"]["provider_retries"] == 6  # a session's setting is not the run's
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "named"),
+    [
+        (("config", "reply_retries"), -1, "config.reply_retries"),
+        (("config", "retry", "provider_retries"), -2, "config.retry.provider_retries"),
+        (("sessions", -1, "concurrency"), 0, "sessions.0.concurrency"),
+    ],
+)
+def test_a_hand_edited_limit_the_command_line_would_refuse_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: tuple[Any, ...], value: int, named: str
+) -> None:
+    out = tmp_path / "out"
+    assert main([*RUN, "--out", str(out)]) == 0
+    run = only_run(out)
+    edited = manifest(run)
+    parent = edited
+    for key in where[:-1]:
+        parent = parent[key]
+    parent[where[-1]] = value
+    (run / "manifest.json").write_text(json.dumps(edited), encoding="utf-8")
+    (run / "games" / "2p-custom-seed2.jsonl").unlink()  # a game left to play
+    capsys.readouterr()
+    assert main(["resume", str(run), "--no-progress"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "manifest.json is not a run manifest" in error and named in error
+    assert not (run / "games" / "2p-custom-seed2.jsonl").exists()  # nothing played
+
+
+def test_a_log_written_by_a_newer_version_is_refused_with_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    assert main([*RUN, "--out", str(out)]) == 0
+    run = only_run(out)
+    log = run / "games" / "2p-custom-seed1.jsonl"
+    header, *rest = log.read_text(encoding="utf-8").splitlines(keepends=True)
+    log.write_text(header.replace('"schema_version":1', '"schema_version":99') + "".join(rest[:5]), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["resume", str(run), "--no-progress"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "schema 99, written by a newer hanabi-eval" in error
+    assert "read it with the hanabi-eval that wrote it" in error

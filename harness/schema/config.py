@@ -45,9 +45,9 @@ class RetryPolicy(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    provider_retries: int = 6
-    wait_base_s: float = 2.0
-    wait_max_s: float = 120.0
+    provider_retries: int = Field(default=6, ge=0)
+    wait_base_s: float = Field(default=2.0, ge=0)
+    wait_max_s: float = Field(default=120.0, ge=0)
 
 
 class RunConfig(BaseModel):
@@ -60,7 +60,7 @@ class RunConfig(BaseModel):
     seeds: tuple[SeedDeck, ...]
     rotation: Rotation = "seed"  # mixed teams: who sits where, see rotations
     repeats: int = Field(default=1, ge=1)  # plays of each seed (the same deal, played again)
-    reply_retries: int = 3
+    reply_retries: int = Field(default=3, ge=0)
     retry: RetryPolicy = RetryPolicy()
 
     @model_validator(mode="after")

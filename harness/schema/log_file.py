@@ -23,7 +23,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from harness.schema.disk import with_path
-from harness.schema.records import LOG_LINE, Call, GameHeader, GameResult, MoveRecord
+from harness.schema.records import LOG_LINE, SCHEMA_VERSION, Call, GameHeader, GameResult, MoveRecord
 from harness.schema.secrets import redact
 
 DAMAGED_LOG_FIX = (
@@ -37,20 +37,29 @@ class LogCorrupt(ValueError):
     says, or a move line is out of sequence (or, from the run store's reader, does not replay). The message is
     `path:line: problem`; `refusal` adds what to do about it."""
 
-    def __init__(self, path: Path, line: int, problem: str) -> None:
+    def __init__(self, path: Path, line: int, problem: str, fix: str = DAMAGED_LOG_FIX) -> None:
         super().__init__(f"{path}:{line}: {problem}")
         self.path = path
         self.line = line
         self.problem = problem
+        self.fix = fix
 
     @property
     def refusal(self) -> str:
         """The one line that refuses to go on with this log: the file, the line, the problem and the fix."""
-        return f"{self}; {DAMAGED_LOG_FIX}"
+        return f"{self}; {self.fix}"
 
 
 def check_header(path: Path, header: GameHeader) -> None:
-    """Raise LogCorrupt unless the header is the game the log's file name says."""
+    """Raise LogCorrupt unless the header is the game the log's file name says, in a schema this version reads."""
+    if header.schema_version > SCHEMA_VERSION:
+        raise LogCorrupt(
+            path,
+            1,
+            f"the log is of schema {header.schema_version}, written by a newer hanabi-eval (this one reads schema "
+            f"{SCHEMA_VERSION})",
+            fix="read it with the hanabi-eval that wrote it, or a newer one",
+        )
     if header.game_id != path.stem:
         raise LogCorrupt(
             path,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from harness.schema.config import RunConfig
 
@@ -61,9 +61,9 @@ class SessionRecord(_Recorded):
     api_bases: list[str | None] = []
     deployments: list[list[dict[str, Any]]] = []
     timeouts_s: list[float] = []
-    reply_retries: int | None = None
+    reply_retries: int | None = Field(default=None, ge=0)
     retry: dict[str, Any] = {}
-    concurrency: int | None = None  # absent in sessions recorded before it was
+    concurrency: int | None = Field(default=None, ge=1)  # absent in sessions recorded before it was
     took_over_lock_of: Any = None  # the lock holder this session replaced, when that one was gone
 
 
