@@ -51,6 +51,12 @@ THOUSAND_AND_ONE = ",".join(str(seed) for seed in range(1001))
             ["--seat", "local/smart,timeout=inf", "--seat", "local/smart"],
             "timeout inf must be a finite number",
         ),
+        # a built-in player is served from no URL: an --api-base given for it was recorded and meant nothing
+        (["--api-base", "http://127.0.0.1:9/v1"], "local/smart is a built-in player, played in this process"),
+        (
+            ["--seat", "local/smart,api_base=http://127.0.0.1:9/v1", "--seat", "local/cautious"],
+            "drop --api-base (or the seat's api_base=) for it",
+        ),
     ],
 )
 def test_a_hostile_value_is_refused_in_one_line_before_anything_is_written(

@@ -131,6 +131,11 @@ def check_model(seat: SeatConfig, built_in: Collection[str]) -> None:
         name, _ = parse_local_model(model.split("/", 1)[1])
         if name not in built_in:
             raise ModelSpecError(f"no built-in player {name!r}; use one of: local/{', local/'.join(built_in)}")
+        if seat.api_base or seat.deployments:
+            raise ModelSpecError(
+                f"{model} is a built-in player, played in this process: it is served from no URL; drop --api-base "
+                "(or the seat's api_base=) for it"
+            )
         return
     lib = litellm()
     if provider not in lib.provider_list:
