@@ -58,3 +58,22 @@ def test_the_report_judges_every_move_of_an_old_run(old_run: Path, tmp_path: Pat
     moves = sum(len(read_game_log(old_run / "games" / f"{game}.jsonl").moves) for game in GAMES)
     assert quality["games"] == len(GAMES) and quality["moves"] == moves
     assert "did not replay" not in (tmp_path / "report" / "report.md").read_text()
+
+
+def test_an_old_run_resumes_and_an_edit_of_its_config_is_still_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each version's manifest verifies against the digest it wrote (the first commit's was over its whole config as
+    written): an old run with a game left plays it, twice in a row, and an edited one is named as edited."""
+    for source in (FIRST_COMMIT, FIRST_RELEASE):
+        run = first_release_run(tmp_path / source.name / "run", source)
+        (run / "games" / "3p-custom-seed1.jsonl").unlink()
+        assert main(["resume", str(run), "--no-progress"]) == 0
+        assert main(["resume", str(run), "--no-progress"]) == 0  # the manifest it wrote back still verifies
+        assert read_game_log(run / "games" / "3p-custom-seed1.jsonl").complete
+        edited = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+        edited["config"]["players"] = [2]
+        (run / "manifest.json").write_text(json.dumps(edited), encoding="utf-8")
+        capsys.readouterr()
+        assert main(["resume", str(run), "--no-progress"]) == 2
+        assert "does not match its own config digest; it was edited by hand" in capsys.readouterr().err
