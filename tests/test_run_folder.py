@@ -233,3 +233,30 @@ def test_a_finished_games_move_that_does_not_replay_is_named_and_left_out_by_eve
     assert named in capsys.readouterr().err
     assert main(["resume", str(run), "--no-progress"]) == 2
     assert named in one_line(capsys)
+
+
+def test_a_log_of_another_run_moved_in_is_named_and_left_out_by_every_reader(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "other"
+    assert main([*RUN[:4], "1,3", "--run-name", "o", "--no-progress", "--out", str(other)]) == 0
+    games = run / "games"
+    shutil.copy(other / "o" / "games" / "2p-custom-seed3.jsonl", games)  # a game this run does not play
+    named = "the header is of run o-"
+
+    out = listing(run.parent, capsys)
+    assert named in out and done_column(out) == "2"  # not a third finished game
+    assert main(["report", str(run), "--out", str(tmp_path / "report")]) == 0
+    captured = capsys.readouterr()
+    assert named in captured.err and "2 complete games" in captured.out
+    assert main(["export", str(run), "--format", "hanabilogs", "--out", str(tmp_path / "export")]) == 0
+    assert named in capsys.readouterr().err
+    rows = (tmp_path / "export" / "hanabilogs.jsonl").read_text().splitlines()
+    assert {json.loads(row)["seed"] for row in rows} == {1, 2}
+
+    # the same game of another run copied over this run's log: resume refuses it rather than go on with it
+    shutil.copy(other / "o" / "games" / "2p-custom-seed1.jsonl", games)
+    (games / "2p-custom-seed3.jsonl").unlink()
+    assert main(["resume", str(run), "--no-progress"]) == 2
+    line = one_line(capsys)
+    assert named in line and "move it back to the run it came from" in line

@@ -112,6 +112,7 @@ def write_json_atomic(path: Path, payload: Any) -> None:
 class RunDir:
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._run_id: str | None = None  # the manifest's, once read_game has needed it
 
     @property
     def manifest_path(self) -> Path:
@@ -132,11 +133,32 @@ class RunDir:
         return read_record(self.manifest_path, RunManifest, "a run manifest")
 
     def read_game(self, path: Path) -> GameLogContents:
-        """A game log of this run, every line checked, its header against its name, its moves in sequence and
-        replayed (raises LogCorrupt at the first line that is not what the game logged)."""
+        """A game log of this run, every line checked, its header against its name and this run, its moves in
+        sequence and replayed (raises LogCorrupt at the first line that is not what the game logged)."""
         contents = read_game_log(path)
+        header = contents.header
+        if header is not None and header.run_id != self._manifest_run_id(header.run_id):
+            raise LogCorrupt(
+                path,
+                1,
+                f"the header is of run {header.run_id}, not of this run ({self._run_id}): a log of another run "
+                "moved here?",
+                fix="move it back to the run it came from, out of this run's games folder",
+            )
         check_replays(path, contents)
         return contents
+
+    def _manifest_run_id(self, default: str) -> str:
+        """The run id the manifest records (read once), or `default` while there is no readable manifest."""
+        if self._run_id is None:
+            try:
+                manifest = self.read_manifest()
+            except RunFolderDamaged:
+                return default
+            if manifest is None:
+                return default
+            self._run_id = manifest.run_id
+        return self._run_id
 
     def write_manifest(self, manifest: RunManifest) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
