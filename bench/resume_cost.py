@@ -1,11 +1,12 @@
 """What resuming costs: rebuilding a game from its log and getting ready to ask for the next move.
 
 Plays a two-player game offline, cuts its log after 60 moves (as a crash would leave it), then times, over many
-repetitions, the steps a resume performs for that game: reading the log (torn-line check included), rebuilding the
-engine from the stored deck and the logged moves while checking every state digest, and building the seat's view and
-prompt for the next move. It also times a whole `hanabi-eval resume` command on that run, start-up included. The
-floors, measured in the same run: the log's bytes parsed as JSON with no checks, the engine applying the same moves
-with no digests, and a Python process that only imports LiteLLM.
+repetitions, the steps a resume performs for that game: the check of every log before any model is called (the run
+store's reading: validated, torn-line check, move lines in sequence, replayed; then rebuilt from the plan's deck,
+checking every state digest), the game's own start (its log read and rebuilt again, its seats' notes restored), and
+building the seat's view and prompt for the next move. It also times a whole `hanabi-eval resume` command on that
+run, start-up included. The floors, measured in the same run: the log's bytes parsed as JSON with no checks, the
+engine applying the same moves with no digests, and a Python process that only imports LiteLLM.
 Run: python bench/resume_cost.py [--moves 60] [--repeat 200]
 """
 
@@ -27,6 +28,7 @@ from bench.options import BenchParser, positive_int  # noqa: E402
 from harness.cli.main import main as cli  # noqa: E402
 from harness.engine.game import Game  # noqa: E402
 from harness.play.game import rebuild  # noqa: E402
+from harness.run.store import RunDir  # noqa: E402
 from harness.schema.log_file import read_game_log  # noqa: E402
 from harness.schema.records import GamePlan  # noqa: E402
 from harness.strategies.rendering import render_messages  # noqa: E402
@@ -64,23 +66,32 @@ def main() -> None:
             seats=tuple(header.seats),
         )
         timings: dict[str, list[float]] = {
-            "read log": [],
-            "rebuild + check digests": [],
+            "check: read log (in sequence, replayed)": [],
+            "check: rebuild from the plan's deck": [],
+            "game start: read log": [],
+            "game start: rebuild + check digests": [],
             "next view + prompt": [],
         }
+        run = RunDir(run_dir)
         floors: dict[str, list[float]] = {"floor: bytes + json.loads": [], "floor: engine apply only": []}
         moves = [record.move for record in read_game_log(log).moves]
         for _ in range(args.repeat):
+            started = time.perf_counter()
+            checked = run.read_game(log)  # as harness.run.games.verify_logs checks an unfinished game
+            read = time.perf_counter()
+            rebuild(plan, header.deck, checked)
+            verified = time.perf_counter()
+            contents = read_game_log(log)  # as harness.play.game.play_game starts it
             t0 = time.perf_counter()
-            contents = read_game_log(log)
-            t1 = time.perf_counter()
             game, _ = rebuild(plan, header.deck, contents)
-            t2 = time.perf_counter()
+            t1 = time.perf_counter()
             render_messages(scaffold, build_view(game.observe(game.current_player)))
-            t3 = time.perf_counter()
-            timings["read log"].append(t1 - t0)
-            timings["rebuild + check digests"].append(t2 - t1)
-            timings["next view + prompt"].append(t3 - t2)
+            t2 = time.perf_counter()
+            timings["check: read log (in sequence, replayed)"].append(read - started)
+            timings["check: rebuild from the plan's deck"].append(verified - read)
+            timings["game start: read log"].append(t0 - verified)
+            timings["game start: rebuild + check digests"].append(t1 - t0)
+            timings["next view + prompt"].append(t2 - t1)
             t4 = time.perf_counter()
             for line in log.read_bytes().splitlines():
                 json.loads(line)
@@ -110,10 +121,10 @@ def main() -> None:
     print(
         f"resuming a 2-player game after {args.moves} logged moves (log {size_kb:.0f} KB), {args.repeat} repetitions"
     )
-    print(f"{'step':28s} {'median ms':>10s} {'p95 ms':>8s}")
+    print(f"{'step':40s} {'median ms':>10s} {'p95 ms':>8s}")
     for name, values in [*timings.items(), ("total per game", totals), *floors.items()]:
         p95 = sorted(values)[int(0.95 * (len(values) - 1))]
-        print(f"{name:28s} {statistics.median(values) * 1e3:10.2f} {p95 * 1e3:8.2f}")
+        print(f"{name:40s} {statistics.median(values) * 1e3:10.2f} {p95 * 1e3:8.2f}")
     print(
         f"whole `hanabi-eval resume` command (start-up, checks, {remaining} remaining moves): {command_s:.2f} s"
     )
