@@ -505,6 +505,11 @@ def test_scaffolds_on_the_same_seeds_are_compared_pair_by_pair(built) -> None:
         assert row["A better / tie / B better"] == f"{wins} / {ties} / {pairs - wins - ties}"
         assert paired_json[(a, b)]["fireworks_mean_difference"] == pytest.approx(np.mean(differences))
         assert paired_json[(a, b)]["fireworks_pairs"] == pairs
+        counts = {deal[2] for deal in deals}  # deals only one group completed, at the counts compared: left out
+        only_a = sum(d not in scores_b for d in scores_a if d[2] in counts)
+        only_b = sum(d not in scores_a for d in scores_b if d[2] in counts)
+        assert row["unpaired A / B"] == f"{only_a} / {only_b}"
+    assert table[("mycroft", "watson")]["unpaired A / B"] != "0 / 0"  # watson played deals mycroft did not
 
 
 def test_the_html_is_self_contained_and_holds_the_markdown_numbers(built) -> None:

@@ -32,6 +32,8 @@ class PairedComparison(BaseModel):
     repeated_deals: int  # deals that A or B played more than once (their mean is used)
     games_a: int  # complete games of A on the paired deals (more than the pairs when deals were repeated)
     games_b: int
+    unpaired_a: int  # deals A completed and B did not: left out of the comparison
+    unpaired_b: int  # deals B completed and A did not
 
 
 class PlayersComparison(PairedComparison):
@@ -63,6 +65,7 @@ def _deal_means(games: dict[Deal, list[GameRow]], deals: list[Deal], field: str)
 def _compare(
     a: str, b: str, games_a: dict[Deal, list[GameRow]], games_b: dict[Deal, list[GameRow]], deals: list[Deal]
 ) -> dict[str, object]:
+    counts = {d[2] for d in deals}  # the player counts compared: deals of others are no one's to pair
     return {
         "a": a,
         "b": b,
@@ -76,6 +79,8 @@ def _compare(
         "repeated_deals": sum(len(games_a[d]) > 1 or len(games_b[d]) > 1 for d in deals),
         "games_a": sum(len(games_a[d]) for d in deals),
         "games_b": sum(len(games_b[d]) for d in deals),
+        "unpaired_a": sum(d not in games_b for d in games_a if d[2] in counts),
+        "unpaired_b": sum(d not in games_a for d in games_b if d[2] in counts),
     }
 
 
