@@ -292,7 +292,7 @@ def test_reliability_counts_every_game_so_a_model_whose_games_stop_looks_broken(
         for kind in set(kinds):
             assert row[kind] == f"{kinds.count(kind)} · {kinds.count(kind) / moves:.3f}/move"
     broken = table["openai/broken · watson"]
-    assert broken["complete"] == "0" and broken["interrupted"] == "2" and broken["stopped"] == "100.0%"
+    assert broken["complete"] == "0" and broken["interrupted"] == "2" and broken["share interrupted"] == "100.0%"
     # every stopped move shows its kinds: unparseable replies, and the same reply sent again (which ends re-asks)
     assert int(broken["invalid replies"]) >= 4 and int(broken["unparseable"].split(" · ")[0]) >= 2
     # the game-flow table counts complete games, and beside them how many stopped and their invalid replies
