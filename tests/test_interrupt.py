@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from harness.cli.main import main
-from harness.schema.log_file import read_game_log
+from harness.schema.log_file import last_result, read_game_log
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 from tests.processes import wait_until_group_gone
 
@@ -44,7 +44,8 @@ def start(out: Path, *extra: str) -> subprocess.Popen[str]:
 
 
 def finished_games(out: Path) -> int:
-    return sum(1 for p in out.glob("*/games/*.jsonl") if b'"type":"result"' in p.read_bytes()[-4000:])
+    """Games whose log ends with their result (a `stopped` line, from a move a stop cut short, is none)."""
+    return sum(1 for p in out.glob("*/games/*.jsonl") if last_result(p) is not None)
 
 
 def moves_logged(out: Path) -> int:
@@ -205,6 +206,7 @@ def test_replies_already_answered_for_the_move_in_flight_are_kept_when_the_run_i
         wait_until(lambda: any(len(e.request["messages"]) > 2 for e in server.exchanges), process)
         code, _, err = ctrl_c(process)
         assert code == 130, err
+        assert "0 of 1 games complete" in err  # the stopped line is no result
         slow.clear()
         (log_path,) = tmp_path.glob("*/games/*.jsonl")
         stopped = read_game_log(log_path)

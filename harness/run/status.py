@@ -34,8 +34,7 @@ class RunStatusFile:
 
     def counts(self) -> tuple[int, int]:
         results = [r for r in self.games.values() if r is not None]
-        interrupted = sum(1 for r in results if r.status == "interrupted")
-        return len(results) - interrupted, interrupted
+        return sum(r.status == "complete" for r in results), sum(r.status == "interrupted" for r in results)
 
     def refresh_from_disk(self) -> None:
         """Read again the logs of games not seen to finish: a stop can land after a result line is written."""

@@ -160,8 +160,9 @@ def check_sequence(path: Path, line: int, contents: GameLogContents, record: Mov
 
 
 def last_result(path: Path) -> GameResult | None:
-    """The result line at the end of a game log, if the log ends with one, read from the end of the file only. A last
-    line without its line break is torn, as every reader takes it (read_game_log): not a result, whatever it holds."""
+    """The game's result at the end of its log, if the log ends with one, read from the end of the file only (as
+    GameLogContents.result: a stop is no result). A last line without its line break is torn, as every reader takes it
+    (read_game_log): not a result, whatever it holds."""
     with path.open("rb") as handle:
         size = handle.seek(0, 2)
         if size == 0:
@@ -180,9 +181,10 @@ def last_result(path: Path) -> GameResult | None:
     if b'"type":"result"' not in tail:
         return None
     try:
-        return GameResult.model_validate_json(tail)
+        result = GameResult.model_validate_json(tail)
     except ValidationError:
         return None
+    return result if result.status != "stopped" else None
 
 
 def finished_result(path: Path) -> GameResult | None:
