@@ -420,3 +420,31 @@ def test_every_page_of_the_static_site_is_its_own_file(site: Path) -> None:
     assert "runs/first-release/games/3p-custom-seed1.html" in pages
     assert len(pages) == 1 + 5 + 4 + 2 + 1 + 1 + 2  # the index, the runs, their games
     assert sorted(p.name for p in (site / "assets").iterdir()) == ["viewer.css", "viewer.js"]
+
+
+def test_a_move_cut_short_by_a_stop_shows_as_stopped_not_as_a_failure(
+    page: Any, results: Path, tmp_path: Path, shots: Path
+) -> None:
+    """The game page of a game whose last line is a stop (the run stopped while a move was being asked): the step
+    says the run was stopped and that resume asks again, with the replies that came before, and the game is
+    unfinished, not interrupted. The line is the crossplay game's interruption with the status a stop writes."""
+    import shutil
+
+    run = tmp_path / "stopped"
+    shutil.copytree(results / "crossplay", run)
+    log = run / "games" / "2p-custom-seed1-r0.jsonl"
+    lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[-1] = lines[-1].replace('"status":"interrupted"', '"status":"stopped"', 1)
+    log.write_text("".join(lines), encoding="utf-8")
+    site = tmp_path / "site"
+    write_site(Catalog([run]), site, [str(run)])
+    page.goto(site.joinpath("runs", "stopped", "index.html").as_uri())
+    assert "unfinished" in page.locator("#games tbody tr").first.inner_text()
+    follow(page, "2p-custom-seed1-r0")
+    page.keyboard.press("End")
+    step = page.locator("section.step.current")
+    assert step.get_attribute("data-anchor") == "stop15"
+    assert "was being asked when the run was stopped" in step.locator("h2").inner_text()
+    assert step.locator(".outcome").inner_text().startswith("Stopped:")
+    assert step.locator(".attempt.rejected .kind").all_inner_texts() == ["unparseable", "unparseable"]
+    shoot(page, shots, "static-stopped-move")

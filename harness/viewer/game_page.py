@@ -120,7 +120,8 @@ class MoveStep(BaseModel):
 
 
 class StopStep(BaseModel):
-    """A move that could not be made: the game stopped as interrupted here, with every failed attempt."""
+    """A move that was not made: the game stopped here, interrupted (its model gave no usable reply) or stopped by the
+    user while the move was being asked (`by_user`), with every attempt made for it."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -131,6 +132,7 @@ class StopStep(BaseModel):
     player: str
     board: Board | None
     reason: str
+    by_user: bool = False
     calls: list[CallPage]
 
 
@@ -300,6 +302,7 @@ def _stop_steps(results: list[GameResult], game: Game, who: list[str]) -> list[S
                 player=who[seat] if 0 <= seat < len(who) else "",
                 board=board_of(game, seat, who) if not game.is_over else None,
                 reason=result.interrupted_reason or "",
+                by_user=result.status == "stopped",
                 calls=calls_page(result.failed_calls),
             )
         )
