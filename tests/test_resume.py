@@ -149,13 +149,17 @@ def test_a_second_process_is_refused_and_a_killed_ones_lock_is_taken_over(
     assert sessions[-1]["took_over_lock_of"]["pid"] == process.pid
 
 
+def one_game_played(out: Path) -> tuple[Path, list[bytes]]:
+    """The log of one finished 2-player game played into `out`, and its lines."""
+    assert main(["run", "--players", "2", "--seeds", "1", "--out", str(out), "--no-progress"]) == 0
+    (path,) = game_logs(out).values()
+    return path, path.read_bytes().splitlines(keepends=True)
+
+
 def test_a_log_that_does_not_replay_is_refused_before_any_call(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["run", "--players", "2", "--seeds", "1", "--out", str(tmp_path), "--no-progress"]
-    assert main(argv) == 0
-    (path,) = game_logs(tmp_path).values()
-    lines = path.read_bytes().splitlines(keepends=True)
+    path, lines = one_game_played(tmp_path)
     record = json.loads(lines[5])
     record["digest_after"] = "0" * 16
     tampered = b"".join(lines[:5]) + json.dumps(record).encode() + b"\n" + b"".join(lines[6:8])
@@ -169,10 +173,7 @@ def test_a_log_that_does_not_replay_is_refused_before_any_call(
 def test_an_unfinished_log_with_a_repeated_move_line_is_refused_naming_the_file_and_the_fix(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["run", "--players", "2", "--seeds", "1", "--out", str(tmp_path), "--no-progress"]
-    assert main(argv) == 0
-    (path,) = game_logs(tmp_path).values()
-    lines = path.read_bytes().splitlines(keepends=True)
+    path, lines = one_game_played(tmp_path)
     damaged = b"".join(lines[:8]) + lines[7]  # header and turns 1-7, turn 7 twice, no result: to be continued
     path.write_bytes(damaged)
     assert main(["resume", str(path.parent.parent), "--no-progress"]) == 2
