@@ -57,6 +57,10 @@ THOUSAND_AND_ONE = ",".join(str(seed) for seed in range(1001))
             ["--seat", "local/smart,api_base=http://127.0.0.1:9/v1", "--seat", "local/cautious"],
             "drop --api-base (or the seat's api_base=) for it",
         ),
+        (  # beside a seat of the same model without one
+            ["--seat", "local/smart,api_base=http://127.0.0.1:9/v1", "--seat", "local/smart"],
+            "drop --api-base (or the seat's api_base=) for it",
+        ),
     ],
 )
 def test_a_hostile_value_is_refused_in_one_line_before_anything_is_written(

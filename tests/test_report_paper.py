@@ -298,7 +298,7 @@ def test_reliability_counts_every_game_so_a_model_whose_games_stop_looks_broken(
     # the game-flow table counts complete games, and beside them how many stopped and their invalid replies
     flow = rows_by(md_table(markdown, "Game flow and reliability"), "group")
     assert flow["openai/broken · watson"]["games"] == "0"
-    assert flow["openai/broken · watson"]["games stopped"] == "2 of 2"
+    assert flow["openai/broken · watson"]["games interrupted"] == "2 of 2"
     assert flow["openai/broken · watson"]["invalid replies, all games"] == (
         f"{broken['invalid replies']} · {broken['invalid / move']}/move"
     )

@@ -133,3 +133,21 @@ def test_a_log_written_by_a_newer_version_is_refused_with_what_to_do(
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "schema 99, written by a newer hanabi-eval" in error
     assert "read it with the hanabi-eval that wrote it" in error
+
+
+def test_a_run_whose_manifest_was_lost_goes_on_under_the_run_id_its_logs_carry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    assert main([*RUN, "--out", str(out)]) == 0
+    run = only_run(out)
+    run_id = manifest(run)["run_id"]
+    log = run / "games" / "2p-custom-seed2.jsonl"
+    log.write_text("".join(log.read_text(encoding="utf-8").splitlines(keepends=True)[:6]), encoding="utf-8")
+    (run / "manifest.json").unlink()
+    assert main([*RUN, "--out", str(out)]) == 0  # the same command plays what is left
+    assert manifest(run)["run_id"] == run_id
+    capsys.readouterr()
+    assert main(["runs", str(out)]) == 0
+    listing = capsys.readouterr().out
+    assert "complete" in listing and "corrupt" not in listing and "damaged" not in listing

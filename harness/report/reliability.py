@@ -35,7 +35,7 @@ class GroupReliability(BaseModel):
     complete: int
     interrupted: int
     unfinished: int
-    stopped_share: float | None  # interrupted / games
+    interrupted_share: float | None  # interrupted / games
     moves_attempted: int
     calls: int
     attempts: int
@@ -78,7 +78,7 @@ def reliability(rows: Sequence[GameRow]) -> list[GroupReliability]:
                 complete=sum(g.status == "complete" for g in games),
                 interrupted=interrupted,
                 unfinished=sum(g.status == "unfinished" for g in games),
-                stopped_share=_ratio(interrupted, len(games)),
+                interrupted_share=_ratio(interrupted, len(games)),
                 moves_attempted=moves,
                 calls=sum(g.calls for g in games),
                 attempts=sum(g.attempts for g in games),

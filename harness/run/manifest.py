@@ -22,6 +22,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from harness import __version__
 from harness.models.client import sent_params_record
 from harness.run.games import verify_logs
@@ -29,7 +31,7 @@ from harness.run.lock import LOCK_FILE, RunLock
 from harness.run.store import RunDir, seed_entry
 from harness.schema.config import RunConfig
 from harness.schema.manifest import RunManifest, SessionRecord
-from harness.schema.records import now_iso
+from harness.schema.records import GameHeader, now_iso
 from harness.schema.secrets import public_command, public_seat
 
 
@@ -146,9 +148,22 @@ def _session_manifest(
         session["concurrency"] = concurrency
     if lock.previous_holder:
         session["took_over_lock_of"] = lock.previous_holder
-    if existing is None:
-        existing = manifest_for(config, f"{run.path.name}-{uuid.uuid4().hex[:6]}", command)
+    if existing is None:  # a new run, or one whose manifest was lost: its logs keep the run id they carry
+        run_id = _logged_run_id(run) or f"{run.path.name}-{uuid.uuid4().hex[:6]}"
+        existing = manifest_for(config, run_id, command)
     return existing.with_session(SessionRecord.model_validate(session))
+
+
+def _logged_run_id(run: RunDir) -> str | None:
+    """The run id the game logs of a folder without a manifest carry, when they all carry the same one."""
+    found = set()
+    for path in run.game_paths():
+        try:
+            with path.open("rb") as handle:
+                found.add(GameHeader.model_validate_json(handle.readline()).run_id)
+        except (OSError, ValidationError):
+            continue
+    return found.pop() if len(found) == 1 else None
 
 
 def record_session(run: RunDir, manifest: RunManifest) -> None:

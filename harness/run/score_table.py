@@ -32,11 +32,11 @@ def score_table(results: list[tuple[GamePlan, GameResult]]) -> Table:
     table = Table(
         title="Scores per player count",
         caption="mean: fireworks at the end (the paper's score); engine: 0 after three strikes; "
-        "struck out: all lives lost; stopped: interrupted, resumable",
+        "struck out: all lives lost; interrupted: no usable reply within the limits, resumable",
     )
     for column in ("players", "games", "done", "mean", "s.e.", "engine", "perfect", "struck out"):
         table.add_column(column, justify="right")
-    table.add_column("stopped", justify="right", style="red")
+    table.add_column("interrupted", justify="right", style="red")
     for players in sorted(by_players):
         games = by_players[players]
         done = [r for r in games if r.status == "complete"]
@@ -73,8 +73,8 @@ def _standard_error(values: list[int]) -> float:
 
 def sweep_table(runs: list[tuple[object, list[tuple[GamePlan, GameResult]]]]) -> Table:
     """One row per run and player count: the grid at a glance."""
-    table = Table(title="Sweep scores (fireworks at the end)", caption="stopped: interrupted, resumable")
-    for column in ("model", "scaffold", "players", "games", "done", "mean", "s.e.", "stopped"):
+    table = Table(title="Sweep scores (fireworks at the end)", caption="not done: interrupted or unfinished, resumable")
+    for column in ("model", "scaffold", "players", "games", "done", "mean", "s.e.", "not done"):
         table.add_column(column, justify="left" if column in ("model", "scaffold") else "right")
     for config, results in runs:
         seats = config.seats  # type: ignore[attr-defined]

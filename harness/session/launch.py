@@ -178,7 +178,7 @@ def play_sweep(
             f"{folder}: seeds: {exc} (the sweep's runs can still be resumed one by one: hanabi-eval resume RUN)"
         ) from None
     try:
-        for seat in {s.model: s for run in runs for s in run.seats}.values():
+        for seat in dict.fromkeys(s for run in runs for s in run.seats):  # every seat: one model's may differ
             check_model(seat, bot_names())
     except ModelSpecError as exc:
         raise SessionRefused(str(exc)) from None
@@ -250,7 +250,7 @@ def resume_run(run_dir: Path, given: GivenOptions, api_base: str | None) -> tupl
     options = resolve(given, of_run(config, manifest), "the run's record")
     config = options.over_run(config)
     try:
-        for seat in {s.model: s for s in config.seats}.values():
+        for seat in dict.fromkeys(config.seats):  # every seat: two of one model may differ
             check_model(seat, bot_names())
     except ModelSpecError as exc:
         raise SessionRefused(str(exc)) from None

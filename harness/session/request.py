@@ -229,7 +229,7 @@ def plan_run(
             )
         if request.client != "litellm":
             seats = tuple(seat.model_copy(update={"client": request.client}) for seat in seats)
-        for seat in {s.model: s for s in seats}.values():
+        for seat in dict.fromkeys(seats):  # every seat: two of one model may differ (one with a URL)
             check_model(seat, bot_names())
     except (ModelSpecError, SeatSpecError, ScaffoldError) as exc:
         raise SessionRefused(str(exc)) from None
