@@ -101,7 +101,8 @@ async def play_game(
             except asyncio.CancelledError:  # the run was stopped: keep what the move was answered so far
                 answered = journal_calls(journal, agent.config.model)
                 if answered:
-                    await log.append(_result(game, moves, contents.failed_calls, STOPPED, seat, answered))
+                    stopped = _result(game, moves, contents.failed_calls, STOPPED, seat, answered, stop=True)
+                    await log.append(stopped)
                 raise
             if decision.memory is not None:
                 memories[seat] = decision.memory
@@ -146,16 +147,18 @@ def _result(
     interrupted: str | None,
     seat: int | None,
     failed_now: list[Call],
+    stop: bool = False,
 ) -> GameResult:
-    """The game's result so far. Counts cover every call ever made for the game: the moves' calls and the failed
-    calls of every interruption (each interrupted result line holds only its own failed calls)."""
+    """The game's result so far (with `stop`, the line of a move a stop cut short: status "stopped"). Counts cover
+    every call ever made for the game: the moves' calls and the failed calls of every interruption and stop (each
+    such line holds only its own)."""
     calls = [c for m in moves for c in m.calls] + earlier_failed + failed_now
     attempts = [a for c in calls for a in c.attempts]
     usage = Usage()
     for attempt in attempts:
         usage = usage + attempt.usage
     return GameResult(
-        status="stopped" if interrupted == STOPPED else "interrupted" if interrupted else "complete",
+        status="stopped" if stop else "interrupted" if interrupted else "complete",
         interrupted_reason=interrupted,
         interrupted_seat=seat,
         end_reason=game.end_reason,
