@@ -74,7 +74,8 @@ async def play_plans(
     `options.model_limits[model]` games that seat `model`.
 
     When `stop` is pressed, or when one game fails (a disk fault), every other game is cancelled: no new call
-    starts, calls in flight are dropped (their move is played again on resume) and every log is closed intact.
+    starts, calls in flight are dropped (their move is played again on resume; what it was already answered is kept
+    in a "stopped" line, harness.play.game) and every log is closed intact.
     Returns the games that ended; after a failure, raises it."""
     agents: dict[SeatConfig, SeatAgent] = {}
     for job in jobs:
