@@ -126,3 +126,17 @@ def test_the_current_folder_is_refused_as_out_not_moved_away(
     err = refused([command[0], str(runs["solo"]), *command[1:], "--out", "."], capsys)
     assert "--out . is the current folder or holds it" in err and "give a new folder" in err
     assert list(here.iterdir()) == []
+
+
+def test_planned_games_without_a_log_are_counted_in_the_reports_first_lines(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """A run stopped before some of its games started: they are in no table, and the report says how many."""
+    both = tmp_path / "both"
+    shutil.copytree(runs["solo"], both / "solo")
+    shutil.copytree(runs["team"], both / "team")
+    (log,) = (both / "team").glob("*/games/*.jsonl")
+    log.unlink()  # as a stop before this game began leaves it
+    assert main(["report", str(both), "--out", str(tmp_path / "report")]) == 0
+    first_lines = (tmp_path / "report" / "report.md").read_text(encoding="utf-8").split("\n## ")[0]
+    assert "1 planned game has no log yet (not started: `hanabi-eval resume` plays it), in no figure." in first_lines

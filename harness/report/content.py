@@ -80,6 +80,7 @@ class ReportContent(BaseModel):
     games: list[GameRow]
     complete_games: int
     not_complete: list[GameRow]
+    not_started: int  # planned games of the runs that have no log yet (a run or sweep stopped before them)
     skipped: list[SkippedLog]  # logs that could not be read, named and left out
     wide: list[WideTable]  # the main result: fireworks at the end, then 0 after three strikes
     spending: Spending
@@ -153,6 +154,9 @@ def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
         games=rows,
         complete_games=sum(r.status == "complete" for r in rows),
         not_complete=[r for r in rows if r.status != "complete"],
+        not_started=sum(
+            max(0, run.games_planned - run.games_logged) for run in dataset.runs if run.games_planned is not None
+        ),
         skipped=dataset.skipped,
         wide=[wide_table(rows, by, "fireworks"), wide_table(rows, by, "engine")],
         spending=spent,
