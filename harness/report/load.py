@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -23,7 +22,7 @@ from harness.report.grouping import group_label, lineup_of, models_of, scaffolds
 from harness.report.judge import JudgedTurn, read_judgements
 from harness.run import store
 from harness.run.store import RunDir, RunFolderDamaged, RunFolderError
-from harness.schema.log_file import LogCorrupt
+from harness.schema.log_file import GameStatus, LogCorrupt
 from harness.schema.manifest import GitState, RunManifest
 from harness.schema.moves import EndReason
 from harness.schema.records import PROVIDER_ERROR_KINDS, Call, GameHeader, MoveRecord, SeatConfig, total_cost
@@ -36,8 +35,6 @@ from harness.schema.value_records import (
 )
 from harness.strategies.scaffold import ScaffoldError, load_scaffold
 from harness.view.tracking_score import Tracking
-
-GameStatus = Literal["complete", "interrupted", "unfinished"]
 
 
 class ReportInputError(ValueError):
@@ -241,7 +238,7 @@ def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[
             continue  # nothing was written yet: not a game
         header = contents.header
         result = contents.result
-        status: GameStatus = "unfinished" if result is None or result.status == "stopped" else result.status
+        status = contents.status
         calls: list[Call] = [c for m in contents.moves for c in m.calls] + contents.failed_calls
         attempts = [a for c in calls for a in c.attempts]
         kinds: dict[str, int] = {}

@@ -19,6 +19,7 @@ import os
 from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -68,6 +69,9 @@ def check_header(path: Path, header: GameHeader) -> None:
         )
 
 
+GameStatus = Literal["complete", "interrupted", "unfinished"]
+
+
 class GameLogContents(BaseModel):
     """What a game log holds, read back. `torn` says a partial last line was found (and ignored)."""
 
@@ -81,10 +85,16 @@ class GameLogContents(BaseModel):
 
     @property
     def result(self) -> GameResult | None:
-        """The game's current result: the last result line, if no move came after it and it is not a stop (a game
-        stopped by the user goes on from there)."""
-        last = self.results[-1] if self.results and self.ended else None
-        return last if last is not None and last.status != "stopped" else None
+        """The game's current result: the last result line, if no move came after it (see `a_result`)."""
+        return a_result(self.results[-1]) if self.results and self.ended else None
+
+    @property
+    def status(self) -> GameStatus:
+        """Complete or interrupted by its result, else unfinished (still running, stopped, or its writer died)."""
+        result = self.result
+        if result is None or result.status == "stopped":  # never a stop (a_result), said again for the type
+            return "unfinished"
+        return result.status
 
     @property
     def complete(self) -> bool:
@@ -181,10 +191,15 @@ def last_result(path: Path) -> GameResult | None:
     if b'"type":"result"' not in tail:
         return None
     try:
-        result = GameResult.model_validate_json(tail)
+        return a_result(GameResult.model_validate_json(tail))
     except ValidationError:
         return None
-    return result if result.status != "stopped" else None
+
+
+def a_result(line: GameResult) -> GameResult | None:
+    """A result line as the game's result: a stop (the user stopped the run during a move) is none, the game goes on
+    from there."""
+    return line if line.status != "stopped" else None
 
 
 def finished_result(path: Path) -> GameResult | None:

@@ -17,18 +17,16 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness.report.load import SkippedLog
 from harness.run.store import RunDir, find_runs
-from harness.schema.log_file import GameLogContents, LogCorrupt
+from harness.schema.log_file import GameLogContents, GameStatus, LogCorrupt
 from harness.schema.records import Call, total_cost
 from harness.schema.value_records import ValuesUnreadable, check_game, read_values, values_path
 from harness.viewer.marks import reasked_turns, regrets, strike_turns
 
-GameStatus = Literal["complete", "interrupted", "unfinished"]
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
 
@@ -268,7 +266,7 @@ def summarize(run: Path, path: Path, page: str) -> GameSummary | SkippedLog | No
         repeat=header.repeat,
         players=header.players,
         seats=[seat.label for seat in header.seats],
-        status="unfinished" if result is None or result.status == "stopped" else result.status,
+        status=contents.status,
         interrupted_reason=result.interrupted_reason if result else None,
         end_reason=str(result.end_reason) if result and result.end_reason else None,
         fireworks_score=result.fireworks_score if result else None,
