@@ -2,9 +2,9 @@
 
 Plays a two-player game offline, cuts its log after 60 moves (as a crash would leave it), then times, over many
 repetitions, the steps a resume performs for that game: the check of every log before any model is called (the run
-store's reading: validated, torn-line check, move lines in sequence, replayed; then rebuilt from the plan's deck,
-checking every state digest), the game's own start (its log read and rebuilt again, its seats' notes restored), and
-building the seat's view and prompt for the next move. It also times a whole `hanabi-eval resume` command on that
+store's reading: validated, torn-line check, move lines in sequence, replayed from its deal checking every state
+digest), the game's own start (its log read and rebuilt again, its seats' notes restored), and building the seat's
+view and prompt for the next move. It also times a whole `hanabi-eval resume` command on that
 run, start-up included. The floors, measured in the same run: the log's bytes parsed as JSON with no checks, the
 engine applying the same moves with no digests, and a Python process that only imports LiteLLM.
 Run: python bench/resume_cost.py [--moves 60] [--repeat 200]
@@ -67,7 +67,6 @@ def main() -> None:
         )
         timings: dict[str, list[float]] = {
             "check: read log (in sequence, replayed)": [],
-            "check: rebuild from the plan's deck": [],
             "game start: read log": [],
             "game start: rebuild + check digests": [],
             "next view + prompt": [],
@@ -77,9 +76,7 @@ def main() -> None:
         moves = [record.move for record in read_game_log(log).moves]
         for _ in range(args.repeat):
             started = time.perf_counter()
-            checked = run.read_game(log)  # as harness.run.games.verify_logs checks an unfinished game
-            read = time.perf_counter()
-            rebuild(plan, header.deck, checked)
+            run.read_game(log)  # as harness.run.games.verify_logs checks a log dealt as its plan is
             verified = time.perf_counter()
             contents = read_game_log(log)  # as harness.play.game.play_game starts it
             t0 = time.perf_counter()
@@ -87,8 +84,7 @@ def main() -> None:
             t1 = time.perf_counter()
             render_messages(scaffold, build_view(game.observe(game.current_player)))
             t2 = time.perf_counter()
-            timings["check: read log (in sequence, replayed)"].append(read - started)
-            timings["check: rebuild from the plan's deck"].append(verified - read)
+            timings["check: read log (in sequence, replayed)"].append(verified - started)
             timings["game start: read log"].append(t0 - verified)
             timings["game start: rebuild + check digests"].append(t1 - t0)
             timings["next view + prompt"].append(t2 - t1)

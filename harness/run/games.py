@@ -49,16 +49,18 @@ GameListener = Callable[[int, GamePlan, GameResult], None]
 
 
 def verify_logs(config: RunConfig, run: RunDir) -> None:
-    """Read every existing log of the run as every reader does (each line, its header against its name) and replay
-    those of unfinished games, checking their digests, so that a log that is damaged or does not match is refused
-    before any model is called (raises LogCorrupt or ReplayMismatch)."""
+    """Read every existing log of the run as every reader does (each line, its header against its name and run, its
+    moves in sequence and replayed from its header's deal, checking their digests), and replay an unfinished game's
+    moves again from the plan's deal where the header's is another, so that a log that is damaged or does not match
+    is refused before any model is called (raises LogCorrupt or ReplayMismatch)."""
     decks = {s.seed: list(s.deck) for s in config.seeds}
     for plan in config.plans():
         path = run.game_path(plan.game_id)
         if not path.exists():
             continue
         contents = run.read_game(path)
-        if not contents.complete:  # finished games are never extended
+        dealt = contents.header is not None and list(contents.header.deck) == decks[plan.seed]
+        if not contents.complete and not dealt:  # finished games are never extended; the read replayed this deal
             rebuild(plan, decks[plan.seed], contents)
 
 
