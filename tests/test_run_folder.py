@@ -49,6 +49,19 @@ def status_column(out: str) -> str:
     return out.split("│ r ")[1].split("│")[2].strip()
 
 
+def report_and_export_leave_it_out(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], named: str, seeds: set[int]
+) -> None:
+    """`report` and `export` name the damaged log on stderr and score and export only the games of `seeds`."""
+    assert main(["report", str(run), "--out", str(tmp_path / "report")]) == 0
+    captured = capsys.readouterr()
+    assert named in captured.err and f"{len(seeds)} complete games" in captured.out
+    assert main(["export", str(run), "--format", "hanabilogs", "--out", str(tmp_path / "export")]) == 0
+    assert named in capsys.readouterr().err
+    rows = (tmp_path / "export" / "hanabilogs.jsonl").read_text().splitlines()
+    assert {json.loads(row)["seed"] for row in rows} == seeds
+
+
 DAMAGED_MANIFESTS = [
     (b"", "manifest.json is empty"),
     (b"{ not json", "manifest.json is not valid JSON"),
@@ -116,14 +129,7 @@ def test_a_log_copied_over_another_games_file_is_named_by_every_reader(
     assert done_column(out) == "1"  # the copy is not a second finished game
     assert status_column(out) == "damaged"  # not the "complete" its last session recorded
 
-    assert main(["report", str(run), "--out", str(tmp_path / "report")]) == 0
-    captured = capsys.readouterr()
-    assert named in captured.err and "1 complete games" in captured.out
-
-    assert main(["export", str(run), "--format", "hanabilogs", "--out", str(tmp_path / "export")]) == 0
-    assert named in capsys.readouterr().err
-    rows = (tmp_path / "export" / "hanabilogs.jsonl").read_text().splitlines()
-    assert {json.loads(row)["seed"] for row in rows} == {1}
+    report_and_export_leave_it_out(run, tmp_path, capsys, named, seeds={1})
 
     assert main(["resume", str(run), "--no-progress"]) == 2  # refused, never taken as the finished seed 2
     line = one_line(capsys)
@@ -246,13 +252,7 @@ def test_a_log_of_another_run_moved_in_is_named_and_left_out_by_every_reader(
 
     out = listing(run.parent, capsys)
     assert named in out and done_column(out) == "2"  # not a third finished game
-    assert main(["report", str(run), "--out", str(tmp_path / "report")]) == 0
-    captured = capsys.readouterr()
-    assert named in captured.err and "2 complete games" in captured.out
-    assert main(["export", str(run), "--format", "hanabilogs", "--out", str(tmp_path / "export")]) == 0
-    assert named in capsys.readouterr().err
-    rows = (tmp_path / "export" / "hanabilogs.jsonl").read_text().splitlines()
-    assert {json.loads(row)["seed"] for row in rows} == {1, 2}
+    report_and_export_leave_it_out(run, tmp_path, capsys, named, seeds={1, 2})
 
     # the same game of another run copied over this run's log: resume refuses it rather than go on with it
     shutil.copy(other / "o" / "games" / "2p-custom-seed1.jsonl", games)

@@ -20,6 +20,13 @@ def only_run(out: Path) -> Path:
     return run
 
 
+def played(tmp_path: Path, *extra: str) -> tuple[Path, Path]:
+    """A finished run of RUN under `tmp_path`: its --out folder and the run's folder."""
+    out = tmp_path / "out"
+    assert main([*RUN, "--out", str(out), *extra]) == 0
+    return out, only_run(out)
+
+
 def manifest(run: Path) -> dict[str, Any]:
     return json.loads((run / "manifest.json").read_text(encoding="utf-8"))
 
@@ -27,9 +34,7 @@ def manifest(run: Path) -> dict[str, Any]:
 def test_a_run_made_by_an_older_version_resumes_and_its_manifest_gains_only_a_session(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = tmp_path / "out"
-    assert main([*RUN, "--out", str(out)]) == 0
-    run = only_run(out)
+    out, run = played(tmp_path)
     old = manifest(run)
     # what versions before sent_params, repeats and the recorded concurrency wrote, and a key from a later one
     del old["sent_params"]
@@ -60,9 +65,7 @@ def test_a_run_made_by_an_older_version_resumes_and_its_manifest_gains_only_a_se
 def test_a_manifest_that_is_not_one_is_named_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = tmp_path / "out"
-    assert main([*RUN, "--out", str(out)]) == 0
-    run = only_run(out)
+    out, run = played(tmp_path)
     broken = manifest(run)
     broken["git"] = "not an object"
     (run / "manifest.json").write_text(json.dumps(broken), encoding="utf-8")
@@ -75,9 +78,7 @@ def test_a_manifest_that_is_not_one_is_named_in_one_line(
 
 
 def test_resume_keeps_the_recorded_session_options_unless_given(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    assert main([*RUN, "--out", str(out), "--concurrency", "3", "--max-retries", "5"]) == 0
-    run = only_run(out)
+    _, run = played(tmp_path, "--concurrency", "3", "--max-retries", "5")
     assert main(["resume", str(run), "--no-progress"]) == 0
     assert main(["resume", str(run), "--no-progress", "--concurrency", "2", "--provider-retries", "1"]) == 0
     sessions = manifest(run)["sessions"]
@@ -102,9 +103,7 @@ def test_resume_keeps_the_recorded_session_options_unless_given(tmp_path: Path) 
 def test_a_hand_edited_limit_the_command_line_would_refuse_is_refused_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], where: tuple[Any, ...], value: int, named: str
 ) -> None:
-    out = tmp_path / "out"
-    assert main([*RUN, "--out", str(out)]) == 0
-    run = only_run(out)
+    _, run = played(tmp_path)
     edited = manifest(run)
     parent = edited
     for key in where[:-1]:
@@ -122,9 +121,7 @@ def test_a_hand_edited_limit_the_command_line_would_refuse_is_refused_in_one_lin
 def test_a_log_written_by_a_newer_version_is_refused_with_what_to_do(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = tmp_path / "out"
-    assert main([*RUN, "--out", str(out)]) == 0
-    run = only_run(out)
+    _, run = played(tmp_path)
     log = run / "games" / "2p-custom-seed1.jsonl"
     header, *rest = log.read_text(encoding="utf-8").splitlines(keepends=True)
     log.write_text(header.replace('"schema_version":1', '"schema_version":99') + "".join(rest[:5]), encoding="utf-8")
@@ -138,9 +135,7 @@ def test_a_log_written_by_a_newer_version_is_refused_with_what_to_do(
 def test_a_run_whose_manifest_was_lost_goes_on_under_the_run_id_its_logs_carry(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = tmp_path / "out"
-    assert main([*RUN, "--out", str(out)]) == 0
-    run = only_run(out)
+    out, run = played(tmp_path)
     run_id = manifest(run)["run_id"]
     log = run / "games" / "2p-custom-seed2.jsonl"
     log.write_text("".join(log.read_text(encoding="utf-8").splitlines(keepends=True)[:6]), encoding="utf-8")
