@@ -181,7 +181,7 @@ class Catalog:
         games: list[GameSummary] = []
         skipped: list[SkippedLog] = []
         for path, page in zip(paths, pages, strict=True):
-            read = self._game(folder, path, page)
+            read = self._game(run, path, page)
             if isinstance(read, SkippedLog):
                 skipped.append(read)
             elif read is not None:
@@ -201,12 +201,12 @@ class Catalog:
             skipped=skipped,
         )
 
-    def _game(self, run: Path, path: Path, page: str) -> GameSummary | SkippedLog | None:
-        values = values_path(run, path.stem)
+    def _game(self, run: RunDir, path: Path, page: str) -> GameSummary | SkippedLog | None:
+        values = values_path(run.path, path.stem)
         try:
             stamp = stamp_of(path, values)
         except OSError as exc:
-            return SkippedLog(run=run.name, path=str(path), problem=f"unreadable ({exc.strerror or exc})")
+            return SkippedLog(run=run.path.name, path=str(path), problem=f"unreadable ({exc.strerror or exc})")
         cached = self._logs.get(path)
         if cached is not None and cached[0] == stamp and _page_of(cached[1]) in (None, f"{page}.html"):
             return cached[1]
@@ -227,20 +227,21 @@ def _first_error(exc: Exception) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def read_log(path: Path) -> GameLogContents:
-    """A game log (`<run>/games/<game>.jsonl`) read by the run store's reader: every line typed, its header checked
-    against its file name (LogCorrupt otherwise), a torn last line ignored."""
-    return RunDir(path.parent.parent).read_game(path)
+def read_log(path: Path, run: RunDir | None = None) -> GameLogContents:
+    """A game log (`<run>/games/<game>.jsonl`) read by the run store's reader (`run`'s, which reads its manifest
+    once for all its logs): every line typed, its header checked against its file name and run (LogCorrupt
+    otherwise), a torn last line ignored."""
+    return (run or RunDir(path.parent.parent)).read_game(path)
 
 
-def summarize(run: Path, path: Path, page: str) -> GameSummary | SkippedLog | None:
+def summarize(run: RunDir, path: Path, page: str) -> GameSummary | SkippedLog | None:
     """One game log as the run page lists it; SkippedLog for a log that cannot be read; None before its header."""
     try:
-        contents = read_log(path)
+        contents = read_log(path, run)
     except LogCorrupt as exc:
-        return SkippedLog(run=run.name, path=str(path), problem=f"line {exc.line}: {exc.problem}")
+        return SkippedLog(run=run.path.name, path=str(path), problem=f"line {exc.line}: {exc.problem}")
     except (OSError, UnicodeError) as exc:
-        return SkippedLog(run=run.name, path=str(path), problem=f"unreadable ({exc})")
+        return SkippedLog(run=run.path.name, path=str(path), problem=f"unreadable ({exc})")
     header = contents.header
     if header is None:
         return None  # nothing written yet: not a game
@@ -248,7 +249,7 @@ def summarize(run: Path, path: Path, page: str) -> GameSummary | SkippedLog | No
     values_problem = None
     game_regrets: dict[int, float] = {}
     if contents.complete:
-        where = values_path(run, header.game_id)
+        where = values_path(run.path, header.game_id)
         try:
             values = read_values(where)
             check_game(values, contents.moves, str(where))
