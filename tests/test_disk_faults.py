@@ -173,7 +173,10 @@ def test_a_run_folder_removed_mid_run_stops_it_in_one_line(
         while not list(tmp_path.glob("*/games/*.jsonl")) and time.monotonic() < deadline:
             time.sleep(0.05)
         run_dir = next(tmp_path.iterdir())
-        shutil.rmtree(run_dir)
+        # The run may open a new log while the tree is being removed; remove
+        # again until the folder is gone, as a user's `rm -rf` would leave it.
+        while run_dir.exists() and time.monotonic() < deadline:
+            shutil.rmtree(run_dir, ignore_errors=True)
         removed.append(run_dir)
 
     remover = threading.Thread(target=remove_once_a_game_is_logged)
