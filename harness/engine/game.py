@@ -118,6 +118,14 @@ def _moves_by_uid(players: int, game: ph.HanabiGame) -> dict[int, Move]:
     return _MOVES_BY_UID[players]
 
 
+def player_moves(players: int) -> tuple[Move, ...]:
+    """Every player move of a game with this many players, in HLE's uid order: the very Move objects `legal_moves()`
+    lists (engine/rollout_game.py hands out the same ones, since views cache by a move's identity)."""
+    game = ph.HanabiGame({"players": players, "seed": 0, "random_start_player": False})
+    by_uid = _moves_by_uid(players, game)
+    return tuple(by_uid[uid] for uid in range(len(by_uid)))
+
+
 def _hle_moves(players: int, game: ph.HanabiGame) -> list[ph.HanabiMove]:
     """HLE's own move objects of a game with this many players, by uid: built once per player count (a move holds
     no reference to its game), so that checking or applying a move allocates nothing."""
@@ -348,7 +356,7 @@ class Game:
         for relative, cards in enumerate(seen.hands):
             absolute = (seat + relative) % n
             hands[absolute] = tuple(None if relative == 0 else card for card, _ in cards)
-            knowledge[absolute] = tuple(_knowledge_from_text(known) for _, known in cards)
+            knowledge[absolute] = tuple(knowledge_from_text(known) for _, known in cards)
         is_turn = self.current_player == seat and not self.is_over
         return Observation(
             seat=seat,
@@ -449,13 +457,14 @@ def _read_observation_text(text: str) -> _ObservationText:
 
 def _knowledge(known: ph.HanabiCardKnowledge) -> Knowledge:
     """Read HLE's knowledge of one card from its text, e.g. 'RX|R245'."""
-    return _knowledge_from_text(str(known))
+    return knowledge_from_text(str(known))
 
 
 @cache
-def _knowledge_from_text(text: str) -> Knowledge:
+def knowledge_from_text(text: str) -> Knowledge:
     """Parse HLE's knowledge text of one card (hinted colour and rank, then the could-be colours and ranks).
-    Knowledge is immutable and a game sees few distinct texts: each is parsed once per process."""
+    Knowledge is immutable and a game sees few distinct texts: each is parsed once per process, and every Knowledge
+    of a text is this one object (views cache by a knowledge's identity; engine/rollout_game.py interns here too)."""
     hinted, plausible = text.split("|")
     return Knowledge(
         color=None if hinted[0] == "X" else hinted[0],

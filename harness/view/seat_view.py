@@ -13,13 +13,14 @@ import weakref
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from harness.engine.game import MAX_INFO_TOKENS, MAX_LIFE_TOKENS, HistoryEntry, Knowledge, Observation
 from harness.schema.cards import ALL_CARDS, COLORS, COPIES, FULL_DECK, MAX_SCORE, RANKS, card
 from harness.schema.moves import Move, MoveKind
+from harness.schema.trusted import M, trusted
 
 _FROZEN = ConfigDict(frozen=True)
 K = TypeVar("K")
@@ -183,9 +184,31 @@ def _table(fireworks: tuple[tuple[str, int], ...], discards: tuple[str, ...]) ->
     )
 
 
+class _Make(Protocol):
+    """How a view's models are built: validated (`_validated`) or trusted as computed here (`trusted`)."""
+
+    def __call__(self, cls: type[M], fields: dict[str, Any], /) -> M: ...
+
+
+def _validated(cls: type[M], fields: dict[str, Any]) -> M:
+    return cls(**fields)
+
+
 def build_view(obs: Observation, events: bool = True) -> SeatView:
     """Build the seat's view from its observation alone. `events=False` leaves `events`, `recent` and
     `recent_events` empty: the built-in players never read them, and rollouts build a view at every step."""
+    return SeatView(**_view_fields(obs, events, _validated))
+
+
+def rollout_view(obs: Observation) -> SeatView:
+    """`build_view(obs, events=False)`, without validating again what this module computed from a valid observation
+    (schema/trusted.py): the view a play-out builds at every step, where validation was a large share of its cost.
+    The cards of the own hand with the same knowledge share one dict of candidates; nothing may change a view."""
+    return trusted(SeatView, _view_fields(obs, False, trusted))
+
+
+def _view_fields(obs: Observation, events: bool, make: _Make) -> dict[str, Any]:
+    """The fields of the seat's view (see build_view), its hands and own cards built by `make`."""
     seat, n = obs.seat, obs.num_players
     table = _table(tuple(obs.fireworks.items()), tuple(sorted(obs.discards)))
     discard_counter, dead, playable = table.discards, table.dead, table.playable
@@ -197,7 +220,7 @@ def build_view(obs: Observation, events: bool = True) -> SeatView:
                 if c is not None:
                     unseen[c] -= 1
 
-    own = _own_hand(obs.knowledge[seat], unseen, playable, dead)
+    own = _own_hand(obs.knowledge[seat], unseen, playable, dead, make)
     others = []
     for offset in range(1, n):
         player = (seat + offset) % n
@@ -207,7 +230,7 @@ def build_view(obs: Observation, events: bool = True) -> SeatView:
             for i, (c, k) in enumerate(zip(obs.hands[player], obs.knowledge[player], strict=True))
             if c is not None
         )
-        others.append(OtherHand(player=player, offset=offset, cards=cards, chop=_chop(cards)))
+        others.append(make(OtherHand, {"player": player, "offset": offset, "cards": cards, "chop": _chop(cards)}))
 
     recent: tuple[HistoryEntry, ...] = ()
     told: tuple[Event, ...] = ()
@@ -219,36 +242,35 @@ def build_view(obs: Observation, events: bool = True) -> SeatView:
     if obs.last_player is not None:
         turns_left = (obs.last_player - obs.current_player) % n + 1
 
-    legal = _legal_moves(obs.legal_moves, seat, n, obs.hands)
-    return SeatView(
-        seat=seat,
-        num_players=n,
-        hand_size=obs.hand_size,
-        turn=obs.turn,
-        life_tokens=obs.life_tokens,
-        max_life_tokens=MAX_LIFE_TOKENS,
-        info_tokens=obs.info_tokens,
-        max_info_tokens=MAX_INFO_TOKENS,
-        fireworks=dict(obs.fireworks),
-        score=sum(obs.fireworks.values()),
-        max_score=MAX_SCORE,
-        discards=obs.discards,
-        discard_counts=dict(table.discard_counts),
-        deck_size=obs.deck_size,
-        own_hand=own,
-        own_chop=_chop(own),
-        others=tuple(others),
-        unseen=unseen,
-        history=obs.history,
-        recent=recent,
-        events=told,
-        recent_events=tuple(told[e.turn - 1] for e in recent),
-        final_round=obs.last_player is not None,
-        last_player=obs.last_player,
-        last_player_offset=None if obs.last_player is None else (obs.last_player - seat) % n,
-        turns_left=turns_left,
-        legal_moves=legal,
-    )
+    return {
+        "seat": seat,
+        "num_players": n,
+        "hand_size": obs.hand_size,
+        "turn": obs.turn,
+        "life_tokens": obs.life_tokens,
+        "max_life_tokens": MAX_LIFE_TOKENS,
+        "info_tokens": obs.info_tokens,
+        "max_info_tokens": MAX_INFO_TOKENS,
+        "fireworks": dict(obs.fireworks),
+        "score": sum(obs.fireworks.values()),
+        "max_score": MAX_SCORE,
+        "discards": obs.discards,
+        "discard_counts": dict(table.discard_counts),
+        "deck_size": obs.deck_size,
+        "own_hand": own,
+        "own_chop": _chop(own),
+        "others": tuple(others),
+        "unseen": unseen,
+        "history": obs.history,
+        "recent": recent,
+        "events": told,
+        "recent_events": tuple(told[e.turn - 1] for e in recent),
+        "final_round": obs.last_player is not None,
+        "last_player": obs.last_player,
+        "last_player_offset": None if obs.last_player is None else (obs.last_player - seat) % n,
+        "turns_left": turns_left,
+        "legal_moves": _legal_moves(obs.legal_moves, seat, n, obs.hands),
+    }
 
 
 def _since_own_move(history: tuple[HistoryEntry, ...], seat: int) -> tuple[HistoryEntry, ...]:
@@ -268,7 +290,11 @@ def _chop(cards: tuple[OwnCard, ...] | tuple[VisibleCard, ...]) -> int | None:
 
 
 def _own_hand(
-    knowledge: tuple[Knowledge, ...], unseen: dict[str, int], playable_cards: frozenset[str], dead: frozenset[str]
+    knowledge: tuple[Knowledge, ...],
+    unseen: dict[str, int],
+    playable_cards: frozenset[str],
+    dead: frozenset[str],
+    make: _Make,
 ) -> tuple[OwnCard, ...]:
     """The seat's own cards. Cards with the same knowledge object share one count of their candidates: the engine's
     knowledge is interned, so every unhinted card of a hand has the same one."""
@@ -279,14 +305,17 @@ def _own_hand(
             counted[id(known)] = _candidates(known, unseen, playable_cards, dead)
         candidates, playable, useless = counted[id(known)]
         cards.append(
-            OwnCard(
-                index=index,
-                slot=len(knowledge) - index,
-                clued=_clued(known),
-                knowledge=known,
-                candidates=candidates,
-                playable_probability=playable,
-                useless_probability=useless,
+            make(
+                OwnCard,
+                {
+                    "index": index,
+                    "slot": len(knowledge) - index,
+                    "clued": _clued(known),
+                    "knowledge": known,
+                    "candidates": candidates,
+                    "playable_probability": playable,
+                    "useless_probability": useless,
+                },
             )
         )
     return tuple(cards)
