@@ -5,7 +5,8 @@ A decision is given as the acting seat's SeatView, so nothing hidden from that s
 rollout deals one world consistent with what the seat can know: its own cards are drawn uniformly from the unseen
 copies that its hint knowledge (HLE's could-be sets) allows, exactly (rejection sampling, see `sample_own_hand`), and
 the cards left in the deck are the remaining unseen copies in a random order. The public history is replayed on that
-world, the move is made, and the built-in player plays every seat to the end. All moves of a decision share the same
+world, the move is made, and the built-in player plays every seat to the end (on engine/rollout_game.py's copy of
+HLE's rules, which gives the same states as the engine without its calls). All moves of a decision share the same
 worlds (common random numbers), so differences between moves are less noisy than the values themselves. A value is
 the mean final fireworks score (the paper's score, kept after a third strike) with its standard error; rollouts are
 deterministic by seed.
@@ -27,9 +28,10 @@ from harness.bots import DEFAULT_BOT, get_bot
 from harness.bots.base import Bot
 from harness.engine.game import Game
 from harness.engine.replay import replay_to_end
+from harness.engine.rollout_game import RolloutGame
 from harness.schema.cards import DECK_SIZE
 from harness.schema.moves import Move, MoveKind
-from harness.view.seat_view import SeatView, build_view
+from harness.view.seat_view import SeatView, build_view, rollout_view
 
 # Rollouts per move of one decision, at most: each costs a replay and a played-out game (see BENCHMARKS.md).
 MAX_ROLLOUTS = 1000
@@ -165,11 +167,11 @@ def sample_world(view: SeatView, rng: random.Random) -> list[str]:
     return [name for name in deck if name is not None]
 
 
-def play_out(game: Game, bot: Bot) -> int:
+def play_out(game: Game | RolloutGame, bot: Bot) -> int:
     """Let `bot` play every seat until the game ends; the final fireworks score."""
     policy = bot.policy()
     while not game.is_over:
-        view = build_view(game.observe(game.current_player), events=False)
+        view = rollout_view(game.observe(game.current_player))
         game.apply(view.legal_moves[policy.choose(view)].move)
     return game.fireworks_sum
 
@@ -185,7 +187,8 @@ def rollout_scores(
     with cycle_collector_paused():
         for r in range(rollouts):
             world = sample_world(view, random.Random(f"hanabi-eval values {seed} {r}"))
-            start = replay_to_end(view.num_players, world, history)  # once per world: every move starts from a copy
+            # Once per world, in plain Python (engine/rollout_game.py): every move starts from a copy.
+            start = RolloutGame.replay(view.num_players, world, history)
             for move, got in zip(moves, scores, strict=True):
                 game = start.copy()
                 game.apply(move)
