@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any, NamedTuple, Protocol, TypeVar
@@ -143,8 +143,9 @@ def is_playable(text: str, fireworks: dict[str, int]) -> bool:
 _BY_COLOR: tuple[tuple[str, tuple[str, ...]], ...] = tuple((c, tuple(card(c, r) for r in RANKS)) for c in COLORS)
 
 
-def dead_cards(fireworks: dict[str, int], discards: Counter[str]) -> set[str]:
-    """Cards that can never score: already played, or a lower rank of their colour is gone for good."""
+def dead_cards(fireworks: dict[str, int], discards: Mapping[str, int]) -> set[str]:
+    """Cards that can never score: already played, or a lower rank of their colour is gone for good. `discards`
+    counts the discarded copies of every card (a Counter, or a dict with every card)."""
     dead: set[str] = set()
     for color, names in _BY_COLOR:
         height = fireworks[color]
@@ -159,28 +160,38 @@ def dead_cards(fireworks: dict[str, int], discards: Counter[str]) -> set[str]:
 class _Table(NamedTuple):
     """What the fireworks and the discard pile alone imply, shared by every view of that table (never changed)."""
 
-    discards: Counter[str]
+    discards: dict[str, int]  # copies discarded of every card, 0 included
     discard_counts: dict[str, int]  # in colour then rank order, without zeros
     dead: frozenset[str]
     playable: frozenset[str]
     unseen: dict[str, int]  # copies not on the table: in some hand or in the deck
+    status: dict[str, tuple[bool, bool, bool]]  # every card: whether it is playable, useless, critical
 
 
 @lru_cache(maxsize=256)
 def _table(fireworks: tuple[tuple[str, int], ...], discards: tuple[str, ...]) -> _Table:
     """The table's derived facts (`discards` sorted), memoised: a game's table changes only on a play or a discard,
-    and every view of it (a rollout builds one per move) asked for the same counts again."""
+    and every view of it (a rollout builds one per move) asked for the same counts again. Plain dicts with every
+    card, not Counters: a Counter's missing card costs a call into Python, and rollouts build a table per discard."""
     heights = dict(fireworks)
-    counter = Counter(discards)
-    played: Counter[str] = Counter()
+    counts = dict.fromkeys(ALL_CARDS, 0)
+    for name in discards:
+        counts[name] += 1
+    dead = frozenset(dead_cards(heights, counts))
+    unseen, status = {}, {}
     for color, names in _BY_COLOR:
-        played.update(names[: heights[color]])
+        height = heights[color]
+        for rank, name in enumerate(names, 1):
+            unseen[name] = FULL_DECK[name] - counts[name] - (1 if rank <= height else 0)
+            useless = name in dead
+            status[name] = (rank == height + 1, useless, not useless and counts[name] == COPIES[rank] - 1)
     return _Table(
-        discards=counter,
-        discard_counts={c: counter[c] for c in ALL_CARDS if counter[c]},
-        dead=frozenset(dead_cards(heights, counter)),
+        discards=counts,
+        discard_counts={name: count for name, count in counts.items() if count},
+        dead=dead,
         playable=frozenset(f"{color}{height + 1}" for color, height in fireworks if height < len(RANKS)),
-        unseen={name: count - counter[name] - played[name] for name, count in FULL_DECK.items()},
+        unseen=unseen,
+        status=status,
     )
 
 
@@ -211,7 +222,7 @@ def _view_fields(obs: Observation, events: bool, make: _Make) -> dict[str, Any]:
     """The fields of the seat's view (see build_view), its hands and own cards built by `make`."""
     seat, n = obs.seat, obs.num_players
     table = _table(tuple(obs.fireworks.items()), tuple(sorted(obs.discards)))
-    discard_counter, dead, playable = table.discards, table.dead, table.playable
+    dead, playable, status = table.dead, table.playable, table.status
 
     unseen = dict(table.unseen)
     for player, hand in enumerate(obs.hands):
@@ -226,7 +237,7 @@ def _view_fields(obs: Observation, events: bool, make: _Make) -> dict[str, Any]:
         player = (seat + offset) % n
         size = len(obs.hands[player])
         cards = tuple(
-            _visible_card(i, size, c, k, obs.fireworks, dead, discard_counter)
+            _visible_card(i, size, c, k, status[c])
             for i, (c, k) in enumerate(zip(obs.hands[player], obs.knowledge[player], strict=True))
             if c is not None
         )
@@ -339,21 +350,13 @@ def _could_be(knowledge: Knowledge) -> tuple[str, ...]:
 
 
 def _visible_card(
-    index: int,
-    size: int,
-    text: str,
-    knowledge: Knowledge,
-    fireworks: dict[str, int],
-    dead: frozenset[str],
-    discards: Counter[str],
+    index: int, size: int, text: str, knowledge: Knowledge, status: tuple[bool, bool, bool]
 ) -> VisibleCard:
-    rank = int(text[1])  # the engine's text of a card
-    useless = text in dead
-    playable = is_playable(text, fireworks)
-    critical = not useless and discards[text] == COPIES[rank] - 1
-    key = (index, size, text, id(knowledge), playable, useless, critical)
+    """The card `text` at `index` of a hand of `size`, whose status on the table is (playable, useless, critical)."""
+    key = (index, size, text, id(knowledge), status)
     visible = _VISIBLE_CARDS.get(key)
     if visible is None or visible.knowledge is not knowledge:
+        playable, useless, critical = status
         visible = VisibleCard(
             index=index,
             slot=size - index,
@@ -375,17 +378,19 @@ def _legal_moves(
     touching: dict[int, dict[str | int, tuple[int, ...]]] = {}  # target -> colour or rank -> indices, as needed
     legal = []
     for index, move in enumerate(moves):
-        target: int | None = None
-        touches: tuple[int, ...] = ()
-        if move.is_hint:
-            assert move.target_offset is not None
-            target = (seat + move.target_offset) % n
-            if target not in touching:
-                touching[target] = _touches(hands[target])
-            what = move.color if move.color else move.rank
+        offset = move.target_offset  # set for hints only
+        if offset is None:
+            key: tuple[int, int, int | None, tuple[int, ...]] = (index, id(move), None, ())
+        else:
+            target = (seat + offset) % n
+            touches = touching.get(target)
+            if touches is None:
+                touches = touching[target] = _touches(hands[target])
+            what = move.color or move.rank  # a hint names one of the two
             assert what is not None
-            touches = touching[target].get(what, ())
-        legal.append(_legal_move(index, move, target, touches))
+            key = (index, id(move), target, touches.get(what, ()))
+        found = _LEGAL_MOVES.get(key)
+        legal.append(found if found is not None and found.move is move else _legal_move(key, move))
     return tuple(legal)
 
 
@@ -399,17 +404,14 @@ def _touches(hand: tuple[str | None, ...]) -> dict[str | int, tuple[int, ...]]:
     return {what: tuple(indices) for what, indices in found.items()}
 
 
-def _legal_move(index: int, move: Move, target: int | None, touches: tuple[int, ...]) -> LegalMove:
-    key = (index, id(move), target, touches)
-    legal = _LEGAL_MOVES.get(key)
-    if legal is None or legal.move is not move:
-        if target is None:
-            legal = LegalMove(index=index, move=move, description=move.description)
-        else:
-            legal = LegalMove(
-                index=index, move=move, description=move.description, target_player=target, touches=touches
-            )
-        _remember(_LEGAL_MOVES, key, legal)
+def _legal_move(key: tuple[int, int, int | None, tuple[int, ...]], move: Move) -> LegalMove:
+    """The legal move of `key` (index, the move's id, hint target, indices touched), built and remembered."""
+    index, _, target, touches = key
+    if target is None:
+        legal = LegalMove(index=index, move=move, description=move.description)
+    else:
+        legal = LegalMove(index=index, move=move, description=move.description, target_player=target, touches=touches)
+    _remember(_LEGAL_MOVES, key, legal)
     return legal
 
 
@@ -418,7 +420,7 @@ def _legal_move(index: int, move: Move, target: int | None, touches: tuple[int, 
 # every turn, each validated again (bench/overhead.py). Keyed by the id of the object the entry itself holds, so an
 # id cannot be reused while its entry lives; the identity check on lookup keeps an equal-id stranger out anyway.
 _LEGAL_MOVES: dict[tuple[int, int, int | None, tuple[int, ...]], LegalMove] = {}
-_VISIBLE_CARDS: dict[tuple[int, int, str, int, bool, bool, bool], VisibleCard] = {}
+_VISIBLE_CARDS: dict[tuple[int, int, str, int, tuple[bool, bool, bool]], VisibleCard] = {}
 # Per kind, a bound on memory: an entry takes about 1.3 KB, so at most about 7 MB each. Two-player games stay below it
 # (about 2,000 legal moves after 50 games); games of 4-5 players reach it after some 40 games, and an emptied cache
 # fills again within a few games.
