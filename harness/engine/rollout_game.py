@@ -53,14 +53,16 @@ class _Moves(NamedTuple):
 
 @cache
 def _moves(players: int) -> _Moves:
+    """The engine's moves of this player count, grouped; RuntimeError if HLE's uid order is not discards, plays,
+    colour hints, rank hints (then the legal moves listed group by group would not be in HLE's order)."""
     listed = player_moves(players)
     size, offsets = HAND_SIZE[players], range(1, players)
-    kind = {(m.kind, m.card_index, m.target_offset, m.color, m.rank): m for m in listed}
+    by_fields = {(m.kind, m.card_index, m.target_offset, m.color, m.rank): m for m in listed}
     grouped = _Moves(
-        discards=tuple(kind[MoveKind.DISCARD, i, None, None, None] for i in range(size)),
-        plays=tuple(kind[MoveKind.PLAY, i, None, None, None] for i in range(size)),
-        colors=tuple(tuple(kind[MoveKind.REVEAL_COLOR, None, o, c, None] for c in COLORS) for o in offsets),
-        ranks=tuple(tuple(kind[MoveKind.REVEAL_RANK, None, o, None, r] for r in RANKS) for o in offsets),
+        discards=tuple(by_fields[MoveKind.DISCARD, i, None, None, None] for i in range(size)),
+        plays=tuple(by_fields[MoveKind.PLAY, i, None, None, None] for i in range(size)),
+        colors=tuple(tuple(by_fields[MoveKind.REVEAL_COLOR, None, o, c, None] for c in COLORS) for o in offsets),
+        ranks=tuple(tuple(by_fields[MoveKind.REVEAL_RANK, None, o, None, r] for r in RANKS) for o in offsets),
     )
     ordered = [*grouped.discards, *grouped.plays, *(m for g in grouped.colors for m in g)]
     ordered += [m for g in grouped.ranks for m in g]
