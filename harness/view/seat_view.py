@@ -160,7 +160,6 @@ def dead_cards(fireworks: dict[str, int], discards: Mapping[str, int]) -> set[st
 class _Table(NamedTuple):
     """What the fireworks and the discard pile alone imply, shared by every view of that table (never changed)."""
 
-    discards: dict[str, int]  # copies discarded of every card, 0 included
     discard_counts: dict[str, int]  # in colour then rank order, without zeros
     dead: frozenset[str]
     playable: frozenset[str]
@@ -171,8 +170,8 @@ class _Table(NamedTuple):
 @lru_cache(maxsize=256)
 def _table(fireworks: tuple[tuple[str, int], ...], discards: tuple[str, ...]) -> _Table:
     """The table's derived facts (`discards` sorted), memoised: a game's table changes only on a play or a discard,
-    and every view of it (a rollout builds one per move) asked for the same counts again. Plain dicts with every
-    card, not Counters: a Counter's missing card costs a call into Python, and rollouts build a table per discard."""
+    and every view of it (a rollout builds one per move) asked for the same counts again. Counted in a plain dict of
+    every card, not a Counter: a Counter's missing card costs a call into Python, and rollouts build many tables."""
     heights = dict(fireworks)
     counts = dict.fromkeys(ALL_CARDS, 0)
     for name in discards:
@@ -186,7 +185,6 @@ def _table(fireworks: tuple[tuple[str, int], ...], discards: tuple[str, ...]) ->
             useless = name in dead
             status[name] = (rank == height + 1, useless, not useless and counts[name] == COPIES[rank] - 1)
     return _Table(
-        discards=counts,
         discard_counts={name: count for name, count in counts.items() if count},
         dead=dead,
         playable=frozenset(f"{color}{height + 1}" for color, height in fireworks if height < len(RANKS)),
