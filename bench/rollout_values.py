@@ -18,6 +18,9 @@ seconds (the CPU time is what "per core" means on a machine other work shares).
 made by `git archive`, run in a subprocess) and prints its cost beside today's, and whether the scores of every
 rollout of every move are identical (they must be: the values files are pinned byte for byte).
 
+`--step-costs N` prints instead what one step of a play-out costs, layer by layer, over N self-play games per player
+count: the game alone, with the step's view, and with the bot's choice (the whole step).
+
 `--profile` runs cProfile over the valuing and prints the harness functions by cumulative time (what BENCHMARKS.md
 section 6 reads the play-out's shares from; the times printed beside it are inflated by the profiler).
 
@@ -48,11 +51,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.options import BenchParser, positive_int
 from harness.bots import DEFAULT_BOT, get_bot
 from harness.engine.game import Game, deck_for_seed
+from harness.engine.rollout_game import RolloutGame
 from harness.play.values import MAX_ROLLOUTS, rollout_scores
 from harness.run.valuation import DecisionTask, ValuesWriter
 from harness.run.valuers import InProcess, LocalProcesses, Valuer
 from harness.schema.moves import Move
-from harness.view.seat_view import SeatView, build_view
+from harness.view.seat_view import SeatView, build_view, rollout_view
 
 ROOT = Path(__file__).resolve().parent.parent
 # Runs in the old code's copy: value the positions given on stdin, print scores and costs as JSON.
@@ -137,12 +141,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--profile", action="store_true", help="print where the valuing's time goes (cProfile, harness functions)"
     )
+    parser.add_argument(
+        "--step-costs",
+        type=positive_int,
+        metavar="N",
+        help="CPU per play-out step over N self-play games: the game alone, with the view, with the bot, instead",
+    )
     args = parser.parse_args(argv)
     if args.quick:  # one late decision at 2 players, two rollouts per move; then one decision in one and two processes
         args.players, args.turns, args.rollouts = [2], [40], 2
         args.throughput, args.workers, args.baseline = args.throughput and 1, 2, None
+        args.step_costs = args.step_costs and 1
     if not 2 <= args.rollouts <= MAX_ROLLOUTS:
         parser.error(f"--rollouts must lie in 2..{MAX_ROLLOUTS}")
+    if args.step_costs:
+        step_costs(args.players, args.step_costs)
+        return
     if args.throughput:
         throughput(args.throughput, args.rollouts, args.seed, args.workers, args.ray)
         return
@@ -207,6 +221,53 @@ def main(argv: list[str] | None = None) -> None:
     if args.quick:
         print()
         throughput(1, args.rollouts, args.seed, args.workers, None)
+
+
+def step_costs(players_counts: list[int], games: int) -> None:
+    """CPU per step of a play-out, in layers: the game alone (RolloutGame.apply), with the step's observation and
+    view (rollout_view), and with the bot's choice too (what play_out does). The moves are those of `local/smart`
+    self-play on deck seeds 1..`games`, replayed in every layer, so the three loops go through the same states; the
+    best of three passes is printed. A decision's CPU divided by the full step's cost says how many steps it plays,
+    and so what a target per decision leaves for each step."""
+    bot = get_bot(DEFAULT_BOT)
+    print(f"bot {DEFAULT_BOT}, {games} self-play games per player count (deck seeds 1-{games}), one process")
+    header = f"{'players':>7} {'steps':>6} {'game us/step':>12} {'+ view':>8} {'+ bot':>8} {'bot share':>9}"
+    print(header)
+    print("-" * len(header))
+    for players in players_counts:
+        played: list[tuple[list[str], list[int]]] = []
+        for seed in range(1, games + 1):
+            game, policy, chosen = RolloutGame(players, deck_for_seed(seed)), bot.policy(), []
+            while not game.is_over:
+                view = rollout_view(game.observe(game.current_player))
+                chosen.append(policy.choose(view))
+                game.apply(view.legal_moves[chosen[-1]].move)
+            played.append((deck_for_seed(seed), chosen))
+        steps = sum(len(chosen) for _, chosen in played)
+        alone, viewed, full = (step_layer(players, played, depth) / steps * 1e6 for depth in range(3))
+        print(
+            f"{players:>7} {steps:>6} {alone:>12.1f} {viewed:>8.1f} {full:>8.1f} "
+            f"{(full - viewed) / full:>9.0%}"
+        )
+
+
+def step_layer(players: int, played: list[tuple[list[str], list[int]]], depth: int) -> float:
+    """CPU seconds (best of three passes) to replay these games' moves: depth 0 applies them, 1 also builds each
+    step's view, 2 also asks the bot for its choice and plays that (the same moves, since it chose them)."""
+    bot, best = get_bot(DEFAULT_BOT), math.inf
+    for _ in range(3):
+        cpu = time.process_time()
+        for deck, chosen in played:
+            game, policy = RolloutGame(players, deck), bot.policy()
+            for index in chosen:
+                if depth == 0:
+                    game.apply(game.legal_moves()[index])
+                    continue
+                view = rollout_view(game.observe(game.current_player))
+                choice = policy.choose(view) if depth == 2 else index
+                game.apply(view.legal_moves[choice].move)
+        best = min(best, time.process_time() - cpu)
+    return best
 
 
 def print_baseline(

@@ -76,3 +76,14 @@ def test_the_rollout_profile_that_benchmarks_md_quotes_runs() -> None:
     done = bench("rollout_values.py", "--quick", "--profile")
     assert done.returncode == 0, done.stderr[-4000:]
     assert "rollout_scores" in done.stdout and "rollout_view" in done.stdout
+
+
+def test_the_step_costs_that_benchmarks_md_quotes_run() -> None:
+    """BENCHMARKS.md section 6 reads the play-out step's layers from `rollout_values.py --step-costs`: one row per
+    player count, each layer costing more than the one below it."""
+    done = bench("rollout_values.py", "--quick", "--step-costs", "1")
+    assert done.returncode == 0, done.stderr[-4000:]
+    row = done.stdout.strip().splitlines()[-1].split()
+    assert row[0] == "2" and int(row[1]) > 0
+    alone, viewed, full = map(float, row[2:5])
+    assert 0 < alone < viewed < full
