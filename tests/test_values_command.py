@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -11,7 +12,8 @@ import pytest
 from harness.cli.main import main
 from harness.play.values import MAX_ROLLOUTS
 from harness.run.store import RunDir
-from harness.run.valuation import ValuesWriter, complete_games, plan_game, value_game
+from harness.run.valuation import DecisionTask, ValuesWriter, complete_games, plan_game, value_game
+from harness.run.valuers import GamePlan, value_plans
 from harness.schema.log_file import read_game_log
 
 
@@ -151,3 +153,40 @@ def test_lines_valued_out_of_order_are_written_in_turn_order(run_dir: Path, tmp_
     assert writer.add(tasks[3], lines[tasks[3].turn]) == 0 and writer.held == 2
     assert writer.add(tasks[1], lines[tasks[1].turn]) == 3
     assert path.read_text() == "".join(lines[task.turn] for task in tasks)
+
+
+def test_a_games_file_is_fsynced_once_complete_and_every_file_on_a_stop(
+    run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cluster's driver writes hundreds of lines a second: they are fsynced by the batch (a game's file once it is
+    complete, and everything written when the valuing stops), not one fsync per line, which bound it to the disk."""
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def counting_fsync(descriptor: int) -> None:
+        synced.append(descriptor)
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", counting_fsync)
+    log = read_game_log(run_dir / "games" / "2p-custom-seed1.jsonl")
+    tasks = plan_game(log, set(), 1, 0, from_turn=log.moves[-1].turn - 9)
+    path = tmp_path / "values.jsonl"
+    writer = ValuesWriter({tasks[0].game_id: path}, tasks)
+    for task in tasks:
+        writer.add(task, f'{{"turn": {task.turn}}}\n')
+    assert path.read_text().count("\n") == len(tasks) == 10 and len(synced) == 1
+
+    class StoppedAfterThree:
+        cpus = 1.0
+
+        def value(self, tasks: list[DecisionTask], writer: ValuesWriter, progress: object) -> None:
+            for task in tasks[:3]:
+                writer.add(task, f'{{"turn": {task.turn}}}\n')
+            raise KeyboardInterrupt
+
+    synced.clear()
+    stopped = tmp_path / "stopped.jsonl"
+    plan = GamePlan(tasks[0].game_id, stopped, 0, tasks)
+    with pytest.raises(KeyboardInterrupt):
+        value_plans([plan], StoppedAfterThree(), lambda _: None, lambda _: None)  # type: ignore[arg-type]
+    assert stopped.read_text().count("\n") == 3 and len(synced) == 1

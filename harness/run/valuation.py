@@ -1,15 +1,16 @@
 """Valuing a run's logged decisions into `<run>/values/<game_id>.jsonl`, resumably (`hanabi-eval values`).
 
 For each decision of a complete game, every legal move's value by rollouts of the built-in player
-(harness.play.values), written as one DecisionValueRecord line (harness.schema.value_records), flushed and fsynced.
-Decisions already written with the same settings are kept and skipped; a torn last line is cut off and redone;
-values made with other settings are refused, never mixed.
+(harness.play.values), written as one DecisionValueRecord line (harness.schema.value_records) and fsynced soon after
+(ValuesWriter). Decisions already written with the same settings are kept and skipped; a torn last line is
+cut off and redone; values made with other settings are refused, never mixed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import time
 from functools import cache
 from pathlib import Path
 
@@ -158,11 +159,27 @@ def value_decision(task: DecisionTask) -> str:
     return line.model_dump_json() + "\n"
 
 
+SYNC_INTERVAL_S = 1.0  # the files written to are fsynced together about this often
+
+
+def _fsync(path: Path) -> None:
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
 class ValuesWriter:
     """Appends each game's lines to its values file in turn order, whatever order they are valued in.
 
-    A line is written (flushed and fsynced) as soon as every earlier planned decision of its game is written, so a
-    file always holds a prefix of the game's planned decisions and equals what a run in one process writes.
+    A line is written as soon as every earlier planned decision of its game is written, so a file always holds a
+    prefix of the game's planned decisions and equals what a run in one process writes. The files written to are
+    fsynced together by the first `add` at least SYNC_INTERVAL_S after the last sync, a game's file at once when its
+    last planned line is written, and all of them by `sync()` (value_plans calls it at the end and on Ctrl-C). A line
+    that an operating system crash loses in between is one more decision not valued yet: resume values it again, to
+    the same bytes (rollouts are deterministic), and a torn last line is cut off. One fsync per line made the disk the
+    first limit of a cluster's driver (BENCHMARKS.md section 6).
     """
 
     def __init__(self, paths: dict[str, Path], plans: list[DecisionTask]) -> None:
@@ -172,6 +189,8 @@ class ValuesWriter:
             self._order.setdefault(task.game_id, []).append(task.turn)
         self._next = dict.fromkeys(self._order, 0)
         self._waiting: dict[tuple[str, int], str] = {}
+        self._unsynced: set[Path] = set()
+        self._synced_at = time.monotonic()
         self.written = 0
 
     def add(self, task: DecisionTask, line: str) -> int:
@@ -183,14 +202,26 @@ class ValuesWriter:
             ready.append(self._waiting.pop((task.game_id, order[at])))
             at += 1
         if ready:
-            with self._paths[task.game_id].open("a", encoding="utf-8") as handle:
-                for text in ready:
-                    handle.write(text)
-                    handle.flush()
-                    os.fsync(handle.fileno())
+            path = self._paths[task.game_id]
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write("".join(ready))
             self._next[task.game_id] = at
             self.written += len(ready)
+            if at == len(order):  # the game's file is complete: on disk before anyone is told so
+                _fsync(path)
+                self._unsynced.discard(path)
+            else:
+                self._unsynced.add(path)
+        if self._unsynced and time.monotonic() - self._synced_at >= SYNC_INTERVAL_S:
+            self.sync()
         return len(ready)
+
+    def sync(self) -> None:
+        """fsync every file written to since the last sync."""
+        for path in sorted(self._unsynced):
+            _fsync(path)
+        self._unsynced.clear()
+        self._synced_at = time.monotonic()
 
     def written_in(self, game_id: str) -> int:
         """Lines written to this game's file so far (0 for a game with nothing planned)."""

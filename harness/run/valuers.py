@@ -131,5 +131,8 @@ def value_plans(
         progress(now)
 
     report(Progress(0, len(tasks), 0.0, valuer.cpus))
-    valuer.value(tasks, writer, report)
+    try:
+        valuer.value(tasks, writer, report)
+    finally:  # Ctrl-C or a failure too: every line written so far goes to disk
+        writer.sync()
     report(Progress(writer.written, len(tasks), 0.0, valuer.cpus))
