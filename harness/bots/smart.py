@@ -91,7 +91,6 @@ STALL_RICH_TOKENS = 4
 # clue, and a discard comes first. Off at 3-5 players.
 LAST_TOKEN_DECK = (4, 0, 0, 0)
 LAST_TOKEN_INFO = 0.2
-NO_CARDS: frozenset[str] = frozenset()
 
 
 class OwnInfo(NamedTuple):
@@ -127,6 +126,7 @@ class MateInfo(NamedTuple):
     known_useless: tuple[bool, ...]
     chop: int | None
     possible: frozenset[str]  # the cards of which the teammate cannot rule out every copy by looking around
+    public_sizes: tuple[int, ...]  # how many identities each card's public candidates hold (see _ruled_out)
 
 
 class Rule(StrEnum):
@@ -193,6 +193,7 @@ class _ClueEffect:
     bad_new: int = 0  # newly touched cards that are useless or duplicated
     misread: int = 0  # newly touched cards whose identity the convention then rules out
     saved: str | None = None  # the critical chop card it saves
+    ruled_out: int = 0  # public candidate identities it rules out, over the receiver's hand
     misleads: str | None = None  # why it would mislead the receiver (the reason of its rating)
 
 
@@ -205,10 +206,15 @@ def _describe_candidates(cands: list[str], fireworks: dict[str, int]) -> str:
 
 
 def _counted_candidates(
-    colors: frozenset[str], ranks: frozenset[int], allowed: frozenset[str] | None, possible: frozenset[str]
+    public: frozenset[str],
+    colors: frozenset[str],
+    ranks: frozenset[int],
+    allowed: frozenset[str] | None,
+    possible: frozenset[str],
 ) -> frozenset[str]:
-    """A player's candidates for a card: hints and convention, minus cards they can see are gone."""
-    cands = public_candidates(colors, ranks, allowed) & possible
+    """A player's candidates for a card: hints and convention (`public`, the card's public_candidates), minus cards
+    they can see are gone."""
+    cands = public & possible
     if not cands and allowed is not None:
         cands = public_candidates(colors, ranks, None) & possible
     return cands
@@ -313,12 +319,14 @@ class _Turn:
             held[c.card] = held.get(c.card, 0) + 1
         possible = in_base | {name for name, copies in held.items() if base[name] + copies > 0}
         slots = self.slots[hand.player]
-        known_play, known_useless = [], []
+        known_play, known_useless, public_sizes = [], [], []
         for slot in slots:
-            cands = _counted_candidates(slot.colors, slot.ranks, slot.allowed, possible)
+            public = public_candidates(slot.colors, slot.ranks, slot.allowed)
+            cands = _counted_candidates(public, slot.colors, slot.ranks, slot.allowed, possible)
             known_play.append(bool(cands) and cands <= self.playable)
             known_useless.append(bool(cands) and cands <= self.dead)
-        return MateInfo(tuple(known_play), tuple(known_useless), chop_index(slots), possible)
+            public_sizes.append(len(public))
+        return MateInfo(tuple(known_play), tuple(known_useless), chop_index(slots), possible, tuple(public_sizes))
 
     def _needs_save(self, hand: OtherHand, index: int, slots: list[Slot] | None = None) -> bool:
         c = hand.cards[index]
@@ -527,16 +535,6 @@ class _Turn:
             return None  # another hinted copy is waiting: one of the two would be wasted
         return _FinesseClue(name, blind)
 
-    @staticmethod
-    def _ruled_out(before: list[Slot], after: list[Slot]) -> float:
-        """The share of a hand's public candidate identities that a hint rules out (0 to 1)."""
-        removed = 0
-        for old, new in zip(before, after, strict=True):
-            if new is not old:  # apply_clue keeps the very slot a hint leaves unchanged
-                removed += len(public_candidates(old.colors, old.ranks, old.allowed))
-                removed -= len(public_candidates(new.colors, new.ranks, new.allowed))
-        return removed / (25 * len(after))
-
     def _rate_hint(self, legal: LegalMove) -> Rating:
         clue = self._read_clue(legal)
         effect = self._clue_effect(clue)
@@ -582,21 +580,27 @@ class _Turn:
         """What a clue does to each card of the receiver's hand; stops at the first card it would mislead about."""
         effect = _ClueEffect()
         touched_before: dict[str, int] = {}
-        after, before, known_play, possible = clue.after, clue.before, clue.mate.known_play, clue.mate.possible
+        after, before, mate = clue.after, clue.before, clue.mate
+        known_play, possible, playable = mate.known_play, mate.possible, self.playable
         for c in clue.hand.cards:
             j = c.index
             slot, old = after[j], before[j]
-            if slot is old:  # the hint changes nothing the player knows about this card
-                cands, knows_play = NO_CARDS, known_play[j]
+            unchanged = slot is old  # the hint tells the player nothing new about this card (apply_clue kept it)
+            if unchanged:
+                knows_play = known_play[j]
             else:
-                cands = _counted_candidates(slot.colors, slot.ranks, slot.allowed, possible)
-                knows_play = bool(cands) and cands <= self.playable
+                public = public_candidates(slot.colors, slot.ranks, slot.allowed)
+                effect.ruled_out += mate.public_sizes[j] - len(public)
+                cands = _counted_candidates(public, slot.colors, slot.ranks, slot.allowed, possible)
+                knows_play = bool(cands) and cands <= playable
             if knows_play and not c.playable:
                 effect.misleads = (
                     f"Hinting {clue.what} to player {clue.player} would make them think card {j} ({c.card}) is "
                     "playable."
                 )
                 return effect
+            if unchanged:
+                continue  # nothing else below can hold for a card the hint leaves as it was
             newly = slot.touched and not old.touched
             duplicate = self.touched_visible[c.card] - (1 if old.touched else 0) > 0
             if knows_play and not known_play[j]:
@@ -633,7 +637,8 @@ class _Turn:
     def _clue_penalty(self, clue: _Clue, effect: _ClueEffect) -> float:
         """What a clue's bad touches cost, less a tie-break for how much it tells (INFO_WEIGHT)."""
         misread_cost = MISREAD_PENALTY[self.view.num_players - 2] * effect.misread
-        return 0.12 * effect.bad_new + misread_cost - INFO_WEIGHT * self._ruled_out(clue.before, clue.after)
+        ruled_out = effect.ruled_out / (25 * len(clue.after))  # the share of the hand's identities (0 to 1)
+        return 0.12 * effect.bad_new + misread_cost - INFO_WEIGHT * ruled_out
 
     def _rate_finesse(
         self, clue: _Clue, asked: _FinesseClue, effect: _ClueEffect, plays: float, penalty: float
