@@ -265,8 +265,7 @@ class _Turn:
         self.replay = replay(view) if replayed is None else replayed
         self.slots = self.replay.hands
         self._target_cache: dict[int, frozenset[str]] = {}
-        self._own_odds: list[tuple[dict[str, int], frozenset[str] | None, OwnOdds]] = []  # see _own_info
-        self.own = [self._own_info(i) for i in range(len(view.own_hand))]
+        self.own = self._own_infos()
         self.own_chop = chop_index(self.slots[view.seat])
         # Copies of each card in the other hands, and of those touched by hints: every card has an entry (a plain
         # dict's lookup, where a Counter's missing key went through Python once per card of every rated hint).
@@ -290,27 +289,38 @@ class _Turn:
 
     # ---- facts -------------------------------------------------------------------------------------------------
 
-    def _own_info(self, index: int) -> OwnInfo:
-        own = self.view.own_hand[index]
-        slot = self.slots[self.view.seat][index]
-        # Unhinted cards have the same candidates and convention: their odds are counted once.
-        odds = next((o for c, a, o in self._own_odds if a is slot.allowed and c == own.candidates), None)
-        if odds is None:
-            odds = self._odds(own.candidates, slot.allowed)
-            self._own_odds.append((own.candidates, slot.allowed, odds))
-        return OwnInfo(odds.candidates, slot, odds.p_play, odds.p_dead, odds.p_critical)
+    def _own_infos(self) -> list[OwnInfo]:
+        """My own cards, oldest first."""
+        # Unhinted cards share the view's candidates dict and their slots' allowed set: their odds are counted once.
+        # (Keyed by identity: every key object lives in the view or the replay through the loop.)
+        odds_of: dict[tuple[int, int], OwnOdds] = {}
+        infos = []
+        for own, slot in zip(self.view.own_hand, self.slots[self.view.seat], strict=True):
+            key = (id(own.candidates), id(slot.allowed))
+            odds = odds_of.get(key)
+            if odds is None:
+                odds = odds_of[key] = self._odds(own.candidates, slot.allowed)
+            infos.append(OwnInfo(odds.candidates, slot, odds.p_play, odds.p_dead, odds.p_critical))
+        return infos
 
     def _odds(self, candidates: dict[str, int], allowed: frozenset[str] | None) -> OwnOdds:
-        cands = dict(candidates)
+        cands = candidates  # only read, never changed
         if allowed is not None:
             narrowed = {name: n for name, n in cands.items() if name in allowed}
             if narrowed:
                 cands = narrowed
-        total = sum(cands.values()) or 1
-        p_play = sum(n for name, n in cands.items() if name in self.playable) / total
-        p_dead = sum(n for name, n in cands.items() if name in self.dead) / total
-        p_critical = sum(n for name, n in cands.items() if name in self.critical) / total
-        return OwnOdds(cands, p_play, p_dead, p_critical)
+        playable, dead, critical = self.playable, self.dead, self.critical
+        total = plays = deads = criticals = 0  # copies, counted in one pass
+        for name, n in cands.items():
+            total += n
+            if name in playable:
+                plays += n
+            if name in dead:
+                deads += n
+            if name in critical:
+                criticals += n
+        total = total or 1
+        return OwnOdds(cands, plays / total, deads / total, criticals / total)
 
     def _mate_info(self, hand: OtherHand, base: Counter[str], in_base: frozenset[str]) -> MateInfo:
         # The cards the teammate cannot rule out: those with copies left besides theirs, and those they hold.
