@@ -250,6 +250,8 @@ def play_targets(
     return frozenset(reachable - queued)
 
 
+# Slot(*fields) without the Python-level __new__ a NamedTuple has (rating one hint builds about four slots).
+_new_slot = partial(tuple.__new__, Slot)
 ONE_COLOR: dict[str, frozenset[str]] = {c: frozenset((c,)) for c in COLORS}
 ONE_RANK: dict[int, frozenset[int]] = {r: frozenset((r,)) for r in RANKS}
 
@@ -272,37 +274,60 @@ def apply_clue(
     `targets()` gives what a play clue's focus may be (see play_targets); it is called only if needed.
     """
     out = list(slots)  # a slot the hint tells nothing new stays the very same object
-    # A touched card's set becomes the hinted value alone, an untouched one loses it; a set already so stays as is.
+    # The could-be sets of a touched card: the hinted value alone.
+    touched_colors = ONE_COLOR[color] if color else None
+    touched_ranks = ONE_RANK[rank] if rank else None
+    # An untouched card loses the hinted value; a card the hint newly touches is built once, in the loop after.
     if color:
-        one = ONE_COLOR[color]
         for i, old in enumerate(slots):
             colors = old.colors
             if i in revealed:
-                if colors == one:
+                if colors == touched_colors or not old.touched:
                     continue
-                colors = one
+                colors = ONE_COLOR[color]
             elif color in colors:
                 colors = _without(colors, color)
             else:
                 continue
-            out[i] = Slot(old.uid, colors, old.ranks, old.touched, old.play, old.save, old.allowed, old.finesse)
+            out[i] = _new_slot((old.uid, colors, old.ranks, old.touched, old.play, old.save, old.allowed, old.finesse))
     else:
         assert rank is not None
-        one_rank = ONE_RANK[rank]
         for i, old in enumerate(slots):
             ranks = old.ranks
             if i in revealed:
-                if ranks == one_rank:
+                if ranks == touched_ranks or not old.touched:
                     continue
-                ranks = one_rank
+                ranks = ONE_RANK[rank]
             elif rank in ranks:
                 ranks = _without(ranks, rank)
             else:
                 continue
-            out[i] = Slot(old.uid, old.colors, ranks, old.touched, old.play, old.save, old.allowed, old.finesse)
+            out[i] = _new_slot((old.uid, old.colors, ranks, old.touched, old.play, old.save, old.allowed, old.finesse))
     found = clue_focus(slots, revealed)
     if found is None:
         return out
+    focus, on_chop = found
+    meaning = targets() | table.saves if on_chop else targets()
+    for i in revealed:
+        old = slots[i]
+        if old.touched:
+            continue
+        allowed = meaning if i == focus else table.live
+        if old.allowed is not None:
+            allowed = old.allowed & allowed
+        out[i] = _new_slot(
+            (
+                old.uid,
+                touched_colors or old.colors,
+                touched_ranks or old.ranks,
+                True,
+                i == focus and not on_chop,
+                i == focus and on_chop,
+                allowed,
+                False,
+            )
+        )
+    return out
     focus, on_chop = found
     meaning = targets() | table.saves if on_chop else targets()
     for i in revealed:
