@@ -592,6 +592,9 @@ class _Turn:
         touched_before: dict[str, int] = {}
         after, before, mate = clue.after, clue.before, clue.mate
         known_play, possible, playable = mate.known_play, mate.possible, self.playable
+        # A card with more public candidates than this keeps one that is neither playable nor ruled out by the cards
+        # the player sees (the identities `possible` leaves out): they cannot know it is playable.
+        bound = len(playable) + len(ALL_CARDS) - len(possible)
         for c in clue.hand.cards:
             j = c.index
             slot, old = after[j], before[j]
@@ -601,8 +604,11 @@ class _Turn:
             else:
                 public = public_candidates(slot.colors, slot.ranks, slot.allowed)
                 effect.ruled_out += mate.public_sizes[j] - len(public)
-                cands = _counted_candidates(public, slot.colors, slot.ranks, slot.allowed, possible)
-                knows_play = bool(cands) and cands <= playable
+                if len(public) > bound:
+                    knows_play = False  # without building their candidates, which here are the most numerous
+                else:
+                    cands = _counted_candidates(public, slot.colors, slot.ranks, slot.allowed, possible)
+                    knows_play = bool(cands) and cands <= playable
             if knows_play and not c.playable:
                 effect.misleads = (
                     f"Hinting {clue.what} to player {clue.player} would make them think card {j} ({c.card}) is "
@@ -625,6 +631,7 @@ class _Turn:
                         "coming play, which it is not."
                     )
                     return effect
+                cands = _counted_candidates(public, slot.colors, slot.ranks, slot.allowed, possible)
                 if not duplicate and cands <= clue.targets:
                     effect.later_plays.append(c.card)
             if newly:
