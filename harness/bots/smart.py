@@ -15,7 +15,6 @@ token for a play or save clue. It never plays an uncertain card with one life le
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
@@ -269,18 +268,21 @@ class _Turn:
         self.own_chop = chop_index(self.slots[view.seat])
         # Copies of each card in the other hands, and of those touched by hints: every card has an entry (a plain
         # dict's lookup, where a Counter's missing key went through Python once per card of every rated hint).
-        self.visible = dict.fromkeys(ALL_CARDS, 0)
-        self.touched_visible = dict.fromkeys(ALL_CARDS, 0)
+        visible, touched_visible = dict.fromkeys(ALL_CARDS, 0), dict.fromkeys(ALL_CARDS, 0)
         for hand in view.others:
             slots = self.slots[hand.player]
             for c in hand.cards:
-                self.visible[c.card] += 1
+                visible[c.card] += 1
                 if slots[c.index].touched:
-                    self.touched_visible[c.card] += 1
-        base = Counter(view.unseen)  # the full deck less the discards, the fireworks and the cards in sight
+                    touched_visible[c.card] += 1
+        self.visible, self.touched_visible = visible, touched_visible
+        base = dict(view.unseen)  # the full deck less the discards, the fireworks and the cards in sight
         # Teammates see my hand: a card of mine I know for certain is no candidate for theirs. (Without this the bot
         # took a clue for harmless when the teammate, seeing that card, would read it as "play".)
-        base.subtract(next(iter(info.candidates)) for info in self.own if len(info.candidates) == 1)
+        for info in self.own:
+            if len(info.candidates) == 1:
+                (name,) = info.candidates
+                base[name] = base.get(name, 0) - 1
         in_base = frozenset(name for name, copies in base.items() if copies > 0)
         self.mates = {hand.player: self._mate_info(hand, base, in_base) for hand in view.others}
         self.hands = {hand.player: hand for hand in view.others}
@@ -322,19 +324,27 @@ class _Turn:
         total = total or 1
         return OwnOdds(cands, plays / total, deads / total, criticals / total)
 
-    def _mate_info(self, hand: OtherHand, base: Counter[str], in_base: frozenset[str]) -> MateInfo:
+    def _mate_info(self, hand: OtherHand, base: dict[str, int], in_base: frozenset[str]) -> MateInfo:
         # The cards the teammate cannot rule out: those with copies left besides theirs, and those they hold.
         held: dict[str, int] = {}
         for c in hand.cards:
             held[c.card] = held.get(c.card, 0) + 1
-        possible = in_base | {name for name, copies in held.items() if base[name] + copies > 0}
+        possible = in_base | {name for name, copies in held.items() if base.get(name, 0) + copies > 0}
         slots = self.slots[hand.player]
+        # A card with more public candidates than a set plus the identities `possible` leaves out is not known to be
+        # in that set (see _clue_effect): no need to build its counted candidates.
+        ruled_out = len(ALL_CARDS) - len(possible)
+        bound = max(len(self.playable), len(self.dead)) + ruled_out
         known_play, known_useless, public_sizes = [], [], []
         for slot in slots:
             public = public_candidates(slot.colors, slot.ranks, slot.allowed)
-            cands = _counted_candidates(public, slot.colors, slot.ranks, slot.allowed, possible)
-            known_play.append(bool(cands) and cands <= self.playable)
-            known_useless.append(bool(cands) and cands <= self.dead)
+            if len(public) > bound:
+                known_play.append(False)
+                known_useless.append(False)
+            else:
+                cands = _counted_candidates(public, slot.colors, slot.ranks, slot.allowed, possible)
+                known_play.append(bool(cands) and cands <= self.playable)
+                known_useless.append(bool(cands) and cands <= self.dead)
             public_sizes.append(len(public))
         return MateInfo(tuple(known_play), tuple(known_useless), chop_index(slots), possible, tuple(public_sizes))
 
