@@ -328,17 +328,6 @@ def apply_clue(
             )
         )
     return out
-    focus, on_chop = found
-    meaning = targets() | table.saves if on_chop else targets()
-    for i in revealed:
-        if slots[i].touched:
-            continue
-        old = out[i]
-        allowed = meaning if i == focus else table.live
-        if old.allowed is not None:
-            allowed = old.allowed & allowed
-        out[i] = Slot(old.uid, old.colors, old.ranks, True, i == focus and not on_chop, i == focus and on_chop, allowed)
-    return out
 
 
 @dataclass(frozen=True, slots=True)
