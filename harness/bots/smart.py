@@ -125,7 +125,7 @@ class MateInfo(NamedTuple):
     known_useless: tuple[bool, ...]
     chop: int | None
     possible: frozenset[str]  # the cards of which the teammate cannot rule out every copy by looking around
-    public_sizes: tuple[int, ...]  # how many identities each card's public candidates hold (see _ruled_out)
+    public_sizes: tuple[int, ...]  # how many identities each card's public candidates hold (see _clue_effect)
 
 
 class Rule(StrEnum):
