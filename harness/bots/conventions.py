@@ -28,13 +28,14 @@ import operator
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache, partial
-from typing import NamedTuple
+from functools import cache, lru_cache, partial
+from typing import NamedTuple, TypeVar
 
 from harness.schema.cards import ALL_CARDS, COLORS, COPIES, DECK_SIZE, RANKS, card
 from harness.schema.moves import MoveKind
 from harness.view.seat_view import HistoryEntry, SeatView, dead_cards
 
+T = TypeVar("T")
 ALL_CARD_SET: frozenset[str] = frozenset(ALL_CARDS)
 ALL_COLORS: frozenset[str] = frozenset(COLORS)
 ALL_RANKS: frozenset[int] = frozenset(RANKS)
@@ -249,16 +250,15 @@ def play_targets(
     return frozenset(reachable - queued)
 
 
-@lru_cache(maxsize=1024)
-def _narrow_colors(colors: frozenset[str], color: str, hit: bool) -> frozenset[str]:
-    narrowed = frozenset((color,)) if hit else colors - {color}
-    return colors if narrowed == colors else narrowed
+# Slot(*fields) without the Python-level __new__ a NamedTuple has (rating one hint builds about four slots).
+_new_slot = partial(tuple.__new__, Slot)
+ONE_COLOR: dict[str, frozenset[str]] = {c: frozenset((c,)) for c in COLORS}
+ONE_RANK: dict[int, frozenset[int]] = {r: frozenset((r,)) for r in RANKS}
 
 
-@lru_cache(maxsize=1024)
-def _narrow_ranks(ranks: frozenset[int], rank: int, hit: bool) -> frozenset[int]:
-    narrowed = frozenset((rank,)) if hit else ranks - {rank}
-    return ranks if narrowed == ranks else narrowed
+@cache  # at most 2 x 5 x 32 keys: a could-be set of colours or ranks, less one value
+def _without(values: frozenset[T], value: T) -> frozenset[T]:
+    return values - {value}
 
 
 def apply_clue(
@@ -274,30 +274,59 @@ def apply_clue(
     `targets()` gives what a play clue's focus may be (see play_targets); it is called only if needed.
     """
     out = list(slots)  # a slot the hint tells nothing new stays the very same object
+    # The could-be sets of a touched card: the hinted value alone.
+    touched_colors = ONE_COLOR[color] if color else None
+    touched_ranks = ONE_RANK[rank] if rank else None
+    # An untouched card loses the hinted value; a card the hint newly touches is built once, in the loop after.
     if color:
         for i, old in enumerate(slots):
-            colors = _narrow_colors(old.colors, color, i in revealed)
-            if colors != old.colors:
-                out[i] = Slot(old.uid, colors, old.ranks, old.touched, old.play, old.save, old.allowed, old.finesse)
+            colors = old.colors
+            if i in revealed:
+                if colors == touched_colors or not old.touched:
+                    continue
+                colors = ONE_COLOR[color]
+            elif color in colors:
+                colors = _without(colors, color)
+            else:
+                continue
+            out[i] = _new_slot((old.uid, colors, old.ranks, old.touched, old.play, old.save, old.allowed, old.finesse))
     else:
         assert rank is not None
         for i, old in enumerate(slots):
-            ranks = _narrow_ranks(old.ranks, rank, i in revealed)
-            if ranks != old.ranks:
-                out[i] = Slot(old.uid, old.colors, ranks, old.touched, old.play, old.save, old.allowed, old.finesse)
+            ranks = old.ranks
+            if i in revealed:
+                if ranks == touched_ranks or not old.touched:
+                    continue
+                ranks = ONE_RANK[rank]
+            elif rank in ranks:
+                ranks = _without(ranks, rank)
+            else:
+                continue
+            out[i] = _new_slot((old.uid, old.colors, ranks, old.touched, old.play, old.save, old.allowed, old.finesse))
     found = clue_focus(slots, revealed)
     if found is None:
         return out
     focus, on_chop = found
     meaning = targets() | table.saves if on_chop else targets()
     for i in revealed:
-        if slots[i].touched:
+        old = slots[i]
+        if old.touched:
             continue
-        old = out[i]
         allowed = meaning if i == focus else table.live
         if old.allowed is not None:
             allowed = old.allowed & allowed
-        out[i] = Slot(old.uid, old.colors, old.ranks, True, i == focus and not on_chop, i == focus and on_chop, allowed)
+        out[i] = _new_slot(
+            (
+                old.uid,
+                touched_colors or old.colors,
+                touched_ranks or old.ranks,
+                True,
+                i == focus and not on_chop,
+                i == focus and on_chop,
+                allowed,
+                False,
+            )
+        )
     return out
 
 

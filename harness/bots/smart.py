@@ -15,7 +15,6 @@ token for a play or save clue. It never plays an uncertain card with one life le
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
@@ -91,7 +90,6 @@ STALL_RICH_TOKENS = 4
 # clue, and a discard comes first. Off at 3-5 players.
 LAST_TOKEN_DECK = (4, 0, 0, 0)
 LAST_TOKEN_INFO = 0.2
-NO_CARDS: frozenset[str] = frozenset()
 
 
 class OwnInfo(NamedTuple):
@@ -127,6 +125,7 @@ class MateInfo(NamedTuple):
     known_useless: tuple[bool, ...]
     chop: int | None
     possible: frozenset[str]  # the cards of which the teammate cannot rule out every copy by looking around
+    public_sizes: tuple[int, ...]  # how many identities each card's public candidates hold (see _clue_effect)
 
 
 class Rule(StrEnum):
@@ -193,6 +192,7 @@ class _ClueEffect:
     bad_new: int = 0  # newly touched cards that are useless or duplicated
     misread: int = 0  # newly touched cards whose identity the convention then rules out
     saved: str | None = None  # the critical chop card it saves
+    ruled_out: int = 0  # public candidate identities it rules out, over the receiver's hand
     misleads: str | None = None  # why it would mislead the receiver (the reason of its rating)
 
 
@@ -205,10 +205,15 @@ def _describe_candidates(cands: list[str], fireworks: dict[str, int]) -> str:
 
 
 def _counted_candidates(
-    colors: frozenset[str], ranks: frozenset[int], allowed: frozenset[str] | None, possible: frozenset[str]
+    public: frozenset[str],
+    colors: frozenset[str],
+    ranks: frozenset[int],
+    allowed: frozenset[str] | None,
+    possible: frozenset[str],
 ) -> frozenset[str]:
-    """A player's candidates for a card: hints and convention, minus cards they can see are gone."""
-    cands = public_candidates(colors, ranks, allowed) & possible
+    """A player's candidates for a card: hints and convention (`public`, the card's public_candidates), minus cards
+    they can see are gone."""
+    cands = public & possible
     if not cands and allowed is not None:
         cands = public_candidates(colors, ranks, None) & possible
     return cands
@@ -259,23 +264,25 @@ class _Turn:
         self.replay = replay(view) if replayed is None else replayed
         self.slots = self.replay.hands
         self._target_cache: dict[int, frozenset[str]] = {}
-        self._own_odds: list[tuple[dict[str, int], frozenset[str] | None, OwnOdds]] = []  # see _own_info
-        self.own = [self._own_info(i) for i in range(len(view.own_hand))]
+        self.own = self._own_infos()
         self.own_chop = chop_index(self.slots[view.seat])
         # Copies of each card in the other hands, and of those touched by hints: every card has an entry (a plain
         # dict's lookup, where a Counter's missing key went through Python once per card of every rated hint).
-        self.visible = dict.fromkeys(ALL_CARDS, 0)
-        self.touched_visible = dict.fromkeys(ALL_CARDS, 0)
+        visible, touched_visible = dict.fromkeys(ALL_CARDS, 0), dict.fromkeys(ALL_CARDS, 0)
         for hand in view.others:
             slots = self.slots[hand.player]
             for c in hand.cards:
-                self.visible[c.card] += 1
+                visible[c.card] += 1
                 if slots[c.index].touched:
-                    self.touched_visible[c.card] += 1
-        base = Counter(view.unseen)  # the full deck less the discards, the fireworks and the cards in sight
+                    touched_visible[c.card] += 1
+        self.visible, self.touched_visible = visible, touched_visible
+        base = dict(view.unseen)  # the full deck less the discards, the fireworks and the cards in sight
         # Teammates see my hand: a card of mine I know for certain is no candidate for theirs. (Without this the bot
         # took a clue for harmless when the teammate, seeing that card, would read it as "play".)
-        base.subtract(next(iter(info.candidates)) for info in self.own if len(info.candidates) == 1)
+        for info in self.own:
+            if len(info.candidates) == 1:
+                (name,) = info.candidates
+                base[name] = base.get(name, 0) - 1
         in_base = frozenset(name for name, copies in base.items() if copies > 0)
         self.mates = {hand.player: self._mate_info(hand, base, in_base) for hand in view.others}
         self.hands = {hand.player: hand for hand in view.others}
@@ -284,41 +291,62 @@ class _Turn:
 
     # ---- facts -------------------------------------------------------------------------------------------------
 
-    def _own_info(self, index: int) -> OwnInfo:
-        own = self.view.own_hand[index]
-        slot = self.slots[self.view.seat][index]
-        # Unhinted cards have the same candidates and convention: their odds are counted once.
-        odds = next((o for c, a, o in self._own_odds if a is slot.allowed and c == own.candidates), None)
-        if odds is None:
-            odds = self._odds(own.candidates, slot.allowed)
-            self._own_odds.append((own.candidates, slot.allowed, odds))
-        return OwnInfo(odds.candidates, slot, odds.p_play, odds.p_dead, odds.p_critical)
+    def _own_infos(self) -> list[OwnInfo]:
+        """My own cards, oldest first."""
+        # Unhinted cards share the view's candidates dict and their slots' allowed set: their odds are counted once.
+        # (Keyed by identity: every key object lives in the view or the replay through the loop.)
+        odds_of: dict[tuple[int, int], OwnOdds] = {}
+        infos = []
+        for own, slot in zip(self.view.own_hand, self.slots[self.view.seat], strict=True):
+            key = (id(own.candidates), id(slot.allowed))
+            odds = odds_of.get(key)
+            if odds is None:
+                odds = odds_of[key] = self._odds(own.candidates, slot.allowed)
+            infos.append(OwnInfo(odds.candidates, slot, odds.p_play, odds.p_dead, odds.p_critical))
+        return infos
 
     def _odds(self, candidates: dict[str, int], allowed: frozenset[str] | None) -> OwnOdds:
-        cands = dict(candidates)
+        cands = candidates  # only read, never changed
         if allowed is not None:
             narrowed = {name: n for name, n in cands.items() if name in allowed}
             if narrowed:
                 cands = narrowed
-        total = sum(cands.values()) or 1
-        p_play = sum(n for name, n in cands.items() if name in self.playable) / total
-        p_dead = sum(n for name, n in cands.items() if name in self.dead) / total
-        p_critical = sum(n for name, n in cands.items() if name in self.critical) / total
-        return OwnOdds(cands, p_play, p_dead, p_critical)
+        playable, dead, critical = self.playable, self.dead, self.critical
+        total = plays = deads = criticals = 0  # copies, counted in one pass
+        for name, n in cands.items():
+            total += n
+            if name in playable:
+                plays += n
+            if name in dead:
+                deads += n
+            if name in critical:
+                criticals += n
+        total = total or 1
+        return OwnOdds(cands, plays / total, deads / total, criticals / total)
 
-    def _mate_info(self, hand: OtherHand, base: Counter[str], in_base: frozenset[str]) -> MateInfo:
+    def _mate_info(self, hand: OtherHand, base: dict[str, int], in_base: frozenset[str]) -> MateInfo:
         # The cards the teammate cannot rule out: those with copies left besides theirs, and those they hold.
         held: dict[str, int] = {}
         for c in hand.cards:
             held[c.card] = held.get(c.card, 0) + 1
-        possible = in_base | {name for name, copies in held.items() if base[name] + copies > 0}
+        possible = in_base | {name for name, copies in held.items() if base.get(name, 0) + copies > 0}
         slots = self.slots[hand.player]
-        known_play, known_useless = [], []
+        # A card with more public candidates than a set plus the identities `possible` leaves out is not known to be
+        # in that set (see _clue_effect): no need to build its counted candidates.
+        ruled_out = len(ALL_CARDS) - len(possible)
+        bound = max(len(self.playable), len(self.dead)) + ruled_out
+        known_play, known_useless, public_sizes = [], [], []
         for slot in slots:
-            cands = _counted_candidates(slot.colors, slot.ranks, slot.allowed, possible)
-            known_play.append(bool(cands) and cands <= self.playable)
-            known_useless.append(bool(cands) and cands <= self.dead)
-        return MateInfo(tuple(known_play), tuple(known_useless), chop_index(slots), possible)
+            public = public_candidates(slot.colors, slot.ranks, slot.allowed)
+            if len(public) > bound:
+                known_play.append(False)
+                known_useless.append(False)
+            else:
+                cands = _counted_candidates(public, slot.colors, slot.ranks, slot.allowed, possible)
+                known_play.append(bool(cands) and cands <= self.playable)
+                known_useless.append(bool(cands) and cands <= self.dead)
+            public_sizes.append(len(public))
+        return MateInfo(tuple(known_play), tuple(known_useless), chop_index(slots), possible, tuple(public_sizes))
 
     def _needs_save(self, hand: OtherHand, index: int, slots: list[Slot] | None = None) -> bool:
         c = hand.cards[index]
@@ -527,16 +555,6 @@ class _Turn:
             return None  # another hinted copy is waiting: one of the two would be wasted
         return _FinesseClue(name, blind)
 
-    @staticmethod
-    def _ruled_out(before: list[Slot], after: list[Slot]) -> float:
-        """The share of a hand's public candidate identities that a hint rules out (0 to 1)."""
-        removed = 0
-        for old, new in zip(before, after, strict=True):
-            if new is not old:  # apply_clue keeps the very slot a hint leaves unchanged
-                removed += len(public_candidates(old.colors, old.ranks, old.allowed))
-                removed -= len(public_candidates(new.colors, new.ranks, new.allowed))
-        return removed / (25 * len(after))
-
     def _rate_hint(self, legal: LegalMove) -> Rating:
         clue = self._read_clue(legal)
         effect = self._clue_effect(clue)
@@ -582,21 +600,33 @@ class _Turn:
         """What a clue does to each card of the receiver's hand; stops at the first card it would mislead about."""
         effect = _ClueEffect()
         touched_before: dict[str, int] = {}
-        after, before, known_play, possible = clue.after, clue.before, clue.mate.known_play, clue.mate.possible
+        after, before, mate = clue.after, clue.before, clue.mate
+        known_play, possible, playable = mate.known_play, mate.possible, self.playable
+        # A card with more public candidates than this keeps one that is neither playable nor ruled out by the cards
+        # the player sees (the identities `possible` leaves out): they cannot know it is playable.
+        bound = len(playable) + len(ALL_CARDS) - len(possible)
         for c in clue.hand.cards:
             j = c.index
             slot, old = after[j], before[j]
-            if slot is old:  # the hint changes nothing the player knows about this card
-                cands, knows_play = NO_CARDS, known_play[j]
+            unchanged = slot is old  # the hint tells the player nothing new about this card (apply_clue kept it)
+            if unchanged:
+                knows_play = known_play[j]
             else:
-                cands = _counted_candidates(slot.colors, slot.ranks, slot.allowed, possible)
-                knows_play = bool(cands) and cands <= self.playable
+                public = public_candidates(slot.colors, slot.ranks, slot.allowed)
+                effect.ruled_out += mate.public_sizes[j] - len(public)
+                if len(public) > bound:
+                    knows_play = False  # without building their candidates, which here are the most numerous
+                else:
+                    cands = _counted_candidates(public, slot.colors, slot.ranks, slot.allowed, possible)
+                    knows_play = bool(cands) and cands <= playable
             if knows_play and not c.playable:
                 effect.misleads = (
                     f"Hinting {clue.what} to player {clue.player} would make them think card {j} ({c.card}) is "
                     "playable."
                 )
                 return effect
+            if unchanged:
+                continue  # nothing else below can hold for a card the hint leaves as it was
             newly = slot.touched and not old.touched
             duplicate = self.touched_visible[c.card] - (1 if old.touched else 0) > 0
             if knows_play and not known_play[j]:
@@ -611,6 +641,7 @@ class _Turn:
                         "coming play, which it is not."
                     )
                     return effect
+                cands = _counted_candidates(public, slot.colors, slot.ranks, slot.allowed, possible)
                 if not duplicate and cands <= clue.targets:
                     effect.later_plays.append(c.card)
             if newly:
@@ -633,7 +664,8 @@ class _Turn:
     def _clue_penalty(self, clue: _Clue, effect: _ClueEffect) -> float:
         """What a clue's bad touches cost, less a tie-break for how much it tells (INFO_WEIGHT)."""
         misread_cost = MISREAD_PENALTY[self.view.num_players - 2] * effect.misread
-        return 0.12 * effect.bad_new + misread_cost - INFO_WEIGHT * self._ruled_out(clue.before, clue.after)
+        ruled_out = effect.ruled_out / (25 * len(clue.after))  # the share of the hand's identities (0 to 1)
+        return 0.12 * effect.bad_new + misread_cost - INFO_WEIGHT * ruled_out
 
     def _rate_finesse(
         self, clue: _Clue, asked: _FinesseClue, effect: _ClueEffect, plays: float, penalty: float
