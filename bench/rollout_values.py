@@ -231,7 +231,8 @@ def step_costs(players_counts: list[int], games: int) -> None:
     and so what a target per decision leaves for each step."""
     bot = get_bot(DEFAULT_BOT)
     print(f"bot {DEFAULT_BOT}, {games} self-play games per player count (deck seeds 1-{games}), one process")
-    header = f"{'players':>7} {'steps':>6} {'game us/step':>12} {'+ view':>8} {'+ bot':>8} {'bot share':>9}"
+    print("µs of CPU per step; each column adds its layer to the one before (the last is the whole step)")
+    header = f"{'players':>7} {'steps':>6} {'game':>8} {'+ view':>8} {'+ bot':>8} {'bot share':>9}"
     print(header)
     print("-" * len(header))
     for players in players_counts:
@@ -246,7 +247,7 @@ def step_costs(players_counts: list[int], games: int) -> None:
         steps = sum(len(chosen) for _, chosen in played)
         alone, viewed, full = (step_layer(players, played, depth) / steps * 1e6 for depth in range(3))
         print(
-            f"{players:>7} {steps:>6} {alone:>12.1f} {viewed:>8.1f} {full:>8.1f} "
+            f"{players:>7} {steps:>6} {alone:>8.1f} {viewed:>8.1f} {full:>8.1f} "
             f"{(full - viewed) / full:>9.0%}"
         )
 
