@@ -609,6 +609,7 @@ class _Turn:
             j = c.index
             slot, old = after[j], before[j]
             unchanged = slot is old  # the hint tells the player nothing new about this card (apply_clue kept it)
+            cands: frozenset[str] | None = None  # the player's candidates for the card, built only when needed
             if unchanged:
                 knows_play = known_play[j]
             else:
@@ -641,7 +642,8 @@ class _Turn:
                         "coming play, which it is not."
                     )
                     return effect
-                cands = _counted_candidates(public, slot.colors, slot.ranks, slot.allowed, possible)
+                if cands is None:
+                    cands = _counted_candidates(public, slot.colors, slot.ranks, slot.allowed, possible)
                 if not duplicate and cands <= clue.targets:
                     effect.later_plays.append(c.card)
             if newly:
