@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.options import BenchParser, positive_int
+from bench.options import BenchParser, bot_build, positive_int
 from bench.parallel import map_chunked
 from harness.bots import DEFAULT_BOT, bot_names, get_bot
 from harness.engine.game import Game, deck_for_seed
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
         args.seeds, args.players, args.jobs = 4, [2], min(args.jobs, 2)
 
     decks = [deck_for_seed(seed) for seed in range(args.seeds)]
-    print(f"bot {args.bot}, seeds 0..{args.seeds - 1}, {args.jobs} job(s)")
+    print(f"bot {args.bot}, seeds 0..{args.seeds - 1}, {args.jobs} job(s); smart bot {bot_build()}")
     header = (
         f"{'players':>7} {'games':>6} {'mean':>6} {'stderr':>6} {'3 strikes':>9} {'engine':>6} {'games/s':>8}"
     )

@@ -11,6 +11,8 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
+from harness.native import status
+
 
 class BenchParser(argparse.ArgumentParser):
     """argparse, with `--quick` and errors in one line: `<script>: <problem>; see --help`, exit code 2."""
@@ -83,3 +85,10 @@ def seed_list(text: str) -> str:
     if not all(p.strip().isdigit() for p in parts):
         raise argparse.ArgumentTypeError(f"{text!r} is not a list of seeds: write them like 1,2,3")
     return ",".join(p.strip() for p in parts)
+
+
+def bot_build() -> str:
+    """How this process runs the smart bot, for a benchmark's header: compiled (harness/native) or its source, and why.
+    The same moves either way; a cost measured one way says nothing of the other."""
+    built = status()
+    return built.reason if built.active else f"Python source: {built.reason}"

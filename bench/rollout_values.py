@@ -48,7 +48,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.options import BenchParser, positive_int
+from bench.options import BenchParser, bot_build, positive_int
 from harness.bots import DEFAULT_BOT, get_bot
 from harness.engine.game import Game, deck_for_seed
 from harness.engine.rollout_game import RolloutGame
@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> None:
         f"{'players':>7} {'turn':>4} {'moves':>5} {'k':>4} {'mean se':>7} {'spread':>6} {'regret':>6} "
         f"{'s/decision':>10} {'cpu s':>6}"
     )
-    print(f"bot {DEFAULT_BOT}, deck seed 0, value seed {args.seed}, one process")
+    print(f"bot {DEFAULT_BOT} ({bot_build()}), deck seed 0, value seed {args.seed}, one process")
     print(header)
     print("-" * len(header))
     compared: list[tuple[int, int, list[list[int]], float, float]] = []
@@ -230,7 +230,8 @@ def step_costs(players_counts: list[int], games: int) -> None:
     best of three passes is printed. A decision's CPU divided by the full step's cost says how many steps it plays,
     and so what a target per decision leaves for each step."""
     bot = get_bot(DEFAULT_BOT)
-    print(f"bot {DEFAULT_BOT}, {games} self-play games per player count (deck seeds 1-{games}), one process")
+    seeds = f"{games} self-play games per player count (deck seeds 1-{games})"
+    print(f"bot {DEFAULT_BOT} ({bot_build()}), {seeds}, one process")
     print("µs of CPU per step; each column adds its layer to the one before (the last is the whole step)")
     header = f"{'players':>7} {'steps':>6} {'game':>8} {'+ view':>8} {'+ bot':>8} {'bot share':>9}"
     print(header)
@@ -275,7 +276,7 @@ def print_baseline(
     ref: str, jobs: list[dict[str, object]], compared: list[tuple[int, int, list[list[int]], float, float]], k: int
 ) -> None:
     old = baseline(ref, jobs)
-    print(f"\nat {k} rollouts, one process: the code of {ref} beside this code")
+    print(f"\nat {k} rollouts, one process: the code of {ref} (its Python source) beside this code ({bot_build()})")
     header = f"{'players':>7} {'turn':>4} {'old s':>7} {'old cpu':>7} {'new s':>6} {'new cpu':>7} {'cpu x':>6} same"
     print(header)
     print("-" * len(header))
@@ -311,7 +312,8 @@ def throughput(decisions: int, rollouts: int, seed: int, workers: int, ray: str 
         for view in views[:decisions]
     ]
     print(
-        f"{decisions} decisions (turns 1-{decisions} of the 2-player self-play game, deck seed 0), {rollouts} rollouts"
+        f"{decisions} decisions (turns 1-{decisions} of the 2-player self-play game, deck seed 0), "
+        f"{rollouts} rollouts, bot {DEFAULT_BOT} ({bot_build()})"
     )
     header = f"{'where':<28} {'decisions/s':>11} {'s':>7} {'driver MB':>9} {'worker MB':>9} same"
     print(header)

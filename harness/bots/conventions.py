@@ -400,6 +400,8 @@ class _Replaying:
     """The state of a replay between two history entries: the hands (shared with the Replay being built), the table,
     and a play clue whose finesse the next entry answers."""
 
+    __slots__ = ("discards", "fireworks", "hands", "next_uid", "number", "pending", "players", "table")
+
     def __init__(self, players: int, hand_size: int, hands: list[list[Slot]]) -> None:
         self.players = players
         self.hands = hands
@@ -412,13 +414,28 @@ class _Replaying:
 
     def copy(self, hands: list[list[Slot]]) -> _Replaying:
         """The same state, writing into `hands` (a copy of this state's hands) from now on. (ReplayCache copies the
-        state at every entry: this takes the attributes as they are, without building a fresh state first.)"""
-        twin = object.__new__(_Replaying)
-        twin.__dict__.update(self.__dict__)
-        twin.hands = hands
+        state at every entry. Attribute by attribute, which harness/native compiles: no __dict__ to copy.)"""
+        twin = _Replaying(self.players, 0, hands)
+        twin.number = self.number
+        twin.next_uid = self.next_uid
         twin.fireworks = dict(self.fireworks)
         twin.discards = dict(self.discards)
+        twin.table = self.table
+        twin.pending = self.pending
         return twin
+
+    def same(self, other: _Replaying) -> bool:
+        """Whether the two states are equal in every field, all that a step reads."""
+        return (
+            self.number == other.number
+            and self.next_uid == other.next_uid
+            and self.players == other.players
+            and self.pending == other.pending
+            and self.table == other.table
+            and self.fireworks == other.fireworks
+            and self.discards == other.discards
+            and self.hands == other.hands
+        )
 
     def step(
         self, entry: HistoryEntry, identity: Callable[[int], frozenset[str]], chop_clued: dict[int, int]
@@ -547,7 +564,7 @@ class ReplayCache:
 
 def _same_state(a: tuple[_Replaying, dict[int, int]], b: tuple[_Replaying, dict[int, int]]) -> bool:
     """Whether two replay states (with their chops clued) are equal in every field, all that a step reads."""
-    return a[1] == b[1] and a[0].__dict__ == b[0].__dict__
+    return a[1] == b[1] and a[0].same(b[0])
 
 
 @dataclass(frozen=True, slots=True)

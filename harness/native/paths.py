@@ -1,0 +1,13 @@
+"""Where the compiled build lives and what it holds (the standard library only: harness/__init__.py imports this)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# The modules compiled, in the order mypyc is given them: the smart bot, which is most of a rollout step's time.
+COMPILED = ("harness.bots.conventions", "harness.bots.smart")
+FOLDER = Path(__file__).resolve().parent / "compiled"
+RECORD = FOLDER / "record.json"
+ROOT = FOLDER.parent.parent.parent  # the folder holding the harness package, which the record's paths start from
+OFF_VARIABLE = "HANABI_EVAL_NATIVE"
+BUILD_COMMAND = "python -m harness.native.build"
