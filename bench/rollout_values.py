@@ -14,9 +14,10 @@ whole run's value of its best move minus the whole run's value of each block's b
 0 at the full count by definition), and the cost of one decision at k rollouts in one process: wall clock and CPU
 seconds (the CPU time is what "per core" means on a machine other work shares).
 
-`--baseline REF` also values each position at the full count with the code of git commit REF (a copy of its harness/
-made by `git archive`, run in a subprocess) and prints its cost beside today's, and whether the scores of every
-rollout of every move are identical (they must be: the values files are pinned byte for byte).
+`--baseline REF [REF ...]` also values each position at the full count with the code of each git commit REF (a copy of
+its harness/ made by `git archive`, run in a subprocess: its Python source, never a compiled build) and prints its cost
+beside today's, and whether the scores of every rollout of every move are identical (they must be: the values files
+are pinned byte for byte). `--baseline HEAD` so times this commit's source beside its compiled bot (harness/native).
 
 `--step-costs N` prints instead what one step of a play-out costs, layer by layer, over N self-play games per player
 count: the game alone, with the step's view, and with the bot's choice (the whole step).
@@ -132,7 +133,12 @@ def main(argv: list[str] | None = None) -> None:
         "--rollouts", type=int, default=32, help="largest rollout count (a power of two is best)"
     )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--baseline", metavar="REF", help="also time the code of this git commit, and compare")
+    parser.add_argument(
+        "--baseline",
+        metavar="REF",
+        nargs="+",
+        help="also time the code of these git commits (their Python source), and compare",
+    )
     parser.add_argument(
         "--throughput", type=positive_int, metavar="N", help="decisions per second over N decisions instead"
     )
@@ -216,8 +222,8 @@ def main(argv: list[str] | None = None) -> None:
         stream = io.StringIO()
         pstats.Stats(profiler, stream=stream).sort_stats("cumulative").print_stats("harness/", 30)
         print(stream.getvalue())
-    if args.baseline:
-        print_baseline(args.baseline, jobs, compared, args.rollouts)
+    for ref in args.baseline or ():
+        print_baseline(ref, jobs, compared, args.rollouts)
     if args.quick:
         print()
         throughput(1, args.rollouts, args.seed, args.workers, None)

@@ -21,14 +21,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from harness.native.paths import COMPILED, FOLDER
+from harness.native.paths import COMPILED, FOLDER, ROOT
 
 if TYPE_CHECKING:
     from harness.native.record import NativeStatus
 
 
 class _CompiledFinder(importlib.abc.MetaPathFinder):
-    """Serves the compiled modules (and mypyc's shared library they load) from the build, once it checks out."""
+    """Serves the compiled modules (and mypyc's shared library they load) from the build, once it checks out, to this
+    harness package only: another copy imported in the same process (bench/bot_paired.py's `rev=`) gets its own."""
 
     def __init__(self) -> None:
         self._checked: tuple[dict[str, Path], NativeStatus] | None = None
@@ -43,7 +44,11 @@ class _CompiledFinder(importlib.abc.MetaPathFinder):
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in COMPILED and not fullname.endswith("__mypyc"):
+        if fullname in COMPILED:
+            package = ROOT.joinpath(*fullname.split(".")[:-1])
+            if not path or Path(path[0]).resolve() != package:
+                return None
+        elif not fullname.endswith("__mypyc"):
             return None
         file = self.checked()[0].get(fullname)
         if file is None:

@@ -32,12 +32,18 @@ def source_of(module: str, root: Path) -> Path:
 
 
 def sources_imported(root: Path) -> dict[str, str]:
-    """Every harness source file that COMPILED import, directly or not, relative to `root`, with its sha256."""
+    """Every harness source file that COMPILED import, directly or not, relative to `root`, with its sha256; but not
+    harness/native itself, the loader, which the compiled code does not depend on."""
     finder = ModuleFinder(path=[str(root)])
     for module in COMPILED:
         finder.run_script(str(source_of(module, root)))
-    found = (getattr(entry, "__file__", None) for name, entry in finder.modules.items() if name.startswith("harness"))
-    files = {Path(file) for file in found if file}
+    loader = str(__package__)  # harness.native
+    files = {
+        Path(file)
+        for name, entry in finder.modules.items()
+        if name.startswith("harness") and name != loader and not name.startswith(f"{loader}.")
+        and (file := getattr(entry, "__file__", None))
+    }
     files.update(source_of(module, root) for module in COMPILED)
     return {file.relative_to(root).as_posix(): source_digest(file) for file in sorted(files) if file.is_file()}
 

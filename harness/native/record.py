@@ -20,7 +20,7 @@ class BuildRecord(BaseModel):
     cache_tag: str  # sys.implementation.cache_tag of the Python that built it
     mypy: str  # the mypy (mypyc) version that compiled it
     files: dict[str, str]  # module name -> its file in compiled/ (the compiled modules and mypyc's shared library)
-    sources: dict[str, str]  # every harness source the compiled modules import, relative to ROOT -> its sha256
+    sources: dict[str, str]  # every harness source the compiled modules import (but harness/native) -> its sha256
 
 
 class NativeStatus(BaseModel):
