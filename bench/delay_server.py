@@ -164,7 +164,7 @@ async def check_replies(delay_s: float) -> int:
     from harness.engine.game import Game, deck_for_seed
     from harness.strategies.rendering import render_messages
     from harness.strategies.scaffold import load_scaffold, scaffold_names
-    from harness.view.seat_view import build_view
+    from harness.view.builder import build_view
 
     loop = asyncio.get_running_loop()
     server = await loop.create_server(lambda: DelayedHTTP(delay_s), "127.0.0.1", 0)

@@ -31,7 +31,8 @@ from harness.bots import DEFAULT_BOT, bot_names, get_bot
 from harness.bots.base import Bot
 from harness.engine.game import Game, deck_for_seed
 from harness.play.values import MAX_ROLLOUTS, rollout_scores
-from harness.view.seat_view import SeatView, build_view
+from harness.view.builder import build_view
+from harness.view.seat_view import SeatView
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from harness.play.game import move_record
 from harness.schema.log_file import GameLog, read_game_log
 from harness.schema.records import SeatConfig
 from harness.strategies.scaffold import load_scaffold, scaffold_names
-from harness.view.seat_view import build_view
+from harness.view.builder import build_view
 
 REPLIES: dict[str, str] = {}  # user prompt -> the reply logged for it
 

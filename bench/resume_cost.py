@@ -33,7 +33,7 @@ from harness.schema.log_file import read_game_log  # noqa: E402
 from harness.schema.records import GamePlan  # noqa: E402
 from harness.strategies.rendering import render_messages  # noqa: E402
 from harness.strategies.scaffold import load_scaffold  # noqa: E402
-from harness.view.seat_view import build_view  # noqa: E402
+from harness.view.builder import build_view  # noqa: E402
 
 
 def cut_log(path: Path, moves: int) -> None:

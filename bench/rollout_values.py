@@ -23,7 +23,8 @@ are pinned byte for byte). `--baseline HEAD` so times this commit's source besid
 count: the game alone, with the step's view, and with the bot's choice (the whole step).
 
 `--profile` runs cProfile over the valuing and prints the harness functions by cumulative time (what BENCHMARKS.md
-section 6 reads the play-out's shares from; the times printed beside it are inflated by the profiler).
+section 6 reads the play-out's shares from; the times printed beside it are inflated by the profiler). cProfile sees
+no compiled function, so with the compiled bot in use (harness/native) the script runs itself again on the source.
 
 `--throughput N` values the first N decisions of the 2-player self-play game (deck seed 0) as `hanabi-eval values`
 does (harness.run.valuers): in this process, in --workers processes, and with `--ray [ADDRESS]` as Ray tasks (no
@@ -37,6 +38,7 @@ import cProfile
 import io
 import json
 import math
+import os
 import pickle
 import pstats
 import resource
@@ -53,11 +55,14 @@ from bench.options import BenchParser, bot_build, positive_int
 from harness.bots import DEFAULT_BOT, get_bot
 from harness.engine.game import Game, deck_for_seed
 from harness.engine.rollout_game import RolloutGame
+from harness.native import status
+from harness.native.paths import OFF_VARIABLE
 from harness.play.values import MAX_ROLLOUTS, rollout_scores
 from harness.run.valuation import DecisionTask, ValuesWriter
 from harness.run.valuers import InProcess, LocalProcesses, Valuer
 from harness.schema.moves import Move
-from harness.view.seat_view import SeatView, build_view, rollout_view
+from harness.view.builder import build_view, rollout_view
+from harness.view.seat_view import SeatView
 
 ROOT = Path(__file__).resolve().parent.parent
 # Runs in the old code's copy: value the positions given on stdin, print scores and costs as JSON.
@@ -154,6 +159,9 @@ def main(argv: list[str] | None = None) -> None:
         help="CPU per play-out step over N self-play games: the game alone, with the view, with the bot, instead",
     )
     args = parser.parse_args(argv)
+    if args.profile and status().active:  # cProfile sees no compiled function: profile the same program as source
+        print("--profile: cProfile cannot see into the compiled bot, so this profiles its Python source", flush=True)
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, OFF_VARIABLE: "0"})
     if args.quick:  # one late decision at 2 players, two rollouts per move; then one decision in one and two processes
         args.players, args.turns, args.rollouts = [2], [40], 2
         args.throughput, args.workers, args.baseline = args.throughput and 1, 2, None

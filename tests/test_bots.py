@@ -22,7 +22,8 @@ from harness.engine.replay import replay_to_end
 from harness.play.values import play_out
 from harness.schema.cards import full_deck_counts
 from harness.schema.moves import Move, MoveKind
-from harness.view.seat_view import SeatView, build_view, is_playable
+from harness.view.builder import build_view, is_playable
+from harness.view.seat_view import SeatView
 
 SMART = SmartBot()
 

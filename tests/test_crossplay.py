@@ -17,7 +17,7 @@ from harness.schema.log_file import read_game_log
 from harness.schema.moves import Move, MoveKind
 from harness.strategies.rendering import render_messages
 from harness.strategies.scaffold import load_scaffold
-from harness.view.seat_view import build_view
+from harness.view.builder import build_view
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 
 

@@ -1,5 +1,6 @@
-"""The bot's compiled build (harness/native): setup.sh makes it, it plays and values exactly as the Python source,
-and it is never used once a source it was compiled from has changed, or when turned off."""
+"""The compiled build of the view builder and the smart bot (harness/native): setup.sh makes it, it builds the same
+views and plays and values exactly as the Python source, and it is never used once a source it was compiled from has
+changed, or when turned off."""
 
 from __future__ import annotations
 
@@ -20,16 +21,17 @@ needs_build = pytest.mark.skipif(
     not BUILT and not os.environ.get("CI"), reason="no compiled build: run python -m harness.native.build"
 )
 
-# Decisions along self-play games at 2-5 players (the move, every rating and the reason; the rollout policy's choice)
-# and every rollout score of one decision: printed as JSON with the file the bot came from and the build's status.
+# Along self-play games at 2-5 players: every view (what prompts print), every decision (the move, every rating and
+# the reason) and the rollout policy's choice; and every rollout score of one decision. Printed as JSON with the file
+# the bot came from and the build's status.
 PLAY = """
-import json, sys
+import hashlib, json, sys
 import harness.bots.smart as smart
 from harness.engine.rollout_game import RolloutGame
 from harness.engine.game import deck_for_seed
 from harness.native import status
 from harness.play.values import rollout_scores
-from harness.view.seat_view import build_view, rollout_view
+from harness.view.builder import build_view, rollout_view
 
 bot = smart.SmartBot()
 seen = []
@@ -39,6 +41,7 @@ for players in (2, 3, 4, 5):
         while not game.is_over:
             observation = game.observe(game.current_player)
             view = build_view(observation)
+            seen.append(hashlib.sha256(view.model_dump_json().encode()).hexdigest())
             decision = bot.decide(view)
             seen.append([decision.move_index, decision.reason, [r.value for r in bot.rate(view)]])
             seen.append(policy.choose(rollout_view(observation)))
@@ -68,16 +71,19 @@ def native_env(**extra: str) -> dict[str, str]:
 def test_the_tests_run_the_compiled_bot() -> None:
     # setup.sh builds it (CI fails here if it did not), so the whole suite checks the compiled code
     import harness.bots.smart
+    import harness.view.builder
 
     assert status().active, status().reason
-    assert Path(harness.bots.smart.__file__).parent == FOLDER
+    # (a module another compiled module imports first is named by mypyc below the build: compiled/harness/...)
+    assert Path(harness.bots.smart.__file__).is_relative_to(FOLDER)
+    assert Path(harness.view.builder.__file__).is_relative_to(FOLDER)
 
 
 @needs_build
-def test_the_compiled_bot_plays_and_values_exactly_as_its_source() -> None:
+def test_the_compiled_build_views_plays_and_values_exactly_as_its_source() -> None:
     compiled = play(native_env())
     source = play(native_env(HANABI_EVAL_NATIVE="0"))
-    assert Path(compiled["file"]).parent == FOLDER and compiled["status"]["active"]
+    assert Path(compiled["file"]).is_relative_to(FOLDER) and compiled["status"]["active"]
     assert source["file"].endswith("harness/bots/smart.py")
     assert source["status"] == {"active": False, "reason": "turned off by HANABI_EVAL_NATIVE=0"}
     assert len(compiled["seen"]) > 500
@@ -104,7 +110,7 @@ def import_bot(root: Path, **extra: str) -> tuple[str, str]:
 def test_a_moved_build_is_used_and_a_stale_one_is_not(tmp_path: Path) -> None:
     root = copied_install(tmp_path)
     file, reason = import_bot(root)
-    assert Path(file).parent == root / "harness" / "native" / "compiled", reason
+    assert Path(file).is_relative_to(root / "harness" / "native" / "compiled"), reason
     # A source the compiled bot imports changes (a developer's edit): the source runs until the next build, and the
     # status names the file
     view = root / "harness" / "view" / "seat_view.py"

@@ -15,7 +15,7 @@ from harness.schema.log_file import read_game_log
 from harness.strategies.offline_reply import paper_deduction_of
 from harness.strategies.rendering import render_messages
 from harness.strategies.scaffold import load_scaffold
-from harness.view.seat_view import build_view
+from harness.view.builder import build_view
 from harness.view.tracking_score import score_deductions
 from tests.conftest import random_game
 from tests.fakeserver import FakeModelServer, Reply, careful_player

@@ -14,7 +14,8 @@ from harness.engine.game import Game, deck_for_seed
 from harness.schema.moves import MoveKind
 from harness.strategies.rendering import render_messages
 from harness.strategies.scaffold import figure2_ladder, load_scaffold
-from harness.view.seat_view import SeatView, build_view
+from harness.view.builder import build_view
+from harness.view.seat_view import SeatView
 
 NAMES = {"R": "Red", "Y": "Yellow", "G": "Green", "W": "White", "B": "Blue"}
 

@@ -25,7 +25,7 @@ from harness.cli.main import main
 from harness.engine.game import Game
 from harness.schema.cards import COPIES, RANKS
 from harness.schema.moves import Move, MoveKind
-from harness.view.seat_view import build_view
+from harness.view.builder import build_view
 from tests.fakeserver import FakeModelServer, Reply, legal_moves_in
 
 SEED = 2025  # the bootstrap seed the report states

@@ -12,7 +12,7 @@ from harness.engine.game import MAX_INFO_TOKENS, Game, HistoryEntry, deck_for_se
 from harness.engine.replay import ReplayMismatch, replay_to_end
 from harness.engine.rollout_game import RolloutGame
 from harness.schema.moves import EndReason, Move, MoveKind
-from harness.view.seat_view import build_view, rollout_view
+from harness.view.builder import build_view, rollout_view
 
 # (players, deck seed, chooser): random play ends these games on lives, the smart bot ends them on the deck, and
 # on 2-player deck 3 with all 25 points before the final round is over (the test checks every end reason occurs).

@@ -11,7 +11,7 @@ import pytest
 from harness.schema.cards import COLOR_NAMES, COLORS
 from harness.strategies.rendering import render_messages
 from harness.strategies.scaffold import ScaffoldError, load_scaffold, scaffold_names
-from harness.view.seat_view import build_view
+from harness.view.builder import build_view
 from tests.conftest import random_game
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.strategies.offline_reply import deductions_of
-from harness.view.seat_view import build_view
+from harness.view.builder import build_view
 from harness.view.tracking_score import score_deductions
 from tests.conftest import random_game
 

@@ -24,7 +24,8 @@ from harness.play.values import (
     sample_world,
 )
 from harness.schema.moves import Move, MoveKind
-from harness.view.seat_view import SeatView, build_view, is_playable
+from harness.view.builder import build_view, is_playable
+from harness.view.seat_view import SeatView
 from tests.conftest import random_game
 from tests.test_view import counterfactual
 

@@ -14,8 +14,8 @@ from harness.schema.cards import HAND_SIZE
 from harness.schema.moves import MoveKind
 from harness.strategies.rendering import render_messages
 from harness.strategies.scaffold import load_scaffold, scaffold_names
-from harness.view import seat_view
-from harness.view.seat_view import _TOLD, build_view
+from harness.view import builder
+from harness.view.builder import _TOLD, build_view
 from tests.conftest import random_game
 
 
@@ -144,7 +144,7 @@ def test_a_views_remembered_legal_moves_and_cards_are_the_ones_it_would_build(pl
     """Legal moves and visible cards recur from turn to turn and game to game, so a view takes them from what it
     built before: every view of several games (the caches warm, then emptied, then nearly full and emptied on the
     way) equals the same view built from nothing, field by field, and its hints touch the target's cards."""
-    seat_view._LEGAL_MOVES.clear()
+    builder._LEGAL_MOVES.clear()
     views = []
     for seed in (1, 2, 3):
         game = random_game(players, seed=seed, moves=0)
@@ -152,10 +152,10 @@ def test_a_views_remembered_legal_moves_and_cards_are_the_ones_it_would_build(pl
         while not game.is_over:
             views.append((game.copy(), game.current_player, build_view(game.observe(game.current_player))))
             game.apply(rng.choice(game.legal_moves()))
-    assert len(seat_view._LEGAL_MOVES) < sum(len(v.legal_moves) for _, _, v in views)  # some were reused
+    assert len(builder._LEGAL_MOVES) < sum(len(v.legal_moves) for _, _, v in views)  # some were reused
     for past, seat, view in views:
-        seat_view._LEGAL_MOVES.clear()
-        seat_view._VISIBLE_CARDS.clear()
+        builder._LEGAL_MOVES.clear()
+        builder._VISIBLE_CARDS.clear()
         assert build_view(past.observe(seat)) == view
         hands = past.hands()
         for legal in view.legal_moves:
@@ -165,12 +165,12 @@ def test_a_views_remembered_legal_moves_and_cards_are_the_ones_it_would_build(pl
                 assert legal.touches == tuple(
                     i for i, c in enumerate(hand) if c[0] == move.color or c[1] == str(move.rank)
                 )
-    seat_view._LEGAL_MOVES.clear()
-    full = dict.fromkeys(range(seat_view._REMEMBERED_MAX), views[0][2].legal_moves[0])
-    seat_view._LEGAL_MOVES.update(full)  # type: ignore[arg-type]  # a cache at its bound is emptied, not grown
+    builder._LEGAL_MOVES.clear()
+    full = dict.fromkeys(range(builder._REMEMBERED_MAX), views[0][2].legal_moves[0])
+    builder._LEGAL_MOVES.update(full)  # type: ignore[arg-type]  # a cache at its bound is emptied, not grown
     past, seat, view = views[len(views) // 2]
     assert build_view(past.observe(seat)) == view
-    assert len(seat_view._LEGAL_MOVES) <= len(view.legal_moves)
+    assert len(builder._LEGAL_MOVES) <= len(view.legal_moves)
 
 
 def test_views_of_one_game_built_in_several_threads_agree_with_a_fresh_replay() -> None:

@@ -33,7 +33,8 @@ from typing import NamedTuple, TypeVar
 
 from harness.schema.cards import ALL_CARDS, COLORS, COPIES, DECK_SIZE, RANKS, card
 from harness.schema.moves import MoveKind
-from harness.view.seat_view import HistoryEntry, SeatView, dead_cards
+from harness.view.builder import dead_cards
+from harness.view.seat_view import HistoryEntry, SeatView
 
 T = TypeVar("T")
 ALL_CARD_SET: frozenset[str] = frozenset(ALL_CARDS)

@@ -31,7 +31,8 @@ from harness.schema.records import (
 )
 from harness.schema.secrets import public_seat
 from harness.strategies.asking import Decision, Journal, MoveInterrupted, journal_calls
-from harness.view.seat_view import SeatView, build_view
+from harness.view.builder import build_view
+from harness.view.seat_view import SeatView
 
 MoveListener = Callable[[MoveRecord], None]
 # why a stopped move's result line was written (status "stopped")

@@ -31,7 +31,8 @@ from harness.engine.replay import replay_to_end
 from harness.engine.rollout_game import RolloutGame
 from harness.schema.cards import DECK_SIZE
 from harness.schema.moves import Move, MoveKind
-from harness.view.seat_view import SeatView, build_view, rollout_view
+from harness.view.builder import build_view, rollout_view
+from harness.view.seat_view import SeatView
 
 # Rollouts per move of one decision, at most: each costs a replay and a played-out game (see BENCHMARKS.md).
 MAX_ROLLOUTS = 1000

@@ -21,7 +21,7 @@ from harness.report.load import LoadedGame
 from harness.schema.cards import COPIES, parse_card
 from harness.schema.moves import Move, MoveKind
 from harness.schema.records import MoveRecord
-from harness.view.seat_view import build_view, dead_cards, is_playable
+from harness.view.builder import build_view, dead_cards, is_playable
 
 
 class MoveFlags(BaseModel):

@@ -27,7 +27,8 @@ from harness.strategies.memory import keeps_notes, seat_notes
 from harness.strategies.offline_reply import bot_reply as offline_reply
 from harness.strategies.rendering import render_messages
 from harness.strategies.scaffold import calls_text
-from harness.view.seat_view import SeatView, build_view
+from harness.view.builder import build_view
+from harness.view.seat_view import SeatView
 
 
 class EpisodeError(ValueError):

@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.engine.game import Game, Knowledge
 from harness.schema.cards import COLORS
-from harness.view.seat_view import SeatView, build_view
+from harness.view.builder import build_view
+from harness.view.seat_view import SeatView
 
 
 class CardCell(BaseModel):

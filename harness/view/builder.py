@@ -1,0 +1,402 @@
+"""Building a seat's SeatView from its engine Observation: the facts derived in Python (unseen-card counts,
+playability, criticality, the final-round notice), so that templates never count cards.
+
+build_view validates the models it builds; rollout_view, for play-outs, trusts what this module computed. The view's
+recurring parts (legal moves, visible cards, a seat's events) are remembered between views. Compiled with the smart
+bot where setup.sh built it (harness/native); the models themselves live in seat_view.py.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+from harness.engine.game import MAX_INFO_TOKENS, MAX_LIFE_TOKENS, HistoryEntry, Knowledge, Observation
+from harness.schema.cards import ALL_CARDS, COLORS, COPIES, FULL_DECK, MAX_SCORE, RANKS, card
+from harness.schema.moves import Move, MoveKind
+from harness.schema.trusted import M, trusted
+from harness.view.seat_view import Event, LegalMove, OtherHand, OwnCard, SeatView, VisibleCard
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def is_playable(text: str, fireworks: dict[str, int]) -> bool:
+    """Whether a card (engine text such as 'R3') is the next one of its firework."""
+    return fireworks[text[0]] + 1 == int(text[1])
+
+
+_BY_COLOR: tuple[tuple[str, tuple[str, ...]], ...] = tuple((c, tuple(card(c, r) for r in RANKS)) for c in COLORS)
+
+
+def dead_cards(fireworks: dict[str, int], discards: Mapping[str, int]) -> set[str]:
+    """Cards that can never score: already played, or a lower rank of their colour is gone for good. `discards`
+    counts the discarded copies of every card (a Counter, or a dict with every card)."""
+    dead: set[str] = set()
+    for color, names in _BY_COLOR:
+        height = fireworks[color]
+        dead.update(names[:height])
+        for rank in range(height + 1, len(RANKS) + 1):
+            if discards[names[rank - 1]] >= COPIES[rank]:  # every copy gone: the ranks above it can never score
+                dead.update(names[rank:])
+                break
+    return dead
+
+
+class _Table(NamedTuple):
+    """What the fireworks and the discard pile alone imply, shared by every view of that table (never changed)."""
+
+    discard_counts: dict[str, int]  # in colour then rank order, without zeros
+    dead: frozenset[str]
+    playable: frozenset[str]
+    unseen: dict[str, int]  # copies not on the table: in some hand or in the deck
+    status: dict[str, tuple[bool, bool, bool]]  # every card: whether it is playable, useless, critical
+
+
+@lru_cache(maxsize=256)
+def _table(fireworks: tuple[tuple[str, int], ...], discards: tuple[str, ...]) -> _Table:
+    """The table's derived facts (`discards` sorted), memoised: a game's table changes only on a play or a discard,
+    and every view of it (a rollout builds one per move) asked for the same counts again. Counted in a plain dict of
+    every card, not a Counter: a Counter's missing card costs a call into Python, and rollouts build many tables."""
+    heights = dict(fireworks)
+    counts = dict.fromkeys(ALL_CARDS, 0)
+    for name in discards:
+        counts[name] += 1
+    dead = frozenset(dead_cards(heights, counts))
+    unseen, status = {}, {}
+    for color, names in _BY_COLOR:
+        height = heights[color]
+        for rank, name in enumerate(names, 1):
+            unseen[name] = FULL_DECK[name] - counts[name] - (1 if rank <= height else 0)
+            useless = name in dead
+            status[name] = (rank == height + 1, useless, not useless and counts[name] == COPIES[rank] - 1)
+    return _Table(
+        discard_counts={name: count for name, count in counts.items() if count},
+        dead=dead,
+        playable=frozenset(f"{color}{height + 1}" for color, height in fireworks if height < len(RANKS)),
+        unseen=unseen,
+        status=status,
+    )
+
+
+class _Make(Protocol):
+    """How a view's models are built: validated (`_validated`) or trusted as computed here (`trusted`)."""
+
+    def __call__(self, cls: type[M], fields: dict[str, Any], /) -> M: ...
+
+
+def _validated(cls: type[M], fields: dict[str, Any]) -> M:
+    return cls(**fields)
+
+
+def build_view(obs: Observation, events: bool = True) -> SeatView:
+    """Build the seat's view from its observation alone. `events=False` leaves `events`, `recent` and
+    `recent_events` empty: the built-in players never read them, and rollouts build a view at every step."""
+    return SeatView(**_view_fields(obs, events, _validated))
+
+
+def rollout_view(obs: Observation) -> SeatView:
+    """`build_view(obs, events=False)`, without validating again what this module computed from a valid observation
+    (schema/trusted.py): the view a play-out builds at every step, where validation was a large share of its cost.
+    The cards of the own hand with the same knowledge share one dict of candidates; nothing may change a view."""
+    return trusted(SeatView, _view_fields(obs, False, trusted))
+
+
+def _view_fields(obs: Observation, events: bool, make: _Make) -> dict[str, Any]:
+    """The fields of the seat's view (see build_view), its hands and own cards built by `make`."""
+    seat, n = obs.seat, obs.num_players
+    table = _table(tuple(obs.fireworks.items()), tuple(sorted(obs.discards)))
+    dead, playable, status = table.dead, table.playable, table.status
+
+    unseen = dict(table.unseen)
+    for player, hand in enumerate(obs.hands):
+        if player != seat:
+            for c in hand:
+                if c is not None:
+                    unseen[c] -= 1
+
+    own = _own_hand(obs.knowledge[seat], unseen, playable, dead, make)
+    others = []
+    for offset in range(1, n):
+        player = (seat + offset) % n
+        size = len(obs.hands[player])
+        cards = tuple(
+            _visible_card(i, size, c, k, status[c])
+            for i, (c, k) in enumerate(zip(obs.hands[player], obs.knowledge[player], strict=True))
+            if c is not None
+        )
+        others.append(make(OtherHand, {"player": player, "offset": offset, "cards": cards, "chop": _chop(cards)}))
+
+    recent: tuple[HistoryEntry, ...] = ()
+    told: tuple[Event, ...] = ()
+    if events:
+        recent = _since_own_move(obs.history, seat)
+        told = _events(obs.history, seat, n)
+
+    turns_left = None
+    if obs.last_player is not None:
+        turns_left = (obs.last_player - obs.current_player) % n + 1
+
+    return {
+        "seat": seat,
+        "num_players": n,
+        "hand_size": obs.hand_size,
+        "turn": obs.turn,
+        "life_tokens": obs.life_tokens,
+        "max_life_tokens": MAX_LIFE_TOKENS,
+        "info_tokens": obs.info_tokens,
+        "max_info_tokens": MAX_INFO_TOKENS,
+        "fireworks": dict(obs.fireworks),
+        "score": sum(obs.fireworks.values()),
+        "max_score": MAX_SCORE,
+        "discards": obs.discards,
+        "discard_counts": dict(table.discard_counts),
+        "deck_size": obs.deck_size,
+        "own_hand": own,
+        "own_chop": _chop(own),
+        "others": tuple(others),
+        "unseen": unseen,
+        "history": obs.history,
+        "recent": recent,
+        "events": told,
+        "recent_events": tuple(told[e.turn - 1] for e in recent),
+        "final_round": obs.last_player is not None,
+        "last_player": obs.last_player,
+        "last_player_offset": None if obs.last_player is None else (obs.last_player - seat) % n,
+        "turns_left": turns_left,
+        "legal_moves": _legal_moves(obs.legal_moves, seat, n, obs.hands),
+    }
+
+
+def _since_own_move(history: tuple[HistoryEntry, ...], seat: int) -> tuple[HistoryEntry, ...]:
+    """The moves the others made since the seat's own last move (all of them before its first), oldest first."""
+    since = len(history)
+    while since and history[since - 1].player != seat:
+        since -= 1
+    return history[since:]
+
+
+def _clued(knowledge: Knowledge) -> bool:
+    return knowledge.color is not None or knowledge.rank is not None
+
+
+def _chop(cards: tuple[OwnCard, ...] | tuple[VisibleCard, ...]) -> int | None:
+    return next((c.index for c in cards if not c.clued), None)
+
+
+def _own_hand(
+    knowledge: tuple[Knowledge, ...],
+    unseen: dict[str, int],
+    playable_cards: frozenset[str],
+    dead: frozenset[str],
+    make: _Make,
+) -> tuple[OwnCard, ...]:
+    """The seat's own cards. Cards with the same knowledge object share one count of their candidates: the engine's
+    knowledge is interned, so every unhinted card of a hand has the same one."""
+    counted: dict[int, tuple[dict[str, int], float, float]] = {}  # by id: every item lives through the loop
+    cards = []
+    for index, known in enumerate(knowledge):
+        if id(known) not in counted:
+            counted[id(known)] = _candidates(known, unseen, playable_cards, dead)
+        candidates, playable, useless = counted[id(known)]
+        cards.append(
+            make(
+                OwnCard,
+                {
+                    "index": index,
+                    "slot": len(knowledge) - index,
+                    "clued": _clued(known),
+                    "knowledge": known,
+                    "candidates": candidates,
+                    "playable_probability": playable,
+                    "useless_probability": useless,
+                },
+            )
+        )
+    return tuple(cards)
+
+
+def _candidates(
+    knowledge: Knowledge, unseen: dict[str, int], playable_cards: frozenset[str], dead: frozenset[str]
+) -> tuple[dict[str, int], float, float]:
+    """A hidden card's candidate identities with their unseen copies, and the chances it is playable and useless."""
+    candidates = {name: count for name in _could_be(knowledge) if (count := unseen[name]) > 0}
+    total = sum(candidates.values())
+    playable = sum(candidates.get(name, 0) for name in playable_cards)  # at most one per colour
+    useless = sum(n for name, n in candidates.items() if name in dead)
+    return candidates, playable / total if total else 0.0, useless / total if total else 0.0
+
+
+@cache
+def _could_be(knowledge: Knowledge) -> tuple[str, ...]:
+    """The identities a card's could-be sets allow, in colour then rank order."""
+    return tuple(f"{c}{r}" for c in knowledge.could_be_colors for r in knowledge.could_be_ranks)
+
+
+def _visible_card(
+    index: int, size: int, text: str, knowledge: Knowledge, status: tuple[bool, bool, bool]
+) -> VisibleCard:
+    """The card `text` at `index` of a hand of `size`, whose status on the table is (playable, useless, critical)."""
+    key = (index, size, text, id(knowledge), status)
+    visible = _VISIBLE_CARDS.get(key)
+    if visible is None or visible.knowledge is not knowledge:
+        playable, useless, critical = status
+        visible = VisibleCard(
+            index=index,
+            slot=size - index,
+            clued=_clued(knowledge),
+            card=text,
+            knowledge=knowledge,
+            playable=playable,
+            useless=useless,
+            critical=critical,
+        )
+        _remember(_VISIBLE_CARDS, key, visible)
+    return visible
+
+
+def _legal_moves(
+    moves: tuple[Move, ...], seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
+) -> tuple[LegalMove, ...]:
+    """The seat's legal moves, with each hint's target and the indices it touches in the target's hand."""
+    touching: dict[int, dict[str | int, tuple[int, ...]]] = {}  # target -> colour or rank -> indices, as needed
+    legal = []
+    for index, move in enumerate(moves):
+        offset = move.target_offset  # set for hints only
+        if offset is None:
+            key: tuple[int, int, int | None, tuple[int, ...]] = (index, id(move), None, ())
+        else:
+            target = (seat + offset) % n
+            touches = touching.get(target)
+            if touches is None:
+                touches = touching[target] = _touches(hands[target])
+            what = move.color or move.rank  # a hint names one of the two
+            assert what is not None
+            key = (index, id(move), target, touches.get(what, ()))
+        found = _LEGAL_MOVES.get(key)
+        legal.append(found if found is not None and found.move is move else _legal_move(key, move))
+    return tuple(legal)
+
+
+def _touches(hand: tuple[str | None, ...]) -> dict[str | int, tuple[int, ...]]:
+    """The hand indices a hint of each colour (a letter) and of each rank (a number) touches, ascending."""
+    found: dict[str | int, list[int]] = {}
+    for i, c in enumerate(hand):
+        if c is not None:
+            found.setdefault(c[0], []).append(i)
+            found.setdefault(int(c[1]), []).append(i)
+    return {what: tuple(indices) for what, indices in found.items()}
+
+
+def _legal_move(key: tuple[int, int, int | None, tuple[int, ...]], move: Move) -> LegalMove:
+    """The legal move of `key` (index, the move's id, hint target, indices touched), built and remembered."""
+    index, _, target, touches = key
+    if target is None:
+        legal = LegalMove(index=index, move=move, description=move.description)
+    else:
+        legal = LegalMove(index=index, move=move, description=move.description, target_player=target, touches=touches)
+    _remember(_LEGAL_MOVES, key, legal)
+    return legal
+
+
+# The view's immutable parts that recur from turn to turn, built once: a state's legal moves are the engine's
+# interned Move objects and a card's knowledge is an interned Knowledge, so the same few thousand models came back
+# every turn, each validated again (bench/overhead.py). Keyed by the id of the object the entry itself holds, so an
+# id cannot be reused while its entry lives; the identity check on lookup keeps an equal-id stranger out anyway.
+_LEGAL_MOVES: dict[tuple[int, int, int | None, tuple[int, ...]], LegalMove] = {}
+_VISIBLE_CARDS: dict[tuple[int, int, str, int, tuple[bool, bool, bool]], VisibleCard] = {}
+# Per kind, a bound on memory: an entry takes about 1.3 KB, so at most about 7 MB each. Two-player games stay below it
+# (about 2,000 legal moves after 50 games); games of 4-5 players reach it after some 40 games, and an emptied cache
+# fills again within a few games.
+_REMEMBERED_MAX = 5_000
+
+
+def _remember(cache: dict[K, V], key: K, value: V) -> None:
+    if len(cache) >= _REMEMBERED_MAX:
+        cache.clear()
+    cache[key] = value
+
+
+def _fireworks_text(fireworks: dict[str, int]) -> str:
+    return " ".join(f"{c}{fireworks[c]}" for c in COLORS)
+
+
+@dataclass(frozen=True)
+class _Told:
+    """The events of one game as one seat was last told them, and the fireworks and tokens after the last."""
+
+    moves: tuple[int, ...]  # the ids of the moves told, in order: a history extends the events if it starts with them
+    events: tuple[Event, ...]
+    fireworks: dict[str, int]
+    info: int
+
+
+# Each seat's events so far, by game (the id of its first move, which the entry's weak reference keeps from being
+# reused) and by (seat, players): a seat is told one event more per move, so each view extends the last one's list
+# instead of replaying the whole history (a 70-move game replayed it 70 times, about a third of building a view).
+# Nothing here holds a move: a game's entry goes when its first move is freed, with the game.
+_TOLD: dict[int, tuple[weakref.ref[HistoryEntry], dict[tuple[int, int], _Told]]] = {}
+_TOLD_LOCK = threading.Lock()  # not taken by the weak reference's callback, which a collection inside may run
+_UNTOLD = _Told((), (), dict.fromkeys(COLORS, 0), MAX_INFO_TOKENS)
+
+
+def _events(history: tuple[HistoryEntry, ...], seat: int, n: int) -> tuple[Event, ...]:
+    """The public history as events, with the fireworks and information tokens around each move (HLE's rules: a hint
+    costs a token, a discard returns one, a completed firework returns one while tokens are below the maximum)."""
+    if not history:
+        return ()
+    game = id(history[0])
+    moves = tuple(map(id, history))
+    with _TOLD_LOCK:  # one game's views built in two threads (the viewer's server) must not extend one list twice
+        if game not in _TOLD or _TOLD[game][0]() is not history[0]:
+            _TOLD[game] = (weakref.ref(history[0], lambda _: _TOLD.pop(game, None)), {})
+        seats = _TOLD[game][1]
+        told = seats.get((seat, n), _UNTOLD)
+        if moves[: len(told.moves)] != told.moves:  # not this history's start (a copy of the game played on)
+            told = _UNTOLD
+        done = len(told.moves)
+        if done < len(history):  # worked on copies: a replay that fails half-way leaves the list as it was
+            fireworks = dict(told.fireworks)
+            added = _replay(history[done:], seat, n, fireworks, told.info)
+            told = _Told(moves, told.events + added, fireworks, added[-1].info_after)
+        seats[seat, n] = told
+        return told.events
+
+
+def _replay(
+    entries: tuple[HistoryEntry, ...], seat: int, n: int, fireworks: dict[str, int], info: int
+) -> tuple[Event, ...]:
+    """The events of `entries`, from `fireworks` (updated in place) and `info` tokens before the first."""
+    events = []
+    for entry in entries:
+        before, info_before = _fireworks_text(fireworks), info
+        move = entry.move
+        if move.is_hint:
+            info -= 1
+            absolute = move.description.replace(f"player +{move.target_offset}", f"player P{entry.target_player}")
+        else:
+            absolute = move.description
+            if move.kind is MoveKind.DISCARD:
+                info = min(info + 1, MAX_INFO_TOKENS)
+            elif entry.scored and entry.card is not None:
+                fireworks[entry.card[0]] += 1
+                if entry.card[1] == "5":
+                    info = min(info + 1, MAX_INFO_TOKENS)
+        events.append(
+            Event(
+                turn=entry.turn,
+                player=entry.player,
+                offset=(entry.player - seat) % n,
+                move=move.description,
+                absolute_move=absolute,
+                fireworks_before=before,
+                info_before=info_before,
+                fireworks_after=_fireworks_text(fireworks),
+                info_after=info,
+            )
+        )
+    return tuple(events)
