@@ -12,6 +12,7 @@ from typing import ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from harness.bots.choice import best_index
 from harness.view.seat_view import SeatView
 
 # Ties at the top are broken towards the lower move index; the others are pushed down by this much.
@@ -73,16 +74,6 @@ class _Deciding:
 
     def choose(self, view: SeatView) -> int:
         return self.bot.decide(view).move_index
-
-
-def best_index(ratings: list[float]) -> int:
-    """The move decide_by_ratings chooses: the highest rating once clamped into [-1, 1], the lowest index on ties."""
-    if not ratings:
-        raise ValueError(
-            "no legal moves to choose from: the view is not of the seat to move, or the game is over"
-        )
-    clamped = [min(1.0, max(-1.0, float(r))) for r in ratings]
-    return max(range(len(clamped)), key=lambda i: (clamped[i], -i))
 
 
 def decide_by_ratings(ratings: list[float], reasons: list[str]) -> BotDecision:

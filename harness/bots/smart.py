@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
 
-from harness.bots.base import Bot, BotDecision, Policy, best_index, decide_by_ratings
+from harness.bots.base import Bot, BotDecision, Policy, decide_by_ratings
+from harness.bots.choice import best_index
 from harness.bots.conventions import (
     TWO_SAVE_PLAYERS,
     Replay,

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-# The modules compiled, in the order mypyc is given them: the smart bot and the seat's view it reads, nearly all of a
-# rollout step's time (bench/rollout_values.py --step-costs).
-COMPILED = ("harness.view.builder", "harness.bots.conventions", "harness.bots.smart")
+# The modules compiled: the smart bot, its choice among rated moves, and the seat's view it reads, built without
+# validating it again; nearly all of a rollout step's time (bench/rollout_values.py --step-costs).
+COMPILED = (
+    "harness.schema.trusted",
+    "harness.view.builder",
+    "harness.bots.choice",
+    "harness.bots.conventions",
+    "harness.bots.smart",
+)
 FOLDER = Path(__file__).resolve().parent / "compiled"
 RECORD = FOLDER / "record.json"
 ROOT = FOLDER.parent.parent.parent  # the folder holding the harness package, which the record's paths start from
