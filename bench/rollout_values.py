@@ -216,14 +216,14 @@ def main(argv: list[str] | None = None) -> None:
                 se = statistics.fmean(statistics.stdev(s[:k]) / math.sqrt(k) for s in scores)
                 blocks = args.rollouts // k
                 means = [[statistics.fmean(s[b * k : (b + 1) * k]) for s in scores] for b in range(blocks)]
-                spread = (
-                    statistics.fmean(statistics.stdev(block[m] for block in means) for m in range(len(moves)))
+                spread = (  # with one block of k rollouts (the full count) there is no spread between blocks
+                    f"{statistics.fmean(statistics.stdev(block[m] for block in means) for m in range(len(moves))):.2f}"
                     if blocks > 1
-                    else float("nan")
+                    else "-"
                 )
                 regret = statistics.fmean(full[overall] - full[best(block)] for block in means)
                 print(
-                    f"{players:>7} {view.turn:>4} {len(moves):>5} {k:>4} {se:>7.2f} {spread:>6.2f} "
+                    f"{players:>7} {view.turn:>4} {len(moves):>5} {k:>4} {se:>7.2f} {spread:>6} "
                     f"{regret:>6.2f} {per_rollout * k:>10.2f} {cpu_per_rollout * k:>6.2f}"
                 )
     if profiler:  # with the profiler on, the times above are inflated; its shares are what to read
@@ -325,9 +325,9 @@ def throughput(decisions: int, rollouts: int, seed: int, workers: int, ray: str 
         )
         for view in views[:decisions]
     ]
+    which = f"{decisions} decisions (turns 1-{decisions}" if decisions > 1 else "1 decision (turn 1"
     print(
-        f"{decisions} decisions (turns 1-{decisions} of the 2-player self-play game, deck seed 0), "
-        f"{rollouts} rollouts, bot {DEFAULT_BOT} ({bot_build()})"
+        f"{which} of the 2-player self-play game, deck seed 0), {rollouts} rollouts, bot {DEFAULT_BOT} ({bot_build()})"
     )
     header = f"{'where':<28} {'decisions/s':>11} {'s':>7} {'driver MB':>9} {'worker MB':>9} same"
     print(header)
