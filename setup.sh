@@ -22,7 +22,8 @@ PYTHONWARNINGS="ignore::UserWarning:setuptools.command.editable_wheel" \
 
 # The smart bot compiled with mypyc (harness/native), which rollouts and bot games run about 1.5x faster with the same
 # moves and values. Without mypyc or a C compiler this says so in one line and the Python source runs instead.
-.venv/bin/python -m harness.native.build || echo "setup.sh: the smart bot stays Python source (same results, slower)" >&2
+.venv/bin/python -m harness.native.build ||
+  echo "setup.sh: the smart bot was not compiled (the line above says why); without a build its Python source runs, with the same results, slower" >&2
 
 # Debian's chromium for the game viewer's browser tests: installed with apt-get as root or through password-less sudo,
 # else the tests skip and this says how to install it in one line (never a failure: the harness does not need it).

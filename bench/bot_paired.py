@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.options import BenchParser, positive_int
+from bench.options import BenchParser, bot_build, positive_int
 from bench.parallel import map_chunked
 from harness.bots import DEFAULT_BOT, bot_names, smart
 from harness.schema.cards import MAX_SEED, MIN_SEED
@@ -222,6 +222,7 @@ def main(argv: list[str] | None = None) -> None:
             except ValueError as problem:
                 parser.error(str(problem))
         print(f"seeds {seeds[0]}-{seeds[-1]} ({len(seeds)} deals), {args.jobs} job(s); base: {base.label}")
+        print(f"this checkout's smart bot: {bot_build()}; another commit's (rev=): its Python source")
         started = time.perf_counter()
         for players in args.players:
             played = {

@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bot_selfplay import play_game
-from bench.options import BenchParser
+from bench.options import BenchParser, bot_build
 from bench.parallel import map_chunked
 from harness.bots import DEFAULT_BOT, bot_names, get_bot
 from harness.bots.base import Bot
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
     seeds = list(range(args.seeds))
     print(
         f"bot {args.bot}, seeds 0..{args.seeds - 1}, search with <= {args.deck} cards to draw over the top "
-        f"{args.top} moves, {args.rollouts} rollouts each, {args.jobs} job(s)"
+        f"{args.top} moves, {args.rollouts} rollouts each, {args.jobs} job(s); smart bot {bot_build()}"
     )
     header = (
         f"{'players':>7} {'games':>6} {'plain':>6} {'search':>6} {'diff':>6} {'stderr':>6} "

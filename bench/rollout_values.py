@@ -161,7 +161,13 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.profile and status().active:  # cProfile sees no compiled function: profile the same program as source
         print("--profile: cProfile cannot see into the compiled bot, so this profiles its Python source", flush=True)
-        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, OFF_VARIABLE: "0"})
+        again = [sys.executable, __file__, *(sys.argv[1:] if argv is None else argv)]
+        os.execve(sys.executable, again, {**os.environ, OFF_VARIABLE: "0"})
+    for ref in args.baseline or ():  # a commit that does not exist is refused now, not after the valuing
+        commit = ["git", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"]
+        known = subprocess.run(commit, cwd=ROOT, capture_output=True, check=False)
+        if known.returncode != 0:
+            parser.error(f"--baseline {ref}: no such commit in this checkout")
     if args.quick:  # one late decision at 2 players, two rollouts per move; then one decision in one and two processes
         args.players, args.turns, args.rollouts = [2], [40], 2
         args.throughput, args.workers, args.baseline = args.throughput and 1, 2, None

@@ -13,12 +13,16 @@ from pathlib import Path
 
 import pytest
 
+from harness.bots.base import decide_by_ratings
 from harness.native import status
 from harness.native.paths import COMPILED, FOLDER, RECORD, ROOT
+from harness.native.record import check_record
 
-BUILT = RECORD.is_file()
+# Without a build in use (none made, a source edited since, or turned off) these tests skip and say why; in CI,
+# where setup.sh must have built it, they run and fail.
+IN_USE = check_record()[1]
 needs_build = pytest.mark.skipif(
-    not BUILT and not os.environ.get("CI"), reason="no compiled build: run python -m harness.native.build"
+    not IN_USE.active and not os.environ.get("CI"), reason=f"the compiled build is not in use: {IN_USE.reason}"
 )
 
 # Along self-play games at 2-5 players: every view (what prompts print), every decision (the move, every rating and
@@ -83,7 +87,8 @@ def test_the_tests_run_the_compiled_bot() -> None:
 def test_the_compiled_build_views_plays_and_values_exactly_as_its_source() -> None:
     compiled = play(native_env())
     source = play(native_env(HANABI_EVAL_NATIVE="0"))
-    assert Path(compiled["file"]).is_relative_to(FOLDER) and compiled["status"]["active"]
+    assert compiled["status"]["active"], compiled["status"]["reason"]
+    assert Path(compiled["file"]).is_relative_to(FOLDER)
     assert source["file"].endswith("harness/bots/smart.py")
     assert source["status"] == {"active": False, "reason": "turned off by HANABI_EVAL_NATIVE=0"}
     assert len(compiled["seen"]) > 500
@@ -134,6 +139,21 @@ def test_a_damaged_or_foreign_build_record_means_the_source(tmp_path: Path) -> N
     file, reason = import_bot(root)
     assert file.endswith("harness/bots/smart.py")
     assert reason.startswith("compiled for cpython-399, not this Python")
+    # A compiled file cut short (a full disk, a bad copy) would crash the process that loads it: it is never loaded
+    record.write_text(json.dumps(kept))
+    library = root / "harness" / "native" / "compiled" / kept["files"]["harness.bots.smart"]
+    library.write_bytes(library.read_bytes()[:1000])
+    file, reason = import_bot(root)
+    assert file.endswith("harness/bots/smart.py")
+    assert reason == f"{library.name} is damaged (python -m harness.native.build builds it again)"
+
+
+@needs_build
+def test_the_build_is_turned_off_by_any_usual_spelling_of_no(tmp_path: Path) -> None:
+    root = copied_install(tmp_path)
+    for off in ("0", "false", "Off", "no"):
+        file, reason = import_bot(root, HANABI_EVAL_NATIVE=off)
+        assert file.endswith("harness/bots/smart.py") and reason == f"turned off by HANABI_EVAL_NATIVE={off}"
 
 
 def test_without_a_build_the_source_runs_and_says_how_to_build(tmp_path: Path) -> None:
@@ -141,6 +161,28 @@ def test_without_a_build_the_source_runs_and_says_how_to_build(tmp_path: Path) -
     file, reason = import_bot(tmp_path)
     assert file == str(tmp_path / "harness" / "bots" / "smart.py")
     assert reason == "not compiled (python -m harness.native.build compiles it)"
+
+
+@needs_build
+def test_a_file_that_cannot_be_copied_stops_the_build_in_one_line_and_keeps_the_build(tmp_path: Path) -> None:
+    root = copied_install(tmp_path)
+    (root / "harness" / "dangling.txt").symlink_to(tmp_path / "nowhere")
+    record = root / "harness" / "native" / "compiled" / "record.json"
+    before = record.read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.native.build"],
+        env=native_env(PYTHONPATH=str(root)),
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"harness.native.build: cannot copy {root / 'harness' / 'dangling.txt'} to compile the package: "
+        f"[Errno 2] No such file or directory: '{root / 'harness' / 'dangling.txt'}'"
+    ]
+    assert record.read_bytes() == before
 
 
 @needs_build
@@ -160,3 +202,10 @@ def test_a_build_without_a_compiler_stops_in_one_line_and_keeps_the_build() -> N
     ]
     assert RECORD.read_bytes() == before and all((FOLDER / f).is_file() for f in json.loads(before)["files"].values())
     assert set(COMPILED) <= set(json.loads(before)["files"])
+
+
+def test_a_bot_written_elsewhere_decides_by_ratings_as_with_the_source() -> None:
+    # decide_by_ratings, the helper a new bot uses, calls the compiled best_index, which checks its annotation (a list
+    # of numbers) at run time: a tuple of ratings, or a rating as text that the source reads with float(), still works
+    assert decide_by_ratings((0.1, 0.7, 0.7), ["a", "b", "c"]).move_index == 1
+    assert decide_by_ratings(["0.3", 0.2], ["a", "b"]).move_index == 0

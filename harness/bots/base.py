@@ -84,8 +84,10 @@ def decide_by_ratings(ratings: list[float], reasons: list[str]) -> BotDecision:
     """
     if len(ratings) != len(reasons):
         raise ValueError(f"{len(ratings)} ratings but {len(reasons)} reasons")
-    best = best_index(ratings)
+    # clamped first: best_index, compiled (harness/native), takes a list of numbers only, where a bot written
+    # elsewhere may pass a tuple or numbers as text that float() reads
     clamped = [min(1.0, max(-1.0, float(r))) for r in ratings]
+    best = best_index(clamped)
     top = clamped[best]
     tied = [i for i, r in enumerate(clamped) if i != best and r >= top]
     if tied:

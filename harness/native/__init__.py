@@ -6,8 +6,8 @@ record of the sha256 of every harness file they were compiled against (record.py
 is imported, puts a finder first on sys.meta_path. On the first import of a compiled module it checks the record:
 another Python, a missing file or any source changed since the build, and the Python source is imported as always.
 The compiled code is the same program, so it makes the same moves and values (tests/test_native.py compares the
-two), only faster. HANABI_EVAL_NATIVE=0 turns it off. Importing harness needs only the standard library: the record
-(pydantic) is read on the first import of a compiled module.
+two), only faster. HANABI_EVAL_NATIVE=0 (or false, off, no) turns it off. Importing harness needs only the standard
+library: the record (pydantic) is read on the first import of a compiled module.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class _CompiledFinder(importlib.abc.MetaPathFinder):
         elif not fullname.endswith("__mypyc"):
             return None
         file = self.checked()[0].get(fullname)
-        if file is None:
+        if file is None or not file.is_file():  # (a build under way since the check replaces the files)
             return None
         loader = importlib.machinery.ExtensionFileLoader(fullname, str(file))
         return importlib.util.spec_from_file_location(fullname, file, loader=loader)

@@ -1,10 +1,12 @@
-"""`python -m harness.native.build`: compile harness.native.COMPILED with mypyc into harness/native/compiled/.
+"""`python -m harness.native.build`: compile the smart bot and the view builder with mypyc (paths.COMPILED) into
+harness/native/compiled/.
 
 mypyc (part of mypy, which the dev extra installs) and a C compiler do the work in a temporary copy of the package,
 so nothing but compiled/ is written. The build record goes in last, naming every harness source the compiled modules
 import (found by the standard library's modulefinder) with its sha256: a later change to any of them and the Python
-source is used again until the next build. Exit 0 with one line when done, 2 with one line naming the fix when mypyc
-or the compiler is missing or the build fails.
+source is used again until the next build; the compiled files' own digests are kept too, so a damaged one is never
+loaded. Exit 0 with one line when done; 2 with one line naming the fix when mypyc or the compiler is missing, a file
+cannot be copied or the build fails; 1 when the build cannot be written; 130 on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from modulefinder import ModuleFinder
 from pathlib import Path
 
 from harness.native.paths import COMPILED, FOLDER, RECORD, ROOT
-from harness.native.record import BuildRecord, source_digest
+from harness.native.record import BuildRecord, check_record, source_digest
 
 
 class BuildFailed(Exception):
@@ -88,7 +90,13 @@ def build() -> BuildRecord:
     """Compile COMPILED and put the result in FOLDER, the record last (a build stopped half way is not used)."""
     with tempfile.TemporaryDirectory(prefix="hanabi-eval-native-") as temporary:
         copy = Path(temporary)
-        shutil.copytree(ROOT / "harness", copy / "harness", ignore=shutil.ignore_patterns("__pycache__", "compiled"))
+        try:
+            shutil.copytree(
+                ROOT / "harness", copy / "harness", ignore=shutil.ignore_patterns("__pycache__", "compiled")
+            )
+        except shutil.Error as error:  # one entry per file that could not be copied: name the first
+            source, _, why = error.args[0][0]
+            raise BuildFailed(f"cannot copy {source} to compile the package: {why}") from None
         sources = sources_imported(copy)  # what was compiled, hashed
         files, version = compile_copy(copy)
         shutil.rmtree(FOLDER, ignore_errors=True)
@@ -96,8 +104,9 @@ def build() -> BuildRecord:
         names = {module: module + file.name[file.name.index(".") :] for module, file in sorted(files.items())}
         for module, file in files.items():
             shutil.copyfile(file, FOLDER / names[module])
+    digests = {name: source_digest(FOLDER / name) for name in names.values()}
     record = BuildRecord(
-        cache_tag=str(sys.implementation.cache_tag), mypy=version, files=names, sources=sources
+        cache_tag=str(sys.implementation.cache_tag), mypy=version, files=names, digests=digests, sources=sources
     )
     partial = RECORD.with_suffix(".part")
     partial.write_text(record.model_dump_json(indent=2) + "\n")
@@ -106,7 +115,10 @@ def build() -> BuildRecord:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.native.build", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m harness.native.build",
+        description="Compile the smart bot and the view builder with mypyc (same moves and values, faster rollouts).",
+    )
     parser.parse_args(argv)
     started = time.monotonic()
     try:
@@ -115,10 +127,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"harness.native.build: {error}", file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"harness.native.build: {error.strerror or error}: {error.filename}", file=sys.stderr)
+        where = f": {error.filename}" if error.filename else ""
+        print(f"harness.native.build: cannot write the build: {error.strerror or error}{where}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("harness.native.build: stopped; the Python source stays in use", file=sys.stderr)
+        kept = check_record()[1].active  # stopped before the old build was removed, or after the new one was done
+        now = "the build from before stays in use" if kept else "the Python source is used until a build completes"
+        print(f"harness.native.build: stopped; {now}", file=sys.stderr)
         return 130
     modules = ", ".join(name for name in record.files if name in COMPILED)
     print(f"compiled {modules} with mypyc {record.mypy} in {time.monotonic() - started:.0f} s")

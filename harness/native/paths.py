@@ -17,4 +17,5 @@ FOLDER = Path(__file__).resolve().parent / "compiled"
 RECORD = FOLDER / "record.json"
 ROOT = FOLDER.parent.parent.parent  # the folder holding the harness package, which the record's paths start from
 OFF_VARIABLE = "HANABI_EVAL_NATIVE"
+OFF_VALUES = ("0", "false", "off", "no")  # HANABI_EVAL_NATIVE=0 (any case) turns the build off
 BUILD_COMMAND = "python -m harness.native.build"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from harness.native.paths import BUILD_COMMAND, COMPILED, FOLDER, OFF_VARIABLE, RECORD, ROOT
+from harness.native.paths import BUILD_COMMAND, COMPILED, FOLDER, OFF_VALUES, OFF_VARIABLE, RECORD, ROOT
 
 
 class BuildRecord(BaseModel):
@@ -20,6 +20,7 @@ class BuildRecord(BaseModel):
     cache_tag: str  # sys.implementation.cache_tag of the Python that built it
     mypy: str  # the mypy (mypyc) version that compiled it
     files: dict[str, str]  # module name -> its file in compiled/ (the compiled modules and mypyc's shared library)
+    digests: dict[str, str]  # file in compiled/ -> its sha256 (a damaged library would crash the process loading it)
     sources: dict[str, str]  # every harness source the compiled modules import (but harness/native) -> its sha256
 
 
@@ -33,14 +34,14 @@ class NativeStatus(BaseModel):
 
 
 def source_digest(path: Path) -> str:
-    """The sha256 of one source file, as the record holds it."""
+    """The sha256 of one file, as the record holds it."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def check_record() -> tuple[dict[str, Path], NativeStatus]:
     """The compiled files by module name, if the build on disk may be used, and the status saying so or why not."""
-    if os.environ.get(OFF_VARIABLE, "") == "0":
-        return {}, NativeStatus(active=False, reason=f"turned off by {OFF_VARIABLE}=0")
+    if os.environ.get(OFF_VARIABLE, "").strip().lower() in OFF_VALUES:
+        return {}, NativeStatus(active=False, reason=f"turned off by {OFF_VARIABLE}={os.environ[OFF_VARIABLE]}")
     try:
         record = BuildRecord.model_validate_json(RECORD.read_bytes())
     except FileNotFoundError:
@@ -53,6 +54,9 @@ def check_record() -> tuple[dict[str, Path], NativeStatus]:
     files = {name: FOLDER / file for name, file in record.files.items()}
     if not set(COMPILED) <= set(files) or not all(file.is_file() for file in files.values()):
         return {}, NativeStatus(active=False, reason=f"its build is incomplete ({BUILD_COMMAND} builds it again)")
+    for file in files.values():
+        if record.digests.get(file.name) != source_digest(file):
+            return {}, NativeStatus(active=False, reason=f"{file.name} is damaged ({BUILD_COMMAND} builds it again)")
     for path, digest in record.sources.items():
         source = ROOT / path
         if not source.is_file() or source_digest(source) != digest:
