@@ -15,7 +15,7 @@ import pytest
 
 from harness.bots.base import decide_by_ratings
 from harness.native import status
-from harness.native.paths import COMPILED, FOLDER, RECORD, ROOT
+from harness.native.paths import COMPILED, FOLDER, ROOT
 from harness.native.record import check_record
 
 # Without a build in use (none made, a source edited since, or turned off) these tests skip and say why; in CI,
@@ -163,20 +163,20 @@ def test_without_a_build_the_source_runs_and_says_how_to_build(tmp_path: Path) -
     assert reason == "not compiled (python -m harness.native.build compiles it)"
 
 
+def run_build(root: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    """`python -m harness.native.build` for the package at `root`."""
+    env = native_env(PYTHONPATH=str(root), **extra)
+    command = [sys.executable, "-m", "harness.native.build"]
+    return subprocess.run(command, env=env, cwd=root, capture_output=True, text=True, timeout=120)
+
+
 @needs_build
 def test_a_file_that_cannot_be_copied_stops_the_build_in_one_line_and_keeps_the_build(tmp_path: Path) -> None:
     root = copied_install(tmp_path)
     (root / "harness" / "dangling.txt").symlink_to(tmp_path / "nowhere")
     record = root / "harness" / "native" / "compiled" / "record.json"
     before = record.read_bytes()
-    done = subprocess.run(
-        [sys.executable, "-m", "harness.native.build"],
-        env=native_env(PYTHONPATH=str(root)),
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_build(root)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"harness.native.build: cannot copy {root / 'harness' / 'dangling.txt'} to compile the package: "
@@ -186,22 +186,18 @@ def test_a_file_that_cannot_be_copied_stops_the_build_in_one_line_and_keeps_the_
 
 
 @needs_build
-def test_a_build_without_a_compiler_stops_in_one_line_and_keeps_the_build() -> None:
-    before = RECORD.read_bytes()
-    done = subprocess.run(
-        [sys.executable, "-m", "harness.native.build"],
-        env=native_env(PATH="/nonexistent"),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def test_a_build_without_a_compiler_stops_in_one_line_and_keeps_the_build(tmp_path: Path) -> None:
+    root = copied_install(tmp_path)
+    record = root / "harness" / "native" / "compiled" / "record.json"
+    before = record.read_bytes()
+    done = run_build(root, PATH="/nonexistent")
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "harness.native.build: no C compiler found: install one (Debian: apt-get install gcc), then run this again"
     ]
-    assert RECORD.read_bytes() == before and all((FOLDER / f).is_file() for f in json.loads(before)["files"].values())
-    assert set(COMPILED) <= set(json.loads(before)["files"])
+    files = json.loads(before)["files"]
+    assert record.read_bytes() == before and all((record.parent / f).is_file() for f in files.values())
+    assert set(COMPILED) <= set(files)
 
 
 def test_a_bot_written_elsewhere_decides_by_ratings_as_with_the_source() -> None:
