@@ -8,7 +8,8 @@ from harness.native import activate
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # LiteLLM sets its log level once, when imported: only errors, or its warnings reach the user's terminal.
 os.environ.setdefault("LITELLM_LOG", "ERROR")
-# The bot's compiled build, where one was built from the source on disk (harness/native); else the source, as ever.
+# The compiled build of the smart bot and the view builder, where one was built from the source on disk
+# (harness/native); else the source, as ever.
 activate()
 
 __version__ = "0.1.0"
