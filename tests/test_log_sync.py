@@ -1,21 +1,26 @@
-"""A game stopped while its log waits for an fsync still gets its record synced and its file closed cleanly."""
+"""Game logs are synced by one thread per process (schema/log_sync.py): no line is written before the one before it
+is on disk, a stopped game still gets its record synced and its file closed, a failed sync is reported, and the
+games of a slow model share the thread's passes instead of waking it line by line."""
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import threading
-from concurrent import futures
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from harness.schema import log_file
+import pytest
+
+from harness.schema import log_sync
 from harness.schema.log_file import GameLog, read_game_log
-from harness.schema.records import GameHeader
+from harness.schema.records import GameHeader, GameResult, Usage
 
 
-def header() -> GameHeader:
+def header(game_id: str = "g") -> GameHeader:
     return GameHeader(
         run_id="r",
-        game_id="g",
+        game_id=game_id,
         seed=1,
         seed_set="standard",
         deck=[],
@@ -27,24 +32,150 @@ def header() -> GameHeader:
     )
 
 
-def test_cancelling_a_game_waiting_for_its_sync_neither_loses_the_sync_nor_breaks_the_close(
-    tmp_path: Path,
-) -> None:
+def result() -> GameResult:
+    """A stop's line: a game may hold any number of them (each session a user stopped)."""
+    return GameResult(status="stopped", fireworks_score=0, engine_score=0, turns=0, lives_lost=0, hints_given=0,
+                      calls=0, retries=0, invalid_replies=0, provider_errors=0, usage=Usage(), cost_usd=None,
+                      finished_at="2026-01-01T00:00:01+00:00")  # fmt: skip
+
+
+@pytest.fixture
+def disk(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The descriptors the sync thread syncs, in order (the real fdatasync still runs), and a syncer of this test's
+    own, so the thread's passes are this test's alone."""
+    synced: list[int] = []
+    real = log_sync._DATA_SYNC
+
+    def recording(fd: int) -> None:
+        synced.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(log_sync, "_DATA_SYNC", recording)
+    monkeypatch.setattr(log_sync, "_SYNCER", None)
+    yield synced
+
+
+def slow_disk(monkeypatch: pytest.MonkeyPatch, fail: OSError | None = None) -> threading.Event:
+    """A disk whose next sync does not return until the event is set (then fails with `fail`, if given)."""
     release = threading.Event()
-    pool = log_file._sync_pool()
-    blockers = [pool.submit(release.wait) for _ in range(pool._max_workers)]  # every sync thread busy
+    real = log_sync._DATA_SYNC
+
+    def held(fd: int) -> None:
+        release.wait(30)
+        if fail is not None:
+            raise fail
+        real(fd)
+
+    monkeypatch.setattr(log_sync, "_DATA_SYNC", held)
+    monkeypatch.setattr(log_sync, "_SYNCER", None)
+    return release
+
+
+def test_a_game_stopped_while_waiting_for_its_sync_keeps_the_record_and_closes_cleanly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = slow_disk(monkeypatch)
     log = GameLog(tmp_path / "g.jsonl")
 
     async def main() -> None:
-        await log.append(header())  # written; its sync is queued behind the blockers
+        await log.append(header())  # written; its sync is held by the disk
         waiting = asyncio.ensure_future(log.durable())
         await asyncio.sleep(0.05)
+        assert not waiting.done()  # the game really waits for the disk
         waiting.cancel()  # the game is stopped (Ctrl-C, shutdown) while it waits
         await asyncio.gather(waiting, return_exceptions=True)
 
-    asyncio.run(main())
+    asyncio.run(main())  # its event loop is closed before the sync returns
     release.set()
-    log.close()  # waits for the queued sync, which still runs, and raises nothing
-    assert not futures.wait(blockers, timeout=30).not_done  # the pool is not left stuck
+    log.close()  # waits for the held sync, which still runs, and raises nothing
     assert log._handle.closed
     assert read_game_log(tmp_path / "g.jsonl").header == header()
+
+
+def test_no_line_is_written_before_the_one_before_it_is_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = slow_disk(monkeypatch)
+    path = tmp_path / "g.jsonl"
+    log = GameLog(path)
+
+    async def main() -> None:
+        await log.append(header())
+        second = asyncio.ensure_future(log.append(result()))
+        await asyncio.sleep(0.1)
+        assert not second.done() and path.read_bytes().count(b"\n") == 1  # held back behind the first line's sync
+        release.set()
+        await second
+        await log.durable()
+
+    asyncio.run(main())
+    log.close()
+    assert path.read_bytes().count(b"\n") == 2
+
+
+def test_a_failed_sync_is_reported_with_the_logs_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    release = slow_disk(monkeypatch, fail=OSError(errno.EIO, "Input/output error"))
+    release.set()
+    log = GameLog(tmp_path / "g.jsonl")
+
+    async def main() -> None:
+        await log.append(header())
+        with pytest.raises(OSError, match=r"g\.jsonl") as raised:
+            await log.durable()
+        assert raised.value.errno == errno.EIO
+
+    asyncio.run(main())
+    log.close()  # reported once: closing afterwards raises nothing more
+
+
+def test_a_failed_sync_that_nobody_waited_for_is_raised_by_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = slow_disk(monkeypatch, fail=OSError(errno.EIO, "Input/output error"))
+    release.set()
+    log = GameLog(tmp_path / "g.jsonl")
+    asyncio.run(log.append(header()))
+    with pytest.raises(OSError, match=r"g\.jsonl"):
+        log.close()
+
+
+def run_games(tmp_path: Path, games: int, lines: int, pause: Callable[[], float]) -> list[GameLog]:
+    """`games` logs of `lines` lines each, written at once on one event loop, `pause()` seconds between a game's
+    lines (a model's answer); every log durable and closed at the end."""
+
+    async def one(log: GameLog) -> None:
+        await log.append(header(log.path.stem))
+        for _ in range(lines - 1):
+            await asyncio.sleep(pause())
+            await log.append(result())
+        await log.durable()
+
+    logs = [GameLog(tmp_path / f"g{i}.jsonl") for i in range(games)]
+
+    async def main() -> None:
+        await asyncio.gather(*(one(log) for log in logs))
+
+    asyncio.run(main())
+    for log in logs:
+        log.close()
+    return logs
+
+
+def test_the_games_of_a_slow_model_share_the_threads_passes(tmp_path: Path, disk: list[int]) -> None:
+    """Ten games whose model answers in 0.2 s: each line is synced before the game's next line (every log is
+    complete and in order), with one sync per line, but the thread syncs them in passes of several logs."""
+    logs = run_games(tmp_path, games=10, lines=4, pause=lambda: 0.2)
+    for log in logs:
+        assert read_game_log(log.path).header == header(log.path.stem)
+        assert log.path.read_bytes().count(b"\n") == 4
+    assert len(disk) == 40  # every line synced once, none twice
+    passes = log_sync._SYNCER[1].passes if log_sync._SYNCER else 0
+    assert passes <= 20, f"{passes} passes for 40 lines: the games did not share them"
+
+
+def test_the_games_of_an_instant_model_sync_every_line_once(tmp_path: Path, disk: list[int]) -> None:
+    """With a model that answers at once (the offline bots), each line still waits for the one before it to be on
+    disk, and is synced once."""
+    run_games(tmp_path, games=3, lines=30, pause=lambda: 0.0)
+    assert len(disk) == 90
+    assert all((tmp_path / f"g{i}.jsonl").read_bytes().count(b"\n") == 30 for i in range(3))

@@ -14,16 +14,14 @@ the engine's check, engine/replay.py, which the run store's reader adds: harness
 
 from __future__ import annotations
 
-import asyncio
 import os
-from concurrent import futures
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
 from harness.schema.disk import with_path
+from harness.schema.log_sync import SyncState, syncer
 from harness.schema.records import LOG_LINE, SCHEMA_VERSION, Call, GameHeader, GameResult, MoveRecord
 from harness.schema.secrets import redact
 
@@ -216,26 +214,14 @@ def count_moves(path: Path) -> int:
     return data.count(b'\n{"type":"move"')
 
 
-def _sync_pool() -> ThreadPoolExecutor:
-    """This process's threads for fsync (a forked worker gets its own: threads do not survive a fork)."""
-    global _SYNC_POOL
-    if _SYNC_POOL is None or _SYNC_POOL[0] != os.getpid():
-        _SYNC_POOL = (os.getpid(), ThreadPoolExecutor(max_workers=4, thread_name_prefix="log-sync"))
-    return _SYNC_POOL[1]
-
-
-_SYNC_POOL: tuple[int, ThreadPoolExecutor] | None = None
-_DATA_SYNC = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync; fsync also syncs the data
-
-
 class GameLog:
     """Appends records to one game's log, durably and in order, after cutting off any torn tail.
 
-    `append` writes a record once the record before it is on disk, then syncs it in a thread without waiting, so
-    the game goes on meanwhile: the fsync overlaps the next model call instead of adding to every move. Under a
-    busy event loop the wait for a thread's fsync took about 30 ms per move (bench/throughput.py, 64 games, on the
-    code of 2026-11-21). A killed process loses nothing written (the data is in the OS's cache); a machine crash can
-    cost at most the last record, which resume then plays again. `durable` waits until the last record is on disk.
+    `append` writes a record once the record before it is on disk, and leaves its sync to the process's sync thread
+    (schema/log_sync.py), which syncs the logs of all the process's games together, so the game goes on meanwhile:
+    the sync overlaps the next model call instead of adding to every move. A killed process loses nothing written
+    (the data is in the OS's cache); a machine crash can cost at most the last record, which resume then plays
+    again. `durable` waits until the last record is on disk.
     """
 
     def __init__(self, path: Path, valid_bytes: int | None = None) -> None:
@@ -246,10 +232,10 @@ class GameLog:
                 handle.flush()
                 os.fsync(handle.fileno())
         self._handle = path.open("ab")
-        self._syncing: Future[None] | None = None
+        self._sync = SyncState(self._handle.fileno())
 
     async def append(self, record: GameHeader | MoveRecord | GameResult) -> None:
-        """Write one record after the previous one is on disk, and start syncing it."""
+        """Write one record after the previous one is on disk, and have it synced."""
         line = redact(record.model_dump_json()).encode() + b"\n"  # a last guard: fields are redacted at source
         await self.durable()
         try:
@@ -259,38 +245,29 @@ class GameLog:
             OSError
         ) as exc:  # a full disk: at most this line is cut short, a torn tail that resume cuts off
             raise with_path(exc, self.path) from None
-        self._syncing = _sync_pool().submit(_DATA_SYNC, self._handle.fileno())
+        syncer().written(self._sync)
 
     async def durable(self) -> None:
         """Return once every record appended so far is on disk (raises if the sync failed)."""
-        if self._syncing is not None:
-            # usually long done, and then not awaited: awaiting would still wait a whole turn of a busy loop
-            if not self._syncing.done():  # shielded: a cancelled game must not cancel its record's sync
-                await asyncio.shield(asyncio.wrap_future(self._syncing))
-            syncing, self._syncing = self._syncing, None
-            try:
-                syncing.result()
-            except OSError as exc:
-                raise with_path(exc, self.path) from None
+        state = self._sync
+        if state.synced >= state.written and state.error is None:
+            return  # usually long done: no lock, no wait (awaiting would still wait a whole turn of a busy loop)
+        try:
+            await syncer().wait_synced(state)
+        except OSError as exc:
+            raise with_path(exc, self.path) from None
 
     def close(self, report_sync_errors: bool = True) -> None:
-        """Close the file once its last sync has finished (never under a sync in flight), and raise if that sync
+        """Close the file once its last sync has finished (never under a sync in flight), and raise if a sync
         failed, unless told not to (while another error is already on its way out)."""
-        syncing, self._syncing = self._syncing, None
+        error = syncer().settle(self._sync) if self._sync.written else None
         try:
-            if syncing is not None:
-                futures.wait([syncing])
-        finally:
-            try:
-                self._handle.close()
-            except OSError as exc:  # the rest of a line a full disk cut short: it stays a torn tail
-                if report_sync_errors:
-                    raise with_path(exc, self.path) from None
-        if syncing is not None and report_sync_errors:
-            try:
-                syncing.result()
-            except OSError as exc:
+            self._handle.close()
+        except OSError as exc:  # the rest of a line a full disk cut short: it stays a torn tail
+            if report_sync_errors:
                 raise with_path(exc, self.path) from None
+        if error is not None and report_sync_errors:
+            raise with_path(error, self.path) from None
 
     def __enter__(self) -> GameLog:
         return self
