@@ -1,8 +1,8 @@
 """Group commit for game logs: one thread per process fsyncs, in one pass, every log written to since its last pass.
 
 Syncing each line in a pool thread as soon as it was written cost every move a thread wake-up, a Future and several
-context switches; at 64 games in 2 workers that was about 0.45 ms of CPU per move (bench/throughput.py with the syncs
-left out, 2026-11-26), a third of the harness's own share. Here a line's log is only noted as pending. The thread
+context switches (BENCHMARKS.md, section 1: this saved 0.2-0.5 ms of CPU per move at 64 games in 2 workers). Here a
+line's log is only noted as pending. The thread
 syncs the pending logs at most SYNC_EVERY_S after the first of them was noted, all in one pass, so with a model that
 takes longer than that to answer, a worker's games share each wake-up. A log that had to wait for its sync (a model
 answering faster, the offline bots) turns eager: its lines wake the thread as they are written, and the sync overlaps
