@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import gc
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -179,3 +180,44 @@ def test_the_games_of_an_instant_model_sync_every_line_once(tmp_path: Path, disk
     run_games(tmp_path, games=3, lines=30, pause=lambda: 0.0)
     assert len(disk) == 90
     assert all((tmp_path / f"g{i}.jsonl").read_bytes().count(b"\n") == 30 for i in range(3))
+
+
+def test_a_wait_left_behind_by_a_closed_loop_is_finalized_safely_by_the_collector(
+    tmp_path: Path, disk: list[int]
+) -> None:
+    """A game waiting for its sync whose event loop was closed without cancelling it is finalized by the garbage
+    collector, in whatever thread collects, possibly one holding the syncer's lock (the sync thread does): its wait
+    then lets go of its entry without deadlocking that thread, and other logs go on syncing."""
+
+    def abandon() -> None:
+        log = GameLog(tmp_path / "abandoned.jsonl")
+
+        async def game() -> None:
+            await log.append(header("abandoned"))
+            await log.append(result())  # waits for the header's sync
+
+        loop = asyncio.new_event_loop()
+        task = loop.create_task(game())
+        for _ in range(3):
+            loop.run_until_complete(asyncio.sleep(0))
+        assert not task.done()
+        loop.close()  # the game still pending: its wait is left to the collector
+
+    gc.disable()  # no collection before the one below
+    try:
+        abandon()
+        run_games(tmp_path, games=1, lines=2, pause=lambda: 0.0)  # later passes: the abandoned wait is garbage now
+        syncer = log_sync.syncer()
+        collected = threading.Event()
+
+        def collect_holding_the_lock() -> None:
+            with syncer._lock:
+                gc.collect()
+            collected.set()
+
+        threading.Thread(target=collect_holding_the_lock, daemon=True).start()
+        assert collected.wait(10), "the collector deadlocked on the syncer's lock"
+    finally:
+        gc.enable()
+    run_games(tmp_path, games=2, lines=3, pause=lambda: 0.0)  # the syncer still works
+    assert len(disk) == 1 + 2 + 6

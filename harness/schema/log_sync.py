@@ -39,7 +39,9 @@ class LogSyncer:
     """The process's sync thread and the logs waiting for it."""
 
     def __init__(self) -> None:
-        self._lock = threading.Condition(threading.Lock())
+        # reentrant: the collector may finalize an abandoned game's wait (its `finally` takes this lock) in a thread
+        # that already holds it
+        self._lock = threading.Condition(threading.RLock())
         self._pending: dict[SyncState, int] = {}  # log -> lines written when it was last noted
         self._urgent = False
         self._in_pass: dict[SyncState, int] = {}  # the logs the running pass syncs, and their lines
@@ -127,7 +129,7 @@ class LogSyncer:
                     if state in errors and state.error is None:
                         state.error = errors[state]  # before `synced`: a game that sees its lines synced sees this
                     state.synced = max(state.synced, lines)
-                    for loop, waiter, need in state.waiters:
+                    for loop, waiter, need in list(state.waiters):  # a finalized wait may drop its entry
                         if need <= state.synced or state.error is not None:
                             with contextlib.suppress(RuntimeError):  # its loop closed meanwhile: nobody waits
                                 loop.call_soon_threadsafe(_wake, waiter)
