@@ -217,8 +217,8 @@ def count_moves(path: Path) -> int:
 class GameLog:
     """Appends records to one game's log, durably and in order, after cutting off any torn tail.
 
-    `append` writes a record once the record before it is on disk, and leaves its sync to the process's sync thread
-    (schema/log_sync.py), which syncs the logs of all the process's games together, so the game goes on meanwhile:
+    `append` writes a record once the record before it is on disk, and leaves its sync to the process's sync threads
+    (schema/log_sync.py), woken once for the lines of many games, so the game goes on meanwhile:
     the sync overlaps the next model call instead of adding to every move. A killed process loses nothing written
     (the data is in the OS's cache); a machine crash can cost at most the last record, which resume then plays
     again. `durable` waits until the last record is on disk.
