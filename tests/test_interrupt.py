@@ -130,6 +130,16 @@ def test_ctrl_c_stops_with_one_line_and_the_resume_command_counts_every_session(
     assert_whole_logs(tmp_path)
 
 
+def test_ctrl_c_while_the_command_line_loads_is_one_line_and_exit_130(tmp_path: Path) -> None:
+    """A press in the first half second, while the command line is still being imported, ends the command like any
+    other: one line, exit code 130, no traceback."""
+    process = start(tmp_path / "out")
+    time.sleep(0.15)  # the interpreter is up (its own Ctrl-C handling too) and the command line is loading
+    code, _, err = ctrl_c(process)
+    assert "Traceback" not in err, err
+    assert code == 130 and len(err.strip().splitlines()) == 1, err
+
+
 def test_a_second_ctrl_c_exits_at_once_and_the_workers_stop_writing(tmp_path: Path) -> None:
     process = start(tmp_path, "--workers", "2")
     wait_until(lambda: moves_logged(tmp_path) >= 20, process)
