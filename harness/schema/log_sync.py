@@ -121,6 +121,8 @@ class LogSyncer:
         """Wait until a pending log is due; take the oldest. Holds the lock."""
         woke = False
         while True:
+            if not self._pending:
+                self._due = None  # settle() may have taken the last pending log back
             due = self._due
             if due is not None and (due == 0.0 or time.monotonic() >= due):
                 state = next(iter(self._pending))
