@@ -41,35 +41,37 @@ def result() -> GameResult:
                       finished_at="2026-01-01T00:00:01+00:00")  # fmt: skip
 
 
-@pytest.fixture
-def disk(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """The descriptors the sync thread syncs, in order (the real fdatasync still runs), and a syncer of this test's
-    own, so the thread's passes are this test's alone."""
-    synced: list[int] = []
+def disk_that(monkeypatch: pytest.MonkeyPatch, before: Callable[[int], object]) -> None:
+    """The disk as the sync threads see it: `before(fd)` runs ahead of each real fdatasync (it may wait or raise),
+    and a syncer of the test's own, so that the threads' syncs are this test's alone."""
     real = log_sync._DATA_SYNC
 
-    def recording(fd: int) -> None:
-        synced.append(fd)
+    def sync(fd: int) -> None:
+        before(fd)
         real(fd)
 
-    monkeypatch.setattr(log_sync, "_DATA_SYNC", recording)
+    monkeypatch.setattr(log_sync, "_DATA_SYNC", sync)
     monkeypatch.setattr(log_sync, "_SYNCER", None)
+
+
+@pytest.fixture
+def disk(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The descriptors the sync threads sync, in order (the real fdatasync still runs)."""
+    synced: list[int] = []
+    disk_that(monkeypatch, synced.append)
     yield synced
 
 
 def slow_disk(monkeypatch: pytest.MonkeyPatch, fail: OSError | None = None) -> threading.Event:
     """A disk whose next sync does not return until the event is set (then fails with `fail`, if given)."""
     release = threading.Event()
-    real = log_sync._DATA_SYNC
 
     def held(fd: int) -> None:
         release.wait(30)
         if fail is not None:
             raise fail
-        real(fd)
 
-    monkeypatch.setattr(log_sync, "_DATA_SYNC", held)
-    monkeypatch.setattr(log_sync, "_SYNCER", None)
+    disk_that(monkeypatch, held)
     return release
 
 
@@ -229,13 +231,7 @@ def test_a_wait_left_behind_by_a_closed_loop_is_finalized_safely_by_the_collecto
 def test_a_slow_disks_syncs_overlap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, disk: list[int]) -> None:
     """On a disk whose every sync takes 0.1 s, eight games' lines are synced up to SYNC_THREADS at a time, as the
     pool did, not one after another (1.6 s for their 16 lines)."""
-    real = log_sync._DATA_SYNC
-
-    def slow(fd: int) -> None:
-        time.sleep(0.1)
-        real(fd)
-
-    monkeypatch.setattr(log_sync, "_DATA_SYNC", slow)
+    disk_that(monkeypatch, lambda fd: time.sleep(0.1))  # on top of the recording disk
     started = time.monotonic()
     run_games(tmp_path, games=8, lines=2, pause=lambda: 0.0)
     took = time.monotonic() - started

@@ -46,16 +46,13 @@ class LogSyncer:
         lock = threading.RLock()
         self._work = threading.Condition(lock)  # the sync threads wait here for pending logs
         self._done = threading.Condition(lock)  # settle() waits here for a log's syncs to end
-        self._pending: dict[SyncState, int] = {}  # log -> lines written when it was last noted, oldest first
+        self._pending: dict[SyncState, None] = {}  # the logs with lines to sync, oldest first (a dict: in order)
         self._due: float | None = None  # when the pending logs are to be synced (monotonic); None: none pending
         self._in_flight: dict[SyncState, int] = {}  # the logs being synced now, and their lines
         self._timer = False  # one idle thread waits for `_due`; the others wait to be woken
         self.wakeups = 0  # times a sync thread woke and found a log to sync
-        self._threads = [
-            threading.Thread(target=self._run, name=f"log-sync-{i}", daemon=True) for i in range(SYNC_THREADS)
-        ]
-        for thread in self._threads:
-            thread.start()
+        for i in range(SYNC_THREADS):
+            threading.Thread(target=self._run, name=f"log-sync-{i}", daemon=True).start()
 
     def written(self, state: SyncState) -> None:
         """A line was written to the log (and flushed): sync it soon."""
@@ -64,7 +61,7 @@ class LogSyncer:
             if not self._pending:
                 self._due = time.monotonic() + SYNC_EVERY_S
                 self._work.notify()  # an idle thread becomes the timer
-            self._pending[state] = state.written
+            self._pending[state] = None
             if state.eager:
                 self._due = 0.0
                 self._work.notify()
@@ -99,14 +96,13 @@ class LogSyncer:
                 self._hurry(state)
             while state.synced < state.written or state in self._in_flight:
                 self._done.wait()
-            self._pending.pop(state, None)
             error, state.error = state.error, None
             return error
 
     def _hurry(self, state: SyncState) -> None:
         """Have a thread sync the log's lines now (unless a sync in flight already covers them). Holds the lock."""
         if state not in self._pending and self._in_flight.get(state, 0) < state.written:
-            self._pending[state] = state.written
+            self._pending[state] = None
         if self._pending:
             self._due = 0.0
             self._work.notify()
@@ -121,12 +117,11 @@ class LogSyncer:
         """Wait until a pending log is due; take the oldest. Holds the lock."""
         woke = False
         while True:
-            if not self._pending:
-                self._due = None  # settle() may have taken the last pending log back
             due = self._due
             if due is not None and (due == 0.0 or time.monotonic() >= due):
                 state = next(iter(self._pending))
-                lines = self._pending.pop(state)
+                del self._pending[state]
+                lines = state.written  # what this sync covers: a line written after it starts needs another
                 if self._pending:
                     self._due = 0.0  # the rest are due too: the next idle thread takes the next one
                     self._work.notify()
