@@ -135,11 +135,23 @@ class RolloutGame:
 
     def copy(self) -> RolloutGame:
         """An independent game in the same state: the history list is copied, its entries and the hands shared."""
-        twin = object.__new__(RolloutGame)
-        twin.__dict__.update(self.__dict__)
+        # Dealt anew, then set attribute by attribute: harness/native compiles this class, whose instances have no
+        # __dict__ to copy, and whose __new__ runs __init__ (a copy is made once per valued move: the deal is cheap).
+        twin = RolloutGame(self.players, self._deck)
         twin._hands = list(self._hands)
         twin._knowledge = list(self._knowledge)
+        twin._dealt = self._dealt
+        twin._fireworks = self._fireworks
+        twin._score = self._score
+        twin._discards = self._discards
+        twin._info = self._info
+        twin._lives = self._lives
+        twin._current = self._current
+        twin._turns_to_play = self._turns_to_play
         twin._history = list(self._history)
+        twin._last_player = self._last_player
+        twin._over = self._over
+        twin._legal = self._legal
         return twin
 
     @property

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-# The modules compiled: the smart bot, its choice among rated moves, and the seat's view it reads, built without
-# validating it again; nearly all of a rollout step's time (bench/rollout_values.py --step-costs).
+# The modules compiled: the smart bot, its choice among rated moves, the seat's view it reads (built without
+# validating it again) and the rollouts' game; nearly all of a rollout step's time (bench/rollout_values.py
+# --step-costs).
 COMPILED = (
     "harness.schema.trusted",
+    "harness.engine.rollout_game",
     "harness.view.builder",
     "harness.bots.choice",
     "harness.bots.conventions",
