@@ -20,7 +20,8 @@ beside today's, and whether the scores of every rollout of every move are identi
 are pinned byte for byte). `--baseline HEAD` so times this commit's source beside its compiled bot (harness/native).
 
 `--step-costs N` prints instead what one step of a play-out costs, layer by layer, over N self-play games per player
-count: the game alone, with the step's view, and with the bot's choice (the whole step).
+count: the game alone, with the step's observation and the view the bot reads, and with the bot's choice (the whole
+step).
 
 `--profile` runs cProfile over the valuing and prints the harness functions by cumulative time (what BENCHMARKS.md
 section 6 reads the play-out's shares from; the times printed beside it are inflated by the profiler). cProfile sees
@@ -61,7 +62,7 @@ from harness.play.values import MAX_ROLLOUTS, rollout_scores
 from harness.run.valuation import DecisionTask, ValuesWriter
 from harness.run.valuers import InProcess, LocalProcesses, Valuer
 from harness.schema.moves import Move
-from harness.view.builder import build_view, rollout_view
+from harness.view.builder import build_view, play_view
 from harness.view.seat_view import SeatView
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -245,10 +246,10 @@ def main(argv: list[str] | None = None) -> None:
 
 def step_costs(players_counts: list[int], games: int) -> None:
     """CPU per step of a play-out, in layers: the game alone (RolloutGame.apply), with the step's observation and
-    view (rollout_view), and with the bot's choice too (what play_out does). The moves are those of `local/smart`
-    self-play on deck seeds 1..`games`, replayed in every layer, so the three loops go through the same states; the
-    best of three passes is printed. A decision's CPU divided by the full step's cost says how many steps it plays,
-    and so what a target per decision leaves for each step."""
+    the view the smart bot reads (play_view), and with the bot's choice too (what play_out does). The moves are those
+    of `local/smart` self-play on deck seeds 1..`games`, replayed in every layer, so the three loops go through the
+    same states; the best of three passes is printed. A decision's CPU divided by the full step's cost says how many
+    steps it plays, and so what a target per decision leaves for each step."""
     bot = get_bot(DEFAULT_BOT)
     seeds = f"{games} self-play games per player count (deck seeds 1-{games})"
     print(f"bot {DEFAULT_BOT} ({bot_build()}), {seeds}, one process")
@@ -261,9 +262,9 @@ def step_costs(players_counts: list[int], games: int) -> None:
         for seed in range(1, games + 1):
             game, policy, chosen = RolloutGame(players, deck_for_seed(seed)), bot.policy(), []
             while not game.is_over:
-                view = rollout_view(game.observe(game.current_player))
-                chosen.append(policy.choose(view))
-                game.apply(view.legal_moves[chosen[-1]].move)
+                observation = game.observe(game.current_player)
+                chosen.append(policy.choose(observation))
+                game.apply(observation.legal_moves[chosen[-1]])
             played.append((deck_for_seed(seed), chosen))
         steps = sum(len(chosen) for _, chosen in played)
         alone, viewed, full = (step_layer(players, played, depth) / steps * 1e6 for depth in range(3))
@@ -275,7 +276,8 @@ def step_costs(players_counts: list[int], games: int) -> None:
 
 def step_layer(players: int, played: list[tuple[list[str], list[int]]], depth: int) -> float:
     """CPU seconds (best of three passes) to replay these games' moves: depth 0 applies them, 1 also builds each
-    step's view, 2 also asks the bot for its choice and plays that (the same moves, since it chose them)."""
+    step's observation and the smart bot's view of it, 2 instead asks the bot for its choice (it builds that view
+    itself) and plays that (the same moves, since it chose them)."""
     bot, best = get_bot(DEFAULT_BOT), math.inf
     for _ in range(3):
         cpu = time.process_time()
@@ -285,9 +287,13 @@ def step_layer(players: int, played: list[tuple[list[str], list[int]]], depth: i
                 if depth == 0:
                     game.apply(game.legal_moves()[index])
                     continue
-                view = rollout_view(game.observe(game.current_player))
-                choice = policy.choose(view) if depth == 2 else index
-                game.apply(view.legal_moves[choice].move)
+                observation = game.observe(game.current_player)
+                if depth == 1:
+                    play_view(observation)
+                    choice = index
+                else:
+                    choice = policy.choose(observation)
+                game.apply(observation.legal_moves[choice])
         best = min(best, time.process_time() - cpu)
     return best
 

@@ -75,7 +75,7 @@ def test_the_rollout_profile_that_benchmarks_md_quotes_runs() -> None:
     """BENCHMARKS.md section 6 reads the play-out's shares from `rollout_values.py --profile`."""
     done = bench("rollout_values.py", "--quick", "--profile")
     assert done.returncode == 0, done.stderr[-4000:]
-    assert "rollout_scores" in done.stdout and "rollout_view" in done.stdout
+    assert "rollout_scores" in done.stdout and "play_view" in done.stdout
 
 
 def test_the_step_costs_that_benchmarks_md_quotes_run() -> None:

@@ -22,7 +22,7 @@ from harness.engine.replay import replay_to_end
 from harness.play.values import play_out
 from harness.schema.cards import full_deck_counts
 from harness.schema.moves import Move, MoveKind
-from harness.view.builder import build_view, is_playable
+from harness.view.builder import build_view, is_playable, play_view, play_view_of
 from harness.view.seat_view import SeatView
 
 SMART = SmartBot()
@@ -177,7 +177,7 @@ def test_smart_bot_never_gambles_on_its_last_life(players: int) -> None:
         if move.kind is MoveKind.PLAY:
             assert move.card_index is not None
             own = view.own_hand[move.card_index]
-            allowed = replay(view).hands[view.seat][move.card_index].allowed
+            allowed = replay(play_view_of(view)).hands[view.seat][move.card_index].allowed
             candidates = [c for c in own.candidates if allowed is None or c in allowed] or list(
                 own.candidates
             )
@@ -268,7 +268,7 @@ def test_replay_tracks_every_hand_like_the_engine() -> None:
         game = Game(players, deck_for_seed(3))
         while not game.is_over:
             view = current_view(game)
-            hands = replay(view).hands
+            hands = replay(play_view_of(view)).hands
             assert len(hands[view.seat]) == len(view.own_hand)
             for own, slot in zip(view.own_hand, hands[view.seat], strict=True):
                 assert slot.colors == set(own.knowledge.could_be_colors)
@@ -506,9 +506,11 @@ def test_the_policy_of_rollouts_chooses_as_decide_and_its_replays_equal_fresh_on
     for seed in (11, 12, 13):
         game = Game(players, deck_for_seed(seed))
         while not game.is_over:
-            view = build_view(game.observe(game.current_player), events=False)
-            assert caches.setdefault(view.seat, ReplayCache()).replay(view) == replay(view)
-            choice = policy.choose(view)
+            observation = game.observe(game.current_player)
+            view = build_view(observation, events=False)
+            seen = play_view(observation)
+            assert caches.setdefault(view.seat, ReplayCache()).replay(seen) == replay(play_view_of(view))
+            choice = policy.choose(observation)
             assert choice == SMART.decide(view).move_index
             game.apply(view.legal_moves[choice].move)
         caches.clear()

@@ -35,7 +35,7 @@ from harness.engine.rollout_game import RolloutGame
 from harness.engine.game import deck_for_seed
 from harness.native import status
 from harness.play.values import rollout_scores
-from harness.view.builder import build_view, rollout_view
+from harness.view.builder import build_view
 
 bot = smart.SmartBot()
 seen = []
@@ -48,7 +48,7 @@ for players in (2, 3, 4, 5):
             seen.append(hashlib.sha256(view.model_dump_json().encode()).hexdigest())
             decision = bot.decide(view)
             seen.append([decision.move_index, decision.reason, [r.value for r in bot.rate(view)]])
-            seen.append(policy.choose(rollout_view(observation)))
+            seen.append(policy.choose(observation))
             game.apply(view.legal_moves[decision.move_index].move)
             if players == 2 and seed == 1 and game.turn == 10:
                 position = build_view(game.observe(game.current_player))

@@ -12,7 +12,8 @@ from harness.engine.game import MAX_INFO_TOKENS, Game, HistoryEntry, deck_for_se
 from harness.engine.replay import ReplayMismatch, replay_to_end
 from harness.engine.rollout_game import RolloutGame
 from harness.schema.moves import EndReason, Move, MoveKind
-from harness.view.builder import build_view, rollout_view
+from harness.view.builder import build_view, play_view, play_view_of, rollout_view
+from harness.view.play_view import PlayView
 
 # (players, deck seed, chooser): random play ends these games on lives, the smart bot ends them on the deck, and
 # on 2-player deck 3 with all 25 points before the final round is over (the test checks every end reason occurs).
@@ -43,6 +44,35 @@ def assert_same_state(game: Game, twin: RolloutGame, entries: list[HistoryEntry]
         assert view == built and view.model_dump() == built.model_dump()
         assert view.model_dump(exclude_unset=True) == built.model_dump(exclude_unset=True)
         assert list(map(id, view.history)) == list(map(id, entries))
+        # What the smart bot reads in play-outs is what it reads of the validated view in a single decision.
+        assert play_view_facts(play_view(seen)) == play_view_facts(play_view_of(built))
+
+
+def play_view_facts(view: PlayView) -> tuple[object, ...]:
+    """Every field of a PlayView, nested ones included (the moves and history entries as the engine's objects)."""
+    return (
+        view.seat,
+        view.num_players,
+        view.hand_size,
+        view.life_tokens,
+        view.info_tokens,
+        view.max_info_tokens,
+        view.deck_size,
+        view.turns_left,
+        view.fireworks,
+        view.discard_counts,
+        view.unseen,
+        view.history,
+        view.own_candidates,
+        [
+            (hand.player, [(c.index, c.card, c.playable, c.useless, c.critical) for c in hand.cards])
+            for hand in view.others
+        ],
+        [
+            (m.index, m.move, m.kind, m.card_index, m.target_offset, m.color, m.rank, m.target_player, m.touches)
+            for m in view.legal_moves
+        ],
+    )
 
 
 def assert_copy_is_independent(twin: RolloutGame, rng: random.Random) -> None:
@@ -73,8 +103,8 @@ def play_in_lockstep(players: int, deck: list[str], chooser: str, opening: tuple
         elif chooser == "random":
             move = rng.choice(game.legal_moves())
         else:
-            view = rollout_view(twin.observe(twin.current_player))
-            move = view.legal_moves[policy.choose(view)].move
+            observation = twin.observe(twin.current_player)
+            move = observation.legal_moves[policy.choose(observation)]
         entry = twin.apply(move)
         assert entry == game.apply(move)
         entries.append(entry)

@@ -13,6 +13,8 @@ from typing import ClassVar, Protocol
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from harness.bots.choice import best_index
+from harness.engine.game import Observation
+from harness.view.builder import rollout_view
 from harness.view.seat_view import SeatView
 
 # Ties at the top are broken towards the lower move index; the others are pushed down by this much.
@@ -43,10 +45,12 @@ class BotDecision(BaseModel):
 
 
 class Policy(Protocol):
-    """A bot playing whole games: only the move, for the views of one game's seats in turn (see Bot.policy)."""
+    """A bot playing whole games: only the move, for the observations of one game's seats in turn (see Bot.policy).
+    It builds what it reads from the observation (a SeatView, or the smart bot's PlayView), so it too sees only what
+    the seat may know."""
 
-    def choose(self, view: SeatView) -> int:
-        """The index in view.legal_moves of the move `Bot.decide` would choose."""
+    def choose(self, obs: Observation) -> int:
+        """The index in obs.legal_moves of the move `Bot.decide` would choose on the seat's view."""
         ...
 
 
@@ -72,8 +76,8 @@ class _Deciding:
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
 
-    def choose(self, view: SeatView) -> int:
-        return self.bot.decide(view).move_index
+    def choose(self, obs: Observation) -> int:
+        return self.bot.decide(rollout_view(obs)).move_index
 
 
 def decide_by_ratings(ratings: list[float], reasons: list[str]) -> BotDecision:

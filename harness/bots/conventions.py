@@ -31,10 +31,11 @@ from dataclasses import dataclass
 from functools import cache, lru_cache, partial
 from typing import NamedTuple, TypeVar
 
+from harness.engine.game import HistoryEntry
 from harness.schema.cards import ALL_CARDS, COLORS, COPIES, DECK_SIZE, RANKS, card
 from harness.schema.moves import MoveKind
 from harness.view.builder import dead_cards
-from harness.view.seat_view import HistoryEntry, SeatView
+from harness.view.play_view import PlayView
 
 T = TypeVar("T")
 ALL_CARD_SET: frozenset[str] = frozenset(ALL_CARDS)
@@ -350,7 +351,7 @@ class Replay:
         return self.own.get(uid, ALL_CARD_SET)
 
 
-def replay(view: SeatView) -> Replay:
+def replay(view: PlayView) -> Replay:
     """Replay the history: every hand as the public history describes it, under the clue convention."""
     dealt = _Dealt(view.num_players, view.hand_size)
     dealt.advance(view.history)
@@ -366,14 +367,14 @@ def _first_hands(players: int, hand_size: int) -> list[list[Slot]]:
     return [[Slot(p * hand_size + i) for i in range(hand_size)] for p in range(players)]
 
 
-def _new_replay(view: SeatView, dealt: _Dealt) -> Replay:
+def _new_replay(view: PlayView, dealt: _Dealt) -> Replay:
     """A Replay of `view` whose hands are still empty: the seat's identities of every card it knows of, from where
     `dealt` (advanced along the view's whole history) says each card is."""
     cards = dict(dealt.gone)
     for other in view.others:
         for uid, visible in zip(dealt.hands[other.player], other.cards, strict=True):
             cards[uid] = visible.card
-    own = {uid: frozenset(c.candidates) for uid, c in zip(dealt.hands[view.seat], view.own_hand, strict=True)}
+    own = {uid: frozenset(cands) for uid, cands in zip(dealt.hands[view.seat], view.own_candidates, strict=True)}
     return Replay([], cards, own, {})
 
 
@@ -506,7 +507,7 @@ class ReplayCache:
         self._asks: list[dict[int, frozenset[str]]] = []  # by entry: uid -> the identities it was given
         self._first: dict[int, tuple[frozenset[str], int]] = {}  # uid -> identities given, first entry that asked
 
-    def replay(self, view: SeatView) -> Replay:
+    def replay(self, view: PlayView) -> Replay:
         history, known = view.history, len(self._history)
         dealt = self._dealt
         if (

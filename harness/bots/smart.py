@@ -36,9 +36,12 @@ from harness.bots.conventions import (
     public_candidates,
     replay,
 )
+from harness.engine.game import Observation
 from harness.schema.cards import ALL_CARDS, card, parse_card
 from harness.schema.moves import MoveKind
-from harness.view.seat_view import LegalMove, OtherHand, SeatView
+from harness.view.builder import play_view, play_view_of
+from harness.view.play_view import PlayHand, PlayMove, PlayView
+from harness.view.seat_view import SeatView
 
 # A clue that makes a card playable only after other known plays is worth this share of an immediate one.
 LATER_PLAY_WEIGHT = 0.7
@@ -174,7 +177,7 @@ class _Clue(NamedTuple):
     player: int
     offset: int
     what: str  # as reasons name it: "R", "3s"
-    hand: OtherHand
+    hand: PlayHand
     mate: MateInfo
     before: list[Slot]
     after: list[Slot]
@@ -233,7 +236,7 @@ class SmartBot(Bot):
 
     def rate(self, view: SeatView) -> list[Rating]:
         """Every legal move's rating, with the rule that gave it and the reason, in view.legal_moves order."""
-        return _Turn(view).rate()
+        return _Turn(play_view_of(view)).rate()
 
     def policy(self) -> Policy:
         return _Playing()
@@ -245,7 +248,8 @@ class _Playing:
     def __init__(self) -> None:
         self._replays: dict[int, ReplayCache] = {}
 
-    def choose(self, view: SeatView) -> int:
+    def choose(self, obs: Observation) -> int:
+        view = play_view(obs)
         cache = self._replays.get(view.seat)
         if cache is None:
             cache = self._replays[view.seat] = ReplayCache()
@@ -255,7 +259,7 @@ class _Playing:
 class _Turn:
     """The facts one decision needs, computed once from the view."""
 
-    def __init__(self, view: SeatView, replayed: Replay | None = None) -> None:
+    def __init__(self, view: PlayView, replayed: Replay | None = None) -> None:
         self.view = view
         self.fireworks = view.fireworks
         self.table = card_sets(self.fireworks, view.discard_counts, view.num_players)
@@ -298,11 +302,11 @@ class _Turn:
         # (Keyed by identity: every key object lives in the view or the replay through the loop.)
         odds_of: dict[tuple[int, int], OwnOdds] = {}
         infos = []
-        for own, slot in zip(self.view.own_hand, self.slots[self.view.seat], strict=True):
-            key = (id(own.candidates), id(slot.allowed))
+        for candidates, slot in zip(self.view.own_candidates, self.slots[self.view.seat], strict=True):
+            key = (id(candidates), id(slot.allowed))
             odds = odds_of.get(key)
             if odds is None:
-                odds = odds_of[key] = self._odds(own.candidates, slot.allowed)
+                odds = odds_of[key] = self._odds(candidates, slot.allowed)
             infos.append(OwnInfo(odds.candidates, slot, odds.p_play, odds.p_dead, odds.p_critical))
         return infos
 
@@ -325,7 +329,7 @@ class _Turn:
         total = total or 1
         return OwnOdds(cands, plays / total, deads / total, criticals / total)
 
-    def _mate_info(self, hand: OtherHand, base: dict[str, int], in_base: frozenset[str]) -> MateInfo:
+    def _mate_info(self, hand: PlayHand, base: dict[str, int], in_base: frozenset[str]) -> MateInfo:
         # The cards the teammate cannot rule out: those with copies left besides theirs, and those they hold.
         held: dict[str, int] = {}
         for c in hand.cards:
@@ -349,7 +353,7 @@ class _Turn:
             public_sizes.append(len(public))
         return MateInfo(tuple(known_play), tuple(known_useless), chop_index(slots), possible, tuple(public_sizes))
 
-    def _needs_save(self, hand: OtherHand, index: int, slots: list[Slot] | None = None) -> bool:
+    def _needs_save(self, hand: PlayHand, index: int, slots: list[Slot] | None = None) -> bool:
         c = hand.cards[index]
         if c.useless or (slots or self.slots[hand.player])[index].touched:
             return False
@@ -357,7 +361,7 @@ class _Turn:
             return True
         return self.view.num_players in TWO_SAVE_PLAYERS and c.card[1] == "2" and self.visible[c.card] == 1
 
-    def _about_to_lose_chop(self, hand: OtherHand, mate: MateInfo) -> bool:
+    def _about_to_lose_chop(self, hand: PlayHand, mate: MateInfo) -> bool:
         """Whether this teammate will discard a chop card that must be saved, having nothing better to do."""
         return (
             mate.chop is not None
@@ -376,11 +380,10 @@ class _Turn:
     def rate(self) -> list[Rating]:
         ratings = []
         for legal in self.view.legal_moves:
-            move = legal.move
-            if move.kind is MoveKind.PLAY and move.card_index is not None:
-                ratings.append(self._rate_play(move.card_index))
-            elif move.kind is MoveKind.DISCARD and move.card_index is not None:
-                ratings.append(self._rate_discard(move.card_index))
+            if legal.kind is MoveKind.PLAY and legal.card_index is not None:
+                ratings.append(self._rate_play(legal.card_index))
+            elif legal.kind is MoveKind.DISCARD and legal.card_index is not None:
+                ratings.append(self._rate_discard(legal.card_index))
             else:
                 ratings.append(self._rate_hint(legal))
         return ratings
@@ -556,7 +559,7 @@ class _Turn:
             return None  # another hinted copy is waiting: one of the two would be wasted
         return _FinesseClue(name, blind)
 
-    def _rate_hint(self, legal: LegalMove) -> Rating:
+    def _rate_hint(self, legal: PlayMove) -> Rating:
         clue = self._read_clue(legal)
         effect = self._clue_effect(clue)
         if effect.misleads is not None:
@@ -573,9 +576,9 @@ class _Turn:
             return self._rate_play_clue(clue, effect, plays, penalty)
         return self._rate_info_hint(clue, effect, penalty)
 
-    def _read_clue(self, legal: LegalMove) -> _Clue:
+    def _read_clue(self, legal: PlayMove) -> _Clue:
         """A hint as its receiver would read it: the slots after it, under the convention (finesses included)."""
-        move = legal.move
+        move = legal
         assert legal.target_player is not None and move.target_offset is not None
         player = legal.target_player
         slots = self.slots[player]

@@ -10,6 +10,7 @@ from pathlib import Path
 COMPILED = (
     "harness.schema.trusted",
     "harness.engine.rollout_game",
+    "harness.view.play_view",
     "harness.view.builder",
     "harness.bots.choice",
     "harness.bots.conventions",

@@ -31,7 +31,7 @@ from harness.engine.replay import replay_to_end
 from harness.engine.rollout_game import RolloutGame
 from harness.schema.cards import DECK_SIZE
 from harness.schema.moves import Move, MoveKind
-from harness.view.builder import build_view, rollout_view
+from harness.view.builder import build_view
 from harness.view.seat_view import SeatView
 
 # Rollouts per move of one decision, at most: each costs a replay and a played-out game (see BENCHMARKS.md).
@@ -172,8 +172,8 @@ def play_out(game: Game | RolloutGame, bot: Bot) -> int:
     """Let `bot` play every seat until the game ends; the final fireworks score."""
     policy = bot.policy()
     while not game.is_over:
-        view = rollout_view(game.observe(game.current_player))
-        game.apply(view.legal_moves[policy.choose(view)].move)
+        observation = game.observe(game.current_player)
+        game.apply(observation.legal_moves[policy.choose(observation)])
     return game.fireworks_sum
 
 

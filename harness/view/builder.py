@@ -1,9 +1,10 @@
 """Building a seat's SeatView from its engine Observation: the facts derived in Python (unseen-card counts,
 playability, criticality, the final-round notice), so that templates never count cards.
 
-build_view validates the models it builds; rollout_view, for play-outs, trusts what this module computed. The view's
-recurring parts (legal moves, visible cards, a seat's events) are remembered between views. Compiled with the smart
-bot where setup.sh built it (harness/native); the models themselves live in seat_view.py.
+build_view validates the models it builds; rollout_view, for play-outs, trusts what this module computed; play_view
+builds the plain-class PlayView that the smart bot reads (play_view.py), and play_view_of takes one from a SeatView.
+The view's recurring parts (legal moves, visible cards, a seat's events) are remembered between views. Compiled with
+the smart bot where setup.sh built it (harness/native); the models themselves live in seat_view.py.
 """
 
 from __future__ import annotations
@@ -12,17 +13,19 @@ import threading
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 from harness.engine.game import MAX_INFO_TOKENS, MAX_LIFE_TOKENS, HistoryEntry, Knowledge, Observation
 from harness.schema.cards import ALL_CARDS, COLORS, COPIES, FULL_DECK, MAX_SCORE, RANKS, card
 from harness.schema.moves import Move, MoveKind
 from harness.schema.trusted import M, trusted
+from harness.view.play_view import PlayCard, PlayHand, PlayMove, PlayView
 from harness.view.seat_view import Event, LegalMove, OtherHand, OwnCard, SeatView, VisibleCard
 
 K = TypeVar("K")
 V = TypeVar("V")
+_MoveKey = tuple[int, int, int | None, tuple[int, ...]]  # a legal move's index, its id, hint target, indices touched
 
 
 def is_playable(text: str, fireworks: dict[str, int]) -> bool:
@@ -106,18 +109,94 @@ def rollout_view(obs: Observation) -> SeatView:
     return trusted(SeatView, _view_fields(obs, False, trusted))
 
 
+def play_view(obs: Observation) -> PlayView:
+    """What the smart bot reads of the seat's view (play_view.py): `play_view_of(build_view(obs))`, computed alike
+    without building the view, for the bot's play-outs."""
+    seat, n = obs.seat, obs.num_players
+    table = _table(tuple(obs.fireworks.items()), tuple(sorted(obs.discards)))
+    unseen = _unseen(obs, table)
+    status = table.status
+    counted: dict[int, dict[str, int]] = {}  # by id: every knowledge lives in the observation through the loop
+    own = []
+    for known in obs.knowledge[seat]:
+        candidates = counted.get(id(known))
+        if candidates is None:
+            candidates = counted[id(known)] = _candidate_counts(known, unseen)
+        own.append(candidates)
+    others = []
+    for offset in range(1, n):
+        player = (seat + offset) % n
+        cards = tuple(_play_card(i, c, status[c]) for i, c in enumerate(obs.hands[player]) if c is not None)
+        others.append(PlayHand(player, cards))
+    return PlayView(
+        seat=seat,
+        num_players=n,
+        hand_size=obs.hand_size,
+        life_tokens=obs.life_tokens,
+        info_tokens=obs.info_tokens,
+        max_info_tokens=MAX_INFO_TOKENS,
+        deck_size=obs.deck_size,
+        turns_left=_turns_left(obs),
+        fireworks=dict(obs.fireworks),
+        discard_counts=dict(table.discard_counts),
+        unseen=unseen,
+        history=obs.history,
+        own_candidates=tuple(own),
+        others=tuple(others),
+        legal_moves=_play_moves(obs.legal_moves, seat, n, obs.hands),
+    )
+
+
+def play_view_of(view: SeatView) -> PlayView:
+    """What the smart bot reads of a SeatView (play_view.py), sharing its values."""
+    return PlayView(
+        seat=view.seat,
+        num_players=view.num_players,
+        hand_size=view.hand_size,
+        life_tokens=view.life_tokens,
+        info_tokens=view.info_tokens,
+        max_info_tokens=view.max_info_tokens,
+        deck_size=view.deck_size,
+        turns_left=view.turns_left,
+        fireworks=view.fireworks,
+        discard_counts=view.discard_counts,
+        unseen=view.unseen,
+        history=view.history,
+        own_candidates=tuple(own.candidates for own in view.own_hand),
+        others=tuple(_play_hand(hand) for hand in view.others),
+        legal_moves=tuple(
+            PlayMove(legal.index, legal.move, legal.target_player, legal.touches) for legal in view.legal_moves
+        ),
+    )
+
+
+def _play_hand(hand: OtherHand) -> PlayHand:
+    cards = tuple(_play_card(c.index, c.card, (c.playable, c.useless, c.critical)) for c in hand.cards)
+    return PlayHand(hand.player, cards)
+
+
+def _unseen(obs: Observation, table: _Table) -> dict[str, int]:
+    """Copies of each card the seat cannot see: on the table's count, less the cards in the other hands."""
+    unseen = dict(table.unseen)
+    for player, hand in enumerate(obs.hands):
+        if player != obs.seat:
+            for c in hand:
+                if c is not None:
+                    unseen[c] -= 1
+    return unseen
+
+
+def _turns_left(obs: Observation) -> int | None:
+    """Once the deck is empty: moves left in the game, this one included."""
+    return None if obs.last_player is None else (obs.last_player - obs.current_player) % obs.num_players + 1
+
+
 def _view_fields(obs: Observation, events: bool, make: _Make) -> dict[str, Any]:
     """The fields of the seat's view (see build_view), its hands and own cards built by `make`."""
     seat, n = obs.seat, obs.num_players
     table = _table(tuple(obs.fireworks.items()), tuple(sorted(obs.discards)))
     dead, playable, status = table.dead, table.playable, table.status
-
-    unseen = dict(table.unseen)
-    for player, hand in enumerate(obs.hands):
-        if player != seat:
-            for c in hand:
-                if c is not None:
-                    unseen[c] -= 1
+    unseen = _unseen(obs, table)
 
     own = _own_hand(obs.knowledge[seat], unseen, playable, dead, make)
     others = []
@@ -136,10 +215,6 @@ def _view_fields(obs: Observation, events: bool, make: _Make) -> dict[str, Any]:
     if events:
         recent = _since_own_move(obs.history, seat)
         told = _events(obs.history, seat, n)
-
-    turns_left = None
-    if obs.last_player is not None:
-        turns_left = (obs.last_player - obs.current_player) % n + 1
 
     return {
         "seat": seat,
@@ -167,7 +242,7 @@ def _view_fields(obs: Observation, events: bool, make: _Make) -> dict[str, Any]:
         "final_round": obs.last_player is not None,
         "last_player": obs.last_player,
         "last_player_offset": None if obs.last_player is None else (obs.last_player - seat) % n,
-        "turns_left": turns_left,
+        "turns_left": _turns_left(obs),
         "legal_moves": _legal_moves(obs.legal_moves, seat, n, obs.hands),
     }
 
@@ -224,17 +299,35 @@ def _candidates(
     knowledge: Knowledge, unseen: dict[str, int], playable_cards: frozenset[str], dead: frozenset[str]
 ) -> tuple[dict[str, int], float, float]:
     """A hidden card's candidate identities with their unseen copies, and the chances it is playable and useless."""
-    candidates = {name: count for name in _could_be(knowledge) if (count := unseen[name]) > 0}
+    candidates = _candidate_counts(knowledge, unseen)
     total = sum(candidates.values())
     playable = sum(candidates.get(name, 0) for name in playable_cards)  # at most one per colour
     useless = sum(n for name, n in candidates.items() if name in dead)
     return candidates, playable / total if total else 0.0, useless / total if total else 0.0
 
 
-@cache
+def _candidate_counts(knowledge: Knowledge, unseen: dict[str, int]) -> dict[str, int]:
+    """The identities a hidden card's could-be sets allow that have unseen copies, with their counts."""
+    return {name: count for name in _could_be(knowledge) if (count := unseen[name]) > 0}
+
+
 def _could_be(knowledge: Knowledge) -> tuple[str, ...]:
-    """The identities a card's could-be sets allow, in colour then rank order."""
-    return tuple(f"{c}{r}" for c in knowledge.could_be_colors for r in knowledge.could_be_ranks)
+    """The identities a card's could-be sets allow, in colour then rank order. Remembered by the knowledge's id (the
+    engine's knowledge objects are interned), where hashing the model went through Python at every call."""
+    found = _COULD_BE.get(id(knowledge))
+    if found is None or found[0] is not knowledge:
+        found = (knowledge, tuple(f"{c}{r}" for c in knowledge.could_be_colors for r in knowledge.could_be_ranks))
+        _remember(_COULD_BE, id(knowledge), found)
+    return found[1]
+
+
+def _play_card(index: int, text: str, status: tuple[bool, bool, bool]) -> PlayCard:
+    """The PlayCard of `text` at `index` whose status on the table is (playable, useless, critical), built once."""
+    key = (index, text, status)
+    found = _PLAY_CARDS.get(key)
+    if found is None:
+        found = _PLAY_CARDS[key] = PlayCard(index, text, *status)  # at most 5 x 25 x 8 of them
+    return found
 
 
 def _visible_card(
@@ -263,12 +356,38 @@ def _legal_moves(
     moves: tuple[Move, ...], seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
 ) -> tuple[LegalMove, ...]:
     """The seat's legal moves, with each hint's target and the indices it touches in the target's hand."""
-    touching: dict[int, dict[str | int, tuple[int, ...]]] = {}  # target -> colour or rank -> indices, as needed
     legal = []
+    for key, move in _move_keys(moves, seat, n, hands):
+        found = _LEGAL_MOVES.get(key)
+        legal.append(found if found is not None and found.move is move else _legal_move(key, move))
+    return tuple(legal)
+
+
+def _play_moves(
+    moves: tuple[Move, ...], seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
+) -> tuple[PlayMove, ...]:
+    """The seat's legal moves as PlayMoves (those of `_legal_moves`), remembered like them."""
+    legal = []
+    for key, move in _move_keys(moves, seat, n, hands):
+        found = _PLAY_MOVES.get(key)
+        if found is None or found.move is not move:
+            index, _, target, touches = key
+            found = PlayMove(index, move, target, touches)
+            _remember(_PLAY_MOVES, key, found)
+        legal.append(found)
+    return tuple(legal)
+
+
+def _move_keys(
+    moves: tuple[Move, ...], seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
+) -> list[tuple[_MoveKey, Move]]:
+    """Each legal move's key (its index, its id, and for a hint the target and the indices it touches there)."""
+    touching: dict[int, dict[str | int, tuple[int, ...]]] = {}  # target -> colour or rank -> indices, as needed
+    keys = []
     for index, move in enumerate(moves):
         offset = move.target_offset  # set for hints only
         if offset is None:
-            key: tuple[int, int, int | None, tuple[int, ...]] = (index, id(move), None, ())
+            key: _MoveKey = (index, id(move), None, ())
         else:
             target = (seat + offset) % n
             touches = touching.get(target)
@@ -277,9 +396,8 @@ def _legal_moves(
             what = move.color or move.rank  # a hint names one of the two
             assert what is not None
             key = (index, id(move), target, touches.get(what, ()))
-        found = _LEGAL_MOVES.get(key)
-        legal.append(found if found is not None and found.move is move else _legal_move(key, move))
-    return tuple(legal)
+        keys.append((key, move))
+    return keys
 
 
 def _touches(hand: tuple[str | None, ...]) -> dict[str | int, tuple[int, ...]]:
@@ -292,7 +410,7 @@ def _touches(hand: tuple[str | None, ...]) -> dict[str | int, tuple[int, ...]]:
     return {what: tuple(indices) for what, indices in found.items()}
 
 
-def _legal_move(key: tuple[int, int, int | None, tuple[int, ...]], move: Move) -> LegalMove:
+def _legal_move(key: _MoveKey, move: Move) -> LegalMove:
     """The legal move of `key` (index, the move's id, hint target, indices touched), built and remembered."""
     index, _, target, touches = key
     if target is None:
@@ -307,8 +425,11 @@ def _legal_move(key: tuple[int, int, int | None, tuple[int, ...]], move: Move) -
 # interned Move objects and a card's knowledge is an interned Knowledge, so the same few thousand models came back
 # every turn, each validated again (bench/overhead.py). Keyed by the id of the object the entry itself holds, so an
 # id cannot be reused while its entry lives; the identity check on lookup keeps an equal-id stranger out anyway.
-_LEGAL_MOVES: dict[tuple[int, int, int | None, tuple[int, ...]], LegalMove] = {}
+_LEGAL_MOVES: dict[_MoveKey, LegalMove] = {}
 _VISIBLE_CARDS: dict[tuple[int, int, str, int, tuple[bool, bool, bool]], VisibleCard] = {}
+_PLAY_MOVES: dict[_MoveKey, PlayMove] = {}
+_PLAY_CARDS: dict[tuple[int, str, tuple[bool, bool, bool]], PlayCard] = {}
+_COULD_BE: dict[int, tuple[Knowledge, tuple[str, ...]]] = {}
 # Per kind, a bound on memory: an entry takes about 1.3 KB, so at most about 7 MB each. Two-player games stay below it
 # (about 2,000 legal moves after 50 games); games of 4-5 players reach it after some 40 games, and an emptied cache
 # fills again within a few games.
