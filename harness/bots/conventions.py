@@ -25,15 +25,14 @@ bot that follows it.
 from __future__ import annotations
 
 import operator
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache, partial
-from typing import NamedTuple, TypeVar
+from typing import Final, NamedTuple, TypeVar
 
 from harness.engine.game import HistoryEntry
 from harness.schema.cards import ALL_CARDS, COLORS, COPIES, DECK_SIZE, RANKS, card
-from harness.schema.moves import MoveKind
+from harness.schema.moves import Move, MoveKind
 from harness.view.builder import dead_cards
 from harness.view.play_view import PlayView
 
@@ -45,6 +44,16 @@ RANK_OF: dict[str, int] = {name: int(name[1]) for name in ALL_CARDS}
 ONLY: dict[str, frozenset[str]] = {name: frozenset((name,)) for name in ALL_CARDS}  # one set per card, built once
 # Player counts in which a 2 on the chop is saved although another copy exists (self-play tests: it pays only here).
 TWO_SAVE_PLAYERS = frozenset({2})
+# Read once: each read of an Enum's member goes through the Enum class's __getattr__ hook.
+_PLAY: Final = MoveKind.PLAY
+_REVEAL_COLOR: Final = MoveKind.REVEAL_COLOR
+_REVEAL_RANK: Final = MoveKind.REVEAL_RANK
+
+
+def _is_hint(move: Move) -> bool:
+    """Move.is_hint, without the call into Python that its property is here (Move is a pydantic model)."""
+    kind = move.kind
+    return kind is _REVEAL_COLOR or kind is _REVEAL_RANK
 
 
 class Slot(NamedTuple):
@@ -100,7 +109,8 @@ class CardSets:
 @lru_cache(maxsize=8192)
 def _card_sets(heights: tuple[int, ...], discarded: tuple[tuple[str, int], ...], two_saves: bool) -> CardSets:
     fireworks = dict(zip(COLORS, heights, strict=True))
-    discards = Counter(dict(discarded))
+    discards = dict.fromkeys(ALL_CARDS, 0)  # every card: a Counter's missing card is a call into Python
+    discards.update(discarded)
     dead = frozenset(dead_cards(fireworks, discards))
     live = ALL_CARD_SET - dead
     playable = frozenset(card(c, fireworks[c] + 1) for c in COLORS if fireworks[c] < 5)
@@ -335,14 +345,29 @@ def apply_clue(
     return out
 
 
-@dataclass(frozen=True, slots=True)
 class Replay:
-    """The public history replayed under the convention, from one seat's point of view."""
+    """The public history replayed under the convention, from one seat's point of view. (A plain class: compiled,
+    harness/native makes it a native one, where a dataclass's generated __init__ runs as Python.)"""
 
-    hands: list[list[Slot]]  # every player's hand, slot by slot, oldest card first
-    cards: dict[int, str]  # uid -> card, for every card the seat has seen (in a hand or leaving one)
-    own: dict[int, frozenset[str]]  # uid -> candidates, for the seat's own current cards
-    chop_clued: dict[int, int]  # player -> index in the history of the last hint that newly touched their chop
+    def __init__(
+        self,
+        hands: list[list[Slot]],
+        cards: dict[int, str],
+        own: dict[int, frozenset[str]],
+        chop_clued: dict[int, int],
+    ) -> None:
+        self.hands = hands  # every player's hand, slot by slot, oldest card first
+        self.cards = cards  # uid -> card, for every card the seat has seen (in a hand or leaving one)
+        self.own = own  # uid -> candidates, for the seat's own current cards
+        self.chop_clued = chop_clued  # player -> index in the history of the last hint that newly touched their chop
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Replay) and (self.hands, self.cards, self.own, self.chop_clued) == (
+            other.hands,
+            other.cards,
+            other.own,
+            other.chop_clued,
+        )
 
     def identity(self, uid: int) -> frozenset[str]:
         """The identities the seat allows for a card: one if it has seen it."""
@@ -390,7 +415,7 @@ class _Dealt:
     def advance(self, entries: Sequence[HistoryEntry]) -> None:
         """Follow these further history entries."""
         for entry in entries:
-            if entry.move.is_hint:
+            if _is_hint(entry.move):
                 continue
             assert entry.move.card_index is not None and entry.card is not None
             self.gone[self.hands[entry.player].pop(entry.move.card_index)] = entry.card
@@ -451,7 +476,7 @@ class _Replaying:
         if self.pending is not None:
             _resolve_finesse(hands, self.pending, entry)
             self.pending = None
-        if move.is_hint:
+        if _is_hint(move):
             target = entry.target_player
             assert target is not None
             if self.table is None:
@@ -618,7 +643,7 @@ def _resolve_finesse(hands: list[list[Slot]], pending: _PendingFinesse, entry: H
         at = next((i for i, slot in enumerate(hand) if slot is pending.marked), None)
         if at is not None:
             hand[at] = pending.before[at]  # no finesse after all: the card is as it was
-    if played is None or move.kind is not MoveKind.PLAY or not entry.scored or entry.card is None:
+    if played is None or move.kind is not _PLAY or not entry.scored or entry.card is None:
         return
     # The play answers the clue if the player would have taken the card for the one it turned out to be, and the
     # card was no play everybody knew of before the clue.

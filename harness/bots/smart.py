@@ -15,9 +15,8 @@ token for a play or save clue. It never plays an uncertain card with one life le
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Final
 
 from harness.bots.base import Bot, BotDecision, Policy, decide_by_ratings
 from harness.bots.choice import best_index
@@ -35,9 +34,10 @@ from harness.bots.conventions import (
     predecessor,
     public_candidates,
     replay,
+    successor,
 )
 from harness.engine.game import Observation
-from harness.schema.cards import ALL_CARDS, card, parse_card
+from harness.schema.cards import ALL_CARDS
 from harness.schema.moves import MoveKind
 from harness.view.builder import play_view, play_view_of
 from harness.view.play_view import PlayHand, PlayMove, PlayView
@@ -94,42 +94,60 @@ STALL_RICH_TOKENS = 4
 # clue, and a discard comes first. Off at 3-5 players.
 LAST_TOKEN_DECK = (4, 0, 0, 0)
 LAST_TOKEN_INFO = 0.2
+# Read once: each read of an Enum's member goes through the Enum class's __getattr__ hook.
+_PLAY: Final = MoveKind.PLAY
+_DISCARD: Final = MoveKind.DISCARD
 
 
-class OwnInfo(NamedTuple):
+# The bot's records below are plain classes, not named tuples or dataclasses: compiled (harness/native) they are
+# native classes, where a named tuple's constructor and a dataclass's generated __init__ run as Python.
+
+
+class OwnInfo:
     """One of the bot's own cards: its candidates narrowed by the convention, and derived probabilities."""
 
-    candidates: dict[str, int]
-    slot: Slot
-    p_play: float
-    p_dead: float
-    p_critical: float
+    def __init__(self, candidates: dict[str, int], slot: Slot, p_play: float, p_dead: float, p_critical: float) -> None:
+        self.candidates = candidates
+        self.slot = slot
+        self.p_play = p_play
+        self.p_dead = p_dead
+        self.p_critical = p_critical
 
 
-class OwnOdds(NamedTuple):
+class OwnOdds:
     """An own card's candidates narrowed by the convention, and their chances (what OwnInfo adds to its slot)."""
 
-    candidates: dict[str, int]
-    p_play: float
-    p_dead: float
-    p_critical: float
+    def __init__(self, candidates: dict[str, int], p_play: float, p_dead: float, p_critical: float) -> None:
+        self.candidates = candidates
+        self.p_play = p_play
+        self.p_dead = p_dead
+        self.p_critical = p_critical
 
 
-class _FinesseClue(NamedTuple):
+class _FinesseClue:
     """A play clue the bot could give that asks the next player for the card before its focus."""
 
-    focus_card: str
-    blind: bool  # the next player answers from their finesse position, not with a hinted card (a prompt)
+    def __init__(self, focus_card: str, blind: bool) -> None:
+        self.focus_card = focus_card
+        self.blind = blind  # the next player answers from their finesse position, not with a hinted card (a prompt)
 
 
-class MateInfo(NamedTuple):
+class MateInfo:
     """What the bot believes a teammate knows about their own hand, from public facts."""
 
-    known_play: tuple[bool, ...]
-    known_useless: tuple[bool, ...]
-    chop: int | None
-    possible: frozenset[str]  # the cards of which the teammate cannot rule out every copy by looking around
-    public_sizes: tuple[int, ...]  # how many identities each card's public candidates hold (see _clue_effect)
+    def __init__(
+        self,
+        known_play: tuple[bool, ...],
+        known_useless: tuple[bool, ...],
+        chop: int | None,
+        possible: frozenset[str],
+        public_sizes: tuple[int, ...],
+    ) -> None:
+        self.known_play = known_play
+        self.known_useless = known_useless
+        self.chop = chop
+        self.possible = possible  # the cards of which the teammate cannot rule out every copy by looking around
+        self.public_sizes = public_sizes  # how many identities each card's public candidates hold (see _clue_effect)
 
 
 class Rule(StrEnum):
@@ -163,41 +181,55 @@ class Rule(StrEnum):
     INFO_HINT = "a hint that makes no card playable or safe"
 
 
-class Rating(NamedTuple):
+class Rating:
     """One legal move's rating, the rule that gave it, and the bot's reason in words."""
 
-    value: float
-    rule: Rule
-    reason: str
+    def __init__(self, value: float, rule: Rule, reason: str) -> None:
+        self.value = value
+        self.rule = rule
+        self.reason = reason
 
 
-class _Clue(NamedTuple):
+class _Clue:
     """A hint the bot could give, as its receiver would read it under the convention."""
 
-    player: int
-    offset: int
-    what: str  # as reasons name it: "R", "3s"
-    hand: PlayHand
-    mate: MateInfo
-    before: list[Slot]
-    after: list[Slot]
-    targets: frozenset[str]  # what the focus of a play clue to this player may be (with a finesse's focus)
-    asked: _FinesseClue | None
-    in_time: bool  # the receiver has a turn before the game ends
+    def __init__(
+        self,
+        player: int,
+        offset: int,
+        what: str,
+        hand: PlayHand,
+        mate: MateInfo,
+        before: list[Slot],
+        after: list[Slot],
+        targets: frozenset[str],
+        asked: _FinesseClue | None,
+        in_time: bool,
+    ) -> None:
+        self.player = player
+        self.offset = offset
+        self.what = what  # as reasons name it: "R", "3s"
+        self.hand = hand
+        self.mate = mate
+        self.before = before
+        self.after = after
+        self.targets = targets  # what the focus of a play clue to this player may be (with a finesse's focus)
+        self.asked = asked
+        self.in_time = in_time  # the receiver has a turn before the game ends
 
 
-@dataclass(slots=True)
 class _ClueEffect:
     """What a clue does to the receiver's hand, card by card."""
 
-    new_plays: list[str] = field(default_factory=list)  # cards it makes known to be playable
-    later_plays: list[str] = field(default_factory=list)  # cards it marks as plays after the known ones
-    good_new: int = 0  # newly touched cards worth touching
-    bad_new: int = 0  # newly touched cards that are useless or duplicated
-    misread: int = 0  # newly touched cards whose identity the convention then rules out
-    saved: str | None = None  # the critical chop card it saves
-    ruled_out: int = 0  # public candidate identities it rules out, over the receiver's hand
-    misleads: str | None = None  # why it would mislead the receiver (the reason of its rating)
+    def __init__(self) -> None:
+        self.new_plays: list[str] = []  # cards it makes known to be playable
+        self.later_plays: list[str] = []  # cards it marks as plays after the known ones
+        self.good_new = 0  # newly touched cards worth touching
+        self.bad_new = 0  # newly touched cards that are useless or duplicated
+        self.misread = 0  # newly touched cards whose identity the convention then rules out
+        self.saved: str | None = None  # the critical chop card it saves
+        self.ruled_out = 0  # public candidate identities it rules out, over the receiver's hand
+        self.misleads: str | None = None  # why it would mislead the receiver (the reason of its rating)
 
 
 def _describe_candidates(cands: list[str], fireworks: dict[str, int]) -> str:
@@ -372,17 +404,17 @@ class _Turn:
 
     def _unlocks(self, name: str) -> bool:
         """Whether some teammate holds a touched copy of the card right after `name`."""
-        color, rank = parse_card(name)
-        return rank < 5 and self.touched_visible[card(color, rank + 1)] > 0
+        following = successor(name)
+        return following is not None and self.touched_visible[following] > 0
 
     # ---- rating moves ------------------------------------------------------------------------------------------
 
     def rate(self) -> list[Rating]:
         ratings = []
         for legal in self.view.legal_moves:
-            if legal.kind is MoveKind.PLAY and legal.card_index is not None:
+            if legal.kind is _PLAY and legal.card_index is not None:
                 ratings.append(self._rate_play(legal.card_index))
-            elif legal.kind is MoveKind.DISCARD and legal.card_index is not None:
+            elif legal.kind is _DISCARD and legal.card_index is not None:
                 ratings.append(self._rate_discard(legal.card_index))
             else:
                 ratings.append(self._rate_hint(legal))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from harness.engine.game import (
     MAX_INFO_TOKENS,
@@ -37,6 +37,10 @@ from harness.schema.moves import Move, MoveKind
 from harness.schema.trusted import trusted
 
 _RANK_TEXTS = tuple(str(rank) for rank in RANKS)  # a card's rank as its text holds it
+# Read once: each read of an Enum's member goes through the Enum class's __getattr__ hook.
+_PLAY: Final = MoveKind.PLAY
+_DISCARD: Final = MoveKind.DISCARD
+_REVEAL_COLOR: Final = MoveKind.REVEAL_COLOR
 _UNKNOWN = knowledge_from_text(f"XX|{''.join(COLORS)}{''.join(_RANK_TEXTS)}")  # a card no hint has touched
 _HIDDEN = tuple((None,) * size for size in range(max(HAND_SIZE.values()) + 1))  # a seat's own cards, unseen
 
@@ -235,21 +239,22 @@ class RolloutGame:
         scored = False
         target: int | None = None
         revealed: tuple[int, ...] = ()
-        if move.kind is MoveKind.PLAY or move.kind is MoveKind.DISCARD:
+        kind = move.kind
+        if kind is _PLAY or kind is _DISCARD:
             index = move.card_index
             assert index is not None
             hand, known = self._hands[player], self._knowledge[player]
             card = hand[index]
             hand, known = hand[:index] + hand[index + 1 :], known[:index] + known[index + 1 :]
             color, rank = card[0], int(card[1])
-            if move.kind is MoveKind.PLAY and self._fireworks[color] + 1 == rank:
+            if kind is _PLAY and self._fireworks[color] + 1 == rank:
                 scored = True
                 self._fireworks = {**self._fireworks, color: rank}
                 self._score += 1
                 if rank == len(RANKS) and self._info < MAX_INFO_TOKENS:
                     self._info += 1
             else:
-                if move.kind is MoveKind.PLAY:
+                if kind is _PLAY:
                     self._lives -= 1
                 else:
                     self._info += 1
@@ -263,7 +268,7 @@ class RolloutGame:
         else:
             assert move.target_offset is not None
             target = (player + move.target_offset) % n
-            if move.kind is MoveKind.REVEAL_COLOR:
+            if kind is _REVEAL_COLOR:
                 assert move.color is not None
                 value, at = move.color, 0
             else:
