@@ -69,7 +69,7 @@ def play_view_facts(view: PlayView) -> tuple[object, ...]:
             for hand in view.others
         ],
         [
-            (m.index, m.move, m.kind, m.card_index, m.target_offset, m.color, m.rank, m.target_player, m.touches)
+            (m.move, m.kind, m.card_index, m.target_offset, m.color, m.rank, m.target_player, m.touches)
             for m in view.legal_moves
         ],
     )

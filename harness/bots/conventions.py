@@ -88,11 +88,20 @@ def public_candidates(
     return names
 
 
-@lru_cache(maxsize=1024)
 def _hinted(colors: frozenset[str], ranks: frozenset[int]) -> frozenset[str]:
     """The identities the could-be sets allow (at most 31 x 31 pairs of sets: all kept, where the conventions'
-    allowed sets are too many to keep every combination)."""
-    return frozenset(c + str(r) for c in colors for r in ranks)
+    allowed sets are too many to keep every combination). In two plain dicts, by the colours then the ranks: no
+    key tuple to build, and both sets keep their hash (rating hints asks this for every card they change)."""
+    by_ranks = _HINTED.get(colors)
+    if by_ranks is None:
+        by_ranks = _HINTED[colors] = {}
+    names = by_ranks.get(ranks)
+    if names is None:
+        names = by_ranks[ranks] = frozenset(c + str(r) for c in colors for r in ranks)
+    return names
+
+
+_HINTED: dict[frozenset[str], dict[frozenset[int], frozenset[str]]] = {}
 
 
 @dataclass(frozen=True, slots=True)

@@ -164,9 +164,7 @@ def play_view_of(view: SeatView) -> PlayView:
         history=view.history,
         own_candidates=tuple(own.candidates for own in view.own_hand),
         others=tuple(_play_hand(hand) for hand in view.others),
-        legal_moves=tuple(
-            PlayMove(legal.index, legal.move, legal.target_player, legal.touches) for legal in view.legal_moves
-        ),
+        legal_moves=tuple(PlayMove(legal.move, legal.target_player, legal.touches) for legal in view.legal_moves),
     )
 
 
@@ -366,13 +364,20 @@ def _legal_moves(
 def _play_moves(
     moves: tuple[Move, ...], seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
 ) -> tuple[PlayMove, ...]:
-    """The seat's legal moves as PlayMoves (those of `_legal_moves`), remembered like them."""
+    """The seat's legal moves as PlayMoves (what `_legal_moves` gives, without the index: a PlayMove's place in the
+    tuple is its index), each built once for the move, its target and the cards it touches."""
     legal = []
-    for key, move in _move_keys(moves, seat, n, hands):
+    for move in moves:
+        offset, what = _hint_of(move)
+        touches: tuple[int, ...] = ()
+        target = None
+        if offset is not None and what is not None:
+            target = (seat + offset) % n
+            touches = _touches_of(hands[target]).get(what, ())
+        key = (id(move), target, touches)
         found = _PLAY_MOVES.get(key)
         if found is None or found.move is not move:
-            index, _, target, touches = key
-            found = PlayMove(index, move, target, touches)
+            found = PlayMove(move, target, touches)
             _remember(_PLAY_MOVES, key, found)
         legal.append(found)
     return tuple(legal)
@@ -382,22 +387,36 @@ def _move_keys(
     moves: tuple[Move, ...], seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
 ) -> list[tuple[_MoveKey, Move]]:
     """Each legal move's key (its index, its id, and for a hint the target and the indices it touches there)."""
-    touching: dict[int, dict[str | int, tuple[int, ...]]] = {}  # target -> colour or rank -> indices, as needed
     keys = []
     for index, move in enumerate(moves):
-        offset = move.target_offset  # set for hints only
-        if offset is None:
+        offset, what = _hint_of(move)
+        if offset is None or what is None:
             key: _MoveKey = (index, id(move), None, ())
         else:
             target = (seat + offset) % n
-            touches = touching.get(target)
-            if touches is None:
-                touches = touching[target] = _touches(hands[target])
-            what = move.color or move.rank  # a hint names one of the two
-            assert what is not None
-            key = (index, id(move), target, touches.get(what, ()))
+            key = (index, id(move), target, _touches_of(hands[target]).get(what, ()))
         keys.append((key, move))
     return keys
+
+
+def _hint_of(move: Move) -> tuple[int | None, str | int | None]:
+    """A hint's target offset and what it names (its colour or rank); (None, None) for a play or a discard.
+    Remembered by the move's id (the engine's moves are interned): reading a pydantic model's fields costs more."""
+    found = _HINTS.get(id(move))
+    if found is None or found[0] is not move:
+        found = (move, move.target_offset, move.color or move.rank)  # a hint names one of the two
+        _remember(_HINTS, id(move), found)
+    return found[1], found[2]
+
+
+def _touches_of(hand: tuple[str | None, ...]) -> dict[str | int, tuple[int, ...]]:
+    """`_touches(hand)`, remembered by the hand: a hand stays as it is for several moves, and the same few thousand
+    hands come back in every play-out of a decision."""
+    found = _TOUCHES.get(hand)
+    if found is None:
+        found = _touches(hand)
+        _remember(_TOUCHES, hand, found)
+    return found
 
 
 def _touches(hand: tuple[str | None, ...]) -> dict[str | int, tuple[int, ...]]:
@@ -427,9 +446,11 @@ def _legal_move(key: _MoveKey, move: Move) -> LegalMove:
 # id cannot be reused while its entry lives; the identity check on lookup keeps an equal-id stranger out anyway.
 _LEGAL_MOVES: dict[_MoveKey, LegalMove] = {}
 _VISIBLE_CARDS: dict[tuple[int, int, str, int, tuple[bool, bool, bool]], VisibleCard] = {}
-_PLAY_MOVES: dict[_MoveKey, PlayMove] = {}
+_PLAY_MOVES: dict[tuple[int, int | None, tuple[int, ...]], PlayMove] = {}  # by move id, target, indices touched
+_TOUCHES: dict[tuple[str | None, ...], dict[str | int, tuple[int, ...]]] = {}
 _PLAY_CARDS: dict[tuple[int, str, tuple[bool, bool, bool]], PlayCard] = {}
 _COULD_BE: dict[int, tuple[Knowledge, tuple[str, ...]]] = {}
+_HINTS: dict[int, tuple[Move, int | None, str | int | None]] = {}
 # Per kind, a bound on memory: an entry takes about 1.3 KB, so at most about 7 MB each. Two-player games stay below it
 # (about 2,000 legal moves after 50 games); games of 4-5 players reach it after some 40 games, and an emptied cache
 # fills again within a few games.

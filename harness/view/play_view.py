@@ -34,10 +34,10 @@ class PlayHand:
 
 
 class PlayMove:
-    """A legal move (SeatView's LegalMove) with the engine move's fields beside it."""
+    """A legal move (SeatView's LegalMove, whose index is its place in PlayView.legal_moves) with the engine move's
+    fields beside it."""
 
-    def __init__(self, index: int, move: Move, target_player: int | None, touches: tuple[int, ...]) -> None:
-        self.index = index
+    def __init__(self, move: Move, target_player: int | None, touches: tuple[int, ...]) -> None:
         self.move = move
         self.kind: MoveKind = move.kind
         self.card_index: int | None = move.card_index
