@@ -60,10 +60,10 @@ def play_view_facts(view: PlayView) -> tuple[object, ...]:
         view.deck_size,
         view.turns_left,
         view.fireworks,
-        view.discard_counts,
         view.unseen,
         view.history,
         view.own_candidates,
+        (view.table.discard_counts, view.table.dead, view.table.playable, view.table.unseen, view.table.status),
         [
             (hand.player, [(c.index, c.card, c.playable, c.useless, c.critical) for c in hand.cards])
             for hand in view.others

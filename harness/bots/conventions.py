@@ -34,7 +34,7 @@ from harness.engine.game import HistoryEntry
 from harness.schema.cards import ALL_CARDS, COLORS, COPIES, DECK_SIZE, RANKS, card
 from harness.schema.moves import Move, MoveKind
 from harness.view.builder import dead_cards
-from harness.view.play_view import PlayView
+from harness.view.play_view import PlayView, TableFacts
 
 T = TypeVar("T")
 ALL_CARD_SET: frozenset[str] = frozenset(ALL_CARDS)
@@ -133,6 +133,30 @@ def card_sets(fireworks: dict[str, int], discards: Mapping[str, int], players: i
     heights = tuple(fireworks[c] for c in COLORS)
     discarded = tuple(sorted((name, n) for name, n in discards.items() if n))
     return _card_sets(heights, discarded, players in TWO_SAVE_PLAYERS)
+
+
+def table_sets(table: TableFacts, players: int) -> CardSets:
+    """`card_sets` of the table a view's facts describe (the same sets, built alike), kept by the facts' identity: a
+    view brings the facts its builder derived once per table, so the sets need no key of fireworks and sorted discards
+    and no second count of the pile."""
+    two_saves = players in TWO_SAVE_PLAYERS
+    key = (id(table), two_saves)
+    found = _TABLE_SETS.get(key)
+    if found is not None and found[0] is table:
+        return found[1]
+    status = table.status
+    live = ALL_CARD_SET - table.dead
+    critical = frozenset(name for name in live if status[name][2])
+    saves = critical | frozenset(name for name in live if two_saves and RANK_OF[name] == 2)
+    sets = CardSets(table.dead, live, table.playable, critical, saves)
+    if len(_TABLE_SETS) >= _TABLE_SETS_MAX:
+        _TABLE_SETS.clear()
+    _TABLE_SETS[key] = (table, sets)  # the entry holds the facts: their id is not reused while it lives
+    return sets
+
+
+_TABLE_SETS: dict[tuple[int, bool], tuple[TableFacts, CardSets]] = {}
+_TABLE_SETS_MAX = 8192  # as many as card_sets keeps (a view's facts are in the builder's cache of 256 tables)
 
 
 def chop_index(slots: Sequence[Slot]) -> int | None:

@@ -26,7 +26,6 @@ from harness.bots.conventions import (
     ReplayCache,
     Slot,
     apply_clue,
-    card_sets,
     chop_index,
     finesse_ask,
     play_focus,
@@ -35,6 +34,7 @@ from harness.bots.conventions import (
     public_candidates,
     replay,
     successor,
+    table_sets,
 )
 from harness.engine.game import Observation
 from harness.schema.cards import ALL_CARDS
@@ -294,7 +294,7 @@ class _Turn:
     def __init__(self, view: PlayView, replayed: Replay | None = None) -> None:
         self.view = view
         self.fireworks = view.fireworks
-        self.table = card_sets(self.fireworks, view.discard_counts, view.num_players)
+        self.table = table_sets(view.table, view.num_players)
         self.dead = self.table.dead
         self.playable = self.table.playable
         self.critical = self.table.critical

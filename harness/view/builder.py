@@ -14,13 +14,13 @@ import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from harness.engine.game import MAX_INFO_TOKENS, MAX_LIFE_TOKENS, HistoryEntry, Knowledge, Observation
 from harness.schema.cards import ALL_CARDS, COLORS, COPIES, FULL_DECK, MAX_SCORE, RANKS, card
 from harness.schema.moves import Move, MoveKind
 from harness.schema.trusted import M, trusted
-from harness.view.play_view import PlayCard, PlayHand, PlayMove, PlayView
+from harness.view.play_view import PlayCard, PlayHand, PlayMove, PlayView, TableFacts
 from harness.view.seat_view import Event, LegalMove, OtherHand, OwnCard, SeatView, VisibleCard
 
 K = TypeVar("K")
@@ -50,18 +50,8 @@ def dead_cards(fireworks: dict[str, int], discards: Mapping[str, int]) -> set[st
     return dead
 
 
-class _Table(NamedTuple):
-    """What the fireworks and the discard pile alone imply, shared by every view of that table (never changed)."""
-
-    discard_counts: dict[str, int]  # in colour then rank order, without zeros
-    dead: frozenset[str]
-    playable: frozenset[str]
-    unseen: dict[str, int]  # copies not on the table: in some hand or in the deck
-    status: dict[str, tuple[bool, bool, bool]]  # every card: whether it is playable, useless, critical
-
-
 @lru_cache(maxsize=256)
-def _table(fireworks: tuple[tuple[str, int], ...], discards: tuple[str, ...]) -> _Table:
+def _table(fireworks: tuple[tuple[str, int], ...], discards: tuple[str, ...]) -> TableFacts:
     """The table's derived facts (`discards` sorted), memoised: a game's table changes only on a play or a discard,
     and every view of it (a rollout builds one per move) asked for the same counts again. Counted in a plain dict of
     every card, not a Counter: a Counter's missing card costs a call into Python, and rollouts build many tables."""
@@ -77,7 +67,7 @@ def _table(fireworks: tuple[tuple[str, int], ...], discards: tuple[str, ...]) ->
             unseen[name] = FULL_DECK[name] - counts[name] - (1 if rank <= height else 0)
             useless = name in dead
             status[name] = (rank == height + 1, useless, not useless and counts[name] == COPIES[rank] - 1)
-    return _Table(
+    return TableFacts(
         discard_counts={name: count for name, count in counts.items() if count},
         dead=dead,
         playable=frozenset(f"{color}{height + 1}" for color, height in fireworks if height < len(RANKS)),
@@ -138,11 +128,11 @@ def play_view(obs: Observation) -> PlayView:
         deck_size=obs.deck_size,
         turns_left=_turns_left(obs),
         fireworks=dict(obs.fireworks),
-        discard_counts=dict(table.discard_counts),
         unseen=unseen,
         history=obs.history,
         own_candidates=tuple(own),
         others=tuple(others),
+        table=table,
         legal_moves=_play_moves(obs.legal_moves, seat, n, obs.hands),
     )
 
@@ -159,10 +149,10 @@ def play_view_of(view: SeatView) -> PlayView:
         deck_size=view.deck_size,
         turns_left=view.turns_left,
         fireworks=view.fireworks,
-        discard_counts=view.discard_counts,
         unseen=view.unseen,
         history=view.history,
         own_candidates=tuple(own.candidates for own in view.own_hand),
+        table=_table(tuple(view.fireworks.items()), tuple(sorted(view.discards))),
         others=tuple(_play_hand(hand) for hand in view.others),
         legal_moves=tuple(PlayMove(legal.move, legal.target_player, legal.touches) for legal in view.legal_moves),
     )
@@ -173,7 +163,7 @@ def _play_hand(hand: OtherHand) -> PlayHand:
     return PlayHand(hand.player, cards)
 
 
-def _unseen(obs: Observation, table: _Table) -> dict[str, int]:
+def _unseen(obs: Observation, table: TableFacts) -> dict[str, int]:
     """Copies of each card the seat cannot see: on the table's count, less the cards in the other hands."""
     unseen = dict(table.unseen)
     for player, hand in enumerate(obs.hands):

@@ -14,6 +14,24 @@ from harness.engine.game import HistoryEntry
 from harness.schema.moves import Move, MoveKind
 
 
+class TableFacts:
+    """What the fireworks and the discard pile alone imply, shared by every view of that table (never changed)."""
+
+    def __init__(
+        self,
+        discard_counts: dict[str, int],
+        dead: frozenset[str],
+        playable: frozenset[str],
+        unseen: dict[str, int],
+        status: dict[str, tuple[bool, bool, bool]],
+    ) -> None:
+        self.discard_counts = discard_counts  # in colour then rank order, without zeros
+        self.dead = dead
+        self.playable = playable
+        self.unseen = unseen  # copies not on the table: in some hand or in the deck
+        self.status = status  # every card: whether it is playable, useless, critical
+
+
 class PlayCard:
     """A card in another player's hand (SeatView's VisibleCard, without what the bot does not read)."""
 
@@ -50,8 +68,8 @@ class PlayMove:
 
 class PlayView:
     """What the smart bot reads of a seat's view: the fields of SeatView of the same names, the own cards' candidates
-    (OwnCard.candidates, oldest card first: cards with the same hint knowledge may share one dict) and the legal
-    moves as PlayMoves."""
+    (OwnCard.candidates, oldest card first: cards with the same hint knowledge may share one dict), the facts of the
+    table that the view was built from, and the legal moves as PlayMoves."""
 
     def __init__(
         self,
@@ -64,11 +82,11 @@ class PlayView:
         deck_size: int,
         turns_left: int | None,
         fireworks: dict[str, int],
-        discard_counts: dict[str, int],
         unseen: dict[str, int],
         history: tuple[HistoryEntry, ...],
         own_candidates: tuple[dict[str, int], ...],
         others: tuple[PlayHand, ...],
+        table: TableFacts,
         legal_moves: tuple[PlayMove, ...],
     ) -> None:
         self.seat = seat
@@ -80,9 +98,9 @@ class PlayView:
         self.deck_size = deck_size
         self.turns_left = turns_left
         self.fireworks = fireworks
-        self.discard_counts = discard_counts
         self.unseen = unseen
         self.history = history
         self.own_candidates = own_candidates
         self.others = others
+        self.table = table  # the facts of the table (fireworks and discards), shared with every view of it
         self.legal_moves = legal_moves
