@@ -156,7 +156,9 @@ def table_sets(table: TableFacts, players: int) -> CardSets:
 
 
 _TABLE_SETS: dict[tuple[int, bool], tuple[TableFacts, CardSets]] = {}
-_TABLE_SETS_MAX = 8192  # as many as card_sets keeps (a view's facts are in the builder's cache of 256 tables)
+# Twice the builder's cache of tables (view/builder.py's _table keeps 256): the facts of a table it has let go come
+# back only in a view still alive, and each entry keeps its facts (some KB) alive.
+_TABLE_SETS_MAX = 512
 
 
 def chop_index(slots: Sequence[Slot]) -> int | None:
