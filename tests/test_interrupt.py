@@ -130,11 +130,13 @@ def test_ctrl_c_stops_with_one_line_and_the_resume_command_counts_every_session(
     assert_whole_logs(tmp_path)
 
 
-def test_ctrl_c_while_the_command_line_loads_is_one_line_and_exit_130(tmp_path: Path) -> None:
+@pytest.mark.parametrize("after", [0.1, 0.15, 0.2, 0.3])
+def test_ctrl_c_while_the_command_line_loads_is_one_line_and_exit_130(tmp_path: Path, after: float) -> None:
     """A press in the first half second, while the command line is still being imported, ends the command like any
-    other: one line, exit code 130, no traceback."""
+    other: one line, exit code 130, no traceback. (A press that interrupted code a dataclass runs through exec() used
+    to end the process by SIGINT, status -2, after the line: about one press in three at some moments.)"""
     process = start(tmp_path / "out")
-    time.sleep(0.15)  # the interpreter is up (its own Ctrl-C handling too) and the command line is loading
+    time.sleep(after)  # the interpreter is up (its own Ctrl-C handling too) and the command line is loading
     code, _, err = ctrl_c(process)
     assert "Traceback" not in err, err
     assert code == 130 and len(err.strip().splitlines()) == 1, err

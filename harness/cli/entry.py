@@ -1,7 +1,9 @@
 """The `hanabi-eval` console script and `python -m harness.cli`: loads the command line under a Ctrl-C guard.
 
 Importing the command line takes about half a second; a Ctrl-C meanwhile gets the one line and exit code 130 that a
-Ctrl-C gets later, never a traceback.
+Ctrl-C gets later, never a traceback. The import runs with SIGINT blocked and a press is answered once it is done:
+a KeyboardInterrupt raised inside the import could land in code that a dataclass or a named tuple runs through
+exec(), and CPython then ends the process by SIGINT (exit status -2) even though the exception was caught.
 """
 
 from __future__ import annotations
@@ -13,10 +15,26 @@ EXIT_STOPPED = 130  # harness.run.interrupt.EXIT_STOPPED, which this module must
 
 
 def main() -> int:
+    if not hasattr(signal, "pthread_sigmask"):  # no signal masks (Windows): catch the interrupt instead
+        try:
+            from harness.cli.main import main as command_line
+        except KeyboardInterrupt:
+            return _stopped()
+        return command_line()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         from harness.cli.main import main as command_line
-    except KeyboardInterrupt:
-        print("Stopped by Ctrl-C.", file=sys.stderr)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second press during the teardown changes nothing
-        return EXIT_STOPPED
+    finally:
+        pressed = signal.SIGINT in signal.sigpending()
+        if pressed:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the press is answered here, and a second one changes nothing
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if pressed:
+        return _stopped()
     return command_line()
+
+
+def _stopped() -> int:
+    print("Stopped by Ctrl-C.", file=sys.stderr)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second press during the teardown changes nothing
+    return EXIT_STOPPED
