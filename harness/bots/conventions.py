@@ -124,6 +124,13 @@ def _card_sets(heights: tuple[int, ...], discarded: tuple[tuple[str, int], ...],
     live = ALL_CARD_SET - dead
     playable = frozenset(card(c, fireworks[c] + 1) for c in COLORS if fireworks[c] < 5)
     critical = frozenset(name for name in live if discards[name] == COPIES[RANK_OF[name]] - 1)
+    return _with_saves(dead, live, playable, critical, two_saves)
+
+
+def _with_saves(
+    dead: frozenset[str], live: frozenset[str], playable: frozenset[str], critical: frozenset[str], two_saves: bool
+) -> CardSets:
+    """The CardSets of these sets, with what a chop clue may be saving (critical cards, and live 2s with two_saves)."""
     saves = critical | frozenset(name for name in live if two_saves and RANK_OF[name] == 2)
     return CardSets(dead, live, playable, critical, saves)
 
@@ -147,8 +154,7 @@ def table_sets(table: TableFacts, players: int) -> CardSets:
     status = table.status
     live = ALL_CARD_SET - table.dead
     critical = frozenset(name for name in live if status[name][2])
-    saves = critical | frozenset(name for name in live if two_saves and RANK_OF[name] == 2)
-    sets = CardSets(table.dead, live, table.playable, critical, saves)
+    sets = _with_saves(table.dead, live, table.playable, critical, two_saves)
     if len(_TABLE_SETS) >= _TABLE_SETS_MAX:
         _TABLE_SETS.clear()
     _TABLE_SETS[key] = (table, sets)  # the entry holds the facts: their id is not reused while it lives

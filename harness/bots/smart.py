@@ -610,26 +610,25 @@ class _Turn:
 
     def _read_clue(self, legal: PlayMove) -> _Clue:
         """A hint as its receiver would read it: the slots after it, under the convention (finesses included)."""
-        move = legal
-        assert legal.target_player is not None and move.target_offset is not None
+        assert legal.target_player is not None and legal.target_offset is not None
         player = legal.target_player
         slots = self.slots[player]
         targets = self._targets(player)
-        asked = self._finesse(player, legal.touches, move.color)
+        asked = self._finesse(player, legal.touches, legal.color)
         if asked is not None:
             targets = targets | {asked.focus_card}
-        after = apply_clue(slots, legal.touches, move.color, move.rank, self.table, lambda: targets)
+        after = apply_clue(slots, legal.touches, legal.color, legal.rank, self.table, lambda: targets)
         return _Clue(
             player=player,
-            offset=move.target_offset,
-            what=f"{move.color}" if move.color else f"{move.rank}s",
+            offset=legal.target_offset,
+            what=f"{legal.color}" if legal.color else f"{legal.rank}s",
             hand=self.hands[player],
             mate=self.mates[player],
             before=slots,
             after=after,
             targets=targets,
             asked=asked,
-            in_time=self.turns_after_me is None or move.target_offset <= self.turns_after_me,
+            in_time=self.turns_after_me is None or legal.target_offset <= self.turns_after_me,
         )
 
     def _clue_effect(self, clue: _Clue) -> _ClueEffect:

@@ -345,7 +345,9 @@ def _legal_moves(
 ) -> tuple[LegalMove, ...]:
     """The seat's legal moves, with each hint's target and the indices it touches in the target's hand."""
     legal = []
-    for key, move in _move_keys(moves, seat, n, hands):
+    for index, move in enumerate(moves):
+        target, touches = _hint_target(move, seat, n, hands)
+        key: _MoveKey = (index, id(move), target, touches)
         found = _LEGAL_MOVES.get(key)
         legal.append(found if found is not None and found.move is move else _legal_move(key, move))
     return tuple(legal)
@@ -358,12 +360,7 @@ def _play_moves(
     tuple is its index), each built once for the move, its target and the cards it touches."""
     legal = []
     for move in moves:
-        offset, what = _hint_of(move)
-        touches: tuple[int, ...] = ()
-        target = None
-        if offset is not None and what is not None:
-            target = (seat + offset) % n
-            touches = _touches_of(hands[target]).get(what, ())
+        target, touches = _hint_target(move, seat, n, hands)
         key = (id(move), target, touches)
         found = _PLAY_MOVES.get(key)
         if found is None or found.move is not move:
@@ -373,20 +370,15 @@ def _play_moves(
     return tuple(legal)
 
 
-def _move_keys(
-    moves: tuple[Move, ...], seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
-) -> list[tuple[_MoveKey, Move]]:
-    """Each legal move's key (its index, its id, and for a hint the target and the indices it touches there)."""
-    keys = []
-    for index, move in enumerate(moves):
-        offset, what = _hint_of(move)
-        if offset is None or what is None:
-            key: _MoveKey = (index, id(move), None, ())
-        else:
-            target = (seat + offset) % n
-            key = (index, id(move), target, _touches_of(hands[target]).get(what, ()))
-        keys.append((key, move))
-    return keys
+def _hint_target(
+    move: Move, seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
+) -> tuple[int | None, tuple[int, ...]]:
+    """A hint's target player and the indices it touches in the target's hand; (None, ()) for a play or a discard."""
+    offset, what = _hint_of(move)
+    if offset is None or what is None:
+        return None, ()
+    target = (seat + offset) % n
+    return target, _touches_of(hands[target]).get(what, ())
 
 
 def _hint_of(move: Move) -> tuple[int | None, str | int | None]:
