@@ -12,37 +12,52 @@ from __future__ import annotations
 import base64
 import os
 import re
+from typing import NamedTuple
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from harness.schema.records import SeatConfig
 
 _SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)$", re.IGNORECASE)
-# (pattern, lowercase fragments of which one must be in a text for the pattern to be tried): the cheap check keeps
-# redaction fast on long texts (a game log line holds whole prompts)
-_KEY_SHAPES: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
+
+
+class _KeyShape(NamedTuple):
+    """A key-shaped token's pattern and what a text must hold for the pattern to be tried: one character of each of
+    `needs` (found at memchr speed) and one of the lowercase `fragments` (each a substring search of the whole text).
+    These cheap checks keep redaction fast on long texts (a game log line holds whole prompts)."""
+
+    pattern: re.Pattern[str]
+    needs: tuple[str, ...]
+    fragments: tuple[str, ...]
+
+
+_KEY_SHAPES = [
     # user:password@ in a URL (found from its "://", a literal the regex engine scans for quickly)
-    (re.compile(r"(?P<keep>://)[^/@\s\"'\\]{1,400}@"), ("://",)),
-    (
+    _KeyShape(re.compile(r"(?P<keep>://)[^/@\s\"'\\]{1,400}@"), ("@",), ("://",)),
+    _KeyShape(
         re.compile(
             r"(?P<keep>[?&](?:key|api_key|apikey|token|access_token|sig|signature)=)[^&#\s\"'\\]+",
             re.IGNORECASE,
         ),
+        ("=", "?&"),
         ("key=", "token=", "sig=", "signature="),
     ),
-    (re.compile(r"\b(?:sk|pk|rk|xai|gsk|sk-ant|sk-proj)-[A-Za-z0-9_\-]{8,}"), ("sk-", "pk-", "rk-", "xai-")),
+    # "k-" is in each of sk-, pk-, rk-, gsk-, sk-ant- and sk-proj-
+    _KeyShape(re.compile(r"\b(?:sk|pk|rk|xai|gsk|sk-ant|sk-proj)-[A-Za-z0-9_\-]{8,}"), ("-",), ("k-", "xai-")),
     # an Authorization value: a token with a digit in it ("a basic strategy" is prose, not a credential)
-    (
+    _KeyShape(
         re.compile(r"(?i)\b(?:bearer|basic)\s+(?=[A-Za-z._\-+/=]{0,200}\d)[A-Za-z0-9._\-+/=]{8,}"),
+        (),
         ("bearer", "basic"),
     ),
-    (
+    _KeyShape(
         re.compile(
             r"(?i)(?P<keep>(?:api[_-]?key|access[_-]?token|x-api-key|authorization)['\"]?\s{0,5}[=:]\s{0,5}['\"]?)"
             r"[^\s'\",&\\]{6,}"
         ),
+        ("=:",),
         ("api_key", "api-key", "apikey", "access_token", "access-token", "authorization"),
     ),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"), ("aiza",)),
+    _KeyShape(re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"), (), ("aiza",)),
 ]
 REDACTED = "[REDACTED]"
 _REGISTERED: set[str] = set()
@@ -78,8 +93,12 @@ def redact(text: str) -> str:
     for value in _secret_values():
         if value in text:
             text = text.replace(value, REDACTED)
-    lowered = text.lower()
-    for pattern, fragments in _KEY_SHAPES:
+    lowered: str | None = None  # the text as it came, lowercased once a shape's characters are all there
+    for pattern, needs, fragments in _KEY_SHAPES:
+        if not all(any(char in text for char in chars) for chars in needs):
+            continue
+        if lowered is None:
+            lowered = text.lower()
         if any(fragment in lowered for fragment in fragments):
             text = pattern.sub(lambda m: (m.groupdict().get("keep") or "") + REDACTED, text)
     return text
