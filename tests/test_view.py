@@ -16,6 +16,7 @@ from harness.strategies.rendering import render_messages
 from harness.strategies.scaffold import load_scaffold, scaffold_names
 from harness.view import builder
 from harness.view.builder import _TOLD, build_view
+from harness.view.seat_view import SeatView
 from tests.conftest import random_game
 
 
@@ -143,7 +144,8 @@ def test_each_view_extends_the_seats_events_and_says_what_a_fresh_replay_says() 
 def test_a_views_remembered_legal_moves_and_cards_are_the_ones_it_would_build(players: int) -> None:
     """Legal moves and visible cards recur from turn to turn and game to game, so a view takes them from what it
     built before: every view of several games (the caches warm, then emptied, then nearly full and emptied on the
-    way) equals the same view built from nothing, field by field, and its hints touch the target's cards."""
+    way) equals the same view built from nothing, field by field, and its hints touch the target's cards. Its models
+    are built without validation (schema/trusted.py), so each view also equals itself validated field by field."""
     builder._LEGAL_MOVES.clear()
     views = []
     for seed in (1, 2, 3):
@@ -157,6 +159,7 @@ def test_a_views_remembered_legal_moves_and_cards_are_the_ones_it_would_build(pl
         builder._LEGAL_MOVES.clear()
         builder._VISIBLE_CARDS.clear()
         assert build_view(past.observe(seat)) == view
+        assert SeatView.model_validate(view.model_dump(exclude_unset=True)) == view
         hands = past.hands()
         for legal in view.legal_moves:
             if legal.target_player is not None:

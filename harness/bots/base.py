@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from harness.bots.choice import best_index
 from harness.engine.game import Observation
-from harness.view.builder import rollout_view
+from harness.view.builder import build_view
 from harness.view.seat_view import SeatView
 
 # Ties at the top are broken towards the lower move index; the others are pushed down by this much.
@@ -77,7 +77,7 @@ class _Deciding:
         self.bot = bot
 
     def choose(self, obs: Observation) -> int:
-        return self.bot.decide(rollout_view(obs)).move_index
+        return self.bot.decide(build_view(obs, events=False)).move_index
 
 
 def decide_by_ratings(ratings: list[float], reasons: list[str]) -> BotDecision:

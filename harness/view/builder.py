@@ -1,8 +1,9 @@
 """Building a seat's SeatView from its engine Observation: the facts derived in Python (unseen-card counts,
 playability, criticality, the final-round notice), so that templates never count cards.
 
-build_view validates the models it builds; rollout_view, for play-outs, trusts what this module computed; play_view
-builds the plain-class PlayView that the smart bot reads (play_view.py), and play_view_of takes one from a SeatView.
+build_view builds the view's models without validating again what this module computed from a valid observation
+(schema/trusted.py); play_view builds the plain-class PlayView that the smart bot reads (play_view.py), and
+play_view_of takes one from a SeatView.
 The view's recurring parts (legal moves, visible cards, a seat's events) are remembered between views. Compiled with
 the smart bot where setup.sh built it (harness/native); the models themselves live in seat_view.py.
 """
@@ -14,12 +15,12 @@ import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from harness.engine.game import MAX_INFO_TOKENS, MAX_LIFE_TOKENS, HistoryEntry, Knowledge, Observation
 from harness.schema.cards import ALL_CARDS, COLORS, COPIES, FULL_DECK, MAX_SCORE, RANKS, card
 from harness.schema.moves import Move, MoveKind
-from harness.schema.trusted import M, trusted
+from harness.schema.trusted import trusted
 from harness.view.play_view import PlayCard, PlayHand, PlayMove, PlayView, TableFacts
 from harness.view.seat_view import Event, LegalMove, OtherHand, OwnCard, SeatView, VisibleCard
 
@@ -76,27 +77,13 @@ def _table(fireworks: tuple[tuple[str, int], ...], discards: tuple[str, ...]) ->
     )
 
 
-class _Make(Protocol):
-    """How a view's models are built: validated (`_validated`) or trusted as computed here (`trusted`)."""
-
-    def __call__(self, cls: type[M], fields: dict[str, Any], /) -> M: ...
-
-
-def _validated(cls: type[M], fields: dict[str, Any]) -> M:
-    return cls(**fields)
-
-
 def build_view(obs: Observation, events: bool = True) -> SeatView:
     """Build the seat's view from its observation alone. `events=False` leaves `events`, `recent` and
-    `recent_events` empty: the built-in players never read them, and rollouts build a view at every step."""
-    return SeatView(**_view_fields(obs, events, _validated))
-
-
-def rollout_view(obs: Observation) -> SeatView:
-    """`build_view(obs, events=False)`, without validating again what this module computed from a valid observation
-    (schema/trusted.py): the view a play-out builds at every step, where validation was a large share of its cost.
-    The cards of the own hand with the same knowledge share one dict of candidates; nothing may change a view."""
-    return trusted(SeatView, _view_fields(obs, False, trusted))
+    `recent_events` empty: the built-in players never read them, and rollouts build a view at every step.
+    Its models hold what this module computed from a valid observation, unvalidated (schema/trusted.py: validating
+    them again was a large share of a play-out's step and a tenth of a game move's view); the cards of the own hand
+    with the same knowledge share one dict of candidates, so nothing may change a view."""
+    return trusted(SeatView, _view_fields(obs, events))
 
 
 def play_view(obs: Observation) -> PlayView:
@@ -179,14 +166,14 @@ def _turns_left(obs: Observation) -> int | None:
     return None if obs.last_player is None else (obs.last_player - obs.current_player) % obs.num_players + 1
 
 
-def _view_fields(obs: Observation, events: bool, make: _Make) -> dict[str, Any]:
-    """The fields of the seat's view (see build_view), its hands and own cards built by `make`."""
+def _view_fields(obs: Observation, events: bool) -> dict[str, Any]:
+    """The fields of the seat's view (see build_view)."""
     seat, n = obs.seat, obs.num_players
     table = _table(tuple(obs.fireworks.items()), tuple(sorted(obs.discards)))
     dead, playable, status = table.dead, table.playable, table.status
     unseen = _unseen(obs, table)
 
-    own = _own_hand(obs.knowledge[seat], unseen, playable, dead, make)
+    own = _own_hand(obs.knowledge[seat], unseen, playable, dead)
     others = []
     for offset in range(1, n):
         player = (seat + offset) % n
@@ -196,7 +183,7 @@ def _view_fields(obs: Observation, events: bool, make: _Make) -> dict[str, Any]:
             for i, (c, k) in enumerate(zip(obs.hands[player], obs.knowledge[player], strict=True))
             if c is not None
         )
-        others.append(make(OtherHand, {"player": player, "offset": offset, "cards": cards, "chop": _chop(cards)}))
+        others.append(trusted(OtherHand, {"player": player, "offset": offset, "cards": cards, "chop": _chop(cards)}))
 
     recent: tuple[HistoryEntry, ...] = ()
     told: tuple[Event, ...] = ()
@@ -256,7 +243,6 @@ def _own_hand(
     unseen: dict[str, int],
     playable_cards: frozenset[str],
     dead: frozenset[str],
-    make: _Make,
 ) -> tuple[OwnCard, ...]:
     """The seat's own cards. Cards with the same knowledge object share one count of their candidates: the engine's
     knowledge is interned, so every unhinted card of a hand has the same one."""
@@ -267,7 +253,7 @@ def _own_hand(
             counted[id(known)] = _candidates(known, unseen, playable_cards, dead)
         candidates, playable, useless = counted[id(known)]
         cards.append(
-            make(
+            trusted(
                 OwnCard,
                 {
                     "index": index,
