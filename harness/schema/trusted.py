@@ -18,7 +18,8 @@ _set = object.__setattr__  # a frozen model refuses its own __setattr__
 
 def trusted(cls: type[M], fields: dict[str, Any]) -> M:
     """An instance of `cls` holding `fields` (every field of the model, each value of its type) without validation:
-    `fields` itself becomes the instance's `__dict__` and no value is copied, so pass a fresh dict of fresh dicts."""
+    `fields` itself becomes the instance's `__dict__` and no value is copied: pass a fresh dict, whose values the
+    caller never changes afterwards (they may be shared with other instances, as a view's cards share candidates)."""
     model = cls.__new__(cls)
     _set(model, "__dict__", fields)
     _set(model, "__pydantic_fields_set__", set(fields))
