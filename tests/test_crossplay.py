@@ -195,6 +195,11 @@ def test_scaffolds_listing_and_expected_calls(tmp_path: Path, capsys: pytest.Cap
         (["--seat", "local/smart"], "a team has 2 to 5 seats"),
         (["--seat", "local/smart:holmes", "--seat", "local/smart"], "unknown scaffold 'holmes'"),
         (["--seat", "local/smart,temp=1", "--seat", "local/smart"], "'temp=1' is not a setting"),
+        (
+            ["--seat", "local/smart:watson,temperature=0.2,temperature=1.5", "--seat", "local/smart"],
+            "temperature is set twice; give each setting once",
+        ),
+        (["--seat", "local/smart:best-of-k-watson,k=3,k=4", "--seat", "local/smart"], "k is set twice"),
         (["--seat", "local/smart", "--seat", "local/smart", "--players", "3"], "does not match the 2 --seat"),
         (["--seat", "openai/gpt-4.1", "--seat", "local/smart"], "OPENAI_API_KEY"),
     ],
@@ -205,6 +210,7 @@ def test_bad_seat_specs_are_one_line_errors(
     assert main(["run", *args, "--out", str(tmp_path), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert named in err and len(err.strip().splitlines()) == 1
+    assert not any(tmp_path.iterdir())  # refused before any run folder was made
 
 
 def test_the_run_wide_api_base_serves_every_seat_without_a_server_of_its_own(

@@ -58,6 +58,8 @@ def parse_seat(
             raise SeatSpecError(
                 f"--seat {spec!r}: {pair!r} is not a setting; use key=value with keys {', '.join(SEAT_KEYS)}"
             )
+        if key in settings:
+            raise SeatSpecError(f"--seat {spec!r}: {key} is set twice; give each setting once")
         settings[key] = value.strip()
     if "api_base" in settings:
         try:
