@@ -51,3 +51,24 @@ def test_before_the_first_run_the_listing_says_there_are_none_yet(
         f"hanabi-eval: error: {tmp_path / 'results'} does not exist: no runs yet (hanabi-eval run writes them "
         "there), or give the folder that holds your runs"
     )
+
+
+def test_a_symlinked_run_is_listed_viewed_and_reported_once_and_a_link_loop_ends(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A link to a run folder (a run kept on another disk, a curated folder of links) is a run like any other; a
+    link back up the tree is searched once, not forever."""
+    assert main(["run", "--players", "2", "--seeds", "1", "--out", str(tmp_path / "runs"), "--no-progress"]) == 0
+    (run,) = (tmp_path / "runs").iterdir()
+    links = tmp_path / "links"
+    links.mkdir()
+    (links / "a").symlink_to(run, target_is_directory=True)
+    (links / "up").symlink_to(tmp_path, target_is_directory=True)  # holds links/ itself, and the run again
+    capsys.readouterr()
+    assert main(["runs", str(links)]) == 0
+    rows = [line.split("│")[1].strip() for line in capsys.readouterr().out.splitlines() if line.startswith("│")]
+    assert rows == ["a"]
+    assert main(["view", str(links), "--out", str(tmp_path / "site")]) == 0
+    assert "Wrote the viewer of 1 run and 1 game " in capsys.readouterr().out
+    assert main(["report", str(links), "--out", str(tmp_path / "report")]) == 0
+    assert (tmp_path / "report" / "games.csv").read_text().count("\n") == 2  # the header and the one game

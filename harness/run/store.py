@@ -201,10 +201,22 @@ def is_run_dir(folder: Path) -> bool:
 
 
 def runs_below(folder: Path) -> list[Path]:
-    """The run folders at or below `folder`: those holding a manifest.json, in name order."""
+    """The run folders at or below `folder`: those holding a manifest.json, in name order. A symbolic link to a
+    folder is followed, and each real folder is searched once, so a link back up is no cycle."""
     if (folder / MANIFEST).is_file():
         return [folder]
-    return sorted(p.parent for p in folder.rglob(MANIFEST) if p.is_file())
+    found: list[Path] = []
+    searched: set[str] = set()
+    for top, folders, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(top)
+        if real in searched:
+            folders.clear()
+            continue
+        searched.add(real)
+        folders.sort()  # name order, so that of two ways to one run folder the same is always taken
+        if MANIFEST in files and (Path(top) / MANIFEST).is_file():
+            found.append(Path(top))
+    return sorted(found)
 
 
 def find_runs(paths: Sequence[Path]) -> list[Path]:
