@@ -544,7 +544,7 @@ def test_an_existing_export_is_replaced_only_with_force_and_never_half_written(
         (["{watson}", "--format", "preferences", "--pairs-per-move", "0"], "0 must be at least 1 (or 'all')"),
         (["{watson}", "--format", "hanabirewards", "--max-game-kb", "5"], "--max-game-kb applies only to"),
         (["{watson}", "--format", "hanabilogs", "--out", "{tmp}/x.jsonl"], "looks like a file name"),
-        (["{watson}", "--format", "hanabilogs", "--out", "{watson}/export"], "overlaps the run directory"),
+        (["{watson}", "--format", "hanabilogs", "--out", "{watson}/export"], "is inside the run directory"),
         (
             ["{watson}", "--format", "hanabilogs", "--out", "{notes}", "--force"],
             "holds other files, not an export",

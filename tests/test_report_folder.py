@@ -83,12 +83,28 @@ def test_a_report_written_before_reports_had_a_manifest_is_still_a_report(
     assert "an earlier report" not in (tmp_path / "summary.csv").read_text()
 
 
-def test_a_report_is_never_written_inside_a_run_directory(
+def test_a_report_is_never_written_inside_a_run_directory_and_the_refusal_names_that_run(
     runs: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     (run,) = runs["solo"].iterdir()
     err = refused(["report", str(run), "--out", str(run / "report")], capsys)
-    assert "overlaps the run directory" in err and not (run / "report").exists()
+    assert f"--out {run / 'report'} is inside the run directory {run};" in err and not (run / "report").exists()
+    err = refused(["report", str(runs["solo"]), "--out", str(run / "report")], capsys)  # given the folder of runs
+    assert f"is inside the run directory {run};" in err and not (run / "report").exists()
+    err = refused(["report", str(run), "--out", str(runs["solo"])], capsys)
+    assert f"--out {runs['solo']} holds the run directory {run};" in err
+
+
+def test_a_report_may_sit_beside_the_runs_in_a_folder_of_runs(runs: dict[str, Path]) -> None:
+    """A report holds no manifest.json, so a report of a folder of runs written into that folder is never read as a
+    run: the next report of the folder reads the same runs."""
+    out = runs["solo"] / "report"
+    assert main(["report", str(runs["solo"]), "--out", str(out)]) == 0
+    again = runs["root"] / "again"
+    assert main(["report", str(runs["solo"]), "--out", str(again)]) == 0
+    assert (again / "games.csv").read_text() == (out / "games.csv").read_text()
+    shutil.rmtree(out)
+    shutil.rmtree(again)
 
 
 @pytest.mark.parametrize("layout", ["a backup inside the folder given", "the copy given beside the original"])
@@ -140,3 +156,52 @@ def test_planned_games_without_a_log_are_counted_in_the_reports_first_lines(
     assert main(["report", str(both), "--out", str(tmp_path / "report")]) == 0
     first_lines = (tmp_path / "report" / "report.md").read_text(encoding="utf-8").split("\n## ")[0]
     assert "1 planned game has no log yet (not started: `hanabi-eval resume` plays it), in no figure." in first_lines
+
+
+def report_table(folder: Path, name: str) -> list[dict[str, object]]:
+    return json.loads((folder / f"{name}.json").read_text())
+
+
+def test_two_runs_of_one_folder_name_stay_two_runs_with_their_own_spending_and_links(tmp_path: Path) -> None:
+    """The same command into two --out folders (another server, another commit) makes two runs of one name: the
+    report keeps them apart in every table, names each by the folders that tell them apart, and links each to its
+    own viewer pages."""
+    for folder, model in (("A", "local/smart"), ("B", "local/cautious")):
+        argv = ["--model", model, "--seeds", "1,2", "--run-name", "same", "--no-progress"]
+        assert main(["run", *argv, "--out", str(tmp_path / folder)]) == 0
+    runs = [str(tmp_path / "A"), str(tmp_path / "B")]
+    reports = tmp_path / "reports"
+    assert main(["view", *runs, "--out", str(reports / "viewer")]) == 0
+    assert main(["report", *runs, "--by", "run", "--out", str(reports / "all")]) == 0
+    main_rows = [row for row in report_table(reports / "all", "main_table") if row["convention"] == "fireworks"]
+    assert [(row["row"], row["games"]) for row in main_rows] == [("A/same", 2), ("B/same", 2)]
+    spent = {(row["level"], row["name"]): row["games"] for row in report_table(reports / "all", "spending")}
+    assert spent == {
+        ("run", "A/same"): 2,
+        ("run", "B/same"): 2,
+        ("group", "A/same"): 2,
+        ("group", "B/same"): 2,
+        ("total", "all runs"): 4,
+    }
+    html = (reports / "all" / "report.html").read_text()
+    assert html.count('<a href="../viewer/runs/same/index.html">A/same</a>') == 1
+    assert html.count('<a href="../viewer/runs/same-2/index.html">B/same</a>') == 1
+    assert main(["report", *runs, "--out", str(tmp_path / "by-model")]) == 0  # grouped by model: still two runs
+    spent_runs = [row for row in report_table(tmp_path / "by-model", "spending") if row["level"] == "run"]
+    assert [(row["name"], row["games"]) for row in spent_runs] == [("A/same", 2), ("B/same", 2)]
+
+
+def test_one_deal_is_paired_whichever_seed_set_named_its_seed(tmp_path: Path) -> None:
+    """Seeds 4 and 6 deal the same decks listed alone or as part of `watson-5p-targets`: the two groups are
+    compared on those two deals."""
+    common = ["--players", "2", "--no-progress", "--out", str(tmp_path / "runs")]
+    assert main(["run", "--model", "local/smart", "--seeds", "4,6", *common]) == 0
+    assert main(["run", "--model", "local/cautious", "--seeds", "watson-5p-targets", *common]) == 0
+    assert main(["report", str(tmp_path / "runs"), "--out", str(tmp_path / "report")]) == 0
+    (paired,) = report_table(tmp_path / "report", "paired")
+    assert (paired["a"], paired["b"]) == ("local/cautious · watson", "local/smart · watson")
+    assert (paired["fireworks_pairs"], paired["unpaired_a"], paired["unpaired_b"]) == (2, 3, 0)
+    games = report_table(tmp_path / "report", "games")
+    deals = {(game["seed_set"], game["seed"]): game["deal"] for game in games}
+    assert deals[("custom", 4)] == deals[("watson-5p-targets", 4)] != deals[("watson-5p-targets", 8)]
+    assert "share no complete deal" not in (tmp_path / "report" / "report.md").read_text()

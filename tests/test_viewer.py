@@ -69,8 +69,8 @@ def test_a_path_without_runs_a_bad_port_or_a_bad_out_is_one_line_and_exit_2(
     cases = {
         str(file): "is a file",
         str(file / "site"): "is a file",
-        str(run / "site"): "overlaps",
-        str(run.parent): "overlaps",
+        str(run / "site"): f"is inside the run directory {run};",
+        str(run.parent): f"holds the run directory {run};",
     }
     for out, problem in cases.items():
         assert main(["view", str(run), "--out", out]) == 2

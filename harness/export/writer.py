@@ -50,15 +50,25 @@ def check_place(out: Path, what: str) -> Path:
     return resolved
 
 
-def check_folder(out: Path, sources: Sequence[Path], what: str, is_one: Callable[[Path], bool]) -> bool:
+def check_apart(out: Path, runs: Sequence[Path], what: str) -> None:
+    """Refuse an --out inside one of the run directories read, or holding one, naming that run; an output beside
+    runs in a folder of runs is never read as a run (it holds no manifest.json), so it is taken."""
+    resolved = out.resolve()
+    for run in runs:
+        root = run.resolve()
+        if resolved == root or root in resolved.parents:
+            where = "is" if resolved == root else "is inside"
+            raise OutPathError(f"--out {out} {where} the run directory {run}; write the {what} elsewhere")
+        if resolved in root.parents:
+            raise OutPathError(f"--out {out} holds the run directory {run}; write the {what} elsewhere")
+
+
+def check_folder(out: Path, runs: Sequence[Path], what: str, is_one: Callable[[Path], bool]) -> bool:
     """Refuse an --out folder that cannot take an output of kind `what` (an export, a report): a path through a
-    file, one that overlaps a run directory, or a folder holding other files (`is_one` tells an earlier output of
-    this kind). Returns whether `out` holds an earlier output, which only --force may replace."""
-    resolved = check_place(out, what)
-    for source in sources:
-        root = source.resolve()
-        if resolved == root or root in resolved.parents or resolved in root.parents:
-            raise OutPathError(f"--out {out} overlaps the run directory {source}; write the {what} elsewhere")
+    file, one inside or around a run directory read (`runs`), or a folder holding other files (`is_one` tells an
+    earlier output of this kind). Returns whether `out` holds an earlier output, which only --force may replace."""
+    check_place(out, what)
+    check_apart(out, runs, what)
     if not out.exists() or not any(out.iterdir()):
         return False
     if not is_one(out):
@@ -98,7 +108,7 @@ def _article(word: str) -> str:
     return "an" if word[:1] in "aeiou" else "a"
 
 
-def check_out(out: Path, force: bool, sources: list[Path], fmt: str = "", schema_version: int = 0) -> None:
+def check_out(out: Path, force: bool, runs: list[Path], fmt: str = "", schema_version: int = 0) -> None:
     """Refuse an --out that would overwrite something, before anything is read or written. An export of another
     kind or schema version is named in the refusal: adding files of one schema to a folder of another is how
     exports stop combining."""
@@ -107,7 +117,7 @@ def check_out(out: Path, force: bool, sources: list[Path], fmt: str = "", schema
             f"--out {out} looks like a file name; give a folder: the export writes its data file, README.md and "
             f"{MANIFEST_NAME} into it"
         )
-    if not check_folder(out, sources, "export", lambda folder: (folder / MANIFEST_NAME).is_file()):
+    if not check_folder(out, runs, "export", lambda folder: (folder / MANIFEST_NAME).is_file()):
         return
     if force:
         check_replaceable(out, listed_files(out, MANIFEST_NAME), "export")

@@ -19,7 +19,7 @@ from harness.export.writer import OutPathError, check_folder, check_replaceable,
 from harness.report.calibration import flat_calibration
 from harness.report.content import ReportContent, build_content
 from harness.report.export import write_table
-from harness.report.load import ReportInputError, load
+from harness.report.load import ReportInputError, find_runs, load
 from harness.report.quality import GameQuality
 from harness.report.reliability import flat_reliability
 from harness.report.render import render_html, render_markdown
@@ -104,11 +104,11 @@ def is_report(folder: Path) -> bool:
     return (folder / REPORT_MANIFEST).is_file() or all((folder / name).is_file() for name in (HTML, MARKDOWN))
 
 
-def check_report_out(out: Path, force: bool, sources: Sequence[Path]) -> None:
-    """Refuse an --out that would overwrite something, before anything is read or written: a folder of other files
-    is never written into, and an earlier report is replaced only with --force, and only if it holds nothing else
-    (OutPathError)."""
-    if check_folder(out, sources, "report", is_report):
+def check_report_out(out: Path, force: bool, paths: Sequence[Path]) -> None:
+    """Refuse an --out that would overwrite something, before any log is read or anything written: one inside or
+    around a run read, a folder of other files, or an earlier report without --force (or with files it did not
+    write) (OutPathError)."""
+    if check_folder(out, find_runs(paths), "report", is_report):
         if not force:
             raise OutPathError(f"--out {out} already holds a report; pass --force to replace it")
         check_replaceable(out, listed_files(out, REPORT_MANIFEST), "report")

@@ -22,6 +22,7 @@ from harness.report.grouping import group_label, lineup_of, models_of, scaffolds
 from harness.report.judge import JudgedTurn, read_judgements
 from harness.run import store
 from harness.run.store import RunDir, RunFolderDamaged, RunFolderError
+from harness.schema.cards import deck_digest
 from harness.schema.log_file import GameStatus, LogCorrupt
 from harness.schema.manifest import GitState, RunManifest
 from harness.schema.moves import EndReason
@@ -46,7 +47,7 @@ class RunInfo(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    name: str
+    name: str  # the folder's name, led by its parents where another run of the report has the same (run_labels)
     path: str
     run_id: str | None
     created_at: str | None
@@ -95,6 +96,7 @@ class GameRow(BaseModel):
     players: int
     seed_set: str
     seed: int
+    deal: str  # the deck's digest (schema/cards.py deck_digest): games of one deal share it whatever set named the seed
     repeat: int  # which play of this seed; repeats of one deal count as one deal when pairing
     k: int | None  # best-of-k samples per move, when every seat uses the same k (1 for single-call scaffolds)
     seat_players: list[str]  # each seat's model:scaffold (and k, when the seat sets it), in position order
@@ -177,24 +179,40 @@ def find_runs(paths: Sequence[Path]) -> list[Path]:
     return runs
 
 
+def run_labels(runs: Sequence[Path]) -> list[str]:
+    """A name for each run folder that no other of `runs` shares: its folder name, led by as many of its parent
+    folders as tell it apart from a run of the same name elsewhere (`A/same` beside `B/same`), so that two runs are
+    never one row of the report unless the user groups them."""
+    parts = [run.parts for run in runs]
+    depth = [1] * len(runs)
+    while True:
+        labels = ["/".join(part[-n:]) for part, n in zip(parts, depth, strict=True)]
+        clashing = [i for i, label in enumerate(labels) if labels.count(label) > 1 and depth[i] < len(parts[i])]
+        if not clashing:
+            return labels
+        for i in clashing:
+            depth[i] += 1
+
+
 def load(paths: Sequence[Path], by: Sequence[str]) -> Dataset:
     runs: list[RunInfo] = []
     games: list[LoadedGame] = []
     moves: list[MoveRow] = []
     skipped: list[SkippedLog] = []
     judged: list[JudgedTurn] = []
-    for path in find_runs(paths):
-        run_games, run_skipped = _load_games(RunDir(path), by)
+    found = find_runs(paths)
+    for path, label in zip(found, run_labels(found), strict=True):
+        run_games, run_skipped = _load_games(RunDir(path), label, by)
         values_skipped: list[SkippedLog] = []
-        run_games = _with_values(path, run_games, values_skipped)
-        runs.append(_run_info(RunDir(path), run_games, len(run_skipped)))
+        run_games = _with_values(path, label, run_games, values_skipped)
+        runs.append(_run_info(RunDir(path), label, run_games, len(run_skipped)))
         games.extend(run_games)
         skipped.extend(run_skipped + values_skipped)
         for game in run_games:
             moves.extend(_move_row(game.row, record) for record in game.moves)
         turns, unreadable = read_judgements(path, {g.row.game_id: g.row for g in run_games})
         judged.extend(turns)
-        skipped.extend(SkippedLog(run=path.name, path=p, problem=problem) for p, problem in unreadable)
+        skipped.extend(SkippedLog(run=label, path=p, problem=problem) for p, problem in unreadable)
     return Dataset(runs=runs, games=games, moves=moves, skipped=skipped, judged=judged)
 
 
@@ -221,7 +239,7 @@ def _common_k(seats: Sequence[SeatConfig]) -> int | None:
     return ks.pop() if len(ks) == 1 else None
 
 
-def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[SkippedLog]]:
+def _load_games(run: RunDir, label: str, by: Sequence[str]) -> tuple[list[LoadedGame], list[SkippedLog]]:
     games = []
     skipped = []
     for path in run.game_paths():
@@ -229,10 +247,10 @@ def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[
             contents = run.read_game(path)
         except LogCorrupt as exc:
             problem = f"line {exc.line}: {exc.problem}"
-            skipped.append(SkippedLog(run=run.path.name, path=str(path), problem=problem))
+            skipped.append(SkippedLog(run=label, path=str(path), problem=problem))
             continue
         except (OSError, UnicodeError) as exc:
-            skipped.append(SkippedLog(run=run.path.name, path=str(path), problem=f"unreadable ({exc})"))
+            skipped.append(SkippedLog(run=label, path=str(path), problem=f"unreadable ({exc})"))
             continue
         if contents.header is None:
             continue  # nothing was written yet: not a game
@@ -252,10 +270,10 @@ def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[
             "scaffold": scaffolds_of(header.seats),
             "players": f"{header.players}p",
             "seats": lineup_of(header.seats),
-            "run": run.path.name,
+            "run": label,
         }
         row = GameRow(
-            run=run.path.name,
+            run=label,
             run_id=header.run_id,
             game_id=header.game_id,
             group=group_label(values, by),
@@ -265,6 +283,7 @@ def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[
             players=header.players,
             seed_set=header.seed_set,
             seed=header.seed,
+            deal=deck_digest(header.deck),
             repeat=header.repeat,
             k=_common_k(header.seats),
             seat_players=[_player(s) for s in header.seats],
@@ -296,7 +315,7 @@ def _load_games(run: RunDir, by: Sequence[str]) -> tuple[list[LoadedGame], list[
     return games, skipped
 
 
-def _with_values(run: Path, games: list[LoadedGame], skipped: list[SkippedLog]) -> list[LoadedGame]:
+def _with_values(run: Path, label: str, games: list[LoadedGame], skipped: list[SkippedLog]) -> list[LoadedGame]:
     """The games with their move values attached (complete games only: the values command skips the others). A
     values file that cannot be read or does not match the log is added to `skipped` and its game gets none."""
     out = []
@@ -311,7 +330,7 @@ def _with_values(run: Path, games: list[LoadedGame], skipped: list[SkippedLog]) 
         except ValuesUnreadable as exc:
             problem = str(exc).removeprefix(f"{path}:").strip()
             where = "line " if problem[:1].isdigit() else ""
-            skipped.append(SkippedLog(run=run.name, path=str(path), problem=f"move values, {where}{problem}"))
+            skipped.append(SkippedLog(run=label, path=str(path), problem=f"move values, {where}{problem}"))
             out.append(game)
             continue
         out.append(game.model_copy(update={"values": values}))
@@ -346,7 +365,7 @@ def _read_manifest(run: RunDir) -> RunManifest | None:
         raise ReportInputError(str(exc)) from None
 
 
-def _run_info(run: RunDir, games: list[LoadedGame], skipped: int) -> RunInfo:
+def _run_info(run: RunDir, label: str, games: list[LoadedGame], skipped: int) -> RunInfo:
     manifest = _read_manifest(run)
     try:
         status = run.read_status()
@@ -363,7 +382,7 @@ def _run_info(run: RunDir, games: list[LoadedGame], skipped: int) -> RunInfo:
     versions = manifest.versions if manifest is not None else {}
     statuses = [g.row.status for g in games]
     return RunInfo(
-        name=run.path.name,
+        name=label,
         path=str(run.path),
         run_id=manifest.run_id if manifest is not None else None,
         created_at=manifest.created_at if manifest is not None else None,

@@ -1,5 +1,5 @@
-"""Paired comparisons between groups: games of the same deal (seed set, seed, player count) compared deal by deal,
-pooled over player counts and for each player count on its own.
+"""Paired comparisons between groups: games of the same deal (the same deck at the same player count, whichever
+seed set named its seed) compared deal by deal, pooled over player counts and for each player count on its own.
 
 Only complete games count, and only deals that both groups played. A deal is one deal however often it was played:
 repeats of a seed (`GameHeader.repeat`) and plays of it in several runs of one group are averaged into the group's
@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from harness.report.load import GameRow
 from harness.report.stats import PairedStats, paired_stats
 
-Deal = tuple[str, int, int]  # seed set, seed, players
+Deal = tuple[str, int]  # the deck's digest (GameRow.deal), players
 
 
 class PairedComparison(BaseModel):
@@ -54,7 +54,7 @@ def _scores_by_deal(rows: Sequence[GameRow]) -> dict[str, dict[Deal, list[GameRo
     table: dict[str, dict[Deal, list[GameRow]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
         if row.status == "complete":
-            table[row.group][(row.seed_set, row.seed, row.players)].append(row)
+            table[row.group][(row.deal, row.players)].append(row)
     return table
 
 
@@ -65,7 +65,7 @@ def _deal_means(games: dict[Deal, list[GameRow]], deals: list[Deal], field: str)
 def _compare(
     a: str, b: str, games_a: dict[Deal, list[GameRow]], games_b: dict[Deal, list[GameRow]], deals: list[Deal]
 ) -> dict[str, object]:
-    counts = {d[2] for d in deals}  # the player counts compared: deals of others are no one's to pair
+    counts = {d[1] for d in deals}  # the player counts compared: deals of others are no one's to pair
     return {
         "a": a,
         "b": b,
@@ -75,12 +75,12 @@ def _compare(
         "engine": paired_stats(
             _deal_means(games_a, deals, "engine_score"), _deal_means(games_b, deals, "engine_score")
         ),
-        "players": sorted({d[2] for d in deals}),
+        "players": sorted({d[1] for d in deals}),
         "repeated_deals": sum(len(games_a[d]) > 1 or len(games_b[d]) > 1 for d in deals),
         "games_a": sum(len(games_a[d]) for d in deals),
         "games_b": sum(len(games_b[d]) for d in deals),
-        "unpaired_a": sum(d not in games_b for d in games_a if d[2] in counts),
-        "unpaired_b": sum(d not in games_a for d in games_b if d[2] in counts),
+        "unpaired_a": sum(d not in games_b for d in games_a if d[1] in counts),
+        "unpaired_b": sum(d not in games_a for d in games_b if d[1] in counts),
     }
 
 
@@ -95,8 +95,8 @@ def compare_groups(rows: Sequence[GameRow]) -> PairedSection:
             disjoint.append((a, b))
             continue
         comparisons.append(PairedComparison.model_validate(_compare(a, b, table[a], table[b], deals)))
-        for count in sorted({d[2] for d in deals}):
-            mine = [d for d in deals if d[2] == count]
+        for count in sorted({d[1] for d in deals}):
+            mine = [d for d in deals if d[1] == count]
             per_count.append(
                 PlayersComparison.model_validate(
                     {**_compare(a, b, table[a], table[b], mine), "player_count": count}

@@ -15,7 +15,7 @@ from harness.schema.viewer_site import SITE_BESIDE_REPORT, read_site_index
 
 
 class SiteLinks(BaseModel):
-    """Relative links from the report's folder, by run folder name (a name two runs share gets none)."""
+    """Relative links from the report's folder, by the run's name in the report (RunInfo.name, one per run)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -36,12 +36,11 @@ def site_links(report_folder: Path, runs: Sequence[RunInfo]) -> SiteLinks:
     if index is None:
         return SiteLinks()
     prefix = Path(os.path.relpath(folder, report_folder.resolve())).as_posix()
-    names = [run.name for run in runs]
     links: dict[str, str] = {}
     games: dict[str, dict[str, str]] = {}
     for run in runs:
         found = index.run_of(Path(run.path))
-        if found is None or names.count(run.name) > 1 or not (folder / found.page).is_file():
+        if found is None or not (folder / found.page).is_file():
             continue
         links[run.name] = f"{prefix}/{found.page}"
         games[run.name] = {

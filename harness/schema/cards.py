@@ -6,7 +6,9 @@ with HLE's colour order R, Y, G, W, B.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
+from collections.abc import Sequence
 
 COLORS: tuple[str, ...] = ("R", "Y", "G", "W", "B")
 COLOR_NAMES: dict[str, str] = {"R": "Red", "Y": "Yellow", "G": "Green", "W": "White", "B": "Blue"}
@@ -49,6 +51,13 @@ def validate_deck(deck: list[str]) -> None:
     if counts != expected:
         wrong = sorted(c for c in expected if counts[c] != expected[c])
         raise ValueError(f"deck has the wrong number of copies of {', '.join(wrong)}")
+
+
+def deck_digest(deck: Sequence[str]) -> str:
+    """A short name of a deck's order: two games share it exactly when they deal the same cards in the same order,
+    whichever seed set named their seed."""
+    return hashlib.sha256(" ".join(deck).encode()).hexdigest()[:12]
+
 
 # The seeds the engine takes: HLE parses its seed with std::stoi (a larger one aborts the process) and takes -1 as
 # "random", so a deck's seed is a whole number in this range.

@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from harness import __version__
-from harness.export.writer import OutPathError, check_place, check_replaceable, write_export
+from harness.export.writer import OutPathError, check_apart, check_place, check_replaceable, write_export
 from harness.run.store import find_runs
 from harness.schema.records import now_iso
 from harness.schema.viewer_site import SITE_INDEX, SiteIndex, SiteRun, read_site_index
@@ -42,12 +42,10 @@ class SiteOutError(ValueError):
 def check_out(out: Path, force: bool, sources: list[Path]) -> None:
     """Refuse an --out that would overwrite something or cannot be written, before any log is read."""
     try:
-        resolved = check_place(out, "site")
+        check_place(out, "site")
+        check_apart(out, find_runs(sources), "site")
     except OutPathError as exc:
         raise SiteOutError(str(exc)) from None
-    for source in [*(p.resolve() for p in sources), *find_runs(sources)]:
-        if resolved == source or source in resolved.parents or resolved in source.parents:
-            raise SiteOutError(f"--out {out} overlaps {source}, which it reads; write the site elsewhere")
     if out.exists() and any(out.iterdir()):
         if not (out / SITE_INDEX).is_file():
             raise SiteOutError(
