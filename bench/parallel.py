@@ -1,11 +1,13 @@
 """The bench scripts' pools: a list of work items split into chunks, results back in input order, in local worker
-processes or as tasks on a Ray cluster (`--ray [ADDRESS]`, through harness.run.cluster.connect)."""
+processes or as tasks on a Ray cluster (`--ray [ADDRESS]`, through harness.analysis.cluster.connect)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
+
+from harness.schema.errors import Refused
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -40,11 +42,11 @@ def _run(work: Callable[[list[Item]], list[Result]], chunk: list[Item]) -> list[
 def _on_ray(
     work: Callable[[list[Item]], list[Result]], chunks: list[list[Item]], address: str | None, cpus: int
 ) -> list[Result]:
-    from harness.run.cluster import ClusterUnavailable, connect
+    from harness.analysis.cluster import connect
 
     try:
         ray = connect(address, cpus if address is None else None)
-    except ClusterUnavailable as exc:
+    except Refused as exc:
         raise SystemExit(str(exc)) from None
     try:
         task = ray.remote(num_cpus=1, max_retries=3)(_run)

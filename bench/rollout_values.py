@@ -28,7 +28,7 @@ section 6 reads the play-out's shares from; the times printed beside it are infl
 no compiled function, so with the compiled bot in use (harness/native) the script runs itself again on the source.
 
 `--throughput N` values the first N decisions of the 2-player self-play game (deck seed 0) as `hanabi-eval values`
-does (harness.run.valuers): in this process, in --workers processes, and with `--ray [ADDRESS]` as Ray tasks (no
+does (harness.analysis.valuers): in this process, in --workers processes, and with `--ray [ADDRESS]` as Ray tasks (no
 ADDRESS: a Ray instance on this machine with --workers CPUs). Prints decisions per second, the peak memory of the
 driver and of one worker, and checks the three values files are the same bytes.
 """
@@ -53,14 +53,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.options import BenchParser, bot_build, positive_int
+from harness.analysis.valuation import DecisionTask, ValuesWriter
+from harness.analysis.valuers import InProcess, LocalProcesses, Valuer
 from harness.bots import DEFAULT_BOT, get_bot
 from harness.engine.game import Game, deck_for_seed
 from harness.engine.rollout_game import RolloutGame
 from harness.native import status
 from harness.native.paths import OFF_VARIABLE
 from harness.play.values import MAX_ROLLOUTS, rollout_scores
-from harness.run.valuation import DecisionTask, ValuesWriter
-from harness.run.valuers import InProcess, LocalProcesses, Valuer
 from harness.schema.moves import Move
 from harness.view.builder import build_view, play_view
 from harness.view.seat_view import SeatView
@@ -350,7 +350,7 @@ def throughput(decisions: int, rollouts: int, seed: int, workers: int, ray: str 
     with tempfile.TemporaryDirectory() as folder:
         for index in range(3 if ray is not None else 2):
             if index == 2:
-                from harness.run.cluster import Cluster
+                from harness.analysis.cluster import Cluster
 
                 where = f"Ray at {ray}" if ray else f"Ray, local instance, {workers} CPUs"
                 ways.append((where, Cluster(ray or None, workers)))

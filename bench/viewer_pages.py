@@ -30,11 +30,11 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from bench.options import BenchParser, positive_int
 from harness.cli.main import main as cli
-from harness.viewer.catalog import Catalog
-from harness.viewer.game_page import build_game_page
-from harness.viewer.pages import render_game, render_run
-from harness.viewer.server import ViewerServer
-from harness.viewer.site import write_site
+from harness.web.catalog import Catalog
+from harness.web.game_page import build_game_page
+from harness.web.pages import render_game, render_run
+from harness.web.server import ViewerServer
+from harness.web.site import write_site
 
 CHROMIUM = Path(os.environ.get("HANABI_EVAL_CHROMIUM", "/usr/bin/chromium"))
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from harness.cli.main import main
+from harness.schema.errors import Refused
 from harness.schema.log_file import read_game_log
-from harness.session.sweep import SweepConfigError, load_sweep
+from harness.session.sweep import load_sweep
 from tests.fakeserver import FakeModelServer, Reply, answer_in_format, careful_player, legal_moves_in
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,5 +112,5 @@ def test_sweeps_set_k_per_scaffold_and_the_k_curve_file_loads(tmp_path: Path) ->
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "b"\nplayers = [2]\nseeds = ["1"]\nscaffolds = ["best-of-k-watson,k=8"]\n'
                    '[[models]]\nmodel = "local/smart"\n')  # fmt: skip
-    with pytest.raises(SweepConfigError, match="k=8 is out of range"):
+    with pytest.raises(Refused, match="k=8 is out of range"):
         load_sweep(bad)

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from harness.analysis.judge import read_verdict
 from harness.cli.main import main
 from harness.engine.game import Game
-from harness.run.judge import read_verdict
 from harness.run.store import RunDir
 from harness.schema.log_file import read_game_log
 from harness.schema.records import JudgeRecord

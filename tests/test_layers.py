@@ -14,9 +14,9 @@ PACKAGE = ROOT / "harness"
 # Top to bottom. A module may import its own layer and the layers below it, never one above.
 LAYERS = [
     ["cli"],
-    ["session", "viewer"],  # viewer: the game viewer, a reader above the report (it reads its tables' inputs)
+    ["session", "web"],  # web: the pages (the game viewer), readers above the report (they read its tables' inputs)
     # readers of runs, RL environments over the same scaffolds and rewards, and the Inspect AI task over the same play
-    ["report", "export", "rl", "inspect"],
+    ["report", "export", "rl", "inspect", "analysis"],  # analysis: the judge and move values, offline
     ["run"],
     ["play"],
     ["strategies"],

@@ -257,7 +257,7 @@ def test_a_dead_runs_lock_held_on_by_a_stuck_worker_is_refused_naming_the_worker
     monkeypatch.setattr(lock_module, "ORPHANS_EXIT_S", 0.2)  # not five seconds of a test's time
     dead, stuck = held_by_a_worker_of_a_dead_run(tmp_path)
     try:
-        with pytest.raises(lock_module.RunLocked, match=f"the worker processes of process {dead} on .*, which has"):
+        with pytest.raises(lock_module.Refused, match=f"the worker processes of process {dead} on .*, which has"):
             lock_module.RunLock(tmp_path).acquire()
     finally:
         assert stuck.stdin is not None

@@ -9,8 +9,9 @@ import re
 import pytest
 
 from harness.schema.cards import COLOR_NAMES, COLORS
+from harness.schema.errors import Refused
 from harness.strategies.rendering import render_messages
-from harness.strategies.scaffold import ScaffoldError, load_scaffold, scaffold_names
+from harness.strategies.scaffold import load_scaffold, scaffold_names
 from harness.view.builder import build_view
 from tests.conftest import random_game
 
@@ -95,5 +96,5 @@ def test_every_shipped_scaffold_loads_and_unknown_names_are_refused() -> None:
     )
     for name in scaffold_names():
         assert load_scaffold(name).name == name
-    with pytest.raises(ScaffoldError, match="choose one of"):
+    with pytest.raises(Refused, match="choose one of"):
         load_scaffold("holmes")

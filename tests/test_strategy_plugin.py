@@ -13,13 +13,14 @@ from harness.models.client import ModelClient
 from harness.play.agent import SeatAgent
 from harness.play.game import play_game
 from harness.schema.config import RetryPolicy
+from harness.schema.errors import Refused
 from harness.schema.log_file import read_game_log
 from harness.schema.records import GamePlan, SeatConfig
 from harness.strategies.asking import Decision
 from harness.strategies.definition import ScaffoldDef
 from harness.strategies.registry import Strategy, TurnContext, register
 from harness.strategies.rendering import render_call
-from harness.strategies.scaffold import ScaffoldError, calls_text, read_scaffold
+from harness.strategies.scaffold import calls_text, read_scaffold
 from harness.view.seat_view import SeatView
 
 
@@ -80,7 +81,7 @@ def test_a_registered_strategy_plays_a_game_from_the_scaffold_file_that_names_it
 
 def test_a_scaffold_file_naming_an_unknown_strategy_is_refused_with_the_known_ones(tmp_path: Path) -> None:
     text = SCAFFOLD.replace('"two-drafts"', '"three-drafts"')
-    with pytest.raises(ScaffoldError) as error:
+    with pytest.raises(Refused) as error:
         read_scaffold(scaffold_file(tmp_path, text))
     message = str(error.value)
     assert "'three-drafts'" in message and "\n" not in message
@@ -90,14 +91,14 @@ def test_a_scaffold_file_naming_an_unknown_strategy_is_refused_with_the_known_on
 
 def test_a_strategy_checks_the_scaffold_files_that_name_it(tmp_path: Path) -> None:
     text = SCAFFOLD + '\n[decider]\nrole = "selector"\nuser_template = "paper/best_of_k_final.j2"\noutput = "text"\n'
-    with pytest.raises(ScaffoldError, match="two-drafts has no roles or decider"):
+    with pytest.raises(Refused, match="two-drafts has no roles or decider"):
         read_scaffold(scaffold_file(tmp_path, text))
 
 
 def test_a_scaffold_file_of_an_earlier_version_is_told_how_to_name_working_memory(tmp_path: Path) -> None:
     old = tmp_path / "my-mycroft.toml"
     old.write_text('name = "my-mycroft"\nextends = "mycroft"\nstrategy = "single"\n[context]\nworking_memory = true\n')
-    with pytest.raises(ScaffoldError) as refused:
+    with pytest.raises(Refused) as refused:
         read_scaffold(old)
     assert 'write strategy = "memory" instead' in str(refused.value)
     assert len(str(refused.value).splitlines()) == 1

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.analysis.judge import JudgeOutcome
 from harness.cli.main import main
-from harness.run.judge import JudgeOutcome
 from harness.run.live_progress import RunProgress
 from harness.run.score_table import cost_line
 from harness.schema.log_file import read_game_log

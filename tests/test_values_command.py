@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from harness.analysis.valuation import DecisionTask, ValuesWriter, complete_games, plan_game, value_game
+from harness.analysis.valuers import GamePlan, value_plans
 from harness.cli.main import main
 from harness.play.values import MAX_ROLLOUTS
 from harness.run.store import RunDir
-from harness.run.valuation import DecisionTask, ValuesWriter, complete_games, plan_game, value_game
-from harness.run.valuers import GamePlan, value_plans
 from harness.schema.log_file import read_game_log
 
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli.main import main
-from harness.viewer.catalog import Catalog
-from harness.viewer.server import ViewerServer
+from harness.web.catalog import Catalog
+from harness.web.server import ViewerServer
 
 ROOT = Path(__file__).resolve().parent.parent
 

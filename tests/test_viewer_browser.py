@@ -23,9 +23,9 @@ import pytest
 from harness.engine.replay import replay
 from harness.schema.log_file import read_game_log
 from harness.schema.value_records import read_values, values_path
-from harness.viewer.catalog import Catalog
-from harness.viewer.server import ViewerServer
-from harness.viewer.site import write_site
+from harness.web.catalog import Catalog
+from harness.web.server import ViewerServer
+from harness.web.site import write_site
 from tests.viewer_runs import make_many, make_runs
 
 CHROMIUM = Path(os.environ.get("HANABI_EVAL_CHROMIUM", "/usr/bin/chromium"))

@@ -11,7 +11,9 @@ from __future__ import annotations
 import signal
 import sys
 
-EXIT_STOPPED = 130  # harness.run.interrupt.EXIT_STOPPED, which this module must not wait to import
+from harness.schema.errors import (
+    EXIT_STOPPED,  # the standard library only: read before the command line loads
+)
 
 
 def main() -> int:

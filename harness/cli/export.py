@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.cli.arguments import folder
-from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from harness.export import FORMATS
 from harness.schema.cards import MAX_PLAYERS, MAX_SCORE, MIN_PLAYERS
+from harness.schema.errors import EXIT_FAILED, EXIT_OK, Refused
 
 if TYPE_CHECKING:
     from harness.export.card import Tally
@@ -100,11 +100,11 @@ def _options(args: argparse.Namespace) -> ExportOptions:
     from harness.export.rows import ExportOptions
 
     if args.pairs_per_move is not None and args.format != "preferences":
-        raise UsageError("--pairs-per-move applies only to --format preferences")
+        raise Refused("--pairs-per-move applies only to --format preferences")
     if args.repair_dialogue and args.format not in ("hanabilogs", "preferences"):
-        raise UsageError("--repair-dialogue applies only to --format hanabilogs and preferences")
+        raise Refused("--repair-dialogue applies only to --format hanabilogs and preferences")
     if args.max_game_kb is not None and args.format != "preferences":
-        raise UsageError("--max-game-kb applies only to --format preferences")
+        raise Refused("--max-game-kb applies only to --format preferences")
     if args.format != "preferences":
         return ExportOptions(repair_dialogue=args.repair_dialogue)
     per_move = DEFAULT_PAIRS_PER_MOVE if args.pairs_per_move is None else args.pairs_per_move
@@ -120,14 +120,14 @@ def _filters(args: argparse.Namespace) -> Filters:
 
     for players in args.players:
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise UsageError(f"--players {players} is outside {MIN_PLAYERS}-{MAX_PLAYERS}")
+            raise Refused(f"--players {players} is outside {MIN_PLAYERS}-{MAX_PLAYERS}")
     if args.min_score is not None and not 0 <= args.min_score <= MAX_SCORE:
-        raise UsageError(f"--min-score {args.min_score} is outside 0-{MAX_SCORE}")
+        raise Refused(f"--min-score {args.min_score} is outside 0-{MAX_SCORE}")
     if args.margin is not None and args.format != "preferences":
-        raise UsageError("--margin applies only to --format preferences")
+        raise Refused("--margin applies only to --format preferences")
     margin = args.margin if args.margin is not None else DEFAULT_MARGIN
     if args.format == "preferences" and not 0 < margin <= 2:
-        raise UsageError(f"--margin {margin} must be above 0 and at most 2 (ratings lie in [-1, 1])")
+        raise Refused(f"--margin {margin} must be above 0 and at most 2 (ratings lie in [-1, 1])")
     return Filters(
         models=tuple(args.model),
         scaffolds=tuple(args.scaffold),
@@ -140,11 +140,9 @@ def _filters(args: argparse.Namespace) -> Filters:
 
 def handle(args: argparse.Namespace) -> int:
     from harness.export.card import Tally
-    from harness.export.datasets import ExportDataError
-    from harness.export.hanablive import ReplayError
     from harness.export.schema import SCHEMA_VERSION
-    from harness.export.source import SourceError, find_runs, select
-    from harness.export.writer import OutPathError, check_out, write_export
+    from harness.export.source import find_runs, select
+    from harness.export.writer import check_out, write_export
     from harness.schema.records import now_iso
     from harness.schema.secrets import redact
 
@@ -159,8 +157,6 @@ def handle(args: argparse.Namespace) -> int:
         command = redact(shlex.join(["hanabi-eval", *args.argv[1:]]))
         tally = Tally()
         write_export(args.out, _files(args.format, selection, filters, options, command, now_iso(), tally))
-    except (SourceError, OutPathError, ExportDataError, ReplayError) as exc:
-        raise UsageError(str(exc)) from None
     except OSError as exc:  # an unreadable log, a read-only or full disk: staging is removed, --out untouched
         where = exc.filename or args.out
         print(
@@ -168,7 +164,7 @@ def handle(args: argparse.Namespace) -> int:
             "choose a readable run and a writable --out)",
             file=sys.stderr,
         )
-        return EXIT_INTERRUPTED
+        return EXIT_FAILED
     unit = "replay files" if args.format == "hanablive" else "rows"
     stopped = sum(1 for end in tally.replay_ends if end.hanablive_actions < end.hle_moves)
     extra = f"; hanab.live ends {stopped} of them before HLE did" if args.format == "hanablive" else ""
@@ -212,7 +208,7 @@ def _files(
 
     def facts() -> cards.CardFacts:
         if tally.rows == 0:
-            raise UsageError(_no_rows(fmt, filters))
+            raise Refused(_no_rows(fmt, filters))
         return cards.card_facts(fmt, selection, tally, data_files, command, created_at, filters, options)
 
     def card_text() -> Iterator[str]:

@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 
 from harness.cli.arguments import folder
-from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
+from harness.schema.errors import EXIT_FAILED, EXIT_OK, Refused
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -26,26 +26,20 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     try:
-        from harness.inspect.importer import ImportRefused, import_log
+        from harness.inspect.importer import import_log
     except ImportError:
-        raise UsageError(
+        raise Refused(
             "import-inspect needs Inspect AI; install it with: pip install 'hanabi-eval[inspect]'"
         ) from None
-    from harness.run.lock import RunLocked
-    from harness.run.manifest import RunConfigError
-    from harness.session.launch import SessionRefused
+
+
+
     from harness.session.request import check_out
 
-    try:
-        check_out(args.out)  # as `run` checks it: no file on the way, not inside a run, writable
-    except SessionRefused as exc:
-        raise UsageError(str(exc)) from None
+    check_out(args.out)  # as `run` checks it: no file on the way, not inside a run, writable
     interrupted = 0
     for log in args.logs:
-        try:
-            outcome = import_log(log, args.out, args.argv)
-        except (ImportRefused, RunConfigError, RunLocked) as exc:
-            raise UsageError(str(exc)) from None
+        outcome = import_log(log, args.out, args.argv)
         interrupted += outcome.interrupted
         print(
             f"{log} -> {outcome.run}: {len(outcome.added)} games added, {len(outcome.unchanged)} already there; "
@@ -54,4 +48,4 @@ def handle(args: argparse.Namespace) -> int:
         )
         for skipped in outcome.skipped:
             print(f"  not imported (no game log): {skipped}")
-    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+    return EXIT_FAILED if interrupted else EXIT_OK

@@ -1,5 +1,5 @@
 """`hanabi-eval judge`: grade the state tracking of a run's working-memory (Mycroft) turns with an LLM judge. Parses
-and prints; the session is harness.session.judge."""
+and prints; the session is harness.analysis.judging."""
 
 from __future__ import annotations
 
@@ -7,12 +7,11 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
+from harness.schema.errors import EXIT_FAILED, EXIT_OK, Refused
 from harness.schema.records import DEFAULT_TIMEOUT_S
-from harness.session.launch import SessionRefused
 
 if TYPE_CHECKING:
-    from harness.run.judge import JudgeOutcome
+    from harness.analysis.judge import JudgeOutcome
     from harness.schema.config import RetryPolicy
     from harness.schema.records import SeatConfig
 
@@ -52,53 +51,44 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from harness.analysis.judging import runs_with_memory_games
     from harness.bots import bot_names
-    from harness.models.client import LOCAL_PROVIDER, ModelSpecError, check_model, provider_of
+    from harness.models.client import LOCAL_PROVIDER, check_model, provider_of
     from harness.schema.config import RetryPolicy
     from harness.schema.records import SeatConfig, checked_params
     from harness.schema.urls import check_url
-    from harness.session.judge import runs_with_memory_games
 
     if args.concurrency <= 0:
-        raise UsageError(f"--concurrency {args.concurrency} must be a whole number above 0")
+        raise Refused(f"--concurrency {args.concurrency} must be a whole number above 0")
     for flag, value in (("--max-retries", args.max_retries), ("--provider-retries", args.provider_retries)):
         if value < 0:
-            raise UsageError(f"{flag} {value} cannot be negative")
+            raise Refused(f"{flag} {value} cannot be negative")
     for flag, value in (("--retry-wait", args.retry_wait), ("--retry-wait-max", args.retry_wait_max)):
         if value < 0:
-            raise UsageError(f"{flag} {value} cannot be negative")
+            raise Refused(f"{flag} {value} cannot be negative")
     if args.retry_wait > args.retry_wait_max:
-        raise UsageError(
+        raise Refused(
             f"--retry-wait {args.retry_wait:g} is longer than --retry-wait-max {args.retry_wait_max:g}; "
             f"give a --retry-wait-max of at least {args.retry_wait:g}, or a shorter --retry-wait"
         )
     if args.api_base is not None:
-        try:
-            check_url(args.api_base, "--api-base")
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        check_url(args.api_base, "--api-base")
     if provider_of(args.model) == LOCAL_PROVIDER:
-        raise UsageError(
+        raise Refused(
             f"{args.model} is a built-in player and cannot judge; give an LLM, e.g. --model openai/o4-mini"
         )
-    try:
-        params = checked_params(
-            {
-                "temperature": args.temperature,
-                "max_tokens": args.max_tokens,
-                "reasoning_effort": args.reasoning_effort,
-                "timeout_s": args.timeout,
-            },
-            "--",
-        )
-        seat = SeatConfig(model=args.model, scaffold="judge", api_base=args.api_base, params=params)
-        check_model(seat, bot_names())
-    except (ValueError, ModelSpecError) as exc:
-        raise UsageError(str(exc)) from None
-    try:
-        runs = runs_with_memory_games(args.runs)
-    except SessionRefused as exc:
-        raise UsageError(str(exc)) from None
+    params = checked_params(
+        {
+            "temperature": args.temperature,
+            "max_tokens": args.max_tokens,
+            "reasoning_effort": args.reasoning_effort,
+            "timeout_s": args.timeout,
+        },
+        "--",
+    )
+    seat = SeatConfig(model=args.model, scaffold="judge", api_base=args.api_base, params=params)
+    check_model(seat, bot_names())
+    runs = runs_with_memory_games(args.runs)
     policy = RetryPolicy(
         provider_retries=args.provider_retries, wait_base_s=args.retry_wait, wait_max_s=args.retry_wait_max
     )
@@ -108,9 +98,9 @@ def handle(args: argparse.Namespace) -> int:
 def _judge(runs: list[Path], seat: SeatConfig, policy: RetryPolicy, args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from harness.run.judge import JUDGE_DIR, JudgeUnreachable, mean_ratings, read_judgements
+    from harness.analysis.judge import JUDGE_DIR, JudgeUnreachable, mean_ratings, read_judgements
+    from harness.analysis.judging import judge_runs
     from harness.run.store import RunDir
-    from harness.session.judge import judge_runs
 
     console = Console()
 
@@ -133,13 +123,11 @@ def _judge(runs: list[Path], seat: SeatConfig, policy: RetryPolicy, args: argpar
 
     try:
         failed = judge_runs(runs, seat, policy, args.max_retries, args.concurrency, args.argv, said)
-    except SessionRefused as exc:
-        raise UsageError(str(exc)) from None
     except JudgeUnreachable as exc:
         console.print(f"[red]judging stopped[/red]: {exc}")
         console.print("Fix the cause (key, model name, server), then run the same command again.")
-        return EXIT_INTERRUPTED
+        return EXIT_FAILED
     if failed:
         console.print(f"{failed} turns could not be judged; run the same command again to retry them.")
-        return EXIT_INTERRUPTED
+        return EXIT_FAILED
     return EXIT_OK

@@ -1,4 +1,5 @@
-"""The `hanabi-eval` command line: parses arguments and dispatches to one module per command (harness/cli/).
+"""The `hanabi-eval` command line: parses arguments and dispatches to one module per command (harness/cli/). A command
+module provides `register(subparsers)`, which adds its parser and sets `handler` to a function `(args) -> exit code`.
 
 Every input is checked before any model is called; a bad one gets a one-line error naming the problem and the fix,
 and exit code 2. Exit code 1 means a run finished with interrupted games (resumable); 0 means all games finished.
@@ -21,11 +22,10 @@ from harness.cli import runs as runs_command
 from harness.cli import scaffolds as scaffolds_command
 from harness.cli import values as values_command
 from harness.cli import view as view_command
-from harness.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 from harness.cli.streams import output_may_close
-from harness.run.interrupt import EXIT_STOPPED, STOP_SIGNALS, cause, stop_on_sigterm
+from harness.run.interrupt import STOP_SIGNALS, cause, stop_on_sigterm
 from harness.schema.disk import explain
-from harness.session.launch import SessionEnded
+from harness.schema.errors import EXIT_FAILED, EXIT_REFUSED, EXIT_STOPPED, Ended, Refused
 
 COMMANDS = [
     run_command,
@@ -44,7 +44,7 @@ COMMANDS = [
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         where = self.prog.split(" ", 1)[1] + " " if " " in self.prog else ""
-        self.exit(EXIT_USAGE, f"hanabi-eval: error: {message} (see hanabi-eval {where}--help)\n")
+        self.exit(EXIT_REFUSED, f"hanabi-eval: error: {message} (see hanabi-eval {where}--help)\n")
 
 
 class _Version(argparse.Action):
@@ -95,10 +95,10 @@ def _main(argv: list[str] | None) -> int:
     args.argv = sys.argv if argv is None else ["hanabi-eval", *argv]
     try:
         return args.handler(args)
-    except UsageError as exc:
+    except Refused as exc:
         print(f"hanabi-eval: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except SessionEnded as exc:
+        return EXIT_REFUSED
+    except Ended as exc:
         print(str(exc), file=sys.stderr)
         if exc.code == EXIT_STOPPED and argv is None:
             _exit_quietly()
@@ -111,7 +111,7 @@ def _main(argv: list[str] | None) -> int:
 
     except OSError as exc:  # a disk fault outside a session (e.g. creating --out)
         print(f"hanabi-eval: error: {explain(exc)}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return EXIT_FAILED
 
 
 def _exit_quietly() -> None:

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from harness.cli.arguments import folder
-from harness.cli.errors import EXIT_OK, UsageError
 from harness.report.grouping import DEFAULT_BY, DIMENSIONS
+from harness.schema.errors import EXIT_OK, Refused
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -37,18 +37,15 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from harness.export.writer import OutPathError
+
     from harness.report.build import build_report
-    from harness.report.load import ReportInputError
+
 
     if len(set(args.by)) != len(args.by):
-        raise UsageError("--by repeats a dimension; list each one once")
+        raise Refused("--by repeats a dimension; list each one once")
     if args.out.exists() and not args.out.is_dir():
-        raise UsageError(f"--out {args.out} is a file; give a folder for the report")
-    try:
-        content, written = build_report(args.runs, args.out, args.by, args.force)
-    except (ReportInputError, OutPathError) as exc:
-        raise UsageError(str(exc)) from None
+        raise Refused(f"--out {args.out} is a file; give a folder for the report")
+    content, written = build_report(args.runs, args.out, args.by, args.force)
     for skipped in content.skipped:
         print(f"warning: skipped {skipped.path}: {skipped.problem}", file=sys.stderr)
     runs = len(content.runs)

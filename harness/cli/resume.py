@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.cli.errors import UsageError
 from harness.cli.run import (
     add_session_options,
     given_options,
@@ -17,7 +16,8 @@ from harness.cli.run import (
     play_and_print_sweep,
 )
 from harness.run.store import SWEEP_FILE
-from harness.session.launch import SessionRefused, resume_run, resume_sweep
+from harness.schema.errors import Refused
+from harness.session.launch import resume_run, resume_sweep
 from harness.session.request import check_given
 
 
@@ -31,25 +31,16 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     if not args.run_dir.is_dir():
-        raise UsageError(
+        raise Refused(
             f"{args.run_dir} is not a directory; give the folder of a run (it holds manifest.json)"
         )
-    try:
-        check_given(given_options(args), args.api_base)
-    except SessionRefused as exc:
-        raise UsageError(str(exc)) from None
+    check_given(given_options(args), args.api_base)
     if (args.run_dir / SWEEP_FILE).exists():
         if args.api_base is not None:
-            raise UsageError(
+            raise Refused(
                 "--api-base applies to one run; resume a run of the sweep with it, or edit the sweep file"
             )
-        try:
-            sweep, options = resume_sweep(args.run_dir, given_options(args))
-        except SessionRefused as exc:
-            raise UsageError(str(exc)) from None
+        sweep, options = resume_sweep(args.run_dir, given_options(args))
         return play_and_print_sweep(args.run_dir, sweep, options, {"resumed": True}, args.argv)
-    try:
-        config, options = resume_run(args.run_dir, given_options(args), args.api_base)
-    except SessionRefused as exc:
-        raise UsageError(str(exc)) from None
+    config, options = resume_run(args.run_dir, given_options(args), args.api_base)
     return play_and_print_run(args.run_dir, config, options, args.argv)

@@ -11,13 +11,13 @@ from typing import Any
 from rich.console import Console
 
 from harness.cli.arguments import folder
-from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from harness.run.options import SessionOptions
 from harness.run.score_table import score_table, summarize, summary_table, sweep_table
 from harness.schema.config import RunConfig
+from harness.schema.errors import EXIT_FAILED, EXIT_OK, Refused
 from harness.schema.records import GameResult
 from harness.schema.secrets import public_command
-from harness.session.launch import SessionRefused, play_run, play_sweep
+from harness.session.launch import play_run, play_sweep
 from harness.session.options import SESSION_DEFAULTS, GivenOptions
 from harness.session.request import DEFAULT_MODEL, RunRequest, plan_run, plan_sweep
 from harness.session.sweep import SweepConfig
@@ -148,13 +148,10 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
         confirm_size(games, calls, request.given.yes)
 
     say = Console().print
-    try:
-        if args.config is not None:
-            folder, sweep, options = plan_sweep(args.config, request, confirm, say)
-        else:
-            run_path, config, options = plan_run(request, confirm, say)
-    except SessionRefused as exc:
-        raise UsageError(str(exc)) from None
+    if args.config is not None:
+        folder, sweep, options = plan_sweep(args.config, request, confirm, say)
+    else:
+        run_path, config, options = plan_run(request, confirm, say)
     if args.config is not None:
         source = {"file": str(args.config), "command": public_command(command)}
         return play_and_print_sweep(folder, sweep, options, source, command)
@@ -179,17 +176,14 @@ def given_options(args: argparse.Namespace) -> GivenOptions:
 def play_and_print_run(run_path: Path, config: RunConfig, options: SessionOptions, command: list[str]) -> int:
     """Play a run's unfinished games, then print the scores and where the logs are."""
     console = Console()
-    try:
-        outcome = play_run(
-            run_path,
-            config,
-            options,
-            command,
-            console.print,
-            lambda games, calls: confirm_size(games, calls, options.yes),
-        )
-    except SessionRefused as exc:
-        raise UsageError(str(exc)) from None
+    outcome = play_run(
+        run_path,
+        config,
+        options,
+        command,
+        console.print,
+        lambda games, calls: confirm_size(games, calls, options.yes),
+    )
     run, results = outcome.run, outcome.results
     console.print(score_table(results))
     console.print(
@@ -201,7 +195,7 @@ def play_and_print_run(run_path: Path, config: RunConfig, options: SessionOption
         console.print(f"[red]interrupted[/red] {plan.game_id}: {result.interrupted_reason}")
     if interrupted:
         console.print(f"Fix the cause, then continue with: hanabi-eval resume {run.path}")
-        return EXIT_INTERRUPTED
+        return EXIT_FAILED
     return EXIT_OK
 
 
@@ -211,12 +205,12 @@ def confirm_size(games: int, calls: int, yes: bool) -> None:
         return
     what = f"{games:,} games to play (about {calls:,} model calls before retries)"
     if not sys.stdin.isatty():
-        raise UsageError(f"{what}; add --yes to start a run this large")
+        raise Refused(f"{what}; add --yes to start a run this large")
     sys.stderr.write(f"{what}. Start? [y/N] ")  # where input() would put it only without readline
     sys.stderr.flush()
     answer = sys.stdin.readline()
     if answer.strip().lower() not in ("y", "yes"):
-        raise UsageError(f"{what}; not started (add --yes to start without asking)")
+        raise Refused(f"{what}; not started (add --yes to start without asking)")
 
 
 def play_and_print_sweep(
@@ -224,18 +218,15 @@ def play_and_print_sweep(
 ) -> int:
     """Play every run of a sweep, then print a table of its runs and the session's summary."""
     console = Console()
-    try:
-        outcome = play_sweep(
-            folder,
-            sweep,
-            options,
-            source,
-            command,
-            console.print,
-            lambda games, calls: confirm_size(games, calls, options.yes),
-        )
-    except SessionRefused as exc:
-        raise UsageError(str(exc)) from None
+    outcome = play_sweep(
+        folder,
+        sweep,
+        options,
+        source,
+        command,
+        console.print,
+        lambda games, calls: confirm_size(games, calls, options.yes),
+    )
     jobs, results = outcome.jobs, outcome.results
     console.print(sweep_table([(job.config, r) for job, r in zip(jobs, results, strict=True)]))
     logs: list[tuple[GameResult | None, Path]] = [
@@ -248,6 +239,6 @@ def play_and_print_sweep(
             f"{len(interrupted)} games were interrupted (first: {interrupted[0].interrupted_reason})."
         )
         console.print(f"Fix the cause, then continue with: hanabi-eval resume {folder}")
-        return EXIT_INTERRUPTED
+        return EXIT_FAILED
     console.print(f"Runs: {folder}")
     return EXIT_OK

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.cli.errors import EXIT_OK, UsageError
+from harness.schema.errors import EXIT_OK, Refused
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -30,12 +30,12 @@ def handle(args: argparse.Namespace) -> int:
     from harness.schema.log_file import DAMAGED_LOG_FIX
 
     if not args.folder.exists():
-        raise UsageError(
+        raise Refused(
             f"{args.folder} does not exist: no runs yet (hanabi-eval run writes them there), or give the folder "
             "that holds your runs"
         )
     if not args.folder.is_dir():
-        raise UsageError(
+        raise Refused(
             f"{args.folder} is not a folder; give the folder that holds your runs (default results)"
         )
     runs = runs_below(args.folder)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli.errors import EXIT_OK
+from harness.schema.errors import EXIT_OK
 
 
 def register(commands: argparse._SubParsersAction) -> None:

@@ -1,9 +1,9 @@
 """`hanabi-eval values RUN_DIR`: engine-grounded values of every logged decision of a run's complete games.
 
 For each decision, every legal move's expected final score when the team continues with the built-in player
-(harness.play.values), written to `<run>/values/<game_id>.jsonl` by harness.run.valuation, one line per decision,
+(harness.play.values), written to `<run>/values/<game_id>.jsonl` by harness.analysis.valuation, one line per decision,
 in this process, in local worker processes (`--workers N`) or as tasks on a Ray cluster (`--ray [ADDRESS]`,
-harness.run.cluster): the same bytes every way (harness.run.valuers).
+harness.analysis.cluster): the same bytes every way (harness.analysis.valuers).
 Reads the logs only (no model is called). Resumable: decisions already written are kept and skipped; a torn last
 line is dropped and redone. Games that are not complete are skipped and named.
 """
@@ -21,14 +21,22 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
 from rich.progress import Progress as Bar
 
-from harness.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
+from harness.analysis.cluster import Cluster
+from harness.analysis.valuation import complete_games, done_turns, plan_game, values_file
+from harness.analysis.valuers import (
+    GamePlan,
+    InProcess,
+    LocalProcesses,
+    Progress,
+    Valuer,
+    WorkerLost,
+    value_plans,
+)
 from harness.play.values import MAX_ROLLOUTS
-from harness.run.cluster import Cluster, ClusterCodeMismatch, ClusterUnavailable
-from harness.run.store import RunDir, RunFolderDamaged
-from harness.run.valuation import ValuesSettingsMismatch, complete_games, done_turns, plan_game, values_file
-from harness.run.valuers import GamePlan, InProcess, LocalProcesses, Progress, Valuer, WorkerLost, value_plans
+from harness.run.interrupt import stopped_by_ctrl_c
+from harness.run.store import RunDir
+from harness.schema.errors import EXIT_FAILED, EXIT_OK, Refused
 from harness.schema.value_records import VALUES_DIR
-from harness.session.launch import stopped_by_ctrl_c
 
 DEFAULT_ROLLOUTS = 16
 
@@ -71,31 +79,23 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     if not 1 <= args.rollouts <= MAX_ROLLOUTS:
-        raise UsageError(
+        raise Refused(
             f"--rollouts {args.rollouts} is outside 1-{MAX_ROLLOUTS}; pick a count in that range"
         )
     if args.from_turn < 1:
-        raise UsageError(f"--from-turn {args.from_turn} must be at least 1")
+        raise Refused(f"--from-turn {args.from_turn} must be at least 1")
     if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers {args.workers} must be at least 1")
+        raise Refused(f"--workers {args.workers} must be at least 1")
     run = RunDir(args.run)
-    try:
-        if not args.run.is_dir() or run.read_manifest() is None:
-            raise UsageError(
-                f"{args.run} is not a run directory (no manifest.json); give a folder made by hanabi-eval run"
-            )
-    except RunFolderDamaged as exc:
-        raise UsageError(str(exc)) from None
+    if not args.run.is_dir() or run.read_manifest() is None:
+        raise Refused(f"{args.run} is not a run directory (no manifest.json); give a folder made by hanabi-eval run")
     return _value(args, run)
 
 
 def _valuer(args: argparse.Namespace) -> Valuer:
     """Where the decisions are valued (a cluster is connected to now: an unreachable one is bad input)."""
     if args.ray is not None:
-        try:
-            return Cluster(args.ray or None, args.workers)
-        except ClusterUnavailable as exc:
-            raise UsageError(str(exc)) from None
+        return Cluster(args.ray or None, args.workers)
     if args.workers is not None and args.workers > 1:
         return LocalProcesses(args.workers)
     return InProcess()
@@ -108,10 +108,8 @@ def _value(args: argparse.Namespace, run: RunDir) -> int:
     if skipped:
         print(f"skipping {len(skipped)} incomplete game(s): {', '.join(skipped)}")
     targets = [values_file(args.run, log) for log in complete]
-    try:  # every game's earlier values are checked against these settings before any work starts
-        done = [done_turns(path, args.rollouts, args.seed) for path in targets]
-    except ValuesSettingsMismatch as exc:
-        raise UsageError(str(exc)) from None
+    # every game's earlier values are checked against these settings before any work starts
+    done = [done_turns(path, args.rollouts, args.seed) for path in targets]
     plans = [
         GamePlan(path.stem, path, len(turns), plan_game(log, turns, args.rollouts, args.seed, args.from_turn))
         for log, path, turns in zip(complete, targets, done, strict=True)
@@ -142,12 +140,12 @@ def _write(args: argparse.Namespace, plans: list[GamePlan], valuer: Valuer) -> i
     except KeyboardInterrupt:  # as every long command stops: one line with the command to go on, exit code 130
         again = shlex.join(["hanabi-eval", *args.argv[1:]])
         raise stopped_by_ctrl_c("every decision written is kept", again) from None
-    except (ClusterCodeMismatch, WorkerLost) as exc:
+    except (Refused, WorkerLost) as exc:
         print(f"hanabi-eval: error: {exc}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return EXIT_FAILED
     except OSError as exc:
         print(f"hanabi-eval: error: cannot write values under {out}: {exc.strerror}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return EXIT_FAILED
     return EXIT_OK
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.cli.arguments import folder
-from harness.cli.errors import EXIT_OK, UsageError
+from harness.schema.errors import EXIT_OK, Refused
 
 if TYPE_CHECKING:
-    from harness.viewer.catalog import Catalog, RunEntry
+    from harness.web.catalog import Catalog, RunEntry
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -35,19 +35,16 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from harness.run.store import RunFolderError
-    from harness.viewer.catalog import Catalog
+
+    from harness.web.catalog import Catalog
 
     if args.out is not None and args.port is not None:
-        raise UsageError("--port serves the pages and --out writes them as files; give one of the two")
+        raise Refused("--port serves the pages and --out writes them as files; give one of the two")
     if args.force and args.out is None:
-        raise UsageError("--force replaces a site at --out; it needs --out")
+        raise Refused("--force replaces a site at --out; it needs --out")
     if args.port is not None and not 1 <= args.port <= 65535:
-        raise UsageError(f"--port {args.port} is outside 1-65535; give a free port, or leave it out for any")
-    try:
-        catalog = Catalog(args.paths)
-    except RunFolderError as exc:
-        raise UsageError(str(exc)) from None
+        raise Refused(f"--port {args.port} is outside 1-65535; give a free port, or leave it out for any")
+    catalog = Catalog(args.paths)
     sources = [str(p) for p in args.paths]
     if args.out is not None:
         return _write(catalog, args, sources)
@@ -67,19 +64,16 @@ def _counts(runs: list[RunEntry]) -> str:
 
 def _write(catalog: Catalog, args: argparse.Namespace, sources: list[str]) -> int:
     from harness.schema.log_file import LogCorrupt
-    from harness.viewer.site import SiteOutError, check_out, write_site
+    from harness.web.site import check_out, write_site
 
-    try:
-        check_out(args.out, args.force, args.paths)
-    except SiteOutError as exc:
-        raise UsageError(str(exc)) from None
+    check_out(args.out, args.force, args.paths)
     started = time.monotonic()
     runs = catalog.runs()
     _warn_skipped(runs)
     try:
         write_site(catalog, args.out, sources, jobs=os.cpu_count() or 1)
     except LogCorrupt as exc:  # a log damaged since it was read: nothing is written
-        raise UsageError(f"{exc}; a log changed while the site was written, so nothing was written") from None
+        raise Refused(f"{exc}; a log changed while the site was written, so nothing was written") from None
     index = args.out / "index.html"
     print(
         f"Wrote the viewer of {_counts(runs)} to {args.out} in {time.monotonic() - started:.1f} s; open {index}"
@@ -90,16 +84,16 @@ def _write(catalog: Catalog, args: argparse.Namespace, sources: list[str]) -> in
 
 
 def _serve(catalog: Catalog, args: argparse.Namespace, sources: list[str]) -> int:
-    from harness.viewer.server import HOST, ViewerServer
+    from harness.web.server import HOST, ViewerServer
 
     try:
         server = ViewerServer(catalog, sources, args.port or 0)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            raise UsageError(
+            raise Refused(
                 f"--port {args.port} is in use on {HOST}; give another port, or leave it out"
             ) from None
-        raise UsageError(
+        raise Refused(
             f"cannot serve on {HOST}:{args.port}: {exc.strerror or exc}; give another port"
         ) from None
     print(f"Reading the game logs below {', '.join(sources)} ...", flush=True)

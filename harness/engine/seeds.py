@@ -22,13 +22,10 @@ from pydantic import ValidationError
 from harness.engine.game import deck_for_seed
 from harness.schema.cards import MAX_SEED, MIN_SEED
 from harness.schema.config import SeedDeck
+from harness.schema.errors import Refused
 from harness.schema.paths import seeds_dir
 
 SEED_RANGE = f"{MIN_SEED}-{MAX_SEED}"
-
-
-class SeedSpecError(ValueError):
-    """A --seeds value that cannot be used; the message names the problem and the fix."""
 
 
 def set_names() -> list[str]:
@@ -61,11 +58,11 @@ def list_seed_file(path: Path, seed_set: str) -> list[SeedEntry]:
         lines = path.read_text(encoding="utf-8-sig").splitlines()  # a byte-order mark (some editors write one) too
     except OSError as exc:
         where = "" if path.is_absolute() else f" (relative to the current folder, {Path.cwd()})"
-        raise SeedSpecError(
+        raise Refused(
             f"cannot read seed file {path}{where}: {exc.strerror}; pass a readable JSONL file"
         ) from exc
     except UnicodeDecodeError as exc:
-        raise SeedSpecError(
+        raise Refused(
             f"seed file {path} is not UTF-8 text (byte {exc.start}); save it as UTF-8 JSONL"
         ) from None
     entries: list[SeedEntry] = []
@@ -96,17 +93,17 @@ def list_seed_file(path: Path, seed_set: str) -> list[SeedEntry]:
                 if not isinstance(exc, ValidationError)
                 else exc.errors()[0]["msg"].removeprefix("Value error, ")
             )
-            raise SeedSpecError(
+            raise Refused(
                 f'{path}:{number}: malformed seed line ({detail}); expected {{"seed": 7, "deck": [50 cards]}}'
             ) from exc
         if seed in first_line:
-            raise SeedSpecError(
+            raise Refused(
                 f"{path}:{number}: seed {seed} is listed again (first on line {first_line[seed]}); list each "
                 "seed once and play it again with --repeats N"
             )
         first_line[seed] = number
     if not entries:
-        raise SeedSpecError(f"seed file {path} holds no seeds; add one JSON line per seed")
+        raise Refused(f"seed file {path} holds no seeds; add one JSON line per seed")
     return entries
 
 
@@ -124,7 +121,7 @@ def deal(entries: list[SeedEntry]) -> list[SeedDeck]:
     for seed in dealt:
         earlier = first.setdefault(seed.deck, seed)
         if earlier is not seed:
-            raise SeedSpecError(
+            raise Refused(
                 f"seed {seed.seed} ({seed.seed_set}) deals the same deck as seed {earlier.seed} ({earlier.seed_set}): "
                 "one deal listed twice; list each deal once and play it again with --repeats N (repeats = N in a sweep)"
             )
@@ -157,7 +154,7 @@ def list_seeds(spec: str) -> list[SeedEntry]:
     dealt. A value made only of numbers and commas is always a list of seeds, never a file name."""
     spec = spec.strip()
     if not spec:
-        raise SeedSpecError(
+        raise Refused(
             f"--seeds '' names no seed; give a seed set ({', '.join(set_names())}), comma-separated seeds or a "
             "seed file"
         )
@@ -167,19 +164,19 @@ def list_seeds(spec: str) -> list[SeedEntry]:
     if all(p.lstrip("-").isdigit() for p in parts if p) and any(parts):
         shown = spec if len(spec) <= 40 else f"{spec[:37]}..."
         if not all(parts):
-            raise SeedSpecError(
+            raise Refused(
                 f"--seeds {shown!r} has an empty entry (two commas in a row, or one at an end); list seeds as 1,2,3"
             )
         seeds = [int(p) for p in parts]
         if len(set(seeds)) != len(seeds):
-            raise SeedSpecError(
+            raise Refused(
                 f"--seeds {shown!r} repeats a seed; list each seed once and play it again with --repeats N"
             )
         if any(s < 0 for s in seeds):
-            raise SeedSpecError(f"--seeds {shown!r} has a negative seed; seeds are whole numbers from 0")
+            raise Refused(f"--seeds {shown!r} has a negative seed; seeds are whole numbers from 0")
         too_large = next((s for s in seeds if s > MAX_SEED), None)
         if too_large is not None:
-            raise SeedSpecError(
+            raise Refused(
                 f"--seeds {shown!r} has seed {too_large}, beyond what the engine takes; use seeds in {SEED_RANGE}"
             )
         return [SeedEntry(s, None, "custom") for s in seeds]
@@ -192,7 +189,7 @@ def list_seeds(spec: str) -> list[SeedEntry]:
         return list_seed_file(path, path.stem)
     names = ", ".join(set_names())
     shown = spec if len(spec) <= 40 else f"{spec[:37]}..."
-    raise SeedSpecError(
+    raise Refused(
         f"--seeds {shown!r} is not a seed set ({names}), a comma-separated list of seeds, or a seed file"
     )
 
@@ -211,7 +208,7 @@ def list_seed_lists(specs: list[str]) -> list[SeedEntry]:
         for entry in list_seeds(spec):
             key = (entry.seed_set, entry.seed)
             if key in listed_in:
-                raise SeedSpecError(
+                raise Refused(
                     f"seed {entry.seed} ({entry.seed_set}) is listed in both {listed_in[key]!r} and {spec!r}; "
                     "list each seed once and play it again with repeats = N"
                 )

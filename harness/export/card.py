@@ -18,7 +18,6 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 from harness import __version__
-from harness.export.datasets import ExportDataError
 from harness.export.engine_values import values_sources
 from harness.export.hanablive import replay_with_end
 from harness.export.rows import (
@@ -34,6 +33,7 @@ from harness.export.rows import (
 )
 from harness.export.schema import ROW_MODELS, SCHEMA_VERSION, features, type_words
 from harness.export.source import ExportGame, Selection
+from harness.schema.errors import Refused
 from harness.schema.value_records import ValuesUnreadable
 
 
@@ -251,7 +251,7 @@ def _engine_sources(selection: Selection) -> list[EngineValuesSource]:
     try:
         return values_sources(selection)
     except ValuesUnreadable as exc:
-        raise ExportDataError(f"{exc}; delete that file and run `hanabi-eval values` on the run again") from None
+        raise Refused(f"{exc}; delete that file and run `hanabi-eval values` on the run again") from None
 
 
 TEMPLATES = Path(__file__).with_name("templates")  # the export's own templates, beside its code

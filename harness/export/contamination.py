@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from harness.export.rows import ExportManifest
 from harness.export.writer import MANIFEST_NAME
+from harness.schema.errors import Refused
 
 
 class ListedSeed(Protocol):
@@ -34,7 +35,7 @@ def _from_manifest(path: Path) -> set[int]:
     try:
         manifest = ExportManifest.model_validate_json(path.read_text(encoding="utf-8"))
     except (OSError, ValidationError) as exc:
-        raise ValueError(f"{path} is not a readable hanabi-eval export manifest ({exc})") from None
+        raise Refused(f"{path} is not a readable hanabi-eval export manifest ({exc})") from None
     return {entry.seed for entry in manifest.seeds}
 
 
@@ -43,16 +44,16 @@ def _from_rows(path: Path) -> set[int]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+        raise Refused(f"cannot read {path}: {exc.strerror}") from None
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             seeds.add(int(json.loads(line)["seed"]))
         except (ValueError, KeyError, TypeError):
-            raise ValueError(f"{path}:{number} is not an exported row with a seed") from None
+            raise Refused(f"{path}:{number} is not an exported row with a seed") from None
     if not seeds:
-        raise ValueError(f"{path} holds no exported rows")
+        raise Refused(f"{path} holds no exported rows")
     return seeds
 
 
@@ -61,10 +62,10 @@ def load_exported_seeds(path: Path | str) -> set[int]:
     (a data file without its manifest beside it is read row by row)."""
     path = Path(path)
     if not path.exists():
-        raise ValueError(f"{path} does not exist; give an export folder or its {MANIFEST_NAME}")
+        raise Refused(f"{path} does not exist; give an export folder or its {MANIFEST_NAME}")
     if path.is_dir():
         if not (path / MANIFEST_NAME).is_file():
-            raise ValueError(f"{path} is not an export folder: it has no {MANIFEST_NAME}")
+            raise Refused(f"{path} is not an export folder: it has no {MANIFEST_NAME}")
         return _from_manifest(path / MANIFEST_NAME)
     if path.name == MANIFEST_NAME:
         return _from_manifest(path)
@@ -72,7 +73,7 @@ def load_exported_seeds(path: Path | str) -> set[int]:
         return _from_manifest(path.parent / MANIFEST_NAME)
     if path.suffix == ".jsonl":
         return _from_rows(path)
-    raise ValueError(f"{path} is neither an export folder, an {MANIFEST_NAME} nor an exported .jsonl file")
+    raise Refused(f"{path} is neither an export folder, an {MANIFEST_NAME} nor an exported .jsonl file")
 
 
 def check_seeds(seeds: list[Seed], exported: set[int], skip: bool) -> list[Seed]:
@@ -83,13 +84,13 @@ def check_seeds(seeds: list[Seed], exported: set[int], skip: bool) -> list[Seed]
         return list(seeds)
     named = ", ".join(f"{s.seed} ({s.seed_set})" for s in overlap)
     if not skip:
-        raise ValueError(
+        raise Refused(
             f"seeds {named} are in the exported training data; evaluate on other seeds (e.g. --seeds heldout) "
             "or pass --skip-excluded-seeds to leave them out"
         )
     kept = [s for s in seeds if s.seed not in exported]
     if not kept:
-        raise ValueError(
+        raise Refused(
             f"every requested seed ({named}) is in the exported training data; choose other seeds"
         )
     return kept

@@ -17,12 +17,9 @@ from collections.abc import Iterator
 from harness.export.engine_values import engine_columns, game_values
 from harness.export.rows import ChatMessage, LogRow, RewardRow, TrainMessage
 from harness.export.source import ExportGame
+from harness.schema.errors import Refused
 from harness.schema.records import Attempt, Call, Message, MoveRecord
 from harness.schema.value_records import DecisionValueRecord, ValuesUnreadable
-
-
-class ExportDataError(ValueError):
-    """A move record that cannot be exported as logged (it breaks the log's own invariants)."""
 
 
 def meta(game: ExportGame, record: MoveRecord, model: str, role: str) -> dict[str, object]:
@@ -52,7 +49,7 @@ def accepted(game: ExportGame, record: MoveRecord, call: Call) -> Attempt:
     """The call's final attempt, which a decided move's log guarantees to be a valid reply."""
     final = call.final
     if final.error_kind is not None or final.reply is None:
-        raise ExportDataError(
+        raise Refused(
             f"{game.run_id}/{game.header.game_id} turn {record.turn}: the last attempt of the "
             f"{call.role!r} call is not an accepted reply ({final.error_kind}); the log is damaged"
         )
@@ -99,7 +96,7 @@ def reward_row(game: ExportGame, record: MoveRecord, values: DecisionValueRecord
     call = deciding_call_of(record)
     final = accepted(game, record, call)
     if len(record.ratings) != len(record.legal_moves):
-        raise ExportDataError(
+        raise Refused(
             f"{game.run_id}/{game.header.game_id} turn {record.turn}: {len(record.ratings)} ratings for "
             f"{len(record.legal_moves)} legal moves; the log is damaged"
         )
@@ -132,5 +129,5 @@ def reward_rows(game: ExportGame) -> Iterator[RewardRow]:
         values = game_values(game)
         rows = [reward_row(game, record, values.get(record.turn)) for record in game.selected_moves()]
     except ValuesUnreadable as exc:
-        raise ExportDataError(f"{exc}; delete that file and run `hanabi-eval values` on the run again") from None
+        raise Refused(f"{exc}; delete that file and run `hanabi-eval values` on the run again") from None
     yield from rows

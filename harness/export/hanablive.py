@@ -17,16 +17,13 @@ from collections import Counter
 from harness.export.rows import HanabLiveAction, HanabLiveCard, HanabLiveGame, ReplayEnd
 from harness.export.source import ExportGame
 from harness.schema.cards import COLORS, DECK_SIZE, HAND_SIZE, parse_card
+from harness.schema.errors import Refused
 from harness.schema.moves import MoveKind
 from harness.schema.records import GameHeader, MoveRecord
 
 PLAY, DISCARD, COLOR_CLUE, RANK_CLUE = 0, 1, 2, 3
 COPIES = {1: 3, 2: 2, 3: 2, 4: 2, 5: 1}
 MAX_STRIKES = 3
-
-
-class ReplayError(ValueError):
-    """A logged move that cannot be placed in the dealt hands (the log does not match its deck)."""
 
 
 class CardOrders:
@@ -41,7 +38,7 @@ class CardOrders:
         """Take the card at `index` out of `player`'s hand, draw the next card if any; return its order."""
         hand = self.hands[player]
         if not 0 <= index < len(hand):
-            raise ReplayError(f"player {player} has no card {index} (hand of {len(hand)})")
+            raise Refused(f"player {player} has no card {index} (hand of {len(hand)})")
         order = hand.pop(index)
         if self.next_order < DECK_SIZE:
             hand.append(self.next_order)
@@ -158,11 +155,11 @@ def replay_with_end(game: ExportGame) -> tuple[HanabLiveGame, ReplayEnd]:
             drew_last = drawn_before < DECK_SIZE and orders.next_order == DECK_SIZE
             table.apply(action, orders.hands[record.seat], drew_last)
             if table.score != record.fireworks_after:
-                raise ReplayError(
+                raise Refused(
                     f"fireworks {table.score} under hanab.live's rules but {record.fireworks_after} in the log"
                 )
-        except ReplayError as exc:
-            raise ReplayError(f"{game.run_id}/{header.game_id} turn {record.turn}: {exc}; the log is damaged") from None
+        except Refused as exc:
+            raise Refused(f"{game.run_id}/{header.game_id} turn {record.turn}: {exc}; the log is damaged") from None
         actions.append(action)
         if table.ended:
             break

@@ -15,20 +15,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from harness.export.datasets import (
-    ExportDataError,
-    accepted,
-    chat,
-    deciding_call_of,
-    meta,
-    rejected_replies,
-)
+from harness.export.datasets import accepted, chat, deciding_call_of, meta, rejected_replies
 from harness.export.rewards import preference_gap
 from harness.export.rows import ChatMessage, PreferenceRow
 from harness.export.source import ExportGame
+from harness.schema.errors import Refused
 from harness.schema.records import MoveRecord
 from harness.strategies.definition import CallDef
-from harness.strategies.scaffold import ScaffoldError, load_scaffold
+from harness.strategies.scaffold import load_scaffold
 
 DEFAULT_MARGIN = 0.5
 DEFAULT_PAIRS_PER_MOVE = 1
@@ -85,8 +79,8 @@ def deciding_call(scaffold_name: str) -> CallDef:
     """The definition of the call that chooses a scaffold's move: its decider, or its own single call."""
     try:
         scaffold = load_scaffold(scaffold_name)
-    except ScaffoldError:
-        raise ExportDataError(
+    except Refused:
+        raise Refused(
             f"scaffold {scaffold_name!r} of the logged games is not defined in scaffolds/; preference replies "
             "need its output format, so export from a checkout that has it, or leave its seats out with --scaffold"
         ) from None
@@ -104,7 +98,7 @@ def reply_text(call: CallDef, record: MoveRecord, index: int) -> str:
             if deductions is not None:
                 extras["deduction"] = deductions
         elif deductions is None:
-            raise ExportDataError(
+            raise Refused(
                 f"turn {record.turn} of a {record.scaffold} seat has no logged deductions; the log is damaged"
             )
         else:
@@ -161,8 +155,8 @@ def preference_rows(
         rejected = rejected_replies(call)
         try:
             texts = {i: reply_text(reply_format, record, i) for pair in found for i in pair}
-        except ExportDataError as exc:
-            raise ExportDataError(f"{game.run_id}/{game.header.game_id}: {exc}") from None
+        except Refused as exc:
+            raise Refused(f"{game.run_id}/{game.header.game_id}: {exc}") from None
         for pair_index, (best, worse) in enumerate(found):
             chosen_rating, rejected_rating = record.ratings[best], record.ratings[worse]
             assert chosen_rating is not None and rejected_rating is not None

@@ -32,19 +32,15 @@ ROW_MODELS: dict[str, type[BaseModel]] = {
 _SCALARS: dict[Any, str] = {str: "string", int: "int64", float: "float64", bool: "bool"}
 
 
-class SchemaError(TypeError):
-    """A row model field with no single Arrow type (a programming error, caught by the tests)."""
-
-
 def _dtype(annotation: Any) -> Any:
     """The `datasets` YAML form of one field's type: a dtype name, {"list": ...} or {"struct": [...]}."""
     origin = typing.get_origin(annotation)
     if origin in (types.UnionType, typing.Union):
-        raise SchemaError(f"{annotation} may be null; exported columns never are")
+        raise TypeError(f"{annotation} may be null; exported columns never are")
     if origin is Literal:
         kinds = {type(v) for v in typing.get_args(annotation)}
         if len(kinds) != 1:
-            raise SchemaError(f"{annotation} mixes types")
+            raise TypeError(f"{annotation} mixes types")
         return _dtype(kinds.pop())
     if origin is list:
         item = _dtype(typing.get_args(annotation)[0])
@@ -54,7 +50,7 @@ def _dtype(annotation: Any) -> Any:
         return {"struct": features(annotation)}
     if annotation in _SCALARS:
         return _SCALARS[annotation]
-    raise SchemaError(f"{annotation} has no declared Arrow type")
+    raise TypeError(f"{annotation} has no declared Arrow type")
 
 
 def _field_name(model: type[BaseModel], name: str) -> str:

@@ -5,7 +5,7 @@ scaffold select seats (a mixed game contributes only the moves of its matching s
 seed set and final score select games. A path may be a run directory or a folder holding runs below it (as
 `report` accepts); a game in two of the folders (a copied run) is refused, as `report` refuses it. A game log with
 a line that is not a valid record is left out and named in `Selection.corrupt` (the command warns); the other games
-go on. Bad input raises SourceError with a one-line message naming the fix.
+go on. Bad input raises Refused with a one-line message naming the fix.
 """
 
 from __future__ import annotations
@@ -17,14 +17,11 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.export.rows import ExportedGame, Filters, SourceRunInfo
 from harness.run import store
-from harness.run.store import RunDir, RunFolderDamaged, RunFolderError
+from harness.run.store import RunDir
+from harness.schema.errors import Refused
 from harness.schema.log_file import LogCorrupt
-from harness.schema.manifest import GitState, RunManifest
+from harness.schema.manifest import GitState
 from harness.schema.records import GameHeader, GameResult, MoveRecord, SeatConfig
-
-
-class SourceError(ValueError):
-    """A run directory or filter that cannot be exported; the message names the problem and the fix."""
 
 
 class ExportGame(BaseModel):
@@ -85,17 +82,14 @@ def _game_selected(header: GameHeader, result: GameResult, filters: Filters) -> 
 
 
 def find_runs(paths: list[Path]) -> list[Path]:
-    """The run folders `paths` name (harness.run.store.find_runs), bad paths as SourceError."""
-    try:
-        return store.find_runs(paths)
-    except RunFolderError as exc:
-        raise SourceError(str(exc)) from None
+    """The run folders `paths` name (harness.run.store.find_runs), bad paths as Refused."""
+    return store.find_runs(paths)
 
 
 def _complete_games(
     run: RunDir, corrupt: list[str]
 ) -> tuple[str, list[tuple[GameHeader, list[MoveRecord], GameResult]], int]:
-    manifest = _manifest(run)
+    manifest = run.read_manifest()
     games = []
     skipped = 0
     for path in run.game_paths():
@@ -114,15 +108,8 @@ def _complete_games(
     return run_id, games, skipped
 
 
-def _manifest(run: RunDir) -> RunManifest | None:
-    try:
-        return run.read_manifest()
-    except RunFolderDamaged as exc:
-        raise SourceError(str(exc)) from None
-
-
 def _run_info(run: RunDir, run_id: str, headers: list[GameHeader]) -> SourceRunInfo:
-    manifest = _manifest(run)
+    manifest = run.read_manifest()
     git = manifest.git if manifest is not None else GitState()
     commits = sorted({h.git_commit for h in headers} or {git.commit}, key=lambda c: c or "")
     return SourceRunInfo(
@@ -135,17 +122,14 @@ def _run_info(run: RunDir, run_id: str, headers: list[GameHeader]) -> SourceRunI
 
 
 def select(paths: list[Path], filters: Filters) -> Selection:
-    """Read every run, keep the complete games that match the filters; raise SourceError if none does."""
+    """Read every run, keep the complete games that match the filters; raise Refused if none does."""
     runs: list[SourceRunInfo] = []
     selected: list[ExportGame] = []
     skipped = 0
     complete: list[tuple[GameHeader, GameResult]] = []
     corrupt: list[str] = []
     found = find_runs(paths)
-    try:
-        store.check_each_game_once(found)
-    except RunFolderError as exc:
-        raise SourceError(str(exc)) from None
+    store.check_each_game_once(found)
     for path in found:
         run = RunDir(path)
         run_id, games, incomplete = _complete_games(run, corrupt)
@@ -165,12 +149,12 @@ def select(paths: list[Path], filters: Filters) -> Selection:
             selected.extend(chosen)
     if not complete:
         damaged = f", {len(corrupt)} damaged ({corrupt[0]})" if corrupt else ""
-        raise SourceError(
+        raise Refused(
             f"the runs hold no complete game ({skipped} interrupted or unfinished{damaged}); finish them with the "
             "same `hanabi-eval run` command first"
         )
     if not selected:
-        raise SourceError(_nothing_matches(filters, complete))
+        raise Refused(_nothing_matches(filters, complete))
     return Selection(runs=runs, games=selected, skipped_incomplete=skipped, corrupt=corrupt)
 
 

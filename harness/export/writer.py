@@ -17,12 +17,10 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from harness.schema.errors import Refused
+
 MANIFEST_NAME = "export_manifest.json"
 T = TypeVar("T")
-
-
-class OutPathError(ValueError):
-    """An --out that cannot take the export; the message names the problem and the fix."""
 
 
 def _held(out: Path) -> tuple[str, int] | None:
@@ -39,11 +37,11 @@ def check_place(out: Path, what: str) -> Path:
     folder or one holding it, which cannot be renamed into place. Returns `out` resolved."""
     for parent in [out, *out.parents]:
         if parent.exists() and not parent.is_dir():
-            raise OutPathError(f"--out {out}: {parent} is a file; give a folder for the {what}")
+            raise Refused(f"--out {out}: {parent} is a file; give a folder for the {what}")
     resolved = out.resolve()
     here = Path.cwd().resolve()
     if resolved == here or resolved in here.parents:
-        raise OutPathError(
+        raise Refused(
             f"--out {out} is the current folder or holds it, and the {what} is written whole and renamed into "
             "place; give a new folder"
         )
@@ -58,9 +56,9 @@ def check_apart(out: Path, runs: Sequence[Path], what: str) -> None:
         root = run.resolve()
         if resolved == root or root in resolved.parents:
             where = "is" if resolved == root else "is inside"
-            raise OutPathError(f"--out {out} {where} the run directory {run}; write the {what} elsewhere")
+            raise Refused(f"--out {out} {where} the run directory {run}; write the {what} elsewhere")
         if resolved in root.parents:
-            raise OutPathError(f"--out {out} holds the run directory {run}; write the {what} elsewhere")
+            raise Refused(f"--out {out} holds the run directory {run}; write the {what} elsewhere")
 
 
 def check_folder(out: Path, runs: Sequence[Path], what: str, is_one: Callable[[Path], bool]) -> bool:
@@ -72,7 +70,7 @@ def check_folder(out: Path, runs: Sequence[Path], what: str, is_one: Callable[[P
     if not out.exists() or not any(out.iterdir()):
         return False
     if not is_one(out):
-        raise OutPathError(
+        raise Refused(
             f"--out {out} is a folder that holds other files, not {_article(what)} {what}; choose a new or empty folder"
         )
     return True
@@ -98,7 +96,7 @@ def check_replaceable(out: Path, written: set[str] | None, what: str) -> None:
     )
     if foreign:
         more = f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else ""
-        raise OutPathError(
+        raise Refused(
             f"--out {out} holds {foreign[0]}{more}, which the {what} there did not write, and --force would delete "
             "it; move it out of that folder first"
         )
@@ -113,7 +111,7 @@ def check_out(out: Path, force: bool, runs: list[Path], fmt: str = "", schema_ve
     kind or schema version is named in the refusal: adding files of one schema to a folder of another is how
     exports stop combining."""
     if out.suffix in (".jsonl", ".json"):
-        raise OutPathError(
+        raise Refused(
             f"--out {out} looks like a file name; give a folder: the export writes its data file, README.md and "
             f"{MANIFEST_NAME} into it"
         )
@@ -124,16 +122,16 @@ def check_out(out: Path, force: bool, runs: list[Path], fmt: str = "", schema_ve
         return
     held = _held(out)
     if held is None:
-        raise OutPathError(
+        raise Refused(
             f"--out {out} holds an export whose {MANIFEST_NAME} is unreadable; pass --force to replace it"
         )
     kind, version = held
     if (kind, version) != (fmt, schema_version):
-        raise OutPathError(
+        raise Refused(
             f"--out {out} holds a {kind} export of schema version {version}, not {fmt} version {schema_version}; "
             "choose another folder, or pass --force to replace it"
         )
-    raise OutPathError(f"--out {out} already holds a {kind} export; pass --force to replace it")
+    raise Refused(f"--out {out} already holds a {kind} export; pass --force to replace it")
 
 
 def write_export(out: Path, files: Iterable[tuple[str, Iterable[str]]]) -> None:

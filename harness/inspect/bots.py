@@ -25,7 +25,8 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from harness.bots import bot_names
 from harness.inspect.seat_request import SEAT_REQUEST
 from harness.models.local import count_tokens
-from harness.models.model_names import OFFLINE_REPLY_KEY, ModelSpecError, parse_local_model
+from harness.models.model_names import OFFLINE_REPLY_KEY, parse_local_model
+from harness.schema.errors import Refused
 
 API_NAME = "hanabi"
 MAX_CONNECTIONS = 1000  # a bot answers at once: Inspect's connection limit would only queue games
@@ -50,7 +51,7 @@ class HanabiBotAPI(ModelAPI):
         super().__init__(model_name, base_url, api_key, [], config)
         try:
             self.offline_bot, self.delay_s = parse_local_model(model_name)
-        except ModelSpecError as exc:
+        except Refused as exc:
             raise ValueError(str(exc).replace("local/", f"{API_NAME}/")) from None
         if self.offline_bot not in bot_names():
             raise ValueError(

@@ -30,16 +30,13 @@ from harness.run.manifest import open_run
 from harness.run.status import RunStatusFile
 from harness.run.store import RunDir
 from harness.schema.config import RunConfig
+from harness.schema.errors import Refused
 from harness.schema.log_file import GameLog, GameLogContents
 from harness.schema.records import GameHeader, GamePlan, GameResult, MoveRecord, SeatConfig
 from harness.schema.secrets import redact
 
 TASK_NAMES = ("hanabi_eval/hanabi", "hanabi")
 RUN_PREFIX = "inspect-"  # beside runs of `hanabi-eval run` with the same configuration, never inside them
-
-
-class ImportRefused(ValueError):
-    """A log that cannot be imported; the message names the problem and the fix. Nothing was written."""
 
 
 @dataclass(frozen=True)
@@ -57,20 +54,20 @@ def read_log(path: Path) -> EvalLog:
     try:
         log = read_eval_log(str(path))
     except FileNotFoundError:
-        raise ImportRefused(f"{path}: no such file; give an Inspect log (.eval or .json)") from None
+        raise Refused(f"{path}: no such file; give an Inspect log (.eval or .json)") from None
     except Exception as exc:  # Inspect raises several kinds for a file that is not a log
-        raise ImportRefused(
+        raise Refused(
             f"{path}: not a readable Inspect log ({type(exc).__name__}: {exc})"[:300]
         ) from None
     if log.eval.task not in TASK_NAMES:
-        raise ImportRefused(f"{path} is a log of task {log.eval.task!r}, not of hanabi_eval/hanabi")
+        raise Refused(f"{path} is a log of task {log.eval.task!r}, not of hanabi_eval/hanabi")
     if log.eval.config.epochs not in (None, 1):
-        raise ImportRefused(
+        raise Refused(
             f"{path} plays each game over {log.eval.config.epochs} epochs; a run plays a deal again with "
             "-T repeats=N, which gives each play its own game id: run the eval that way to import it"
         )
     if log.samples is None:
-        raise ImportRefused(f"{path} holds no samples (run the eval with its samples logged)")
+        raise Refused(f"{path} holds no samples (run the eval with its samples logged)")
     return log
 
 
@@ -80,7 +77,7 @@ def run_config_of(log: EvalLog, games: list[GameLogContents]) -> RunConfig:
     try:
         options = parse_options(**{k: v for k, v in log.eval.task_args.items() if v is not None})
     except (TaskOptionError, TypeError) as exc:
-        raise ImportRefused(f"the log's task options do not make a run: {exc}") from None
+        raise Refused(f"the log's task options do not make a run: {exc}") from None
     config = options.run_config(log.eval.model)
     recorded: dict[tuple[str, str], SeatConfig] = {
         (s.model, s.scaffold): s for game in games if game.header is not None for s in game.header.seats
@@ -95,18 +92,18 @@ def _checked(
 ) -> None:
     where = f"sample {sample_id}"
     if plan is None:
-        raise ImportRefused(f"{where} is no game of the run its task options make; was the log edited?")
+        raise Refused(f"{where} is no game of the run its task options make; was the log edited?")
     header = contents.header
     if header is None:
-        raise ImportRefused(f"{where}: its game log has no header")
+        raise Refused(f"{where}: its game log has no header")
     if tuple(header.seats) != plan.seats:
-        raise ImportRefused(f"{where}: its seats are not the seats its run plans for {plan.game_id}")
+        raise Refused(f"{where}: its seats are not the seats its run plans for {plan.game_id}")
     if header.deck != deck or digest != deck_digest(header.deck):
-        raise ImportRefused(f"{where}: its deck is not seed {plan.seed}'s deck (deck digest {digest})")
+        raise Refused(f"{where}: its deck is not seed {plan.seed}'s deck (deck digest {digest})")
     try:
         rebuild(plan, deck, contents)
     except ReplayMismatch as exc:
-        raise ImportRefused(f"{where}: {exc}") from None
+        raise Refused(f"{where}: {exc}") from None
 
 
 def _lines(contents: GameLogContents, run_id: str) -> list[GameHeader | MoveRecord | GameResult]:
@@ -115,7 +112,7 @@ def _lines(contents: GameLogContents, run_id: str) -> list[GameHeader | MoveReco
 
 
 def import_log(path: Path, out: Path, command: list[str]) -> ImportOutcome:
-    """Import one Inspect log of the hanabi task into a run folder under `out` (raises ImportRefused)."""
+    """Import one Inspect log of the hanabi task into a run folder under `out` (raises Refused)."""
     log = read_log(path)
     assert log.samples is not None
     games: dict[str, tuple[Any, GameLogContents]] = {}
@@ -133,7 +130,7 @@ def import_log(path: Path, out: Path, command: list[str]) -> ImportOutcome:
         try:
             games[str(sample.id)] = (sample, log_contents(records))
         except ValidationError as exc:
-            raise ImportRefused(
+            raise Refused(
                 f"sample {sample.id}: its game log is not in hanabi-eval's schema ({exc.errors()[0]['msg']})"
             ) from None
     config = run_config_of(log, [contents for _, contents in games.values()])
@@ -155,7 +152,7 @@ def import_log(path: Path, out: Path, command: list[str]) -> ImportOutcome:
         unchanged: list[str] = []
         for game_id in sorted(existing):
             if run.game_path(game_id).read_bytes() != _bytes(fresh[game_id]):
-                raise ImportRefused(
+                raise Refused(
                     f"{run.game_path(game_id)} already holds a different play of {game_id}; import into another --out"
                 )
             unchanged.append(game_id)

@@ -17,10 +17,11 @@ from collections.abc import Sequence
 from inspect_ai._util.error import PrerequisiteError  # Inspect prints one of these as one line, no traceback
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from harness.engine.seeds import SeedDeck, SeedSpecError, resolve_seeds
+from harness.engine.seeds import SeedDeck, resolve_seeds
 from harness.schema.config import Rotation, RunConfig
+from harness.schema.errors import Refused
 from harness.schema.records import SeatConfig
-from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_k, scaffold_names
+from harness.strategies.scaffold import load_scaffold, parse_k, scaffold_names
 
 OptionValue = str | int | float | bool | Sequence[str | int | float | bool] | None
 ROTATIONS: tuple[Rotation, ...] = ("seed", "all", "off")
@@ -109,7 +110,7 @@ def _scaffold(option: str, name: str, k: int | None = None) -> str:
         )
     try:
         load_scaffold(name, k)
-    except ScaffoldError as exc:
+    except Refused as exc:
         raise TaskOptionError(f"{option}={name!r}", str(exc)) from None
     return name
 
@@ -162,7 +163,7 @@ def parse_options(
     if k_value is not None:
         try:
             parse_k(str(k_value), "")
-        except ScaffoldError as exc:
+        except Refused as exc:
             raise TaskOptionError(f"k={k!r}", str(exc)) from None
     _scaffold("scaffold", str(scaffold), k_value)
     specs = [parse_seat(spec) for spec in _items(seats)] if seats is not None else []
@@ -197,7 +198,7 @@ def parse_options(
     seed_spec = ",".join(_items(seeds))
     try:
         decks = resolve_seeds(seed_spec)
-    except SeedSpecError as exc:
+    except Refused as exc:
         problem = re.sub(r"^--seeds '.*?' ", "", str(exc)).replace("--repeats N", "repeats=N")
         raise TaskOptionError(f"seeds={seeds!r}", problem) from None
     if not decks:

@@ -27,8 +27,9 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 
 from harness.models import retry_events
 from harness.models.event_loop import run_inline
-from harness.models.model_names import LOCAL_PROVIDER, ModelSpecError, parse_local_model, provider_of
+from harness.models.model_names import LOCAL_PROVIDER, parse_local_model, provider_of
 from harness.schema.config import RetryPolicy
+from harness.schema.errors import Refused
 from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig, Usage, storable
 from harness.schema.secrets import redact, register_secret, safe_url, split_credentials
 
@@ -120,7 +121,7 @@ def check_model(seat: SeatConfig, built_in: Collection[str]) -> None:
     bots of harness.bots, which this layer does not import) or a hosted provider without its key, before any call."""
     model = seat.model
     if "/" not in model or not all(model.split("/", 1)) or any(c.isspace() for c in model):
-        raise ModelSpecError(
+        raise Refused(
             f"model {model!r} is not a LiteLLM model string; write provider/name, e.g. openai/gpt-4.1 or local/smart"
         )
     provider = provider_of(model)
@@ -130,29 +131,29 @@ def check_model(seat: SeatConfig, built_in: Collection[str]) -> None:
     if provider == LOCAL_PROVIDER:
         name, _ = parse_local_model(model.split("/", 1)[1])
         if name not in built_in:
-            raise ModelSpecError(f"no built-in player {name!r}; use one of: local/{', local/'.join(built_in)}")
+            raise Refused(f"no built-in player {name!r}; use one of: local/{', local/'.join(built_in)}")
         if seat.api_base or seat.deployments:
-            raise ModelSpecError(
+            raise Refused(
                 f"{model} is a built-in player, played in this process: it is served from no URL; drop --api-base "
                 "(or the seat's api_base=) for it"
             )
         return
     lib = litellm()
     if provider not in lib.provider_list:
-        raise ModelSpecError(
+        raise Refused(
             f"unknown provider {provider!r} in {model!r}; use a LiteLLM provider such as openai, anthropic, gemini, "
             "xai, deepseek, hosted_vllm or ollama"
         )
     for deployment in seat.deployments:
         if deployment.api_key_env and not os.environ.get(deployment.api_key_env):
-            raise ModelSpecError(
+            raise Refused(
                 f"a deployment of {model} reads its key from {deployment.api_key_env}, which is not set; export it"
             )
     if seat.api_base or seat.deployments:
         return  # servers of the user's own, or deployments that name their keys: nothing more to check
     missing = lib.validate_environment(model).get("missing_keys") or []
     if missing:
-        raise ModelSpecError(
+        raise Refused(
             f"{model} needs {' and '.join(missing)} in the environment; export it, or pass --api-base for a "
             "local OpenAI-compatible server"
         )
@@ -166,20 +167,20 @@ def check_direct(seat: SeatConfig) -> None:
     """Reject a seat the direct OpenAI-compatible client cannot serve, before any call is made."""
     provider = provider_of(seat.model)
     if provider not in DIRECT_PROVIDERS:
-        raise ModelSpecError(
+        raise Refused(
             f"--client openai serves OpenAI-compatible servers (models openai/NAME or hosted_vllm/NAME), not "
             f"{seat.model}; drop --client openai to call it through LiteLLM"
         )
     if not seat.api_base:
-        raise ModelSpecError(
+        raise Refused(
             f"--client openai needs --api-base, the server's URL (e.g. http://127.0.0.1:8000/v1) for {seat.model}"
         )
     if seat.deployments:
-        raise ModelSpecError(
+        raise Refused(
             "--client openai sends to one server; a model spread over deployments is served through LiteLLM's Router"
         )
     if seat.params.thinking_budget is not None:
-        raise ModelSpecError(
+        raise Refused(
             "--client openai sends no thinking budget (LiteLLM maps it per provider); drop --thinking-budget or "
             "--client openai"
         )

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
+from harness.schema.errors import Refused
+
 LOCAL_PROVIDER = "local"
 # The request metadata key that carries a built-in player's reply, written by the harness from the seat's view
 # (harness.strategies.offline_reply) and returned by the offline providers (harness.models.local, Inspect's hanabi/).
 OFFLINE_REPLY_KEY = "offline_reply"
 MAX_LOCAL_DELAY_MS = 600_000  # ten minutes, the default overall deadline of a request: a longer wait only times out
-
-
-class ModelSpecError(ValueError):
-    """A model string or its settings cannot be used; the message names the problem and the fix."""
 
 
 def provider_of(model: str) -> str:
@@ -24,7 +22,7 @@ def parse_local_model(name: str) -> tuple[str, float]:
         return bot, 0.0
     digits = delay[:-2] if delay.endswith("ms") else ""
     if not (digits.isascii() and digits.isdigit()) or int(digits) > MAX_LOCAL_DELAY_MS:
-        raise ModelSpecError(
+        raise Refused(
             f"local model delay {delay!r} must be whole milliseconds up to {MAX_LOCAL_DELAY_MS:,}, "
             f"e.g. local/{bot}@200ms"
         )

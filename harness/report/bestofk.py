@@ -16,7 +16,8 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.report.load import GameRow
 from harness.report.stats import Interval, score_stats
-from harness.strategies.scaffold import ScaffoldError, load_scaffold, scaffold_names
+from harness.schema.errors import Refused
+from harness.strategies.scaffold import load_scaffold, scaffold_names
 
 
 class KPoint(BaseModel):
@@ -37,7 +38,7 @@ def base_prompt(scaffold: str) -> str:
     """The single-call scaffold whose prompt a best-of-k scaffold samples; the scaffold itself otherwise."""
     try:
         definition = load_scaffold(scaffold)
-    except ScaffoldError:
+    except Refused:
         return scaffold
     if definition.strategy != "best_of_k":
         return scaffold

@@ -15,16 +15,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness import __version__
-from harness.export.writer import OutPathError, check_folder, check_replaceable, listed_files, write_folder
+from harness.export.writer import check_folder, check_replaceable, listed_files, write_folder
 from harness.report.calibration import flat_calibration
 from harness.report.content import ReportContent, build_content
 from harness.report.export import write_table
-from harness.report.load import ReportInputError, find_runs, load
+from harness.report.load import find_runs, load
 from harness.report.quality import GameQuality
 from harness.report.reliability import flat_reliability
 from harness.report.render import render_html, render_markdown
 from harness.report.site_links import site_links
 from harness.report.wide import flat_wide
+from harness.schema.errors import Refused
 
 HTML, MARKDOWN = "report.html", "report.md"
 REPORT_MANIFEST = "report_manifest.json"  # what makes a folder a report: the runs, --by and the files written
@@ -107,10 +108,10 @@ def is_report(folder: Path) -> bool:
 def check_report_out(out: Path, force: bool, paths: Sequence[Path]) -> None:
     """Refuse an --out that would overwrite something, before any log is read or anything written: one inside or
     around a run read, a folder of other files, or an earlier report without --force (or with files it did not
-    write) (OutPathError)."""
+    write) (Refused)."""
     if check_folder(out, find_runs(paths), "report", is_report):
         if not force:
-            raise OutPathError(f"--out {out} already holds a report; pass --force to replace it")
+            raise Refused(f"--out {out} already holds a report; pass --force to replace it")
         check_replaceable(out, listed_files(out, REPORT_MANIFEST), "report")
 
 
@@ -125,11 +126,11 @@ def build_report(
         names = ", ".join(r.name for r in dataset.runs)
         if dataset.skipped:
             first = dataset.skipped[0]
-            raise ReportInputError(
+            raise Refused(
                 f"no readable game log in {names}: {len(dataset.skipped)} could not be read "
                 f"(first: {first.path}: {first.problem}); fix or remove them"
             )
-        raise ReportInputError(f"no game logs in {names}; nothing to report yet")
+        raise Refused(f"no game logs in {names}; nothing to report yet")
     content = build_content(dataset, list(by))
 
     def fill(folder: Path) -> list[str]:

@@ -21,10 +21,11 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from harness.report.grouping import group_label, lineup_of, models_of, scaffolds_of
 from harness.report.judge import JudgedTurn, read_judgements
 from harness.run import store
-from harness.run.store import RunDir, RunFolderDamaged, RunFolderError
+from harness.run.store import RunDir
 from harness.schema.cards import deck_digest
+from harness.schema.errors import Refused
 from harness.schema.log_file import GameStatus, LogCorrupt
-from harness.schema.manifest import GitState, RunManifest
+from harness.schema.manifest import GitState
 from harness.schema.moves import EndReason
 from harness.schema.records import PROVIDER_ERROR_KINDS, Call, GameHeader, MoveRecord, SeatConfig, total_cost
 from harness.schema.value_records import (
@@ -34,12 +35,8 @@ from harness.schema.value_records import (
     read_values,
     values_path,
 )
-from harness.strategies.scaffold import ScaffoldError, load_scaffold
+from harness.strategies.scaffold import load_scaffold
 from harness.view.tracking_score import Tracking
-
-
-class ReportInputError(ValueError):
-    """Paths or logs the report cannot use; the message names the problem in one line."""
 
 
 class RunInfo(BaseModel):
@@ -170,12 +167,9 @@ class Dataset(BaseModel):
 
 def find_runs(paths: Sequence[Path]) -> list[Path]:
     """The run folders `paths` name (harness.run.store.find_runs), each game in only one of them
-    (store.check_each_game_once: a copied run would count twice); bad paths as ReportInputError."""
-    try:
-        runs = store.find_runs(paths)
-        store.check_each_game_once(runs)
-    except RunFolderError as exc:
-        raise ReportInputError(str(exc)) from None
+    (store.check_each_game_once: a copied run would count twice); bad paths as Refused."""
+    runs = store.find_runs(paths)
+    store.check_each_game_once(runs)
     return runs
 
 
@@ -222,7 +216,7 @@ def _best_of(seat: SeatConfig) -> int | None:
         return seat.k
     try:
         scaffold = load_scaffold(seat.scaffold)
-    except ScaffoldError:
+    except Refused:
         return None  # a scaffold this checkout does not have
     return scaffold.k if scaffold.strategy in ("single", "memory", "best_of_k") else None
 
@@ -358,19 +352,9 @@ def _move_row(game: GameRow, record: MoveRecord) -> MoveRow:
     )
 
 
-def _read_manifest(run: RunDir) -> RunManifest | None:
-    try:
-        return run.read_manifest()
-    except RunFolderDamaged as exc:
-        raise ReportInputError(str(exc)) from None
-
-
 def _run_info(run: RunDir, label: str, games: list[LoadedGame], skipped: int) -> RunInfo:
-    manifest = _read_manifest(run)
-    try:
-        status = run.read_status()
-    except RunFolderDamaged as exc:
-        raise ReportInputError(str(exc)) from None
+    manifest = run.read_manifest()
+    status = run.read_status()
     config = manifest.config if manifest is not None else None
     seats = list(config.seats) if config is not None else []
     params = []

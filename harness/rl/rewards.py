@@ -27,6 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.analysis.valuation import decision_seed
 from harness.export.rewards import Transform, rating_reward
 from harness.formats import ParsedReply, ReplyProblem
 from harness.models.client import ModelClient, close_clients
@@ -34,7 +35,6 @@ from harness.models.event_loop import GameLoop
 from harness.play.agent import SeatAgent
 from harness.play.values import MAX_ROLLOUTS, move_values
 from harness.rl.game import Position
-from harness.run.valuation import decision_seed
 from harness.schema.config import RetryPolicy
 from harness.schema.records import SeatConfig
 from harness.strategies.asking import MoveInterrupted

@@ -24,9 +24,8 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 
-EXIT_STOPPED = 130  # the shell's convention for a process ended by SIGINT; SIGTERM's stop exits with it too
-EXIT_FAILED = 1  # a session cut short by a disk fault or a lost worker: resumable (as interrupted games are)
-EXIT_REFUSED = 2  # a session that could not begin (its --out cannot be written): as bad input, nothing to resume
+from harness.schema.errors import EXIT_STOPPED, Ended
+
 STOP_WORKER = signal.SIGUSR1
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # what stops a session: Ctrl-C, and a kill's polite request
 
@@ -38,6 +37,13 @@ def signal_name(signum: int) -> str:
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM where no session listens: stops the command as Ctrl-C's KeyboardInterrupt does."""
+
+
+def stopped_by_ctrl_c(kept: str, command: str = "") -> Ended:
+    """How a session that resumes by running the same command again ends on Ctrl-C: one line (naming that
+    `command`, when given), exit code 130."""
+    again = f"to go on: {command}" if command else "run the same command again to go on"
+    return Ended(f"Stopped by Ctrl-C: {kept}; {again}", EXIT_STOPPED)
 
 
 def cause(stopped: KeyboardInterrupt) -> str:

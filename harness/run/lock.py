@@ -16,14 +16,11 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from harness.schema.errors import Refused
 from harness.schema.records import now_iso
 
 LOCK_FILE = ".lock"
 ORPHANS_EXIT_S = 5.0  # how long a dead holder's workers, which share its lock, may take to exit
-
-
-class RunLocked(RuntimeError):
-    """Another live process is writing this run."""
 
 
 class RunLock:
@@ -41,7 +38,7 @@ class RunLock:
             who = f"process {holder.get('pid', '?')} on {holder.get('host', '?')} since {holder.get('since', '?')}"
             if holder.get("pid") and not _alive(holder):  # its workers outlived it and still hold the lock
                 who = f"the worker processes of {who}, which has exited"
-            raise RunLocked(
+            raise Refused(
                 f"{self.path.parent} is being written by {who}; wait for it to finish or stop it first"
             ) from None
         previous = _read_holder(fd)

@@ -30,13 +30,10 @@ from harness.run.games import verify_logs
 from harness.run.lock import LOCK_FILE, RunLock
 from harness.run.store import RunDir, seed_entry
 from harness.schema.config import RunConfig
+from harness.schema.errors import Refused
 from harness.schema.manifest import RunManifest, SessionRecord
 from harness.schema.records import GameHeader, now_iso
 from harness.schema.secrets import public_command, public_seat
-
-
-class RunConfigError(ValueError):
-    """A run directory that belongs to a different configuration, or whose recorded one was edited."""
 
 
 def git_state() -> dict[str, Any]:
@@ -109,7 +106,7 @@ def open_run(
     log it holds (harness.run.games.verify_logs). Yields the run and its manifest with this session added, which
     `record_session` writes once every run of the session is checked: a refused session leaves no trace.
 
-    Raises RunConfigError for a directory of another configuration, RunLocked while another process writes it,
+    Raises Refused for a directory of another configuration, Refused while another process writes it,
     RunFolderDamaged for a manifest that cannot be read, LogCorrupt or ReplayMismatch for a log that is damaged
     or does not replay.
     """
@@ -118,7 +115,7 @@ def open_run(
     if existing is not None and not (
         existing.config_digest == config.digest() or (existing.config.digest() == config.digest() and _unedited(run))
     ):
-        raise RunConfigError(
+        raise Refused(
             f"{run.path} holds a run of a different configuration; choose another --out or --run-name "
             "(or continue that run with `hanabi-eval resume`)"
         )
@@ -175,12 +172,12 @@ def config_of(run: RunDir) -> RunConfig:
     """The configuration a run directory was created with, checked against its recorded digest."""
     manifest = run.read_manifest()
     if manifest is None:
-        raise RunConfigError(
+        raise Refused(
             f"{run.path} is not a run directory (no {run.manifest_path.name}); give a run's folder"
         )
     config = manifest.config
     if config.digest() != manifest.config_digest and not _unedited(run):
-        raise RunConfigError(
+        raise Refused(
             f"{run.manifest_path} does not match its own config digest; it was edited by hand"
         )
     return config

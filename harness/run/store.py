@@ -31,6 +31,7 @@ from pydantic import BaseModel, ValidationError
 
 from harness.engine.replay import ReplayMismatch, replay
 from harness.schema.config import SeedDeck
+from harness.schema.errors import Refused
 from harness.schema.log_file import GameLogContents, LogCorrupt, read_game_log
 from harness.schema.manifest import RunManifest, SweepRecord
 from harness.schema.records import RunStatus
@@ -45,11 +46,7 @@ DAMAGED = "the folder is damaged (restore that file, or move the folder aside)"
 Record = TypeVar("Record", bound=BaseModel)
 
 
-class RunFolderError(ValueError):
-    """Paths that are not run folders (missing, a file, no manifest.json): one line naming the path and the fix."""
-
-
-class RunFolderDamaged(RunFolderError):
+class RunFolderDamaged(Refused):
     """A file of a run or sweep folder that cannot be read as what it should be (empty, not JSON, not the record
     it should hold): one line naming the file and the problem."""
 
@@ -189,7 +186,7 @@ def check_name_lengths(run_path: Path, game_ids: Sequence[str], fix: str) -> Non
     for name, what in named:
         size = len(name.encode("utf-8", "surrogateescape"))
         if size > NAME_MAX:
-            raise RunFolderError(
+            raise Refused(
                 f"{what} is {size} bytes long, more than the {NAME_MAX} a file system takes; {fix}"
             )
 
@@ -221,18 +218,18 @@ def runs_below(folder: Path) -> list[Path]:
 
 def find_runs(paths: Sequence[Path]) -> list[Path]:
     """The run folders `paths` name, each once: each path is a run, or a folder holding runs below it. Raises
-    RunFolderError for a path that is neither."""
+    Refused for a path that is neither."""
     found: dict[Path, Path] = {}
     for path in paths:
         if not path.exists():
-            raise RunFolderError(f"{path} does not exist; give run directories made by `hanabi-eval run`")
+            raise Refused(f"{path} does not exist; give run directories made by `hanabi-eval run`")
         if not path.is_dir():
-            raise RunFolderError(
+            raise Refused(
                 f"{path} is not a run directory but a file; give folders made by `hanabi-eval run`"
             )
         below = runs_below(path)
         if not below:
-            raise RunFolderError(
+            raise Refused(
                 f"{path} is not a run directory (no {MANIFEST}) and holds no runs; give folders made by "
                 "`hanabi-eval run`"
             )
@@ -244,7 +241,7 @@ def find_runs(paths: Sequence[Path]) -> list[Path]:
 def check_each_game_once(runs: Sequence[Path]) -> None:
     """Refuse run folders two of which hold the same game of the same run (a run copied beside its original, a
     backup inside the folder given): a reader that adds runs up (report, export) would count that game twice. Raises
-    RunFolderError naming the game and both folders, RunFolderDamaged for a manifest that cannot be read."""
+    Refused naming the game and both folders, RunFolderDamaged for a manifest that cannot be read."""
     seen: dict[tuple[str, str], Path] = {}
     for path in runs:
         run = RunDir(path)
@@ -253,7 +250,7 @@ def check_each_game_once(runs: Sequence[Path]) -> None:
         for game_id in sorted(run.logged_ids()):
             first = seen.setdefault((run_id, game_id), path)
             if first != path:
-                raise RunFolderError(
+                raise Refused(
                     f"game {game_id} of run {run_id} is in both {first} and {path} (a copied run?); "
                     "pass each run once"
                 )

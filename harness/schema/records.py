@@ -24,6 +24,7 @@ from pydantic import (
     model_serializer,
 )
 
+from harness.schema.errors import Refused
 from harness.schema.moves import EndReason, Move
 
 SCHEMA_VERSION = 1
@@ -78,7 +79,7 @@ class GenerationParams(BaseModel):
 
 
 def checked_params(values: dict[str, Any], where: str, from_flags: Collection[str] = ()) -> GenerationParams:
-    """Generation parameters given by a user, checked; a ValueError names the first bad one as it was given:
+    """Generation parameters given by a user, checked; a refusal names the first bad one as it was given:
     `where` "--" gives `--temperature 3.0 is outside 0-2`, "--seat 'x': " gives `--seat 'x': timeout inf ...`;
     the parameters in `from_flags` came from command-line flags instead, and are named as those."""
 
@@ -94,10 +95,10 @@ def checked_params(values: dict[str, Any], where: str, from_flags: Collection[st
         error = exc.errors()[0]
         name = str(error["loc"][0]) if error["loc"] else "parameters"
         message = error["msg"].removeprefix("Value error, ")
-        raise ValueError(f"{named(name)} {error.get('input')} {message}") from None
+        raise Refused(f"{named(name)} {error.get('input')} {message}") from None
     raised, limit = params.max_tokens_on_truncation, params.max_tokens
     if raised is not None and limit is not None and raised < limit:
-        raise ValueError(
+        raise Refused(
             f"{named('max_tokens_on_truncation')} {raised} is below {named('max_tokens')} {limit}: a reply cut off "
             f"by the token limit would be re-asked with a smaller limit; give at least {limit}"
         )

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from harness.schema.errors import Refused
+
 EXAMPLE = "http://127.0.0.1:8000/v1"
 _USERINFO = re.compile(r"//[^/@]*@")
 
@@ -34,7 +36,7 @@ def url_problem(url: str) -> str | None:
 
 
 def check_url(url: str, what: str) -> None:
-    """Raise ValueError, one line naming `what` (e.g. "--api-base") and the fix, unless `url` is usable."""
+    """Refuse (one line naming `what`, e.g. "--api-base", and the fix) a `url` that is not usable."""
     problem = url_problem(url)
     if problem is not None:
-        raise ValueError(f"{what} {shown(url)!r} {problem}; write e.g. {EXAMPLE}")
+        raise Refused(f"{what} {shown(url)!r} {problem}; write e.g. {EXAMPLE}")

@@ -3,8 +3,8 @@ the unfinished games with the session's options, and return what ended. Also con
 what its folder records (`hanabi-eval resume`).
 
 Input found unusable here (a folder of another configuration, a locked run, a log that does not match, an unknown
-model) raises SessionRefused before any model is called; a session that ends early (Ctrl-C, a disk fault, a lost
-worker) raises SessionEnded with its one line and exit code. The command line prints; nothing here does, except
+model) raises Refused before any model is called; a session that ends early (Ctrl-C, a disk fault, a lost
+worker) raises Ended with its one line and exit code. The command line prints; nothing here does, except
 through the `say` and `confirm` it is given.
 """
 
@@ -21,41 +21,25 @@ from typing import Any
 
 from harness.bots import bot_names
 from harness.engine.replay import ReplayMismatch
-from harness.engine.seeds import SeedSpecError
-from harness.models.client import ModelSpecError, check_model
+from harness.models.client import check_model
 from harness.run.games import RunJob
-from harness.run.interrupt import EXIT_FAILED, EXIT_REFUSED, EXIT_STOPPED, SessionStopped, cause
-from harness.run.lock import RunLocked
-from harness.run.manifest import RunConfigError, config_of, open_run, record_session
+from harness.run.interrupt import SessionStopped, cause
+from harness.run.manifest import config_of, open_run, record_session
 from harness.run.options import SessionOptions
 from harness.run.runner import execute, expected_calls, play_session
-from harness.run.store import (
-    MANIFEST,
-    SWEEP_FILE,
-    RunDir,
-    RunFolderDamaged,
-    RunFolderError,
-    check_name_lengths,
-)
+from harness.run.store import MANIFEST, SWEEP_FILE, RunDir, check_name_lengths
 from harness.run.workers import WorkerFailed
 from harness.schema.config import RunConfig
 from harness.schema.disk import DiskFault, explain
+from harness.schema.errors import EXIT_FAILED, EXIT_REFUSED, EXIT_STOPPED, Ended, Refused
 from harness.schema.log_file import LogCorrupt
 from harness.schema.records import GamePlan, GameResult, SeatConfig, now_iso
 from harness.schema.secrets import safe_url
-from harness.session.options import GivenOptions, SessionRefused, of_run, of_sweep, over_sweep, resolve
-from harness.session.sweep import SweepConfig, SweepConfigError, open_sweep_dir, read_sweep_dir
+from harness.session.options import GivenOptions, of_run, of_sweep, over_sweep, resolve
+from harness.session.sweep import SweepConfig, open_sweep_dir, read_sweep_dir
 
 Say = Callable[[str], None]
 Confirm = Callable[[int, int], None]  # (games to play, expected model calls): raises to refuse
-
-
-class SessionEnded(Exception):
-    """A session that ended early (Ctrl-C, a disk fault, a worker lost): said in one line, with its exit code."""
-
-    def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 @dataclass(frozen=True)
@@ -77,13 +61,6 @@ class SweepOutcome:
     wall_s: float
 
 
-def stopped_by_ctrl_c(kept: str, command: str = "") -> SessionEnded:
-    """How a session that resumes by running the same command again ends on Ctrl-C: one line (naming that
-    `command`, when given), exit code 130."""
-    again = f"to go on: {command}" if command else "run the same command again to go on"
-    return SessionEnded(f"Stopped by Ctrl-C: {kept}; {again}", EXIT_STOPPED)
-
-
 def resume_hint(path: Path) -> str:
     return f"continue with: hanabi-eval resume {shlex.quote(str(path))}"
 
@@ -95,21 +72,21 @@ def hint_if_resumable(folder: Path, record: str) -> Callable[[], str]:
 
 @contextlib.contextmanager
 def session_errors(hint_now: Callable[[], str]) -> Iterator[None]:
-    """Turn a stopped or failed session into one line and an exit code (raised as SessionEnded); the resume hint
+    """Turn a stopped or failed session into one line and an exit code (raised as Ended); the resume hint
     is given only where the session left something to resume."""
     try:
         yield
     except SessionStopped as exc:
-        raise SessionEnded(str(exc), EXIT_STOPPED) from None
+        raise Ended(str(exc), EXIT_STOPPED) from None
     except KeyboardInterrupt as exc:
-        raise SessionEnded(_then(f"Stopped by {cause(exc)}", hint_now()), EXIT_STOPPED) from None
+        raise Ended(_then(f"Stopped by {cause(exc)}", hint_now()), EXIT_STOPPED) from None
     except DiskFault as exc:
-        raise SessionEnded(f"hanabi-eval: error: {exc}", EXIT_FAILED) from None
+        raise Ended(f"hanabi-eval: error: {exc}", EXIT_FAILED) from None
     except OSError as exc:
         hint = hint_now()  # none: the session wrote no record, so it never began (a read-only --out, say)
-        raise SessionEnded(f"hanabi-eval: error: {explain(exc, hint)}", EXIT_FAILED if hint else EXIT_REFUSED) from None
+        raise Ended(f"hanabi-eval: error: {explain(exc, hint)}", EXIT_FAILED if hint else EXIT_REFUSED) from None
     except WorkerFailed as exc:
-        raise SessionEnded(_then(f"hanabi-eval: error: {exc}", hint_now()), EXIT_FAILED) from None
+        raise Ended(_then(f"hanabi-eval: error: {exc}", hint_now()), EXIT_FAILED) from None
 
 
 def _then(line: str, hint: str) -> str:
@@ -136,10 +113,7 @@ def play_run(
 ) -> RunOutcome:
     """Open (or reopen) a run under its lock and play its unfinished games."""
     hint = resume_hint(run_path)
-    try:
-        check_name_lengths(run_path, [config.longest_game_id()], "give a shorter --run-name or --out")
-    except RunFolderError as exc:
-        raise SessionRefused(str(exc)) from None
+    check_name_lengths(run_path, [config.longest_game_id()], "give a shorter --run-name or --out")
     to_play = expected_calls([(config, RunDir(run_path))])
     confirm(*to_play)
     with session_errors(hint_if_resumable(run_path, MANIFEST)):
@@ -154,9 +128,9 @@ def play_run(
                 results = execute(config, run, manifest, options, hint)
                 wall_s = time.monotonic() - started
         except LogCorrupt as exc:  # a damaged log: its file and line, and how to play that game again
-            raise SessionRefused(exc.refusal) from None
-        except (RunConfigError, RunFolderDamaged, RunLocked, ReplayMismatch) as exc:
-            raise SessionRefused(str(exc)) from None
+            raise Refused(exc.refusal) from None
+        except ReplayMismatch as exc:
+            raise Refused(str(exc)) from None
     return RunOutcome(run=run, results=results, wall_s=wall_s)
 
 
@@ -173,15 +147,12 @@ def play_sweep(
     session's options already (harness.session.options.over_sweep): they are what sweep.json records."""
     try:
         runs = sweep.runs()
-    except SeedSpecError as exc:  # a sweep recorded before a rule it breaks, or a seed file no longer there
-        raise SessionRefused(
+    except Refused as exc:  # a sweep recorded before a rule it breaks, or a seed file no longer there
+        raise Refused(
             f"{folder}: seeds: {exc} (the sweep's runs can still be resumed one by one: hanabi-eval resume RUN)"
         ) from None
-    try:
-        for seat in dict.fromkeys(s for run in runs for s in run.seats):  # every seat: one model's may differ
-            check_model(seat, bot_names())
-    except ModelSpecError as exc:
-        raise SessionRefused(str(exc)) from None
+    for seat in dict.fromkeys(s for run in runs for s in run.seats):  # every seat: one model's may differ
+        check_model(seat, bot_names())
     recorded = sweep.model_dump(mode="json")
     for model in recorded["models"]:
         model["api_base"] = safe_url(model["api_base"])
@@ -189,15 +160,12 @@ def play_sweep(
             deployment["api_base"] = safe_url(deployment["api_base"])
     hint = resume_hint(folder)
     named = [(config, RunDir(folder / config.default_name())) for config in runs]  # each digest made once
-    try:
-        for config, run in named:
-            check_name_lengths(
-                run.path,
-                [config.longest_game_id()],
-                "shorten the sweep's name or its model names, or choose a shorter --out",
-            )
-    except RunFolderError as exc:
-        raise SessionRefused(str(exc)) from None
+    for config, run in named:
+        check_name_lengths(
+            run.path,
+            [config.longest_game_id()],
+            "shorten the sweep's name or its model names, or choose a shorter --out",
+        )
     to_play = expected_calls(named)
     confirm(*to_play)
     with session_errors(hint_if_resumable(folder, SWEEP_FILE)):
@@ -218,9 +186,9 @@ def play_sweep(
                 started = time.monotonic()
                 results = play_session(jobs, options, hint)
         except LogCorrupt as exc:
-            raise SessionRefused(exc.refusal) from None
-        except (SweepConfigError, RunConfigError, RunFolderDamaged, RunLocked, ReplayMismatch) as exc:
-            raise SessionRefused(str(exc)) from None
+            raise Refused(exc.refusal) from None
+        except ReplayMismatch as exc:
+            raise Refused(str(exc)) from None
     wall_s = time.monotonic() - started
     return SweepOutcome(folder=folder, jobs=jobs, results=results, wall_s=wall_s)
 
@@ -238,33 +206,24 @@ def resume_run(run_dir: Path, given: GivenOptions, api_base: str | None) -> tupl
     """The configuration and options to continue a run with: as recorded, with this session's options over them
     (and a new server URL, for a run of one model)."""
     run = RunDir(run_dir)
-    try:
-        config = config_of(run)
-        manifest = run.read_manifest()
-    except (RunConfigError, RunFolderDamaged) as exc:
-        raise SessionRefused(str(exc)) from None
+    config = config_of(run)
+    manifest = run.read_manifest()
     if api_base is not None:
         if len({s.model for s in config.seats}) > 1:
-            raise SessionRefused("--api-base is ambiguous for a run with several models; resume without it")
+            raise Refused("--api-base is ambiguous for a run with several models; resume without it")
         config = config.model_copy(update={"seats": tuple(_with_api_base(s, api_base) for s in config.seats)})
     options = resolve(given, of_run(config, manifest), "the run's record")
     config = options.over_run(config)
-    try:
-        for seat in dict.fromkeys(config.seats):  # every seat: two of one model may differ
-            check_model(seat, bot_names())
-    except ModelSpecError as exc:
-        raise SessionRefused(str(exc)) from None
+    for seat in dict.fromkeys(config.seats):  # every seat: two of one model may differ
+        check_model(seat, bot_names())
     return config, options
 
 
 def resume_sweep(folder: Path, given: GivenOptions) -> tuple[SweepConfig, SessionOptions]:
     """The sweep recorded in `folder` (sweep.json) with this session's options over its recorded settings."""
-    try:
-        sweep = read_sweep_dir(folder)
-    except (RunFolderDamaged, SweepConfigError) as exc:
-        raise SessionRefused(str(exc)) from None
+    sweep = read_sweep_dir(folder)
     if sweep is None:
-        raise SessionRefused(f"{folder} is not a sweep folder (no sweep.json); give the folder of a sweep or a run")
+        raise Refused(f"{folder} is not a sweep folder (no sweep.json); give the folder of a sweep or a run")
     return sweep_session(sweep, given, "the sweep's record (sweep.json)")
 
 
@@ -274,7 +233,7 @@ def _with_api_base(seat: SeatConfig, api_base: str) -> SeatConfig:
     if not seat.deployments:
         return seat.model_copy(update={"api_base": api_base})
     if len(seat.deployments) > 1:
-        raise SessionRefused(
+        raise Refused(
             f"--api-base cannot stand for the {len(seat.deployments)} deployments of {seat.model}; "
             "edit the deployments in the sweep file and run it again"
         )

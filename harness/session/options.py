@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.run.options import SessionOptions
 from harness.schema.config import RetryPolicy, RunConfig
+from harness.schema.errors import Refused
 from harness.schema.manifest import RunManifest
 from harness.schema.records import DEFAULT_TIMEOUT_S
 from harness.session.sweep import SweepConfig
@@ -28,10 +29,6 @@ SESSION_DEFAULTS: dict[str, float] = {
     "retry_wait": 2.0,
     "retry_wait_max": 120.0,
 }
-
-
-class SessionRefused(ValueError):
-    """Input the session cannot use, found before any model is called; the message names the problem and fix."""
 
 
 class GivenOptions(BaseModel):
@@ -109,7 +106,7 @@ def of_run(config: RunConfig, manifest: RunManifest | None) -> SessionOptions:
 
 
 def resolve(given: GivenOptions, source: SessionOptions, source_name: str = "the default") -> SessionOptions:
-    """The session's options: each one given on the command line over the source's setting. SessionRefused when
+    """The session's options: each one given on the command line over the source's setting. Refused when
     they contradict each other (a first retry wait longer than the longest), naming each as the user can find it:
     its flag, or `source_name` ("the default", "the sweep file", "the run's record")."""
     retry = {
@@ -125,7 +122,7 @@ def resolve(given: GivenOptions, source: SessionOptions, source_name: str = "the
     if retry_policy.wait_base_s > retry_policy.wait_max_s:
         first = _said("--retry-wait", "wait_base_s", retry_policy.wait_base_s, given.retry_wait, source_name)
         longest = _said("--retry-wait-max", "wait_max_s", retry_policy.wait_max_s, given.retry_wait_max, source_name)
-        raise SessionRefused(
+        raise Refused(
             f"the first retry wait ({first}) is longer than the longest ({longest}); give a --retry-wait-max of at "
             f"least {retry_policy.wait_base_s:g}, or a shorter --retry-wait"
         )

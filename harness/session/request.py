@@ -2,7 +2,7 @@
 values as a RunRequest, turned into the run's RunConfig and the session's options (or a sweep and its options).
 
 Every check lives here, below the command line, which only parses and prints: a value that cannot be used raises
-SessionRefused, one line naming the problem and the fix (the command line exits 2 with it).
+Refused, one line naming the problem and the fix (the command line exits 2 with it).
 """
 
 from __future__ import annotations
@@ -15,28 +15,22 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from harness.bots import bot_names
-from harness.engine.seeds import (
-    SeedEntry,
-    SeedSpecError,
-    deal,
-    list_seed_lists,
-    list_seeds,
-    to_deal,
-)
+from harness.engine.seeds import SeedEntry, deal, list_seed_lists, list_seeds, to_deal
 from harness.export.contamination import check_seeds, load_exported_seeds
-from harness.models.client import ModelSpecError, check_model
+from harness.models.client import check_model
 from harness.run.options import SessionOptions
 from harness.run.runner import planned_calls
 from harness.run.store import is_run_dir
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.schema.config import Rotation, RunConfig
+from harness.schema.errors import Refused
 from harness.schema.records import ClientName, SeatConfig, checked_params
 from harness.schema.urls import check_url
-from harness.session.launch import Confirm, Say, SessionRefused, sweep_session
+from harness.session.launch import Confirm, Say, sweep_session
 from harness.session.options import GivenOptions, defaults, resolve
-from harness.session.seats import SeatSpecError, parse_seat
-from harness.session.sweep import SweepConfig, SweepConfigError, load_sweep
-from harness.strategies.scaffold import ScaffoldError, load_scaffold
+from harness.session.seats import parse_seat
+from harness.session.sweep import SweepConfig, load_sweep
+from harness.strategies.scaffold import load_scaffold
 
 DEFAULT_MODEL = "local/smart"
 DEFAULT_SCAFFOLD = "watson"
@@ -95,7 +89,7 @@ def check_given(given: GivenOptions, api_base: str | None = None) -> None:
             _check_positive(flag, value, integer=True)
     cores = os.cpu_count() or 1
     if given.workers > 4 * cores:
-        raise SessionRefused(
+        raise Refused(
             f"--workers {given.workers} is more than 4 processes per core ({cores} cores); "
             f"use at most {4 * cores} (one per core is usually best)"
         )
@@ -108,24 +102,21 @@ def check_given(given: GivenOptions, api_base: str | None = None) -> None:
         ("--retry-wait", given.retry_wait),
     ):
         if number is not None and not (number >= 0 and math.isfinite(number)):  # nan is not >= 0
-            raise SessionRefused(f"{flag} {number} must be a finite number, 0 or more")
+            raise Refused(f"{flag} {number} must be a finite number, 0 or more")
     if api_base is not None:
-        try:
-            check_url(api_base, "--api-base")
-        except ValueError as exc:
-            raise SessionRefused(str(exc)) from None
+        check_url(api_base, "--api-base")
 
 
 def _check_positive(flag: str, value: float, integer: bool = False) -> None:
     if not value > 0 or not math.isfinite(value):  # nan and inf are not times a request can wait
         kind = "a whole number" if integer else "a finite number of seconds"
-        raise SessionRefused(f"{flag} {value} must be {kind} above 0")
+        raise Refused(f"{flag} {value} must be {kind} above 0")
 
 
 def check_run_name(name: str) -> None:
     """A run name is one plain folder name: the run is written inside --out, never elsewhere."""
     if not RUN_NAME.fullmatch(name):
-        raise SessionRefused(
+        raise Refused(
             f"--run-name {name!r} is not a plain folder name; use letters, digits and . _ + - "
             "(no path: the run goes inside --out)"
         )
@@ -140,36 +131,36 @@ def check_out(out: Path) -> None:
     try:
         for part in parts:
             if part.is_symlink() and not part.exists():
-                raise SessionRefused(f"--out {out}: {part} is a link to nothing; give a folder for the run directories")
+                raise Refused(f"--out {out}: {part} is a link to nothing; give a folder for the run directories")
             if part.exists() and not part.is_dir():
-                raise SessionRefused(f"--out {out}: {part} is a file; give a folder for the run directories")
+                raise Refused(f"--out {out}: {part} is a file; give a folder for the run directories")
             if is_run_dir(part):
-                raise SessionRefused(f"--out {out} is inside the run directory {part}; choose a folder outside it")
+                raise Refused(f"--out {out} is inside the run directory {part}; choose a folder outside it")
         existing = next(part for part in parts if part.exists())
     except OSError as exc:  # a folder on the way that cannot be searched
-        raise SessionRefused(f"--out {out} cannot be reached ({exc.strerror}); choose another --out") from None
+        raise Refused(f"--out {out} cannot be reached ({exc.strerror}); choose another --out") from None
     if not os.access(existing, os.W_OK | os.X_OK):
-        raise SessionRefused(f"--out {out} cannot be written ({existing} is read-only); choose another --out")
+        raise Refused(f"--out {out} cannot be written ({existing} is read-only); choose another --out")
 
 
 def plan_run(
     request: RunRequest, confirm: Confirm = lambda games, calls: None, say: Say = lambda line: None
 ) -> tuple[Path, RunConfig, SessionOptions]:
     """The run's folder, configuration and session options; every input checked, cheapest first, before anything
-    is written or a model called (raises SessionRefused). A run whose seeds the engine must deal in great number
+    is written or a model called (raises Refused). A run whose seeds the engine must deal in great number
     is put to `confirm` (games, expected calls) first, as a new run (size_first)."""
     if request.seat and request.model:
-        raise SessionRefused(
+        raise Refused(
             "give the players either with --model (self-play) or with one --seat per seat, not both"
         )
     if request.seat and not 2 <= len(request.seat) <= 5:
-        raise SessionRefused(f"{len(request.seat)} --seat options: a team has 2 to 5 seats, one --seat each")
+        raise Refused(f"{len(request.seat)} --seat options: a team has 2 to 5 seats, one --seat each")
     if request.seat and request.players and request.players != [len(request.seat)]:
-        raise SessionRefused(
+        raise Refused(
             f"--players {request.players} does not match the {len(request.seat)} --seat options; drop --players"
         )
     if request.model is not None and not request.model.strip():  # an unset shell variable: not the offline player
-        raise SessionRefused(f"--model {request.model!r} names no model; give a LiteLLM model string or drop --model")
+        raise Refused(f"--model {request.model!r} names no model; give a LiteLLM model string or drop --model")
     model = request.model or DEFAULT_MODEL
     scaffold = request.scaffold or DEFAULT_SCAFFOLD
     players = [len(request.seat)] if request.seat else (request.players or [2])
@@ -177,62 +168,53 @@ def plan_run(
     repeats = 1 if request.repeats is None else request.repeats
     for count in players:
         if not MIN_PLAYERS <= count <= MAX_PLAYERS:
-            raise SessionRefused(
+            raise Refused(
                 f"--players {count} is outside {MIN_PLAYERS}-{MAX_PLAYERS}; Hanabi takes 2 to 5 players"
             )
     if len(set(players)) != len(players):
-        raise SessionRefused("--players repeats a player count; list each count once")
+        raise Refused("--players repeats a player count; list each count once")
     if repeats < 1:
-        raise SessionRefused(f"--repeats {repeats} must be 1 or more (plays of each seed)")
+        raise Refused(f"--repeats {repeats} must be 1 or more (plays of each seed)")
     check_given(request.given, request.api_base)
     options = resolve(request.given, defaults())
     assert options.timeout_s is not None  # the defaults set one: the deadline of every seat that sets none
     if request.run_name is not None:
         check_run_name(request.run_name)
-    try:
-        params = checked_params(
-            {
-                "temperature": request.temperature,
-                "max_tokens": request.max_tokens,
-                "max_tokens_on_truncation": request.max_tokens_on_truncation,
-                "reasoning_effort": request.reasoning_effort,
-                "thinking_budget": request.thinking_budget,
-                "timeout_s": options.timeout_s,
-            },
-            "--",
-        )
-    except ValueError as exc:
-        raise SessionRefused(str(exc)) from None
+    params = checked_params(
+        {
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+            "max_tokens_on_truncation": request.max_tokens_on_truncation,
+            "reasoning_effort": request.reasoning_effort,
+            "thinking_budget": request.thinking_budget,
+            "timeout_s": options.timeout_s,
+        },
+        "--",
+    )
     check_out(request.out)
     if request.skip_excluded_seeds and request.exclude_seeds_of is None:
-        raise SessionRefused(
+        raise Refused(
             "--skip-excluded-seeds leaves out the seeds of an export: name it with --exclude-seeds-of EXPORT"
         )
-    try:
-        load_scaffold(scaffold, request.k)
-        seeds = list_seeds(seed_spec)
-        if request.exclude_seeds_of is not None:
-            exported = load_exported_seeds(request.exclude_seeds_of)
-            seeds = check_seeds(seeds, exported, skip=request.skip_excluded_seeds)
-    except (ScaffoldError, SeedSpecError, ValueError) as exc:
-        raise SessionRefused(str(exc)) from None
-    try:
-        if request.seat:
-            seats = tuple(
-                parse_seat(spec, scaffold, params, request.k, request.api_base) for spec in request.seat
-            )
-            for seat in seats:
-                load_scaffold(seat.scaffold, seat.k)
-        else:
-            seats = (
-                SeatConfig(model=model, scaffold=scaffold, api_base=request.api_base, params=params, k=request.k),
-            )
-        if request.client != "litellm":
-            seats = tuple(seat.model_copy(update={"client": request.client}) for seat in seats)
-        for seat in dict.fromkeys(seats):  # every seat: two of one model may differ (one with a URL)
-            check_model(seat, bot_names())
-    except (ModelSpecError, SeatSpecError, ScaffoldError) as exc:
-        raise SessionRefused(str(exc)) from None
+    load_scaffold(scaffold, request.k)
+    seeds = list_seeds(seed_spec)
+    if request.exclude_seeds_of is not None:
+        exported = load_exported_seeds(request.exclude_seeds_of)
+        seeds = check_seeds(seeds, exported, skip=request.skip_excluded_seeds)
+    if request.seat:
+        seats = tuple(
+            parse_seat(spec, scaffold, params, request.k, request.api_base) for spec in request.seat
+        )
+        for seat in seats:
+            load_scaffold(seat.scaffold, seat.k)
+    else:
+        seats = (
+            SeatConfig(model=model, scaffold=scaffold, api_base=request.api_base, params=params, k=request.k),
+        )
+    if request.client != "litellm":
+        seats = tuple(seat.model_copy(update={"client": request.client}) for seat in seats)
+    for seat in dict.fromkeys(seats):  # every seat: two of one model may differ (one with a URL)
+        check_model(seat, bot_names())
     draft = RunConfig(
         seats=seats,
         players=tuple(players),
@@ -243,10 +225,7 @@ def plan_run(
         retry=options.retry,
     )
     options = size_first([draft], seeds, options, confirm, say)
-    try:
-        dealt = deal(seeds)
-    except SeedSpecError as exc:
-        raise SessionRefused(str(exc)) from None
+    dealt = deal(seeds)
     config = RunConfig.model_validate({**dict(draft), "seeds": tuple(dealt)})
     return request.out / (request.run_name or config.default_name()), config, options
 
@@ -257,10 +236,7 @@ def size_first(
     """Put new runs of these configurations over `seeds` to `confirm` before their decks are dealt, where the
     engine has more than DEAL_WITHOUT_ASKING to deal (0.7 ms each): a run of a million new seeds is refused in
     seconds, not after a quarter of an hour of dealing. The options returned say not to ask again."""
-    try:
-        dealing = to_deal(seeds)
-    except SeedSpecError as exc:  # a seed set of seeds/ that is not one (a file a user put there, say)
-        raise SessionRefused(str(exc)) from None
+    dealing = to_deal(seeds)
     if dealing <= DEAL_WITHOUT_ASKING:
         return options
     confirm(*planned_calls(runs, len(seeds)))
@@ -272,26 +248,23 @@ def plan_sweep(
     path: Path, request: RunRequest, confirm: Confirm = lambda games, calls: None, say: Say = lambda line: None
 ) -> tuple[Path, SweepConfig, SessionOptions]:
     """A sweep file's folder, sweep and session options (the command line's session options over the file's);
-    the command line may not also say what to play (raises SessionRefused). Sized first where the engine has
+    the command line may not also say what to play (raises Refused). Sized first where the engine has
     many decks to deal, as plan_run."""
     given = [f"--{name.replace('_', '-')}" for name in SWEEP_CONFLICTS if getattr(request, name) is not None]
     if request.client != "litellm":
         given.append("--client")
     if given:
-        raise SessionRefused(f"--config sets the models, scaffolds, players and seeds; drop {', '.join(given)}")
+        raise Refused(f"--config sets the models, scaffolds, players and seeds; drop {', '.join(given)}")
     if request.run_name:
-        raise SessionRefused("--run-name does not apply to a sweep: its runs are named after their configurations")
+        raise Refused("--run-name does not apply to a sweep: its runs are named after their configurations")
     check_given(request.given)
     check_out(request.out)
-    try:
-        sweep = load_sweep(path)
-    except SweepConfigError as exc:
-        raise SessionRefused(str(exc)) from None
+    sweep = load_sweep(path)
     sweep, options = sweep_session(sweep, request.given)
     seeds = list_seed_lists(sweep.seeds)
     options = size_first(sweep.runs(seeds=[]), seeds, options, confirm, say)
     try:
         deal(seeds)  # dealt once here (the engine's decks are kept): every later use agrees
-    except SeedSpecError as exc:
-        raise SessionRefused(f"{path}: seeds: {exc}") from None
+    except Refused as exc:
+        raise Refused(f"{path}: seeds: {exc}") from None
     return request.out / sweep.name, sweep, options

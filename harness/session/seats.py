@@ -17,15 +17,12 @@ import difflib
 
 from pydantic import ValidationError
 
+from harness.schema.errors import Refused
 from harness.schema.records import GenerationParams, SeatConfig, checked_params
 from harness.schema.urls import check_url
-from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_k, scaffold_names
+from harness.strategies.scaffold import load_scaffold, parse_k, scaffold_names
 
 SEAT_KEYS = ("api_base", "temperature", "max_tokens", "reasoning_effort", "timeout", "k")
-
-
-class SeatSpecError(ValueError):
-    """A seat specification that cannot be used; the message names the problem and the fix."""
 
 
 def parse_seat(
@@ -44,28 +41,28 @@ def parse_seat(
         if right in scaffold_names():
             model, scaffold = left, right
         elif close := difflib.get_close_matches(right.lower(), scaffold_names(), n=1, cutoff=0.75):
-            raise SeatSpecError(
+            raise Refused(
                 f"--seat {spec!r}: unknown scaffold {right!r} (did you mean {close[0]}?); "
                 "see `hanabi-eval scaffolds`"
             )
         elif left.startswith("local/"):  # a built-in player's name has no tag: this was meant as a scaffold
-            raise SeatSpecError(f"--seat {spec!r}: unknown scaffold {right!r}; see `hanabi-eval scaffolds`")
+            raise Refused(f"--seat {spec!r}: unknown scaffold {right!r}; see `hanabi-eval scaffolds`")
     settings: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         key = key.strip()
         if not sep or key not in SEAT_KEYS:
-            raise SeatSpecError(
+            raise Refused(
                 f"--seat {spec!r}: {pair!r} is not a setting; use key=value with keys {', '.join(SEAT_KEYS)}"
             )
         if key in settings:
-            raise SeatSpecError(f"--seat {spec!r}: {key} is set twice; give each setting once")
+            raise Refused(f"--seat {spec!r}: {key} is set twice; give each setting once")
         settings[key] = value.strip()
     if "api_base" in settings:
         try:
             check_url(settings["api_base"], "api_base")
-        except ValueError as exc:
-            raise SeatSpecError(f"--seat {spec!r}: {exc}") from None
+        except Refused as exc:
+            raise Refused(f"--seat {spec!r}: {exc}") from None
     params = default_params.model_dump()
     for key in ("temperature", "max_tokens", "reasoning_effort"):
         if key in settings:
@@ -73,10 +70,7 @@ def parse_seat(
     if "timeout" in settings:
         params["timeout_s"] = settings["timeout"]
     from_flags = [k for k in params if k not in settings and not (k == "timeout_s" and "timeout" in settings)]
-    try:
-        checked = checked_params(params, f"--seat {spec!r}: ", from_flags)
-    except ValueError as exc:  # a setting out of range: its message names it
-        raise SeatSpecError(str(exc)) from None
+    checked = checked_params(params, f"--seat {spec!r}: ", from_flags)
     try:
         k = parse_k(settings["k"], "") if "k" in settings else default_k
         load_scaffold(scaffold, k)
@@ -88,8 +82,8 @@ def parse_seat(
             params=checked,
             k=k,
         )
-    except ScaffoldError as exc:
-        raise SeatSpecError(f"--seat {spec!r}: {exc}") from None
+    except Refused as exc:
+        raise Refused(f"--seat {spec!r}: {exc}") from None
     except ValidationError as exc:
         error = exc.errors()[0]
-        raise SeatSpecError(f"--seat {spec!r}: {'.'.join(map(str, error['loc']))}: {error['msg']}") from None
+        raise Refused(f"--seat {spec!r}: {'.'.join(map(str, error['loc']))}: {error['msg']}") from None

@@ -20,19 +20,16 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 
-from harness.engine.seeds import SeedSpecError, list_seed_lists, resolve_seed_lists
+from harness.engine.seeds import list_seed_lists, resolve_seed_lists
 from harness.run.options import with_timeout
 from harness.run.store import SWEEP_FILE, read_sweep_record, write_json_atomic
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
 from harness.schema.config import RetryPolicy, Rotation, RunConfig, SeedDeck
+from harness.schema.errors import Refused
 from harness.schema.records import DEFAULT_TIMEOUT_S, Deployment, GenerationParams, SeatConfig, checked_params
 from harness.schema.urls import check_url
-from harness.session.seats import SeatSpecError, parse_seat
-from harness.strategies.scaffold import ScaffoldError, load_scaffold, parse_scaffold_spec, scaffold_names
-
-
-class SweepConfigError(ValueError):
-    """A sweep file that cannot be used; the message names the file, the key and the problem."""
+from harness.session.seats import parse_seat
+from harness.strategies.scaffold import load_scaffold, parse_scaffold_spec, scaffold_names
 
 
 class SweepModel(BaseModel):
@@ -138,7 +135,7 @@ class SweepConfig(BaseModel):
         for name in value:
             try:
                 parse_scaffold_spec(name)
-            except ScaffoldError as exc:
+            except Refused as exc:
                 raise ValueError(str(exc)) from None
         return value
 
@@ -169,7 +166,7 @@ class SweepConfig(BaseModel):
             for position, spec in enumerate(team.seats):
                 try:
                     self._seat(spec)
-                except SeatSpecError as exc:
+                except Refused as exc:
                     raise ValueError(f"teams[{index}].seats[{position}]: {exc}") from None
         self._distinct_runs()
         return self
@@ -255,7 +252,7 @@ class SweepConfig(BaseModel):
 def load_or_raise(name: str, key: str) -> None:
     try:
         load_scaffold(name)
-    except ScaffoldError as exc:
+    except Refused as exc:
         raise ValueError(f"{key}: {exc}") from None
 
 
@@ -264,20 +261,20 @@ def load_sweep(path: Path) -> SweepConfig:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise SweepConfigError(f"cannot read sweep file {path}: {exc.strerror}") from None
+        raise Refused(f"cannot read sweep file {path}: {exc.strerror}") from None
     try:
         if path.suffix == ".toml":
             raw = tomllib.loads(text)
         elif path.suffix in (".yaml", ".yml"):
             raw = yaml.safe_load(text)
         else:
-            raise SweepConfigError(f"sweep file {path} must end in .toml, .yaml or .yml")
+            raise Refused(f"sweep file {path} must end in .toml, .yaml or .yml")
     except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
-        raise SweepConfigError(
+        raise Refused(
             f"{path} is not valid {path.suffix[1:].upper()}: {str(exc).splitlines()[0]}"
         ) from None
     if not isinstance(raw, dict):
-        raise SweepConfigError(
+        raise Refused(
             f"{path} must hold a table of settings (name, players, seeds, scaffolds, models)"
         )
     try:
@@ -289,10 +286,10 @@ def load_sweep(path: Path) -> SweepConfig:
         key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]).lstrip(".")
         message = _plain(error)
         if not key:  # a check of the whole file: its message names the keys
-            raise SweepConfigError(f"{path}: {message}") from None
-        raise SweepConfigError(f"{path}: {key}: {message}") from None
-    except SeedSpecError as exc:
-        raise SweepConfigError(f"{path}: seeds: {exc}") from None
+            raise Refused(f"{path}: {message}") from None
+        raise Refused(f"{path}: {key}: {message}") from None
+    except Refused as exc:
+        raise Refused(f"{path}: seeds: {exc}") from None
     return sweep
 
 
@@ -321,7 +318,7 @@ def open_sweep_dir(folder: Path, sweep: SweepConfig, source: dict[str, Any]) -> 
     existing = read_sweep_record(folder)
     if existing is not None:
         if existing.digest != sweep.digest():
-            raise SweepConfigError(
+            raise Refused(
                 f"{folder} holds a different sweep ({existing.name}); choose another --out or name"
             )
         return
@@ -331,7 +328,7 @@ def open_sweep_dir(folder: Path, sweep: SweepConfig, source: dict[str, Any]) -> 
 
 def read_sweep_dir(folder: Path) -> SweepConfig | None:
     """The sweep a sweep folder records, None where there is none; RunFolderDamaged for a record that cannot be
-    read, SweepConfigError for one whose configuration is no sweep."""
+    read, Refused for one whose configuration is no sweep."""
     record = read_sweep_record(folder)
     if record is None:
         return None
@@ -341,11 +338,11 @@ def read_sweep_dir(folder: Path) -> SweepConfig | None:
         error = exc.errors()[0]
         key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]).lstrip(".")
         if not key:  # a check of the whole sweep (two entries of one run, say: recorded before they were refused)
-            raise SweepConfigError(
+            raise Refused(
                 f"{folder / SWEEP_FILE}: {_plain(error)}; this folder's sweep cannot be played (move the folder "
                 "aside, then run the corrected sweep file)"
             ) from None
-        raise SweepConfigError(
+        raise Refused(
             f"{folder / SWEEP_FILE}: config.{key}: {error['msg']}; the folder is damaged (restore that file, or "
             "move the folder aside)"
         ) from None

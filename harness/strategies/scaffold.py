@@ -16,16 +16,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from harness.formats import FORMAT_NAMES
+from harness.schema.errors import Refused
 from harness.schema.paths import prompts_dir, scaffolds_dir
 from harness.strategies import best_of_k, memory, mixture, single
 from harness.strategies.definition import MAX_K, ScaffoldDef
 from harness.strategies.registry import get_strategy, strategy_names
 
 BUILT_IN_STRATEGIES = (single, memory, best_of_k, mixture)  # importing a strategy's module registers it
-
-
-class ScaffoldError(ValueError):
-    """A scaffold name or definition that cannot be used; the message names the problem and the fix."""
 
 
 def calls_per_move(scaffold: ScaffoldDef, players: int) -> int:
@@ -48,9 +45,9 @@ def parse_k(text: str, where: str) -> int:
     try:
         k = int(text)
     except ValueError:
-        raise ScaffoldError(f"{prefix}k={text!r} is not a whole number; give k from 1 to {MAX_K}") from None
+        raise Refused(f"{prefix}k={text!r} is not a whole number; give k from 1 to {MAX_K}") from None
     if not 1 <= k <= MAX_K:
-        raise ScaffoldError(f"{prefix}k={k} is out of range; give k from 1 to {MAX_K}")
+        raise Refused(f"{prefix}k={k} is out of range; give k from 1 to {MAX_K}")
     return k
 
 
@@ -61,7 +58,7 @@ def parse_scaffold_spec(spec: str) -> tuple[str, int | None]:
     if rest:
         key, sep, value = rest.partition("=")
         if key.strip() != "k" or not sep:
-            raise ScaffoldError(f"scaffold {spec!r}: the only setting a scaffold takes is k=N (best-of-k)")
+            raise Refused(f"scaffold {spec!r}: the only setting a scaffold takes is k=N (best-of-k)")
         k = parse_k(value.strip(), f"scaffold {spec!r}")
     load_scaffold(name.strip(), k)
     return name.strip(), k
@@ -78,16 +75,16 @@ def load_scaffold(name: str, k: int | None = None) -> ScaffoldDef:
     """A scaffold by name; `k` (a seat's best-of-k sample count, 1-7) replaces the scaffold's default k."""
     path = scaffolds_dir() / f"{name}.toml"
     if Path(name).name != name or name.startswith(".") or not path.is_file():  # a name, never a path elsewhere
-        raise ScaffoldError(f"unknown scaffold {name!r}; choose one of: {', '.join(scaffold_names())}")
+        raise Refused(f"unknown scaffold {name!r}; choose one of: {', '.join(scaffold_names())}")
     scaffold = read_scaffold(path)
     if k is None:
         return scaffold
     if not get_strategy(scaffold.strategy).takes_k:
-        raise ScaffoldError(
+        raise Refused(
             f"k={k} is for best-of-k scaffolds; {name!r} is not one: drop k or use e.g. best-of-k-watson"
         )
     if not 1 <= k <= MAX_K:
-        raise ScaffoldError(f"k={k} is out of range; best-of-k takes k from 1 to {MAX_K}")
+        raise Refused(f"k={k} is out of range; best-of-k takes k from 1 to {MAX_K}")
     return scaffold.model_copy(update={"k": k})
 
 
@@ -99,7 +96,7 @@ def _raw(path: Path, seen: tuple[str, ...] = ()) -> dict[str, Any]:
         return raw
     base_path = scaffolds_dir() / f"{base_name}.toml"
     if base_name in seen or not base_path.is_file():
-        raise ScaffoldError(f"scaffold file {path} extends {base_name!r}, which is missing or circular")
+        raise Refused(f"scaffold file {path} extends {base_name!r}, which is missing or circular")
     base = _raw(base_path, (*seen, path.stem))
     for own in ("paper_label", "ladder_rung"):  # a variant of a paper setting is not that setting
         base.pop(own, None)
@@ -123,27 +120,27 @@ def read_scaffold(path: Path) -> ScaffoldDef:
         raw = _raw(path)
         scaffold = ScaffoldDef.model_validate(raw)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ScaffoldError(f"scaffold file {path} is invalid: {str(exc).splitlines()[0]}") from exc
+        raise Refused(f"scaffold file {path} is invalid: {str(exc).splitlines()[0]}") from exc
     except ValidationError as exc:
-        raise ScaffoldError(f"scaffold file {path} is invalid: {_first_problem(exc)}") from exc
+        raise Refused(f"scaffold file {path} is invalid: {_first_problem(exc)}") from exc
     if scaffold.name != path.stem:
-        raise ScaffoldError(
+        raise Refused(
             f"scaffold file {path} names itself {scaffold.name!r}; make name match the file name"
         )
     if scaffold.strategy not in strategy_names():
         known = ", ".join(strategy_names())
-        raise ScaffoldError(f"scaffold {scaffold.name!r} names strategy {scaffold.strategy!r}; use one of: {known}")
+        raise Refused(f"scaffold {scaffold.name!r} names strategy {scaffold.strategy!r}; use one of: {known}")
     problem = get_strategy(scaffold.strategy).check(scaffold)
     if problem is not None:
-        raise ScaffoldError(f"scaffold file {path} is invalid: {problem}")
+        raise Refused(f"scaffold file {path} is invalid: {problem}")
     for call in (scaffold.base, *scaffold.roles, scaffold.decider):
         if call is not None and call.format is not None and call.format not in FORMAT_NAMES:
-            raise ScaffoldError(
+            raise Refused(
                 f"scaffold {scaffold.name!r} names reply format {call.format!r}; use one of: {', '.join(FORMAT_NAMES)}"
             )
     for template in scaffold.templates():
         if not (prompts_dir() / template).is_file():
-            raise ScaffoldError(f"scaffold {scaffold.name!r} uses missing template prompts/{template}")
+            raise Refused(f"scaffold {scaffold.name!r} uses missing template prompts/{template}")
     return scaffold
 
 

@@ -1,5 +1,5 @@
 """Where a run's decisions are valued: in this process, in local worker processes (`--workers N`), or as tasks on a
-Ray cluster (`--ray`, harness.run.cluster). Every valuer hands each decision's line to one ValuesWriter, which
+Ray cluster (`--ray`, harness.analysis.cluster). Every valuer hands each decision's line to one ValuesWriter, which
 writes each game's file in turn order, so the files are the same bytes wherever the work ran.
 """
 
@@ -14,7 +14,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Protocol
 
-from harness.run.valuation import DecisionTask, ValuesWriter, value_decision
+from harness.analysis.valuation import DecisionTask, ValuesWriter, value_decision
 
 TASKS_PER_WORKER = 2  # decisions in flight per worker: enough to keep every worker busy while lines come back
 

@@ -21,9 +21,9 @@ from urllib.parse import unquote, urlsplit
 from harness.engine.replay import ReplayMismatch
 from harness.schema.log_file import LogCorrupt
 from harness.schema.value_records import values_path
-from harness.viewer.catalog import Catalog, RunEntry, stamp_of
-from harness.viewer.game_page import build_game_page
-from harness.viewer.pages import ASSETS, CSP, INDEX, asset, render_game, render_index, render_run
+from harness.web.catalog import Catalog, RunEntry, stamp_of
+from harness.web.game_page import build_game_page
+from harness.web.pages import ASSETS, CSP, INDEX, asset, render_game, render_index, render_run
 
 HOST = "127.0.0.1"
 CACHED_PAGES = 16  # game pages kept rendered, so that stepping back and forth between games is quick

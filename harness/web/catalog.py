@@ -25,7 +25,7 @@ from harness.run.store import RunDir, find_runs
 from harness.schema.log_file import GameLogContents, GameStatus, LogCorrupt
 from harness.schema.records import Call, total_cost
 from harness.schema.value_records import ValuesUnreadable, check_game, read_values, values_path
-from harness.viewer.marks import reasked_turns, regrets, strike_turns
+from harness.web.marks import reasked_turns, regrets, strike_turns
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
@@ -138,7 +138,7 @@ class Catalog:
 
     def __init__(self, paths: Sequence[Path]) -> None:
         self.paths = list(paths)
-        find_runs(self.paths)  # raises RunFolderError now for a path that holds no run
+        find_runs(self.paths)  # raises Refused now for a path that holds no run
         self._lock = threading.Lock()
         self._logs: dict[Path, tuple[Stamp, GameSummary | SkippedLog]] = {}
 

@@ -1,9 +1,9 @@
 """A judging session (`hanabi-eval judge`): the runs with working-memory turns to judge, each judged under its judge
-folder's lock with its record kept (harness.run.judge), and the session stopped as every long session stops.
+folder's lock with its record kept (harness.analysis.judge), and the session stopped as every long session stops.
 
 Input found unusable (no run, no Mycroft moves, a damaged log, another judge's folder, a locked one) raises
-SessionRefused before any call; Ctrl-C and a disk fault raise SessionEnded with their one line and exit code; a
-judge that cannot be called at all raises harness.run.judge.JudgeUnreachable. The command line prints.
+Refused before any call; Ctrl-C and a disk fault raise Ended with their one line and exit code; a
+judge that cannot be called at all raises harness.analysis.judge.JudgeUnreachable. The command line prints.
 """
 
 from __future__ import annotations
@@ -11,12 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.models import event_loop
-from harness.models.client import ModelClient, close_clients
-from harness.run.interrupt import EXIT_FAILED
-from harness.run.judge import (
+from harness.analysis.judge import (
     JUDGE_DIR,
-    JudgeInputError,
     JudgeOutcome,
     JudgeUnreachable,
     judge_identity,
@@ -24,37 +20,37 @@ from harness.run.judge import (
     keeps_working_memory,
     open_record,
 )
-from harness.run.lock import RunLock, RunLocked
-from harness.run.store import RunDir, RunFolderError, find_runs
+from harness.models import event_loop
+from harness.models.client import ModelClient, close_clients
+from harness.run.interrupt import stopped_by_ctrl_c
+from harness.run.lock import RunLock
+from harness.run.store import RunDir, find_runs
 from harness.schema.config import RetryPolicy
 from harness.schema.disk import explain
+from harness.schema.errors import EXIT_FAILED, Ended, Refused
 from harness.schema.log_file import LogCorrupt
 from harness.schema.records import SeatConfig
-from harness.session.launch import SessionEnded, SessionRefused, stopped_by_ctrl_c
 
 RunJudged = Callable[[RunDir, JudgeOutcome], None]
 
 
 def runs_with_memory_games(paths: list[Path]) -> list[Path]:
     """The runs named that hold working-memory games; none at all is bad input."""
-    try:
-        runs = find_runs(paths)
-    except RunFolderError as exc:
-        raise SessionRefused(str(exc)) from None
+    runs = find_runs(paths)
     found = []
     for path in runs:
         run = RunDir(path)
         try:
             logs = [run.read_game(log) for log in run.game_paths()]
         except LogCorrupt as exc:
-            raise SessionRefused(f"{exc}; repair or remove that log") from None
+            raise Refused(f"{exc}; repair or remove that log") from None
         except OSError as exc:
-            raise SessionRefused(f"cannot read the logs of {path}: {exc.strerror}") from None
+            raise Refused(f"cannot read the logs of {path}: {exc.strerror}") from None
         if any(keeps_working_memory(m) for log in logs for m in log.moves):
             found.append(path)
     if not found:
         named = ", ".join(str(p) for p in paths)
-        raise SessionRefused(f"{named}: no Mycroft (working-memory) moves to judge; run with --scaffold mycroft first")
+        raise Refused(f"{named}: no Mycroft (working-memory) moves to judge; run with --scaffold mycroft first")
     return found
 
 
@@ -92,10 +88,8 @@ def judge_runs(
                     raise
             failed += len(outcome.failed)
             on_run(run, outcome)
-    except (JudgeInputError, RunLocked) as exc:
-        raise SessionRefused(str(exc)) from None
     except KeyboardInterrupt:  # as every long session stops: one line, exit code 130
         raise stopped_by_ctrl_c("the judgements made so far are kept") from None
     except OSError as exc:
-        raise SessionEnded(f"hanabi-eval: error: {explain(exc)}", EXIT_FAILED) from None
+        raise Ended(f"hanabi-eval: error: {explain(exc)}", EXIT_FAILED) from None
     return failed

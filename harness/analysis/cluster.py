@@ -1,6 +1,6 @@
 """Valuing decisions as tasks on a Ray cluster (`hanabi-eval values --ray [ADDRESS]`).
 
-Each decision is one Ray task: harness.run.valuation.value_decision on a DecisionTask (the deck, the moves before
+Each decision is one Ray task: harness.analysis.valuation.value_decision on a DecisionTask (the deck, the moves before
 the decision and the settings: a few kilobytes), returning its values line, a few hundred bytes. The driver keeps a
 bounded number of tasks in flight, submitted in game and turn order, and hands each line to the ValuesWriter, which
 writes every game's file in turn order: the files are the same bytes as a run in one process. A worker that dies
@@ -26,21 +26,14 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from harness.run.valuation import DecisionTask, ValuesWriter, code_digest, value_decision
-from harness.run.valuers import TASKS_PER_WORKER, Progress, Report
+from harness.analysis.valuation import DecisionTask, ValuesWriter, code_digest, value_decision
+from harness.analysis.valuers import TASKS_PER_WORKER, Progress, Report
+from harness.schema.errors import Refused
 
 RAY_MISSING = "--ray needs the ray package: pip install 'hanabi-eval[ray]'"
 TASK_RETRIES = 3  # times Ray runs a task again after its worker died
 CONNECT_TIMEOUT = 5.0  # seconds to wait for a cluster's address to answer
 LOCAL_HOST = "127.0.0.1"  # a Ray instance started for one command listens on this machine only
-
-
-class ClusterUnavailable(RuntimeError):
-    """No Ray cluster to use: the message is one line naming the fix."""
-
-
-class ClusterCodeMismatch(RuntimeError):
-    """A worker computes values with other code than the driver's."""
 
 
 def _remote_value(task: DecisionTask) -> tuple[str, str]:
@@ -49,18 +42,18 @@ def _remote_value(task: DecisionTask) -> tuple[str, str]:
 
 
 def import_ray() -> Any:
-    """The ray module, or ClusterUnavailable naming the extra to install."""
+    """The ray module, or Refused naming the extra to install."""
     try:
         import ray
     except ImportError:
-        raise ClusterUnavailable(RAY_MISSING) from None
+        raise Refused(RAY_MISSING) from None
     return ray
 
 
 def connect(address: str | None, cpus: int | None = None) -> Any:
     """Connect this process to the Ray cluster at `address` (HOST:PORT, or auto: the cluster this machine belongs
     to), or start a Ray instance on this machine for this process (`address` None, with `cpus` CPUs, default all).
-    Returns the ray module; ClusterUnavailable (one line naming the fix) if that cannot be done."""
+    Returns the ray module; Refused (one line naming the fix) if that cannot be done."""
     ray = import_ray()
     if address not in (None, "auto"):
         _check_reachable(address)
@@ -78,11 +71,11 @@ def connect(address: str | None, cpus: int | None = None) -> Any:
     except (ConnectionError, RuntimeError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         if address == "auto":
-            raise ClusterUnavailable(
+            raise Refused(
                 "--ray auto found no Ray cluster that this machine belongs to; start one with `ray start --head`, "
                 "or give a cluster's address as --ray HOST:PORT, or --ray alone for a Ray instance for this command"
             ) from None
-        raise ClusterUnavailable(
+        raise Refused(
             f"cannot use a Ray cluster at {address or 'this machine'} ({first}); start one with `ray start --head` "
             "and give its address as --ray HOST:PORT"
         ) from None
@@ -132,7 +125,7 @@ class Cluster:
                     task = in_flight.pop(ref)
                     line, digest = ray.get(ref)
                     if digest != expected:
-                        raise ClusterCodeMismatch(
+                        raise Refused(
                             "a Ray worker runs other hanabi-eval code than this command; install the same version "
                             "on every node of the cluster"
                         )
@@ -167,16 +160,16 @@ def _stderr_discarded() -> Iterator[None]:
 
 
 def _check_reachable(address: str) -> None:
-    """One line (ClusterUnavailable) unless something listens at HOST:PORT (ray.init itself waits much longer)."""
+    """One line (Refused) unless something listens at HOST:PORT (ray.init itself waits much longer)."""
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ClusterUnavailable(
+        raise Refused(
             f"--ray {address} is not an address: give HOST:PORT, auto, or nothing for a Ray instance on this machine"
         )
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
     except OSError as exc:
-        raise ClusterUnavailable(
+        raise Refused(
             f"no Ray cluster answers at {address} ({exc.strerror or exc}); start one there with `ray start --head` "
             "or give the right address"
         ) from None

@@ -17,13 +17,14 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from harness import __version__
-from harness.export.writer import OutPathError, check_apart, check_place, check_replaceable, write_export
+from harness.export.writer import check_apart, check_place, check_replaceable, write_export
 from harness.run.store import find_runs
+from harness.schema.errors import Refused
 from harness.schema.records import now_iso
 from harness.schema.viewer_site import SITE_INDEX, SiteIndex, SiteRun, read_site_index
-from harness.viewer.catalog import Catalog, RunEntry
-from harness.viewer.game_page import build_game_page
-from harness.viewer.pages import (
+from harness.web.catalog import Catalog, RunEntry
+from harness.web.game_page import build_game_page
+from harness.web.pages import (
     ASSETS,
     INDEX,
     asset,
@@ -35,28 +36,18 @@ from harness.viewer.pages import (
 )
 
 
-class SiteOutError(ValueError):
-    """An --out that cannot take the site; the message names the problem and the fix."""
-
-
 def check_out(out: Path, force: bool, sources: list[Path]) -> None:
     """Refuse an --out that would overwrite something or cannot be written, before any log is read."""
-    try:
-        check_place(out, "site")
-        check_apart(out, find_runs(sources), "site")
-    except OutPathError as exc:
-        raise SiteOutError(str(exc)) from None
+    check_place(out, "site")
+    check_apart(out, find_runs(sources), "site")
     if out.exists() and any(out.iterdir()):
         if not (out / SITE_INDEX).is_file():
-            raise SiteOutError(
+            raise Refused(
                 f"--out {out} is a folder that holds other files, not a viewer site; choose a new or empty folder"
             )
         if not force:
-            raise SiteOutError(f"--out {out} already holds a viewer site; pass --force to replace it")
-        try:
-            check_replaceable(out, _site_files(out), "viewer site")
-        except OutPathError as exc:
-            raise SiteOutError(str(exc)) from None
+            raise Refused(f"--out {out} already holds a viewer site; pass --force to replace it")
+        check_replaceable(out, _site_files(out), "viewer site")
     _probe(out)
 
 
@@ -81,7 +72,7 @@ def _probe(out: Path) -> None:
         probe.mkdir()
         (probe / "x").write_bytes(b"")
     except OSError as exc:
-        raise SiteOutError(
+        raise Refused(
             f"--out {out} cannot be written ({exc.strerror or exc}); choose a writable folder"
         ) from None
     finally:

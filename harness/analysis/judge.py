@@ -30,6 +30,7 @@ from harness.engine.replay import ReplayMismatch, replay
 from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp
 from harness.run.manifest import git_state
 from harness.run.store import RunDir, write_json_atomic
+from harness.schema.errors import Refused
 from harness.schema.log_file import LogCorrupt, read_game_log
 from harness.schema.moves import MoveKind
 from harness.schema.paths import prompts_dir
@@ -47,7 +48,7 @@ from harness.schema.records import (
 from harness.schema.secrets import public_command, safe_url
 from harness.strategies.memory import keeps_notes
 from harness.strategies.rendering import render_template
-from harness.strategies.scaffold import ScaffoldError, load_scaffold
+from harness.strategies.scaffold import load_scaffold
 
 JUDGE_DIR = "judge"
 ATTEMPTS_DIR = "attempts"
@@ -55,10 +56,6 @@ RECORD = "judge.json"
 TEMPLATES = ("judge_system.j2", "judge_user.j2", "judge_feedback.j2")
 MAX_REPLY_CHARS = 100_000  # a longer judge reply is refused unread
 RATINGS = ("overall_rating", "deduction_accuracy", "history_integration", "state_tracking_quality")
-
-
-class JudgeInputError(ValueError):
-    """A judge request that cannot be carried out; the message names the problem and the fix."""
 
 
 class JudgeUnreachable(RuntimeError):
@@ -158,7 +155,7 @@ def keeps_working_memory(record: MoveRecord) -> bool:
     """Whether a move was made by a working-memory (Mycroft-style) scaffold."""
     try:
         return keeps_notes(load_scaffold(record.scaffold))
-    except ScaffoldError:
+    except Refused:
         return record.memory is not None
 
 
@@ -368,12 +365,12 @@ def open_record(judge_dir: Path, seat: SeatConfig, command: list[str], identity:
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
         except ValueError:
-            raise JudgeInputError(
+            raise Refused(
                 f"{path} is not valid JSON; move the judge folder aside to judge again"
             ) from None
         if record.get("identity") != identity:
             held = record.get("identity", {}).get("judge_model")
-            raise JudgeInputError(
+            raise Refused(
                 f"{judge_dir} holds judgements by another judge ({held}, or other settings or prompts); judge "
                 "with the same --model and settings, or move that folder aside"
             )
@@ -412,7 +409,7 @@ async def judge_run(
                 continue
             turns = turns_to_judge(contents.header, contents.moves)
         except (LogCorrupt, ReplayMismatch) as exc:
-            raise JudgeInputError(
+            raise Refused(
                 f"{path}: {exc}; the log cannot be replayed, so it cannot be judged"
             ) from None
         if not turns:

@@ -27,10 +27,10 @@ from harness.schema.value_records import (
     read_values,
     values_path,
 )
-from harness.viewer.board import Board, board_of
-from harness.viewer.catalog import GameSummary, read_log
-from harness.viewer.deductions import Deductions, deductions_of
-from harness.viewer.marks import aligned_values, reasked, regret
+from harness.web.board import Board, board_of
+from harness.web.catalog import GameSummary, read_log
+from harness.web.deductions import Deductions, deductions_of
+from harness.web.marks import aligned_values, reasked, regret
 
 
 class AttemptPage(BaseModel):

@@ -17,12 +17,13 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from harness.play.values import move_values, position_view
+from harness.schema.errors import Refused
 from harness.schema.log_file import GameLogContents, LogCorrupt, read_game_log
 from harness.schema.moves import Move
 from harness.schema.value_records import VALUES_DIR, DecisionValueRecord, MoveValueRecord
 
 # The code a value depends on: the engine, the seat view, the built-in players, the rollouts and the values line.
-VALUE_CODE = ("engine", "view", "bots", "play", "schema", "run/valuation.py")
+VALUE_CODE = ("engine", "view", "bots", "play", "schema", "analysis/valuation.py")
 
 
 @cache
@@ -34,10 +35,6 @@ def code_digest() -> str:
         for path in sorted((root / name).rglob("*.py")) if (root / name).is_dir() else [root / name]:
             digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
-
-
-class ValuesSettingsMismatch(ValueError):
-    """A values file made with other --rollouts/--seed than asked for."""
 
 
 def decision_seed(seed: int, game_id: str, turn: int) -> int:
@@ -80,7 +77,7 @@ def done_turns(path: Path, rollouts: int, base_seed: int) -> set[int]:
     for line in keep.splitlines():
         record = DecisionValueRecord.model_validate_json(line)
         if record.rollouts != rollouts or record.base_seed != base_seed:
-            raise ValuesSettingsMismatch(
+            raise Refused(
                 f"{path} holds values made with --rollouts {record.rollouts} --seed {record.base_seed}; "
                 "repeat those options or delete the file"
             )

@@ -19,8 +19,8 @@ import jinja2
 
 from harness.report.render import cost, num, pct
 from harness.schema.cards import COLOR_NAMES
-from harness.viewer.catalog import RunEntry
-from harness.viewer.game_page import GamePage
+from harness.web.catalog import RunEntry
+from harness.web.game_page import GamePage
 
 TEMPLATES = Path(__file__).with_name("templates")
 ASSETS_DIR = Path(__file__).with_name("assets")
