@@ -1,5 +1,5 @@
-"""The README's commands, run in a fresh clone, leave `git status` clean: every folder they write is ignored, so a
-later run made from that checkout records a clean tree."""
+"""The README's and the docs' commands, run in a fresh clone, leave `git status` clean: every folder they write is
+ignored, so a later run made from that checkout records a clean tree."""
 
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ def git(*args: str, cwd: Path) -> str:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
 
 
-def test_every_out_folder_the_readme_names_is_ignored() -> None:
-    readme = (ROOT / "README.md").read_text()
-    folders = set(re.findall(r"--out ([\w./-]+)", readme)) | {"results"}  # results: the default --out
-    folders = {f for f in folders if not f.startswith("<") and not f.isupper()}  # <run>, DIR: placeholders
+def test_every_out_folder_the_readme_and_the_docs_name_is_ignored() -> None:
+    manual = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    text = "\n".join(path.read_text() for path in manual)
+    folders = set(re.findall(r"--out ([\w./-]+)", text)) | {"results"}  # results: the default --out
+    folders = {f for f in folders if not f.startswith(("<", "/")) and not f.isupper()}  # <run>, DIR, /tmp/...
     assert {"results/", "exports/rewards", "reports/all"} <= folders
     for folder in folders:
         probe = f"{folder.rstrip('/')}/some-run/manifest.json"
