@@ -6,7 +6,8 @@
   `local/smart` through the seat's real path (the strategy, the renderer, LiteLLM's offline provider, the strict
   reader), so earlier turns, hints and working memory are real.
 - the blocks of docs/exports.md between `<!-- generated:NAME -->` and `<!-- end:NAME -->`: every column of every
-  export schema, with its type and meaning, from the row models the exports are written from.
+  export schema, with its type and meaning, from the row models the exports are written from; and those of
+  docs/log-format.md: every field of every line of a game log, with its type and the comment the record's code gives.
 
     .venv/bin/python scripts/docs_generate.py           # write them
     .venv/bin/python scripts/docs_generate.py --check   # exit 1, naming each file that differs (tests/test_docs.py)
@@ -212,12 +213,132 @@ def fill_blocks(text: str, blocks: dict[str, str], where: Path) -> str:
     return text
 
 
+# ---- every field of a game log's lines ---------------------------------------------------------------------------
+LOG_RECORDS = {
+    "log-header": "GameHeader",
+    "log-move": "MoveRecord",
+    "log-call": "Call",
+    "log-attempt": "Attempt",
+    "log-usage": "Usage",
+    "log-result": "GameResult",
+}
+
+
+# What a field means where its code has no comment for it (the comments in harness/schema/records.py come first).
+# A note on a field that no longer exists fails the generator, so this list cannot outlive its fields.
+LOG_NOTES = {
+    "GameHeader": {
+        "type": "the line's kind",
+        "schema_version": "the log schema's version (1 since the first release; fields added since are optional)",
+        "run_id": "the run the game belongs to (its manifest's run_id)",
+        "game_id": "the game within its run, e.g. 3p-standard-seed4; the log's file is games/<game_id>.jsonl",
+        "seed": "the seed of the dealt deck",
+        "seed_set": "the seed set the seed came from (standard, heldout, custom, ...)",
+        "deck": "the 50 cards in the order they are drawn, e.g. R1, B5",
+        "players": "number of players, 2-5",
+        "seats": "who plays each seat, in position order: model, scaffold, server URL (no user info), parameters",
+        "harness_version": "the harness's version",
+        "git_commit": "the commit the run was played from; null outside a git checkout",
+        "started_at": "when the game started (ISO 8601, UTC)",
+    },
+    "MoveRecord": {
+        "type": "the line's kind",
+        "turn": "1-based number of the move in the game",
+        "seat": "the seat that moved; turn t is seat (t - 1) % players",
+        "scaffold": "the seat's scaffold",
+        "move_index": "the chosen move's index in legal_moves",
+        "move": "the move played, structured (kind, card index, target, colour, rank)",
+        "reason": "the reason the reply gave",
+        "calls": "every model call of the move with every attempt; the decider's call chose the move",
+        "fireworks_after": "fireworks score after the move",
+        "life_tokens_after": "lives left after the move",
+        "info_tokens_after": "info tokens left after the move",
+    },
+    "Call": {"model": "the model that answered the call", "attempts": "every request of the call, the last one used"},
+    "Attempt": {
+        "reasoning_left_out": "as reply_left_out, for the reasoning trace",
+        "usage": "the attempt's tokens",
+        "latency_s": "seconds from the request to its answer",
+    },
+    "Usage": {
+        "prompt_tokens": "tokens of the prompt",
+        "completion_tokens": "tokens of the reply (reasoning included, as the provider counts it)",
+        "cached_tokens": "prompt tokens the provider served from its cache",
+        "reasoning_tokens": "reasoning tokens, where the provider reports them",
+    },
+    "GameResult": {
+        "type": "the line's kind",
+        "interrupted_reason": "why the move could not be made (interrupted) or was not finished (stopped)",
+        "interrupted_seat": "the seat whose move could not be made",
+        "end_reason": "how a complete game ended: lives lost, deck exhausted, all fireworks complete",
+        "turns": "moves made",
+        "lives_lost": "strikes",
+        "hints_given": "hints given",
+        "calls": "model calls over the game",
+        "retries": "re-asks and provider retries over the game",
+        "invalid_replies": "replies rejected by the strict reader",
+        "provider_errors": "requests that failed at the provider",
+        "usage": "the game's tokens, every attempt counted",
+        "finished_at": "when the line was written (ISO 8601, UTC)",
+    },
+}
+
+
+def _type_text(annotation: Any) -> str:
+    import typing
+
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) is typing.Literal:
+        return " or ".join(f'"{a}"' for a in args) if len(args) <= 3 else "str: one of the error kinds"
+    if typing.get_origin(annotation) in (typing.Union, __import__("types").UnionType):
+        return " | ".join(_type_text(a) for a in args)
+    text = annotation.__name__ if isinstance(annotation, type) else str(annotation)
+    text = re.sub(r"\b(?:[a-z_]+\.)+([A-Z]\w*)", r"\1", text).replace("typing.", "")
+    return "null" if text == "NoneType" else text
+
+
+def _comments(model: type[BaseModel]) -> dict[str, str]:
+    """Each field's comment in the class's source: on its line, or the comment lines just above it."""
+    import inspect
+
+    found: dict[str, str] = {}
+    above: list[str] = []
+    for line in inspect.getsource(model).splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            above.append(stripped.lstrip("# "))
+            continue
+        field = re.match(r"(\w+): [^#]*?(?:#\s*(.*))?$", stripped)
+        if field and field.group(1) in model.model_fields:
+            found[field.group(1)] = field.group(2) or " ".join(above)
+        above = []
+    return found
+
+
+def log_blocks() -> dict[str, str]:
+    from harness.schema import records
+
+    blocks = {}
+    for block, name in LOG_RECORDS.items():
+        model = getattr(records, name)
+        notes = LOG_NOTES.get(name, {})
+        gone = set(notes) - set(model.model_fields)
+        if gone:
+            raise SystemExit(f"scripts/docs_generate.py: LOG_NOTES names fields {name} no longer has: {sorted(gone)}")
+        comments = {**notes, **{f: text for f, text in _comments(model).items() if text}}
+        rows = [(f, _type_text(info.annotation), comments.get(f, "")) for f, info in model.model_fields.items()]
+        blocks[block] = _table(rows).replace("| column |", "| field |", 1)
+    return blocks
+
+
 # ---- all of it --------------------------------------------------------------------------------------------------
 def generate(docs: Path = DOCS) -> dict[Path, str]:
     """Every generated file's path (under `docs`) and the text it must hold."""
     files = {docs / p.relative_to(DOCS): text for p, text in scaffold_pages().items()}
     exports = docs / "exports.md"
     files[exports] = fill_blocks((DOCS / "exports.md").read_text(encoding="utf-8"), export_blocks(), exports)
+    logs = docs / "log-format.md"
+    files[logs] = fill_blocks((DOCS / "log-format.md").read_text(encoding="utf-8"), log_blocks(), logs)
     return files
 
 
