@@ -187,6 +187,29 @@ def test_every_scaffold_has_its_page_in_the_navigation() -> None:
     nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     listed = re.findall(r"^ +- scaffolds/([\w-]+)\.md$", nav, re.MULTILINE)
     assert set(listed) == {"index", *scaffold_names()}
+    overview = (DOCS / "scaffolds" / "index.md").read_text(encoding="utf-8")
+    assert [name for name in scaffold_names() if f"`{name}`" not in overview] == []
+
+
+def test_the_report_page_names_every_table_and_every_plot_the_report_writes() -> None:
+    import ast
+    import inspect
+
+    from harness.report import build
+    from harness.report.content import Plots
+
+    source = ast.parse(inspect.getsource(build.write_tables))
+    tables = {  # the keys of the dicts assigned in write_tables: `tables` (always) and `optional`
+        key.value
+        for node in ast.walk(source)
+        if isinstance(node, ast.AnnAssign | ast.Assign) and isinstance(node.value, ast.Dict)
+        for key in node.value.keys
+        if isinstance(key, ast.Constant)
+    }
+    text = (DOCS / "report.md").read_text(encoding="utf-8")
+    assert {"main_table", "calibration_decisions"} <= tables  # the tables were found
+    assert sorted(name for name in tables if f"`{name}`" not in text) == []
+    assert sorted(name for name in Plots.model_fields if f"`figures/{name}.png`" not in text) == []
 
 
 def test_every_picture_in_the_docs_was_made_by_the_pictures_script() -> None:
