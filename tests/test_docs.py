@@ -174,7 +174,7 @@ def test_the_generated_pages_are_what_the_templates_and_schemas_make_now() -> No
     """Each scaffold's page (every message of one real turn, rendered from its templates) and the export columns:
     a template, a scaffold or a column changed without its page fails here."""
     stale = generator().stale_files()
-    assert stale == [], "out of date; run .venv/bin/python scripts/docs_generate.py"
+    assert not stale, "out of date (run .venv/bin/python scripts/docs_generate.py):\n" + "\n".join(stale)
 
 
 def test_every_scaffold_has_its_page_in_the_navigation() -> None:
