@@ -21,7 +21,7 @@ SETS = {
     "paper-env": range(0, 10),
     # The paper's state-tracking judge (Appendix E.3, Table 4): 5-player Mycroft games on seeds 2, 3, 5, 7 and 11.
     "state-tracking": (2, 3, 5, 7, 11),
-    # Published per-seed scores of the released environment (Watson, 5 players): see REPRODUCING.md.
+    # Published per-seed scores of the released environment (Watson, 5 players): see docs/reproducing.md.
     "watson-5p-targets": (4, 6, 8, 10, 12),
 }
 
