@@ -130,6 +130,14 @@ def test_every_option_the_docs_name_exists() -> None:
     assert not unknown, "options that no command has (renamed? removed?):\n" + "\n".join(unknown)
 
 
+def test_the_inspect_page_lists_every_task_option_and_no_other() -> None:
+    from harness.inspect.options import OPTION_NAMES
+
+    text = (DOCS / "inspect.md").read_text(encoding="utf-8")
+    table = text[text.index("| task option (`-T`) |") :].split("\n\n")[0]
+    assert set(re.findall(r"^\| `(\w+)` \|", table, re.MULTILINE)) == set(OPTION_NAMES)
+
+
 def shell_commands(text: str) -> Iterator[list[str]]:
     """The hanabi-eval commands of a text's shell blocks, as argument lists (comments, pipes and continuations
     handled as a shell would)."""
