@@ -331,9 +331,8 @@ def apply_clue(
     touched_colors = ONE_COLOR[color] if color else None
     touched_ranks = ONE_RANK[rank] if rank else None
     # An untouched card loses the hinted value; a card the hint newly touches is built once, in the loop after.
-    # The colour and rank loops are the same logic on the other field, kept apart: one helper for both, called per
-    # card, cost about 4% of a rollout step as source, and one loop reading the field by index about 9% of a 2-player
-    # step compiled, 110 -> 120 us (bench/rollout_values.py --step-costs, both tried with the same moves).
+    # The colour and rank loops are the same logic on the other field, kept apart: merged, they cost a rollout step
+    # more (bench/rollout_values.py --step-costs).
     if color:
         for i, old in enumerate(slots):
             colors = old.colors

@@ -4,16 +4,11 @@ providers whose set-up never blocks.
 `litellm.acompletion` hands its synchronous set-up (`completion`: mapping parameters, building the request and the
 logging object) to the loop's default executor and awaits it. For most providers that set-up does no I/O, so the
 thread hop buys nothing and costs on every call: a hand-off to a thread, a contest for the GIL, a wake-up of the
-loop through its self-pipe, and a wait for the loop to come round to the result. With hundreds of games in flight
-the loop is busy, and that wait is the time it takes to serve every other ready game (bench/throughput.py). Here
-`run_in_executor` runs the first function a call hands it at once and returns a finished future, when the calling
-task says that work cannot block (harness.models.client says so only for providers whose set-up does no I/O);
-every other
-executor job, such as the DNS lookup of a new connection, keeps its thread.
-
-uvloop was measured as a replacement loop (bench/throughput.py, 64 games over HTTP): it spent about as much CPU
-per move and finished later (wall/limit 1.93-1.99 against 1.48-1.56, on the code of 2026-11-21), so it is not
-used.
+loop through its self-pipe, and a wait for the loop to come round to the result, which with hundreds of games in
+flight is the time it takes to serve every other ready game. Here `run_in_executor` runs the first function a call
+hands it at once and returns a finished future, when the calling task says that work cannot block
+(harness.models.client says so only for providers whose set-up does no I/O); every other executor job, such as the
+DNS lookup of a new connection, keeps its thread. The loop is asyncio's own (BENCHMARKS.md compares uvloop).
 """
 
 from __future__ import annotations

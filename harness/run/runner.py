@@ -11,11 +11,10 @@ from harness.models import event_loop, retry_events
 from harness.run.games import RunJob, play_plans
 from harness.run.interrupt import SessionStopped, Stop, cause
 from harness.run.live_progress import RunProgress
-from harness.run.options import SessionOptions
 from harness.run.status import RunStatusFile
 from harness.run.store import RunDir
 from harness.run.workers import play_in_workers
-from harness.schema.config import RunConfig
+from harness.schema.config import RunConfig, SessionOptions
 from harness.schema.disk import DiskFault, explain
 from harness.schema.log_file import count_moves, finished_result
 from harness.schema.manifest import RunManifest

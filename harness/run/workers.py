@@ -24,7 +24,7 @@ from harness.models import callers, client, event_loop, retry_events
 from harness.run.games import GameListener, RunJob, Selected, play_plans
 from harness.run.interrupt import STOP_SIGNALS, STOP_WORKER, Stop
 from harness.run.live_progress import RunProgress
-from harness.run.options import SessionOptions
+from harness.schema.config import SessionOptions
 from harness.schema.records import GamePlan, GameResult, MoveRecord, SeatConfig
 from harness.schema.secrets import redact
 

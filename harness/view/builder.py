@@ -409,8 +409,8 @@ def _legal_move(key: _MoveKey, move: Move) -> LegalMove:
 
 
 # The view's immutable parts that recur from turn to turn, built once: a state's legal moves are the engine's
-# interned Move objects and a card's knowledge is an interned Knowledge, so the same few thousand models came back
-# every turn, each validated again (bench/overhead.py). Keyed by the id of the object the entry itself holds, so an
+# interned Move objects and a card's knowledge is an interned Knowledge, so the same few thousand models come back
+# every turn. Keyed by the id of the object the entry itself holds, so an
 # id cannot be reused while its entry lives; the identity check on lookup keeps an equal-id stranger out anyway.
 _LEGAL_MOVES: dict[_MoveKey, LegalMove] = {}
 _VISIBLE_CARDS: dict[tuple[int, int, str, int, tuple[bool, bool, bool]], VisibleCard] = {}
