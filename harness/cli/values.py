@@ -29,12 +29,12 @@ from harness.analysis.valuers import (
     LocalProcesses,
     Progress,
     Valuer,
-    WorkerLost,
     value_plans,
 )
 from harness.play.values import MAX_ROLLOUTS, ValuesSettings
 from harness.run.interrupt import stopped_by_ctrl_c
 from harness.run.store import RunDir
+from harness.run.workers import WorkerLost
 from harness.schema.errors import EXIT_FAILED, EXIT_OK, Refused
 from harness.schema.records import checked
 from harness.schema.value_records import VALUES_DIR

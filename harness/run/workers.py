@@ -29,8 +29,9 @@ from harness.schema.records import GamePlan, GameResult, MoveRecord, SeatConfig
 from harness.schema.secrets import redact
 
 
-class WorkerFailed(RuntimeError):
-    """A worker process stopped before finishing its games; their logs are intact and resumable."""
+class WorkerLost(RuntimeError):
+    """A worker process that stopped before finishing its work (games, or decisions to value): what it wrote is
+    intact. Caught by the session (harness.session.launch: one line, exit 1, the run resumable) and by `values`."""
 
 
 def shards(selected: Selected, workers: int) -> list[Selected]:
@@ -227,7 +228,7 @@ def play_in_workers(
     if disk_fault is not None:
         raise disk_fault
     if failures:
-        raise WorkerFailed("; ".join(failures) + " (the games' logs are intact: resume the run)")
+        raise WorkerLost("; ".join(failures) + " (the games' logs are intact: resume the run)")
     return results
 
 

@@ -27,7 +27,7 @@ from harness.run.interrupt import SessionStopped, cause
 from harness.run.manifest import config_of, open_run, record_session
 from harness.run.runner import execute, expected_calls, play_session
 from harness.run.store import MANIFEST, SWEEP_FILE, RunDir, check_name_lengths
-from harness.run.workers import WorkerFailed
+from harness.run.workers import WorkerLost
 from harness.schema.config import RunConfig, SessionOptions, flag_of
 from harness.schema.disk import DiskFault, explain
 from harness.schema.errors import EXIT_FAILED, EXIT_REFUSED, EXIT_STOPPED, Ended, Refused
@@ -82,7 +82,7 @@ def session_errors(hint_now: Callable[[], str]) -> Iterator[None]:
     except OSError as exc:
         hint = hint_now()  # none: the session wrote no record, so it never began (a read-only --out, say)
         raise Ended(f"hanabi-eval: error: {explain(exc, hint)}", EXIT_FAILED if hint else EXIT_REFUSED) from None
-    except WorkerFailed as exc:
+    except WorkerLost as exc:
         raise Ended(_then(f"hanabi-eval: error: {exc}", hint_now()), EXIT_FAILED) from None
 
 
