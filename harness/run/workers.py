@@ -10,6 +10,7 @@ its parent, and a crash in a worker costs at most the moves in flight: every gam
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import math
 import os
@@ -20,7 +21,7 @@ import time
 from multiprocessing import get_context
 from typing import Any
 
-from harness.models import callers, client, event_loop, retry_events
+from harness.models import callers, client, retry_events
 from harness.run.games import GameListener, RunJob, Selected, play_plans
 from harness.run.interrupt import STOP_SIGNALS, STOP_WORKER, Stop
 from harness.run.live_progress import RunProgress
@@ -130,7 +131,7 @@ def _worker(jobs: list[RunJob], selected: Selected, options: SessionOptions, eve
 
     try:
         with retry_events.listening(backoff):
-            event_loop.run(
+            asyncio.run(
                 play_plans(jobs, selected, options, on_move=tally.add, on_game=game_done, stop=stop)
             )
     except _StoppedBeforePlay:
