@@ -2,6 +2,9 @@
 
 `--quick` runs a script's whole code path at tiny sizes, in seconds; tests/test_bench.py runs every script in bench/
 that way, so a renamed import or a changed reply breaks CI instead of a benchmark months later.
+
+A script measures the harness that the Python running it imports: an installed one first (the scripts put this
+checkout on sys.path after it), else this checkout's.
 """
 
 from __future__ import annotations

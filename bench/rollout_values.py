@@ -1,9 +1,9 @@
 """Rollout move values: what one decision costs, how noisy the values are against the rollout count, and how many
 decisions per second one process, several processes and a Ray cluster value.
 
-Usage: PYTHONPATH=. python bench/rollout_values.py --players 2 4 --turns 10 40 --rollouts 32 --seed 0
-       PYTHONPATH=. python bench/rollout_values.py --players 2 4 --turns 10 --rollouts 16 --baseline 87479c3
-       PYTHONPATH=. python bench/rollout_values.py --throughput 12 --rollouts 16 --workers 2 --ray
+Usage: .venv/bin/python bench/rollout_values.py --players 2 4 --turns 10 40 --rollouts 32 --seed 0
+       .venv/bin/python bench/rollout_values.py --players 2 4 --turns 10 --rollouts 16 --baseline 87479c3
+       .venv/bin/python bench/rollout_values.py --throughput 12 --rollouts 16 --workers 2 --ray
 
 Positions come from `local/smart` self-play on deck seed 0: for every player count and turn, the decision of the seat
 to move at that turn. Each position gets one run of the largest rollout count; because rollout r always deals the
@@ -50,7 +50,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after an installed harness (see options.py)
 
 from bench.options import BenchParser, bot_build, positive_int
 from harness.bots import DEFAULT_BOT, get_bot
