@@ -7,8 +7,9 @@ the build says so and why in one line, in an editable install (`pip install -e`:
 edit of its source), with HANABI_EVAL_COMPILE=0, or without mypyc or a C compiler that builds Python extensions;
 the install succeeds either way. pip shows a build's output with -v.
 
-Each wheel is built in a temporary folder, not ./build, so no file of an earlier build (a compiled module of an
-older source) can reach it.
+Each wheel is built in a temporary folder, its metadata included, not in ./build and ./*.egg-info: no file of an
+earlier build (a compiled module of an older source) can reach it, and builds at once from one checkout (the tests')
+do not share files.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ class BuildOrFallBack(build_ext):
         except (CCompilerError, ExecError, PlatformError) as error:
             for extension in self.extensions:  # none half made: a module whose library is missing would not import
                 Path(self.get_ext_fullpath(extension.name)).unlink(missing_ok=True)
-            say(f"not compiled (the C build failed: {error}): {SOURCE}")
+            say(f"not compiled (the C build failed, {type(error).__name__}: its output is above): {SOURCE}")
         else:
             from mypy.version import __version__ as mypy_version
 
@@ -116,7 +117,7 @@ elif {"bdist_wheel", "build", "build_ext"} & set(sys.argv):
     setup(
         ext_modules=extensions(build_base),
         cmdclass={"build_ext": BuildOrFallBack},
-        options={"build": {"build_base": build_base}},
+        options={"build": {"build_base": build_base}, "egg_info": {"egg_base": build_base}},
     )
 else:  # metadata or an sdist: nothing to compile
     setup()
