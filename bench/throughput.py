@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT))  # after an installed harness (see options.py)
 
 from bench.options import BenchParser, int_in, positive_float, positive_int  # noqa: E402
 

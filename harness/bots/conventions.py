@@ -387,7 +387,7 @@ def apply_clue(
 
 class Replay:
     """The public history replayed under the convention, from one seat's point of view. (A plain class: compiled,
-    harness/native makes it a native one, where a dataclass's generated __init__ runs as Python.)"""
+    mypyc makes it a native one, where a dataclass's generated __init__ runs as Python.)"""
 
     def __init__(
         self,
@@ -482,7 +482,7 @@ class _Replaying:
 
     def copy(self, hands: list[list[Slot]]) -> _Replaying:
         """The same state, writing into `hands` (a copy of this state's hands) from now on. (ReplayCache copies the
-        state at every entry. Attribute by attribute, which harness/native compiles: no __dict__ to copy.)"""
+        state at every entry. Attribute by attribute: compiled (setup.py), it has no __dict__ to copy.)"""
         twin = _Replaying(self.players, 0, hands)
         twin.number = self.number
         twin.next_uid = self.next_uid

@@ -5,7 +5,7 @@ build_view builds the view's models without validating again what this module co
 (schema/trusted.py); play_view builds the plain-class PlayView that the smart bot reads (play_view.py), and
 play_view_of takes one from a SeatView.
 The view's recurring parts (legal moves, visible cards, a seat's events) are remembered between views. Compiled with
-the smart bot where setup.sh built it (harness/native); the models themselves live in seat_view.py.
+the smart bot by the package build (setup.py); the models themselves live in seat_view.py.
 """
 
 from __future__ import annotations
