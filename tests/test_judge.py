@@ -344,5 +344,26 @@ def test_a_first_wait_longer_than_the_longest_is_refused(run: Path, capsys: pyte
     argv = ["judge", str(run), "--model", "openai/judge", "--retry-wait", "9", "--retry-wait-max", "1"]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert "--retry-wait 9 is longer than --retry-wait-max 1" in err and len(err.strip().splitlines()) == 1
-    assert not (run / "judge").exists()
+    assert "the first retry wait (--retry-wait 9) is longer than the longest (--retry-wait-max 1)" in err
+    assert len(err.strip().splitlines()) == 1 and not (run / "judge").exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "named"),
+    [
+        (["--retry-wait", "nan"], "--retry-wait nan must be a finite number, 0 or more"),
+        (["--retry-wait-max", "inf"], "--retry-wait-max inf must be a finite number of seconds above 0"),
+        (["--timeout", "-1"], "--timeout -1.0 must be a finite number of seconds above 0"),
+        (["--concurrency", "0"], "--concurrency 0 must be a whole number above 0"),
+        (["--max-retries", "-2"], "--max-retries -2 must be a finite number, 0 or more"),
+    ],
+)
+def test_a_bad_option_is_refused_as_run_refuses_it_before_any_log_is_read(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str], named: str
+) -> None:
+    """The judge's options are a session's options, checked where every session's are: `judge --retry-wait nan`
+    once read every log and then failed in a traceback."""
+    missing = tmp_path / "no-such-run"  # were any log read first, this path would be refused instead
+    assert main(["judge", str(missing), "--model", "openai/judge", *option]) == 2
+    err = capsys.readouterr().err
+    assert named in err and len(err.strip().splitlines()) == 1, err

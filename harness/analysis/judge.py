@@ -53,7 +53,7 @@ from harness.strategies.scaffold import load_scaffold
 JUDGE_DIR = "judge"
 ATTEMPTS_DIR = "attempts"
 RECORD = "judge.json"
-TEMPLATES = ("judge_system.j2", "judge_user.j2", "judge_feedback.j2")
+TEMPLATES = ("judge/system.j2", "judge/user.j2", "judge/feedback.j2")
 MAX_REPLY_CHARS = 100_000  # a longer judge reply is refused unread
 RATINGS = ("overall_rating", "deduction_accuracy", "history_integration", "state_tracking_quality")
 
@@ -227,7 +227,7 @@ def _truth(game: Game, seat: int) -> list[dict[str, Any]]:
 
 def turns_to_judge(header: GameHeader, moves: Sequence[MoveRecord]) -> list[TurnToJudge]:
     """Every working-memory move of a game log with the judge's messages, the truth rebuilt by replaying the log."""
-    system = render_template("judge_system.j2").strip()
+    system = render_template("judge/system.j2").strip()
     previous: dict[int, MoveRecord] = {}
     turns = []
     for step in replay(header.players, header.deck, moves, where=f"game {header.game_id}"):
@@ -251,7 +251,7 @@ def turns_to_judge(header: GameHeader, moves: Sequence[MoveRecord]) -> list[Turn
                 "previous_block": deduction_block(before) if before is not None else None,
                 "block": deduction_block(record),
             }
-            user = render_template("judge_user.j2", **context).strip()
+            user = render_template("judge/user.j2", **context).strip()
             turns.append(
                 TurnToJudge(
                     game_id=header.game_id,
@@ -293,7 +293,7 @@ async def ask_judge(
             return verdict, _call(client, attempts), None
         kind, problem = verdict
         attempts[-1] = final.rejected(kind, problem)  # a long reply kept as its start, length and digest
-        feedback = render_template("judge_feedback.j2", problem=problem).strip()
+        feedback = render_template("judge/feedback.j2", problem=problem).strip()
         messages = [
             *messages,
             Message(role="assistant", content=attempts[-1].reply or ""),

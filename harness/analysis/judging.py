@@ -8,6 +8,7 @@ judge that cannot be called at all raises harness.analysis.judge.JudgeUnreachabl
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,7 +21,6 @@ from harness.analysis.judge import (
     keeps_working_memory,
     open_record,
 )
-from harness.models import event_loop
 from harness.models.client import ModelClient, close_clients
 from harness.run.interrupt import stopped_by_ctrl_c
 from harness.run.lock import RunLock
@@ -81,7 +81,7 @@ def judge_runs(
                         await close_clients()
 
                 try:
-                    outcome = event_loop.run(session())
+                    outcome = asyncio.run(session())
                 except JudgeUnreachable as stop:  # say what this session did, then stop
                     if stop.outcome is not None:
                         on_run(run, stop.outcome)

@@ -120,6 +120,8 @@ def build_report(
 ) -> tuple[ReportContent, list[Path]]:
     """Read the runs, write the report folder whole (nothing of an earlier report stays beside it); return the
     content and the files written."""
+    if len(set(by)) != len(by):
+        raise Refused("--by repeats a dimension; list each one once")
     check_report_out(out, force, paths)
     dataset = load(paths, by)
     if not dataset.games:

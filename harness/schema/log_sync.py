@@ -1,14 +1,12 @@
 """Syncing game logs by the batch: a few threads per process fsync the logs written to, woken once for many lines.
 
-Syncing each line in a pool thread woken for that line cost every move a thread wake-up, a Future and several context
-switches (BENCHMARKS.md, section 1: this saved 0.2-0.5 ms of CPU per move at 64 games in 2 workers). Here a written
-line's log is only noted as pending, and the sync threads wake SYNC_EVERY_S after the first pending line was noted
-(at once when a game waits for its line) and take the pending logs one by one until none is left, up to SYNC_THREADS
-syncs at a time, so that a slow disk's syncs overlap as they did in the pool. With a model that takes longer than
-that to answer, a worker's games share each wake-up. A log that had to wait for its sync (a model answering faster,
-the offline bots) turns eager: its lines wake a thread as they are written, and the sync overlaps the next move as it
-did before. The guarantee is unchanged: GameLog writes a line only once the line before it is on disk (`wait_synced`),
-so a machine crash costs a game at most its last record; a log's waiters wake as soon as its own sync returns.
+A written line's log is only noted as pending, and the sync threads wake SYNC_EVERY_S after the first pending line
+was noted (at once when a game waits for its line) and take the pending logs one by one until none is left, up to
+SYNC_THREADS syncs at a time, so that a slow disk's syncs overlap. With a model that takes longer than that to
+answer, a worker's games share each wake-up. A log that had to wait for its sync (a model answering faster, the
+offline bots) turns eager: its lines wake a thread as they are written, and the sync overlaps the next move. The
+guarantee: GameLog writes a line only once the line before it is on disk (`wait_synced`), so a machine crash costs
+a game at most its last record; a log's waiters wake as soon as its own sync returns.
 """
 
 from __future__ import annotations
