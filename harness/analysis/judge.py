@@ -6,9 +6,10 @@ player knows about their cards (directly clued values and could-be sets), never 
 the paper's released environment labelled as ground truth). The judge also sees the moves since the player's
 previous turn and its previous deduction block, to grade history integration. Wording lives in prompts/judge_*.j2.
 
-Output: `<run>/judge/<game_id>.jsonl`, one JudgeRecord (harness/schema/records.py) per judged turn; every request to the
-judge, good or bad, goes to `<run>/judge/attempts/<game_id>.jsonl`; `<run>/judge/judge.json` records the judge model,
-its parameters, the command and the prompt templates' digest. A rerun judges only turns that have no judgement yet.
+Output: `<run>/judge/<game_id>.jsonl`, one JudgeRecord (harness/schema/judge_records.py) per judged turn; every
+request to the judge, good or bad, goes to `<run>/judge/attempts/<game_id>.jsonl`; `<run>/judge/judge.json` records
+the judge model, its parameters, the command and the prompt templates' digest. A rerun judges only turns that have
+no judgement yet.
 """
 
 from __future__ import annotations
@@ -31,6 +32,14 @@ from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp
 from harness.run.manifest import git_state
 from harness.run.store import RunDir, write_json_atomic
 from harness.schema.errors import Refused
+from harness.schema.judge_records import (
+    JUDGE_DIR,
+    RATINGS,
+    JudgeRecord,
+    judge_files,
+    judge_path,
+    read_judgements,
+)
 from harness.schema.log_file import LogCorrupt, read_game_log
 from harness.schema.moves import MoveKind
 from harness.schema.paths import prompts_dir
@@ -38,7 +47,6 @@ from harness.schema.records import (
     Attempt,
     Call,
     GameHeader,
-    JudgeRecord,
     Message,
     MoveRecord,
     SeatConfig,
@@ -50,12 +58,10 @@ from harness.strategies.memory import keeps_notes
 from harness.strategies.rendering import render_template
 from harness.strategies.scaffold import load_scaffold
 
-JUDGE_DIR = "judge"
 ATTEMPTS_DIR = "attempts"
 RECORD = "judge.json"
 TEMPLATES = ("judge_system.j2", "judge_user.j2", "judge_feedback.j2")
 MAX_REPLY_CHARS = 100_000  # a longer judge reply is refused unread
-RATINGS = ("overall_rating", "deduction_accuracy", "history_integration", "state_tracking_quality")
 
 
 class JudgeUnreachable(RuntimeError):
@@ -322,20 +328,6 @@ def templates_digest() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def judged_turns(path: Path) -> set[tuple[int, int]]:
-    """(turn, seat) of the judgements already written; a torn last line is not a judgement."""
-    if not path.exists():
-        return set()
-    done = set()
-    for line in path.read_bytes().split(b"\n")[:-1]:
-        try:
-            judgement = JudgeRecord.model_validate_json(line)
-        except ValidationError:
-            continue
-        done.add((judgement.turn, judgement.seat))
-    return done
-
-
 def append_line(path: Path, line: str) -> None:
     """Append one JSON line durably, first cutting off a torn last line left by a crash."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -415,7 +407,8 @@ async def judge_run(
         if not turns:
             continue
         outcome.games += 1
-        done = judged_turns(judge_dir / f"{contents.header.game_id}.jsonl")
+        judged = read_judgements(judge_path(run.path, contents.header.game_id)).judgements
+        done = {(j.turn, j.seat) for j in judged}
         outcome.already += sum((t.turn, t.seat) in done for t in turns)
         pending.extend(t for t in turns if (t.turn, t.seat) not in done)
     gate = asyncio.Semaphore(concurrency)
@@ -453,7 +446,7 @@ async def judge_run(
                 judge_model=client.seat.model,
                 **verdict.model_dump(),
             )
-            append_line(judge_dir / f"{turn.game_id}.jsonl", judgement.model_dump_json())
+            append_line(judge_path(run.path, turn.game_id), judgement.model_dump_json())
             outcome.judged.append(judgement)
         if on_turn is not None:
             on_turn()
@@ -471,21 +464,11 @@ def _log_attempts(judge_dir: Path, turn: TurnToJudge, status: str, call: Call) -
     append_line(judge_dir / ATTEMPTS_DIR / f"{turn.game_id}.jsonl", json.dumps(line))
 
 
-def mean_ratings(judgements: Sequence[JudgeRecord]) -> dict[str, float]:
+def mean_ratings(run: RunDir) -> dict[str, float]:
+    """Each rating's mean over every judgement of a run ({} before any)."""
+    judgements = [j for path in judge_files(run.path) for j in read_judgements(path).judgements]
     return (
         {name: sum(getattr(j, name) for j in judgements) / len(judgements) for name in RATINGS}
         if judgements
         else {}
     )
-
-
-def read_judgements(run: RunDir) -> list[JudgeRecord]:
-    """Every judgement written for a run (all sessions)."""
-    found = []
-    for path in sorted((run.path / JUDGE_DIR).glob("*.jsonl")):
-        for line in path.read_bytes().split(b"\n")[:-1]:
-            try:
-                found.append(JudgeRecord.model_validate_json(line))
-            except ValidationError:
-                continue
-    return found

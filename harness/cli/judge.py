@@ -98,14 +98,15 @@ def handle(args: argparse.Namespace) -> int:
 def _judge(runs: list[Path], seat: SeatConfig, policy: RetryPolicy, args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from harness.analysis.judge import JUDGE_DIR, JudgeUnreachable, mean_ratings, read_judgements
+    from harness.analysis.judge import JudgeUnreachable, mean_ratings
     from harness.analysis.judging import judge_runs
     from harness.run.store import RunDir
+    from harness.schema.judge_records import JUDGE_DIR
 
     console = Console()
 
     def said(run: RunDir, outcome: JudgeOutcome) -> None:
-        means = mean_ratings(read_judgements(run))
+        means = mean_ratings(run)
         shown = ", ".join(f"{k.replace('_', ' ')} {v:.3f}" for k, v in means.items()) or "no judgements yet"
         console.print(
             f"{run.path}: {len(outcome.judged)} turns judged now, {outcome.already} before, "
