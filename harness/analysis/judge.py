@@ -39,14 +39,7 @@ from harness.run.store import RunDir, find_runs, write_json_atomic
 from harness.schema.config import RetryPolicy
 from harness.schema.disk import explain
 from harness.schema.errors import EXIT_FAILED, Ended, Refused
-from harness.schema.judge_records import (
-    JUDGE_DIR,
-    RATINGS,
-    JudgeRecord,
-    judge_files,
-    judge_path,
-    read_judgements,
-)
+from harness.schema.judge_records import JUDGE_DIR, RATINGS, JudgeRecord, judge_files, read_judgements
 from harness.schema.log_file import LogCorrupt, read_game_log
 from harness.schema.moves import MoveKind
 from harness.schema.paths import prompts_dir
@@ -370,16 +363,6 @@ def open_record(judge_dir: Path, seat: SeatConfig, command: list[str]) -> None:
     write_json_atomic(path, record)
 
 
-def mean_ratings(run: Path) -> dict[str, float]:
-    """Each rating's mean over every judgement of a run ({} before any)."""
-    judgements = [j for path in judge_files(run) for j in read_judgements(path).judgements]
-    return (
-        {name: sum(getattr(j, name) for j in judgements) / len(judgements) for name in RATINGS}
-        if judgements
-        else {}
-    )
-
-
 def _record(outcome: JudgeOutcome, judge_dir: Path, turn: TurnToJudge, status: str, call: Call) -> None:
     """Log a call's attempts by turn with its status (judged, failed or stopped), and add its requests, tokens and
     cost to the session's totals, whatever became of it."""
@@ -412,7 +395,7 @@ async def judge_run(run: RunDir, client: ModelClient, reply_retries: int, concur
         if not turns:
             continue
         outcome.games += 1
-        judged = read_judgements(judge_path(run.path, contents.header.game_id)).judgements
+        judged = read_judgements(judge_dir / f"{contents.header.game_id}.jsonl").judgements
         done = {(j.turn, j.seat) for j in judged}
         outcome.already += sum((t.turn, t.seat) in done for t in turns)
         pending.extend(t for t in turns if (t.turn, t.seat) not in done)
@@ -447,11 +430,13 @@ async def judge_run(run: RunDir, client: ModelClient, reply_retries: int, concur
         judgement = JudgeRecord(
             game_id=turn.game_id, turn=turn.turn, seat=turn.seat, judge_model=client.seat.model, **verdict.model_dump()
         )
-        append_line(judge_path(run.path, turn.game_id), judgement.model_dump_json())
+        append_line(judge_dir / f"{turn.game_id}.jsonl", judgement.model_dump_json())
         outcome.judged.append(judgement)
 
     await asyncio.gather(*(one(turn) for turn in pending))
-    outcome.means = mean_ratings(run.path)
+    judgements = [j for path in judge_files(run.path) for j in read_judgements(path).judgements]
+    if judgements:  # every session's, this one's included
+        outcome.means = {name: sum(getattr(j, name) for j in judgements) / len(judgements) for name in RATINGS}
     return outcome
 
 

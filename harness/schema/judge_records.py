@@ -42,10 +42,6 @@ class JudgeFile(NamedTuple):
     skipped: list[tuple[int, str]]
 
 
-def judge_path(run: Path, game_id: str) -> Path:
-    return run / JUDGE_DIR / f"{game_id}.jsonl"
-
-
 def judge_files(run: Path) -> list[Path]:
     """A run's judge files, sorted by name."""
     return sorted((run / JUDGE_DIR).glob("*.jsonl"))
