@@ -8,7 +8,6 @@ judge that cannot be called at all raises harness.analysis.judge.JudgeUnreachabl
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from harness.analysis.judge import (
     keeps_working_memory,
     open_record,
 )
-from harness.models.client import ModelClient, close_clients
+from harness.models.client import ModelClient, close_clients, run_calls
 from harness.run.interrupt import stopped_by_ctrl_c
 from harness.run.lock import RunLock
 from harness.run.store import RunDir, find_runs
@@ -81,7 +80,7 @@ def judge_runs(
                         await close_clients()
 
                 try:
-                    outcome = asyncio.run(session())
+                    outcome = run_calls(session())
                 except JudgeUnreachable as stop:  # say what this session did, then stop
                     if stop.outcome is not None:
                         on_run(run, stop.outcome)
