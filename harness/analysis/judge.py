@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from harness import __version__
 from harness.engine.game import Game, HistoryEntry, Knowledge
 from harness.engine.replay import ReplayMismatch, replay
-from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp, close_clients
+from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp, close_clients, run_calls
 from harness.run.interrupt import stopped_by_ctrl_c
 from harness.run.lock import RunLock
 from harness.run.manifest import git_state
@@ -486,7 +486,7 @@ def judge_runs(
                     finally:
                         await close_clients()
 
-                outcome = asyncio.run(session())
+                outcome = run_calls(session())
             on_run(run, outcome)
             if outcome.stopped is not None:
                 raise JudgeUnreachable(outcome.stopped)
