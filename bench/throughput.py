@@ -11,9 +11,9 @@ time, as a user waits for it. Each configuration runs in a fresh process.
   openai        the same server through the direct client (`--client openai`: the `openai` SDK's async client)
   local         the in-process offline provider, `--model local/smart@<delay>ms` (real games, through LiteLLM)
   floor         the same HTTP calls with no game at all: N chains of 82 sequential LiteLLM calls, in as many worker
-                processes, with an asyncio event loop, the harness's GC settings and call options, and a prompt the size of a
-                two-player Watson prompt: what LiteLLM and the server alone cost here, so no harness that calls
-                models through LiteLLM can do better on this machine
+                processes, with an asyncio event loop, the harness's GC settings and call options, and a prompt the
+                size of a two-player Watson prompt: what LiteLLM and the server alone cost here, so no harness that
+                calls models through LiteLLM can do better on this machine
   openai-floor  the same chains through the `openai` SDK's async client: the floor of the direct client
 
 `--repeats R` runs every configuration R times, round by round (for each game count, each round runs its

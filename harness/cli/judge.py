@@ -1,5 +1,5 @@
 """`hanabi-eval judge`: grade the state tracking of a run's working-memory (Mycroft) turns with an LLM judge. Parses
-and prints; the session is harness.analysis.judging."""
+and prints; the judging is harness.analysis.judge."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from harness.analysis.judging import runs_with_memory_games
+    from harness.analysis.judge import runs_with_memory_games
     from harness.bots import bot_names
     from harness.models.client import LOCAL_PROVIDER, check_model, provider_of
     from harness.schema.records import SeatConfig, checked_params
@@ -67,15 +67,14 @@ def handle(args: argparse.Namespace) -> int:
 def _judge(runs: list[Path], seat: SeatConfig, options: SessionOptions, args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from harness.analysis.judge import JUDGE_DIR, JudgeUnreachable, mean_ratings, read_judgements
-    from harness.analysis.judging import judge_runs
+    from harness.analysis.judge import JudgeUnreachable, judge_runs
     from harness.run.store import RunDir
+    from harness.schema.judge_records import JUDGE_DIR
 
     console = Console()
 
     def said(run: RunDir, outcome: JudgeOutcome) -> None:
-        means = mean_ratings(read_judgements(run))
-        shown = ", ".join(f"{k.replace('_', ' ')} {v:.3f}" for k, v in means.items()) or "no judgements yet"
+        shown = ", ".join(f"{k.replace('_', ' ')} {v:.3f}" for k, v in outcome.means.items()) or "no judgements yet"
         console.print(
             f"{run.path}: {len(outcome.judged)} turns judged now, {outcome.already} before, "
             f"{len(outcome.failed)} failed, "

@@ -19,9 +19,10 @@ import random
 import re
 import sys
 import time
-from collections.abc import Collection, Iterable
+import warnings
+from collections.abc import Collection, Coroutine, Iterable
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
@@ -628,6 +629,18 @@ def _is_priced(model: str) -> bool:
 def _cost_of(response: Any) -> float | None:
     cost = (getattr(response, "_hidden_params", {}) or {}).get("response_cost")
     return float(cost) if cost is not None else None
+
+
+T = TypeVar("T")
+
+
+def run_calls(main: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that calls models in a new event loop, as asyncio.run does. A call cancelled while LiteLLM
+    prepares it in a thread (a run stopped by Ctrl-C or a full disk) leaves LiteLLM's request coroutine unstarted;
+    Python's "never awaited" warning about it is silenced, since nothing was lost and the user gets one line."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
+        return asyncio.run(main)
 
 
 async def close_clients() -> None:

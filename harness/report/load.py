@@ -19,7 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness.report.grouping import group_label, lineup_of, models_of, scaffolds_of
-from harness.report.judge import JudgedTurn, read_judgements
+from harness.report.judge import JudgedTurn, judged_turns
 from harness.run import store
 from harness.run.store import RunDir
 from harness.schema.cards import deck_digest
@@ -69,7 +69,7 @@ class RunInfo(BaseModel):
 
 
 class SkippedLog(BaseModel):
-    """A game log (or judge file) the report could not read; it is named in a warning and left out."""
+    """A game log (or a judge file's damaged lines) the report could not read; it is named in a warning and left out."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -204,7 +204,7 @@ def load(paths: Sequence[Path], by: Sequence[str]) -> Dataset:
         skipped.extend(run_skipped + values_skipped)
         for game in run_games:
             moves.extend(_move_row(game.row, record) for record in game.moves)
-        turns, unreadable = read_judgements(path, {g.row.game_id: g.row for g in run_games})
+        turns, unreadable = judged_turns(path, {g.row.game_id: g.row for g in run_games})
         judged.extend(turns)
         skipped.extend(SkippedLog(run=label, path=p, problem=problem) for p, problem in unreadable)
     return Dataset(runs=runs, games=games, moves=moves, skipped=skipped, judged=judged)

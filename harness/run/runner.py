@@ -5,10 +5,10 @@ stop that leaves every log intact. Also the estimates said before a session star
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable, Iterator
 
 from harness.models import retry_events
+from harness.models.client import run_calls
 from harness.run.games import RunJob, play_plans
 from harness.run.interrupt import SessionStopped, Stop, cause
 from harness.run.live_progress import RunProgress
@@ -55,7 +55,7 @@ def play_session(
             status.write("running")
         with stop.in_thread(stop_now), progress, retry_events.listening(progress.backoff):
             if options.workers <= 1:
-                flat = asyncio.run(
+                flat = run_calls(
                     play_plans(
                         jobs,
                         selected,

@@ -10,7 +10,6 @@ its parent, and a crash in a worker costs at most the moves in flight: every gam
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import math
 import os
@@ -131,7 +130,7 @@ def _worker(jobs: list[RunJob], selected: Selected, options: SessionOptions, eve
 
     try:
         with retry_events.listening(backoff):
-            asyncio.run(
+            client.run_calls(
                 play_plans(jobs, selected, options, on_move=tally.add, on_game=game_done, stop=stop)
             )
     except _StoppedBeforePlay:

@@ -491,25 +491,6 @@ LogLine = Annotated[GameHeader | MoveRecord | GameResult, Field(discriminator="t
 LOG_LINE: TypeAdapter[GameHeader | MoveRecord | GameResult] = TypeAdapter(LogLine)
 
 
-class JudgeRecord(BaseModel):
-    """One turn of a working-memory (Mycroft) game judged by an LLM judge (`hanabi-eval judge`), as written to
-    `<run>/judge/<game_id>.jsonl` and read by the report: the paper's Appendix E.3 rubric, ratings in [0, 1]."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    game_id: str
-    turn: int
-    seat: int
-    judge_model: str
-    overall_rating: float = Field(ge=0.0, le=1.0)
-    deduction_accuracy: float = Field(ge=0.0, le=1.0)
-    history_integration: float = Field(ge=0.0, le=1.0)
-    state_tracking_quality: float = Field(ge=0.0, le=1.0)
-    detailed_feedback: str
-    key_issues: list[str]
-    strengths: list[str]
-
-
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
