@@ -16,7 +16,7 @@ fi
 export CMAKE_POLICY_VERSION_MINIMUM=3.5
 .venv/bin/python -m pip install --quiet --upgrade pip
 # setuptools prints a general notice on every editable install (folders named like the package may shadow it);
-# the project's own layout is checked by tests/test_packaging.py, so that one notice is not shown.
+# the project's own layout is checked by tests/project/test_packaging.py, so that one notice is not shown.
 # Editable, so an edit runs at once: this install compiles nothing, and the smart bot runs as Python source, with the
 # same moves and values as the compiled build that `pip install .` makes (setup.py; README, "The compiled bot").
 PYTHONWARNINGS="ignore::UserWarning:setuptools.command.editable_wheel" \

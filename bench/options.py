@@ -1,7 +1,7 @@
 """What every bench script's command line shares: `--quick`, and nonsense refused in one line with exit code 2.
 
-`--quick` runs a script's whole code path at tiny sizes, in seconds; tests/test_bench.py runs every script in bench/
-that way, so a renamed import or a changed reply breaks CI instead of a benchmark months later.
+`--quick` runs a script's whole code path at tiny sizes, in seconds; tests/project/test_bench.py runs every script
+in bench/ that way, so a renamed import or a changed reply breaks CI instead of a benchmark months later.
 
 A script measures the harness that the Python running it imports: an installed one first (the scripts put this
 checkout on sys.path after it), so `.venv/bin/python bench/...` runs this checkout as its source (setup.sh's editable

@@ -10,7 +10,7 @@
   docs/log-format.md: every field of every line of a game log, with its type and the comment the record's code gives.
 
     .venv/bin/python scripts/docs_generate.py           # write them
-    .venv/bin/python scripts/docs_generate.py --check   # exit 1, naming each file that differs (tests/test_docs.py)
+    .venv/bin/python scripts/docs_generate.py --check   # exit 1, naming each differing file (project/test_docs.py)
 """
 
 from __future__ import annotations

@@ -1,14 +1,13 @@
-"""Shared fixtures: fixed decks, random game states, an isolated environment without provider keys."""
+"""Shared fixtures: a fixed deck, both clients, an isolated environment without provider keys (the shared plain
+helpers are in helpers.py)."""
 
 from __future__ import annotations
 
-import random
 import signal
 
 import pytest
 
-from harness.engine.game import Game, deck_for_seed
-from harness.schema.moves import MoveKind
+from harness.engine.game import deck_for_seed
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -35,16 +34,3 @@ def client(request: pytest.FixtureRequest) -> list[str]:
 @pytest.fixture
 def deck() -> list[str]:
     return deck_for_seed(1)
-
-
-def random_game(players: int, seed: int, moves: int) -> Game:
-    """A game after up to `moves` random legal moves, mostly hints and discards so that it lasts."""
-    rng = random.Random(seed)
-    game = Game(players, deck_for_seed(seed))
-    for _ in range(moves):
-        if game.is_over:
-            break
-        legal = game.legal_moves()
-        quiet = [m for m in legal if m.kind is not MoveKind.PLAY]
-        game.apply(rng.choice(quiet if quiet and rng.random() < 0.85 else legal))
-    return game

@@ -195,3 +195,10 @@ def answer_in_format(request: dict[str, Any], action: int, ratings: dict[int, fl
         return json.dumps(payload)
     listed = ", ".join(f"Move {i}: {r}" for i, r in ratings.items())
     return f"Reasoning: {reason}\nMove Ratings: {listed}\nChosen Move Number: {action}"
+
+
+def slow_player(request: dict[str, Any]) -> Reply:
+    """careful_player's move, 10 ms later: games overlap in time, as with a real server."""
+    reply = careful_player(request)
+    reply.delay_s = 0.01
+    return reply

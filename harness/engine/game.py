@@ -476,8 +476,9 @@ def knowledge_from_text(text: str) -> Knowledge:
 
 def _legal_uids(state: ph.HanabiState, moves: list[ph.HanabiMove]) -> list[int]:
     """The uids of a state's legal moves, in HLE's order (HLE lists the moves whose uid passes its legality check,
-    by ascending uid; tests/test_engine.py compares the two): one call into HLE per move of the game. Reading HLE's
-    list took three calls per legal move, and pyhanabi's `legal_moves()` builds a Python move object for each."""
+    by ascending uid; tests/engine/test_engine.py compares the two): one call into HLE per move of the game.
+    Reading HLE's list took three calls per legal move, and pyhanabi's `legal_moves()` builds a Python move object
+    for each."""
     is_legal, c_state = ph.lib.MoveIsLegal, state._state
     return [uid for uid, move in enumerate(moves) if is_legal(c_state, move.c_move)]
 

@@ -3,7 +3,7 @@ as `Game` (engine/game.py) without a call into the C++ engine or a parse of its 
 
 Used only where a built-in player plays sampled worlds to their end (play/values.py); everything else uses `Game`.
 Its moves are the engine's own Move objects and its card knowledge the engine's interned Knowledge objects, since the
-view's caches go by identity. tests/test_rollout_game.py plays it beside `Game` and compares every step.
+view's caches go by identity. tests/engine/test_rollout_game.py plays it beside `Game` and compares every step.
 """
 
 from __future__ import annotations

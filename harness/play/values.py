@@ -222,7 +222,7 @@ def rollout_scores(
 @contextmanager
 def cycle_collector_paused() -> Iterator[None]:
     """Python's cycle collector off for a while (as it was after). Play-outs allocate millions of short-lived objects
-    and leave no reference cycles (tests/test_values.py checks), so reference counting frees everything and the
+    and leave no reference cycles (tests/analysis/test_values.py checks), so reference counting frees everything and the
     collector's passes, triggered by the allocations alone, found nothing while taking about a seventh of the time."""
     enabled = gc.isenabled()
     gc.disable()

@@ -3,7 +3,8 @@
 Rollouts build an observation and a view at every step of a play-out, and a game builds a view at every move;
 validating them again was a large share of a play-out's step. `trusted(Model, fields)` gives the instance that
 `Model(**fields)` would give for values already of the fields' types: equal to it, dumped alike, with the same fields
-set. tests/test_rollout_game.py and tests/test_view.py compare views with themselves validated in many states.
+set. tests/engine/test_rollout_game.py and tests/view/test_seat_view.py compare views with themselves validated
+in many states.
 """
 
 from __future__ import annotations

@@ -1,0 +1,119 @@
+"""Costs: a cost is recorded only where LiteLLM knows the price of every model a seat may call, never a guessed $0;
+and an unknown cost is never shown as $0: not in the log, the end-of-run summary, the live display, the report or the
+judge's line, even when a free built-in player sat beside a model LiteLLM has no price for."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.analysis.judge import JudgeOutcome
+from harness.cli.main import main
+from harness.models.client import ModelClient
+from harness.run.live_progress import RunProgress
+from harness.run.score_table import cost_line
+from harness.schema.config import RetryPolicy
+from harness.schema.log_file import read_game_log
+from harness.schema.records import Attempt, Deployment, SeatConfig, total_cost
+from tests.fakeserver import FakeModelServer, Reply, careful_player
+
+
+def priced(model: str, *deployments: str) -> bool:
+    seat = SeatConfig(
+        model=model,
+        scaffold="watson",
+        deployments=tuple(Deployment(model=d, api_base="http://127.0.0.1:1/v1") for d in deployments),
+    )
+    return ModelClient(seat, RetryPolicy()).priced
+
+
+def test_unpriced_models_record_no_cost_whatever_was_seen_before() -> None:
+    assert priced("openai/gpt-4.1") and priced("local/smart")
+    assert not priced("openai/my-finetune-7")
+    # the harness listed openai/my-finetune-7 at zero above; that is no price for a longer name ending in it
+    assert not priced("openrouter/openai/my-finetune-7")
+
+
+def test_a_deployment_of_an_unpriced_model_makes_the_seat_unpriced() -> None:
+    assert priced("openai/gpt-4.1", "openai/gpt-4.1")
+    assert not priced("openai/gpt-4.1", "hosted_vllm/my-llama-3")
+
+
+def answered(cost: float | None) -> Attempt:
+    return Attempt(number=1, messages=[], reply="Chosen Move Number: 0", cost_usd=cost)
+
+
+def test_a_cost_is_known_only_when_every_answered_attempt_has_one() -> None:
+    failed = Attempt(number=1, messages=[], error_kind="rate_limited")  # no answer: adds nothing
+    assert total_cost([answered(0.0), answered(0.25), failed]) == 0.25
+    assert total_cost([answered(0.0), answered(None)]) is None  # a free bot beside an unpriced model
+    assert total_cost([failed]) == 0.0  # nothing was answered: nothing to pay, and no price missing
+
+
+def test_a_mixed_team_of_an_unpriced_model_and_a_bot_is_unpriced_everywhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with FakeModelServer(careful_player) as server:
+        seats = ["--seat", f"openai/unpriced-x:watson,api_base={server.base_url}", "--seat", "local/smart:watson"]
+        assert main(["run", *seats, "--seeds", "1,2", "--out", str(tmp_path / "runs"), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "unpriced (2 games of models LiteLLM has no price for)" in printed and "$0.0000" not in printed
+    for path in tmp_path.glob("runs/*/games/*.jsonl"):
+        contents = read_game_log(path)
+        assert contents.result is not None and contents.result.cost_usd is None
+        assert any(m.cost_usd is None for m in contents.moves)
+    assert main(["report", str(tmp_path / "runs"), "--out", str(tmp_path / "report")]) == 0
+    assert "Total cost: unpriced;" in capsys.readouterr().out
+    total = json.loads((tmp_path / "report" / "spending.json").read_text())[-1]
+    assert (total["priced_games"], total["unpriced_games"], total["cost_usd"]) == (0, 2, None)
+    assert "**Total cost: unpriced**" in (tmp_path / "report" / "report.md").read_text()
+    assert main(["view", str(tmp_path / "runs"), "--out", str(tmp_path / "site")]) == 0
+    pages = [p.read_text() for p in (tmp_path / "site").rglob("*.html")]
+    run_pages = [page for page in pages if '<th data-sort="number">cost</th>' in page]
+    assert run_pages and all("unpriced" in page and "$0.0000" not in page for page in run_pages)
+
+
+def test_an_all_unpriced_run_ends_with_unpriced_not_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeModelServer(careful_player) as server:
+        argv = ["run", "--model", "openai/unpriced-y", "--api-base", server.base_url, "--seeds", "1,2"]
+        assert main([*argv, "--out", str(tmp_path), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "unpriced (2 games of models LiteLLM has no price for)" in printed and "$0.0000" not in printed
+
+
+def test_a_priced_models_game_that_failed_at_its_first_call_cost_nothing_and_is_not_unpriced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """gpt-4o-mini is in LiteLLM's price list; a key the server refuses stops its game before any answer, so the game
+    cost a known $0: neither the summary nor the report may call it a game of a model with no price."""
+    with FakeModelServer(lambda request: Reply(status=401)) as server:
+        argv = ["run", "--model", "openai/gpt-4o-mini", "--api-base", server.base_url, "--seeds", "2"]
+        assert main([*argv, "--out", str(tmp_path / "runs"), "--no-progress"]) == 1
+    printed = capsys.readouterr().out
+    assert "unpriced" not in printed and "$0.0000" in printed
+    (path,) = list((tmp_path / "runs").glob("*/games/*.jsonl"))
+    result = read_game_log(path).result
+    assert result is not None and result.status == "interrupted" and result.cost_usd == 0.0
+    assert main(["report", str(tmp_path / "runs"), "--out", str(tmp_path / "report")]) == 0
+    rows = list(csv.DictReader((tmp_path / "report" / "spending.csv").open()))
+    assert rows and all(row["pricing"] == "priced" and row["unpriced_games"] == "0" for row in rows)
+
+
+def test_the_live_display_and_the_judge_line_say_unpriced() -> None:
+    progress = RunProgress(total_games=2, enabled=False)
+    progress.moves_done(3, 300, 0.0, unpriced=3)
+    assert "cost unpriced" in progress.stats()
+    progress.moves_done(1, 100, 0.5)
+    assert "cost $0.5000 + unpriced" in progress.stats()
+    assert "cost $" in RunProgress(total_games=1, enabled=False).stats()  # nothing played yet: $0 is known
+    assert JudgeOutcome(unpriced_requests=2).cost_text().startswith("cost unpriced")
+    assert JudgeOutcome(cost_usd=0.01).cost_text() == "$0.0100 as reported by the provider"
+
+
+def test_the_cost_line_counts_one_game_in_the_singular() -> None:
+    assert cost_line(None, 1) == "unpriced (1 game of models LiteLLM has no price for)"
+    assert cost_line(0.5, 1) == "$0.5000 (without 1 game of models LiteLLM has no price for)"
+    assert cost_line(0.5, 3) == "$0.5000 (without 3 games of models LiteLLM has no price for)"
