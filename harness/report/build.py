@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness import __version__
-from harness.export.writer import check_folder, check_replaceable, listed_files, write_folder
+from harness.export.writer import check_folder, check_place, check_replaceable, listed_files, write_folder
 from harness.report.calibration import flat_calibration
 from harness.report.content import ReportContent, build_content
 from harness.report.export import write_table
@@ -109,6 +109,7 @@ def check_report_out(out: Path, force: bool, paths: Sequence[Path]) -> None:
     """Refuse an --out that would overwrite something, before any log is read or anything written: one inside or
     around a run read, a folder of other files, or an earlier report without --force (or with files it did not
     write) (Refused)."""
+    check_place(out, "report")  # a path through a file is named before any run is looked for
     if check_folder(out, find_runs(paths), "report", is_report):
         if not force:
             raise Refused(f"--out {out} already holds a report; pass --force to replace it")
