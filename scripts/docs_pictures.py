@@ -32,7 +32,7 @@ PLOTS = ("scores_fireworks.png", "distributions.png", "heatmap.png")
 SHOTS = ("viewer-run.png", "viewer-game.png")
 
 
-TURN = 25  # the move the game page's screenshot shows; moves from it on get engine values
+TURN = 45  # the move the game page's screenshot shows; moves from it on get engine values
 
 
 def hanabi_eval(work: Path, *args: str) -> None:
@@ -51,7 +51,7 @@ def play(work: Path, quick: bool) -> None:
                     "--out", "results", "--no-progress", "--concurrency", "4")
     if not quick:  # engine values of the smart run's later moves: the viewer's regret, the report's calibration
         (smart,) = (work / "results").glob("local-smart-*")
-        hanabi_eval(work, "values", f"results/{smart.name}", "--rollouts", "4", "--from-turn", str(TURN),
+        hanabi_eval(work, "values", f"results/{smart.name}", "--rollouts", "2", "--from-turn", str(TURN),
                     "--workers", "2", "--no-progress")
 
 
