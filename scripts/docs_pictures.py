@@ -60,7 +60,8 @@ def screenshots(site: Path, out: Path) -> list[str]:
 
     (run_page,) = [p for p in site.rglob("index.html") if p.parent != site][:1] or [site / "index.html"]
     games = sorted(site.rglob("games/*.html"))
-    game = next((g for g in games if "3p-" in g.name), games[0])
+    # a 3-player game of the smart run, whose later moves have engine values (the quick run has one game)
+    game = next((g for g in games if "3p-" in g.name and "local-smart" in str(g)), games[0])
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
         page = browser.new_page(viewport={"width": 1280, "height": 800})
