@@ -133,6 +133,31 @@ def add_session_options(parser: argparse.ArgumentParser, recorded: bool, playing
     add("retry.wait_max_s", float, "longest backoff wait", " s")
     if playing:
         parser.add_argument("--no-progress", action="store_true", help="no live progress display")
+        parser.add_argument(
+            SESSION_FLAGS["prompt_cache"],
+            dest="prompt_cache",
+            choices=["on", "off"],
+            help="mark (Anthropic, Claude on Bedrock and Vertex AI) or key (OpenAI) the prompts' stable prefixes so "
+            "that the provider bills them as cache reads "
+            + ("(default: as recorded)" if recorded else "(default on, where the provider caches prompts)"),
+        )
+        parser.add_argument(
+            SESSION_FLAGS["max_cost_usd"],
+            dest="max_cost_usd",
+            type=float,
+            metavar="USD",
+            help="stop before a call that could take the run's spend (every session's) past this budget; the run "
+            "stops with status `budget`, resumable with a higher one "
+            + ("(default: as recorded)" if recorded else "(default: no budget)"),
+        )
+        parser.add_argument(
+            SESSION_FLAGS["prices"],
+            dest="prices",
+            action="append",
+            metavar="MODEL=IN,OUT[,CACHE_READ[,CACHE_WRITE]]",
+            help="a model's prices in USD per million tokens, over LiteLLM's (repeat per model); a model LiteLLM "
+            "has no price for needs one with --max-cost",
+        )
 
 
 def given_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -5,9 +5,11 @@ stop that leaves every log intact. Also the estimates said before a session star
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 
 from harness.models import retry_events
+from harness.models.budget import Budget
 from harness.models.client import run_calls
 from harness.run.games import RunJob, play_plans
 from harness.run.interrupt import SessionStopped, Stop, cause
@@ -24,15 +26,22 @@ from harness.schema.secrets import redact
 from harness.strategies.scaffold import calls_per_move, load_scaffold
 
 
+class BudgetStopped(Exception):
+    """The session stopped at its budget (--max-cost): a call that could have taken the spend past it was not sent.
+    Every game is resumable; the message is the one line that says what was spent and how to go on."""
+
+
 def play_session(
     jobs: list[RunJob], options: SessionOptions, resume_hint: str = ""
 ) -> list[list[tuple[GamePlan, GameResult]]]:
     """Play the unfinished games of several runs, in this process or spread over `options.workers` processes,
-    keeping each run's status file up to date. Returns each job's (plan, result) pairs in plan order.
+    keeping each run's status file up to date, within the session's budget (`options.max_cost_usd`: the runs'
+    spend, every session's). Returns each job's (plan, result) pairs in plan order.
 
-    Raises SessionStopped after a Ctrl-C or SIGTERM (status "stopped") and DiskFault when a write fails (status
-    "failed", where it can still be written); `resume_hint` ("continue with: hanabi-eval resume ...") ends their
-    message."""
+    Raises SessionStopped after a Ctrl-C or SIGTERM (status "stopped"), BudgetStopped when a call did not fit the
+    budget (status "budget") and DiskFault when a write fails (status "failed", where it can still be written);
+    `resume_hint` ("continue with: hanabi-eval resume ...") ends their message."""
+    budget = Budget(options.max_cost_usd, spent_in_logs(jobs)) if options.max_cost_usd is not None else None
     selected = [(index, plan) for index, job in enumerate(jobs) for plan in job.config.plans()]
     progress = RunProgress(
         total_games=len(selected),
@@ -63,10 +72,11 @@ def play_session(
                         on_move=lambda record: progress.moves_done(1, *_move_usage(record)),
                         on_game=game_done,
                         stop=stop,
+                        budget=budget,
                     )
                 )
             else:
-                flat = play_in_workers(jobs, selected, options, progress, stop, game_done)
+                flat = play_in_workers(jobs, selected, options, progress, stop, game_done, budget)
     except OSError as exc:
         reason = explain(exc, resume_hint)
         for status in statuses:
@@ -84,6 +94,8 @@ def play_session(
         raise
     if stop.requested:
         raise _stopped(statuses, stop.by, resume_hint)
+    if budget is not None and budget.reached:
+        raise _at_budget(statuses, budget, resume_hint)
     order = {(index, plan.game_id): n for n, (index, plan) in enumerate(selected)}
     flat.sort(key=lambda item: order[(item[0], item[1].game_id)])
     grouped: list[list[tuple[GamePlan, GameResult]]] = [[] for _ in jobs]
@@ -104,6 +116,37 @@ def _stopped(statuses: list[RunStatusFile], by: str, resume_hint: str) -> Sessio
     complete = sum(s.counts()[0] for s in statuses)
     total = sum(len(s.games) for s in statuses)
     return SessionStopped(f"Stopped by {by}: {complete} of {total} games complete; {resume_hint}")
+
+
+def _at_budget(statuses: list[RunStatusFile], budget: Budget, resume_hint: str) -> BudgetStopped:
+    """A session stopped at its budget: its runs' status written as "budget", and the line that says what was spent
+    and how to go on (a higher --max-cost)."""
+    reason = f"stopped at the budget: ${budget.spent:.4f} spent of --max-cost {budget.limit:g}"
+    for status in statuses:
+        status.try_write("budget", reason)
+    complete = sum(s.counts()[0] for s in statuses)
+    total = sum(len(s.games) for s in statuses)
+    more = f" --max-cost {more_budget(budget.limit, budget.spent):g}" if resume_hint else ""
+    return BudgetStopped(
+        f"Stopped at the budget: ${budget.spent:.4f} spent of --max-cost {budget.limit:g}; {complete} of {total} "
+        f"games complete, every game resumable; {resume_hint}{more}"
+    )
+
+
+def more_budget(limit: float, spent: float) -> float:
+    """A budget to go on with: twice the larger of the budget and the spend, rounded up to a cent."""
+    return math.ceil(max(limit, spent, 0.005) * 2 * 100) / 100
+
+
+def spent_in_logs(jobs: Iterable[RunJob]) -> float:
+    """What the runs' logs say was spent so far, every attempt of every session (unpriced attempts count 0)."""
+    spent = 0.0
+    for job in jobs:
+        for path in job.run.game_paths():
+            contents = job.run.read_game(path)
+            calls = [c for m in contents.moves for c in m.calls] + contents.failed_calls
+            spent += sum(a.cost_usd or 0.0 for c in calls for a in c.attempts)
+    return spent
 
 
 def execute(

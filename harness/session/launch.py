@@ -21,16 +21,16 @@ from typing import Any
 
 from harness.bots import bot_names
 from harness.engine.replay import ReplayMismatch
-from harness.models.client import check_model
+from harness.models.client import check_budget, check_model
 from harness.run.games import RunJob
 from harness.run.interrupt import SessionStopped, cause
 from harness.run.manifest import config_of, open_run, record_session
-from harness.run.runner import execute, expected_calls, play_session
+from harness.run.runner import BudgetStopped, execute, expected_calls, play_session
 from harness.run.store import MANIFEST, SWEEP_FILE, RunDir, check_name_lengths
 from harness.run.workers import WorkerLost
 from harness.schema.config import RunConfig, SessionOptions, flag_of
 from harness.schema.disk import DiskFault, explain
-from harness.schema.errors import EXIT_FAILED, EXIT_REFUSED, EXIT_STOPPED, Ended, Refused
+from harness.schema.errors import EXIT_BUDGET, EXIT_FAILED, EXIT_REFUSED, EXIT_STOPPED, Ended, Refused
 from harness.schema.log_file import LogCorrupt
 from harness.schema.records import GamePlan, GameResult, SeatConfig, now_iso
 from harness.session.sweep import SweepConfig, open_sweep_dir, read_sweep_dir
@@ -75,6 +75,8 @@ def session_errors(hint_now: Callable[[], str]) -> Iterator[None]:
         yield
     except SessionStopped as exc:
         raise Ended(str(exc), EXIT_STOPPED) from None
+    except BudgetStopped as exc:
+        raise Ended(str(exc), EXIT_BUDGET) from None
     except KeyboardInterrupt as exc:
         raise Ended(_then(f"Stopped by {cause(exc)}", hint_now()), EXIT_STOPPED) from None
     except DiskFault as exc:
@@ -150,6 +152,7 @@ def play_sweep(
         ) from None
     for seat in dict.fromkeys(s for run in runs for s in run.seats):  # every seat: one model's may differ
         check_model(seat, bot_names())
+    check_budget(dict.fromkeys(s for run in runs for s in run.seats), options)
     recorded = sweep.record()
     hint = resume_hint(folder)
     named = [(config, RunDir(folder / config.default_name())) for config in runs]  # each digest made once
@@ -211,6 +214,7 @@ def resume_run(run_dir: Path, given: dict[str, Any], api_base: str | None) -> tu
     config = config.model_copy(update={"seats": options.over_seats(config.seats)})
     for seat in dict.fromkeys(config.seats):  # every seat: two of one model may differ
         check_model(seat, bot_names())
+    check_budget(config.seats, options)
     return config, options
 
 
