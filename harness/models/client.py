@@ -185,6 +185,16 @@ def check_budget(seats: Iterable[SeatConfig], options: SessionOptions) -> None:
         check_budget_prices(seats, options.prices, litellm().model_cost, _is_priced)
 
 
+def price_of(model: str, given: Mapping[str, ModelPrice]) -> Prices | None:
+    """A model's prices per token: the user's (--price), else LiteLLM's, $0 for a built-in player; None where none
+    is known."""
+    if model in given:
+        return given_prices(given[model])
+    if provider_of(model) == LOCAL_PROVIDER:
+        return FREE
+    return listed_prices(model, litellm().model_cost) if _is_priced(model) else None
+
+
 # The model-string routes the direct client serves: LiteLLM's names for an OpenAI-compatible server.
 DIRECT_PROVIDERS = ("openai", "hosted_vllm")
 

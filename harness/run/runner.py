@@ -6,11 +6,13 @@ stop that leaves every log intact. Also the estimates said before a session star
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
 from harness.models import retry_events
 from harness.models.budget import Budget
 from harness.models.client import run_calls
+from harness.models.pricing import Prices
 from harness.run.games import RunJob, play_plans
 from harness.run.interrupt import SessionStopped, Stop, cause
 from harness.run.live_progress import RunProgress
@@ -194,6 +196,75 @@ def expected_moves(runs: Iterable[tuple[RunConfig, RunDir]]) -> int:
 def expected_calls(runs: Iterable[tuple[RunConfig, RunDir]]) -> tuple[int, int]:
     """(unfinished games, expected model calls) of the runs: typical moves left x the team's calls per move."""
     return _calls((config, moves_left(config, run)) for config, run in runs)
+
+
+# Prompt and reply tokens per model call, by scaffold, at 2 and at 5 players: BENCHMARKS.md section 4 (cl100k, the
+# offline player's replies; a model that reasons writes longer ones), per move divided by the calls of a move.
+TYPICAL_CALL_TOKENS: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
+    "watson": ((805, 176), (1_033, 253)),
+    "watson-plus": ((870, 176), (1_310, 253)),
+    "spin-bench": ((1_802, 32), (2_518, 31)),
+    "spin-bench-no-deductions": ((1_502, 32), (1_859, 31)),
+    "spin-bench-no-deductions-no-discards": ((1_431, 32), (1_811, 31)),
+    "sherlock": ((2_303, 256), (3_019, 376)),
+    "sherlock-plus": ((1_523, 256), (2_278, 376)),
+    "mycroft": ((4_171, 560), (4_960, 1_030)),
+    "mycroft-plus": ((2_112, 620), (3_014, 1_156)),
+    "hgroup-watson": ((1_484, 176), (2_023, 253)),
+    "hgroup-sherlock": ((2_137, 256), (2_992, 376)),
+    "best-of-k-watson": ((981, 176), (1_274, 253)),
+    "best-of-k-spin-bench": ((1_859, 32), (2_573, 31)),
+    "best-of-k-sherlock": ((2_546, 256), (3_362, 376)),
+    "moa-watson": ((1_211, 119), (1_412, 144)),
+    "moa-sherlock": ((2_189, 167), (3_109, 205)),
+}
+TYPICAL_CALL_TOKENS["best-of-5-watson"] = TYPICAL_CALL_TOKENS["best-of-k-watson"]
+TYPICAL_CALL_TOKENS["best-of-5-sherlock"] = TYPICAL_CALL_TOKENS["best-of-k-sherlock"]
+
+
+def typical_call_tokens(scaffold: str, players: int) -> tuple[float, float]:
+    """(prompt, reply) tokens of a typical call of the scaffold (TYPICAL_CALL_TOKENS, between 2 and 5 players in
+    proportion); a scaffold not measured there counts as the largest one that is."""
+    two, five = TYPICAL_CALL_TOKENS.get(scaffold) or max(TYPICAL_CALL_TOKENS.values(), key=lambda t: t[1][0])
+    share = (players - 2) / 3
+    return two[0] + (five[0] - two[0]) * share, two[1] + (five[1] - two[1]) * share
+
+
+class Estimate(NamedTuple):
+    """What the unfinished games of a session are expected to take: games, model calls and, at the models' prices,
+    USD (before prompt-cache savings; None where a model has no price: `unpriced` names them)."""
+
+    games: int
+    calls: int
+    cost_usd: float | None
+    unpriced: tuple[str, ...]
+
+
+def estimate(runs: Iterable[tuple[RunConfig, RunDir]], price_of: Callable[[str], Prices | None]) -> Estimate:
+    """expected_calls of the runs, and their cost: each seat's calls x its scaffold's typical tokens per call x its
+    model's prices (`price_of`: USD per token, None without a price)."""
+    games, calls, cost = 0, 0.0, 0.0
+    unpriced: dict[str, None] = {}
+    for config, run in runs:
+        per_move: dict[int, tuple[float, float]] = {}  # players -> (calls, USD) per move, averaged over the seats
+        for players, left, moves in moves_left(config, run):
+            if players not in per_move:
+                team = config.seats * players if len(config.seats) == 1 else config.seats
+                seat_calls, seat_cost = 0.0, 0.0
+                for seat in team:
+                    made = calls_per_move(load_scaffold(seat.scaffold, seat.k), players)
+                    seat_calls += made
+                    prices = price_of(seat.model)
+                    if prices is None:
+                        unpriced[seat.model] = None
+                        continue
+                    prompt, reply = typical_call_tokens(seat.scaffold, players)
+                    seat_cost += made * (prompt * prices.input + reply * prices.output)
+                per_move[players] = (seat_calls / players, seat_cost / players)
+            games += left
+            calls += moves * per_move[players][0]
+            cost += moves * per_move[players][1]
+    return Estimate(games, round(calls), None if unpriced else cost, tuple(unpriced))
 
 
 def planned_calls(runs: Iterable[RunConfig], seeds: int) -> tuple[int, int]:
