@@ -39,6 +39,9 @@ class Exchange:
     request: dict[str, Any]
     headers: dict[str, str]
     reply: Reply
+    at: float = 0.0  # time.monotonic() when the request came in (FakeAnthropicServer)
+    answered_at: float = 0.0  # and when its answer was sent
+    cache_use: Any = None  # what the prompt cache did for it (FakeAnthropicServer: a CacheUse)
 
 
 class FakeModelServer:
@@ -311,10 +314,10 @@ class FakeAnthropicServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                reply = server.script(server.as_openai(body))
-                headers = {k.lower(): v for k, v in self.headers.items()}
+                exchange = Exchange(body, {k.lower(): v for k, v in self.headers.items()}, Reply(), time.monotonic())
+                exchange.reply = reply = server.script(server.as_openai(body))
                 with server._lock:
-                    server.exchanges.append(Exchange(body, headers, reply))
+                    server.exchanges.append(exchange)
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
                 if reply.drop_connection:
@@ -329,7 +332,9 @@ class FakeAnthropicServer:
                     payload = reply.raw_body
                 elif status == 200:
                     use, writes = server._cache_use(body)
-                    server.cache_uses.append(use)
+                    exchange.cache_use = use
+                    with server._lock:
+                        server.cache_uses.append(use)
                     payload = json.dumps(server._message(body, reply, use)).encode()
                 else:
                     payload = server._error(status, f"scripted error {status}")
@@ -340,6 +345,7 @@ class FakeAnthropicServer:
                     self.send_header(key, value)
                 self.end_headers()
                 self.wfile.write(payload)
+                exchange.answered_at = time.monotonic()
                 with server._lock:  # what the request wrote can be read once its answer is out
                     server._cache.update(writes)
 
