@@ -20,10 +20,11 @@ import pytest
 from harness.cli.main import main
 from harness.engine.game import Game, deck_for_seed
 from harness.models.client import ModelClient, litellm, run_calls
+from harness.models.prompt_cache import cache_style, minimum_tokens, place_marks, wire_messages
 from harness.play.agent import SeatAgent
 from harness.schema.config import RetryPolicy
 from harness.schema.log_file import read_game_log
-from harness.schema.records import Attempt, GenerationParams, SeatConfig
+from harness.schema.records import Attempt, CacheBreak, GenerationParams, Message, SeatConfig
 from harness.strategies.scaffold import load_scaffold
 from harness.view.builder import build_view
 from tests.fakeserver import FakeAnthropicServer, FakeModelServer, Reply, careful_player, legal_moves_in
@@ -366,3 +367,51 @@ def test_worker_processes_share_one_budget(tmp_path: Path, monkeypatch: pytest.M
     logs = sorted(tmp_path.glob("*/games/*.jsonl"))
     assert len(logs) == 2 and sent == sum(len(attempts_of(p)) for p in logs)
     assert sum(a.cost_usd or 0.0 for p in logs for a in attempts_of(p)) <= 0.05
+
+
+@pytest.mark.parametrize(
+    ("model", "style"),
+    [
+        ("anthropic/claude-haiku-4-5", "cache_control"),
+        ("bedrock/anthropic.claude-sonnet-4-20250514-v1:0", "cache_control"),  # Claude on Bedrock: the same marks
+        ("vertex_ai/claude-sonnet-4-5@20250929", "cache_control"),  # and on Vertex AI
+        ("openai/gpt-4.1", "prompt_cache_key"),
+        ("deepseek/deepseek-chat", "automatic"),  # caches by itself: only the first-call-first order changes
+        ("hosted_vllm/my-model", None),  # a server LiteLLM knows nothing of: requests as before
+    ],
+)
+def test_each_provider_caches_its_own_way(model: str, style: str | None) -> None:
+    assert cache_style(model, litellm().model_cost) == style
+
+
+def test_never_more_than_four_marks_and_none_below_the_minimum() -> None:
+    text = "".join(f"part {i} " * 400 for i in range(8))  # eight stable parts of about 800 tokens each
+    breaks = tuple(CacheBreak(len("".join(f"part {i} " * 400 for i in range(n))), "turn") for n in range(1, 8))
+    messages = [Message(role="system", content="rules " * 100), Message(role="user", content=text, cache_breaks=breaks)]
+    marks = place_marks(messages, minimum_tokens(MODEL), lambda t: litellm().token_counter(model=MODEL, text=t))
+    assert len(marks) == 4 and all(m.tokens >= 1_024 for m in marks)
+    assert (marks[0].message, marks[0].chars) == (1, breaks[0].chars)  # the system message alone is too short
+    assert [m.chars for m in marks[1:]] == [b.chars for b in breaks[-3:]]  # the first mark and the last three
+    sent = wire_messages(messages, marks)
+    assert "".join(b["text"] for b in sent[1]["content"]) == text  # the blocks join to the same text
+    assert sum("cache_control" in b for b in sent[1]["content"]) == 4
+    assert minimum_tokens("anthropic/claude-haiku-4-5") == 4_096 and minimum_tokens(MODEL) == 1_024
+
+
+def test_a_sweep_file_sets_the_budget_checked_as_the_flag_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sweep = tmp_path / "sweep.toml"
+    lines = ['name = "budgeted"', "players = [2]", 'seeds = ["1"]', 'scaffolds = ["watson"]',
+             '[[models]]', 'model = "local/smart"']  # fmt: skip
+    sweep.write_text("max_cost_usd = nan\n" + "\n".join(lines) + "\n")
+    assert main(["run", "--config", str(sweep), "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    assert "max_cost_usd: must be a finite number, 0 or more" in capsys.readouterr().err
+    sweep.write_text("max_cost_usd = 0.5\nprompt_cache = false\n" + "\n".join(lines) + "\n")
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["run", "--config", str(sweep), "--out", str(tmp_path / "out"), "--no-progress"]) == 0
+    recorded = json.loads((tmp_path / "out" / "budgeted" / "sweep.json").read_text())["config"]
+    assert recorded["max_cost_usd"] == 0.5 and recorded["prompt_cache"] is False
+    (manifest,) = (tmp_path / "out" / "budgeted").glob("*/manifest.json")
+    (session,) = json.loads(manifest.read_text())["sessions"]
+    assert session["max_cost_usd"] == 0.5 and session["prompt_cache"] == "off"
