@@ -8,6 +8,8 @@ each has its own error kind. `--timeout` is an overall deadline per request: a s
 off when it passes. Every attempt, failed or not, is returned as an Attempt record with the provider's
 finish_reason; its reply, reasoning and error are redacted of secrets before anything else sees them. Credentials
 in an --api-base URL are taken out of it and sent as the provider expects (harness.schema.secrets.split_credentials).
+Requests carry prompt-cache marks or a cache key where the provider takes them (harness.models.prompt_cache), and
+each is first put to the session's budget, if it has one (harness.models.budget).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Plays a session: the unfinished games of one or more runs, in this process or spread over worker processes,
-with the live progress display, each run's status file kept up to date, and Ctrl-C or a disk fault turned into a
-stop that leaves every log intact. Also the estimates said before a session starts (games left, model calls).
+with the live progress display, each run's status file kept up to date, and Ctrl-C, a disk fault or the budget
+(--max-cost) turned into a stop that leaves every log intact. Also the estimates said before a session starts (games
+left, model calls, their cost).
 """
 
 from __future__ import annotations
