@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from harness.run.lock import holder_alive
 from harness.run.store import RunDir, RunFolderDamaged
 from harness.schema.log_file import LogCorrupt
-from harness.schema.records import Attempt, Usage, total_saving
+from harness.schema.records import Usage, total_saving
 
 
 class ProgressOnDisk(BaseModel):
@@ -55,8 +55,7 @@ def run_progress(path: Path) -> ProgressOnDisk:
     games = manifest.games if manifest is not None else []
     results = []
     corrupt = []
-    usage = Usage()
-    attempts: list[Attempt] = []
+    usage, savings = Usage(), []  # prompt caching over every attempt: tokens, and each game's saving
     for log in run.game_paths():
         try:
             contents = run.read_game(log)
@@ -68,10 +67,10 @@ def run_progress(path: Path) -> ProgressOnDisk:
             continue
         if contents.result is not None:
             results.append(contents.result)
-        calls = [c for m in contents.moves for c in m.calls] + contents.failed_calls
-        attempts.extend(a for c in calls for a in c.attempts)
-    for attempt in attempts:
-        usage = usage + attempt.usage
+        attempts = [a for c in [c for m in contents.moves for c in m.calls] + contents.failed_calls for a in c.attempts]
+        usage = sum((a.usage for a in attempts), usage)
+        if (saving := total_saving(attempts)) is not None:
+            savings.append(saving)
     complete = [r for r in results if r.status == "complete"]
     interrupted = sum(1 for r in results if r.status == "interrupted")
     state: str = status.status if status else "new"
@@ -90,5 +89,5 @@ def run_progress(path: Path) -> ProgressOnDisk:
         updated_at=status.updated_at if status else (manifest.created_at if manifest is not None else None),
         corrupt=corrupt,
         cached_share=usage.cached_share,
-        cache_saving_usd=total_saving(attempts),
+        cache_saving_usd=sum(savings) if savings else None,
     )
