@@ -21,6 +21,7 @@ from harness.session.request import DEFAULT_MODEL, RunRequest, plan_run, plan_sw
 from harness.session.sweep import SweepConfig
 
 LARGE_RUN = 1000  # games to play above which a run asks before it starts (--yes to skip)
+LARGE_COST_USD = 50.0  # expected USD above which a run asks before it starts, unless its --max-cost is lower
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -93,7 +94,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument(
         "--yes",
         action="store_true",
-        help=f"start a run of more than {LARGE_RUN:,} games without asking",
+        help=f"start a run of more than {LARGE_RUN:,} games, or expected to cost more than ${LARGE_COST_USD:g}, "
+        "without asking",
     )
     run.set_defaults(handler=handle)
 
@@ -133,6 +135,31 @@ def add_session_options(parser: argparse.ArgumentParser, recorded: bool, playing
     add("retry.wait_max_s", float, "longest backoff wait", " s")
     if playing:
         parser.add_argument("--no-progress", action="store_true", help="no live progress display")
+        parser.add_argument(
+            SESSION_FLAGS["prompt_cache"],
+            dest="prompt_cache",
+            choices=["on", "off"],
+            help="mark (Anthropic, Claude on Bedrock and Vertex AI) or key (OpenAI) the prompts' stable prefixes so "
+            "that the provider bills them as cache reads "
+            + ("(default: as recorded)" if recorded else "(default on, where the provider caches prompts)"),
+        )
+        parser.add_argument(
+            SESSION_FLAGS["max_cost_usd"],
+            dest="max_cost_usd",
+            type=float,
+            metavar="USD",
+            help="stop before a call that could take the run's spend (every session's) past this budget; the run "
+            "stops with status `budget`, resumable with a higher one "
+            + ("(default: as recorded)" if recorded else "(default: no budget)"),
+        )
+        parser.add_argument(
+            SESSION_FLAGS["prices"],
+            dest="prices",
+            action="append",
+            metavar="MODEL=IN,OUT[,CACHE_READ[,CACHE_WRITE]]",
+            help="a model's prices in USD per million tokens, over LiteLLM's (repeat per model); a model LiteLLM "
+            "has no price for needs one with --max-cost",
+        )
 
 
 def given_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -178,6 +205,7 @@ def play_and_print_run(run_path: Path, config: RunConfig, options: SessionOption
         command,
         console.print,
         lambda games, calls: confirm_size(games, calls, options.yes),
+        lambda usd: confirm_cost(usd, options),
     )
     run, results = outcome.run, outcome.results
     console.print(score_table(results))
@@ -198,7 +226,21 @@ def confirm_size(games: int, calls: int, yes: bool) -> None:
     """Ask before a run of more than LARGE_RUN games starts; without a terminal, refuse unless --yes."""
     if games <= LARGE_RUN or yes:
         return
-    what = f"{games:,} games to play (about {calls:,} model calls before retries)"
+    _ask(f"{games:,} games to play (about {calls:,} model calls before retries)")
+
+
+def confirm_cost(usd: float | None, options: SessionOptions) -> None:
+    """Ask before a run expected to cost more than LARGE_COST_USD starts, unless its budget (--max-cost) is lower;
+    without a terminal, refuse unless --yes."""
+    if usd is None or usd <= LARGE_COST_USD or options.yes:
+        return
+    if options.max_cost_usd is not None and options.max_cost_usd <= LARGE_COST_USD:
+        return
+    _ask(f"an expected cost of about ${usd:,.2f} (give --max-cost to cap it)")
+
+
+def _ask(what: str) -> None:
+    """Ask whether to start a run that is `what`; without a terminal, refuse unless --yes."""
     if not sys.stdin.isatty():
         raise Refused(f"{what}; add --yes to start a run this large")
     sys.stderr.write(f"{what}. Start? [y/N] ")  # where input() would put it only without readline
@@ -221,6 +263,7 @@ def play_and_print_sweep(
         command,
         console.print,
         lambda games, calls: confirm_size(games, calls, options.yes),
+        lambda usd: confirm_cost(usd, options),
     )
     jobs, results = outcome.jobs, outcome.results
     console.print(sweep_table([(job.config, r) for job, r in zip(jobs, results, strict=True)]))

@@ -1,7 +1,8 @@
 """`hanabi-eval runs [DIR]`: list the runs under a folder with their status and progress, read from disk.
 
 A run whose status says "running" but whose writer is gone (killed, crashed, machine slept and restarted) is shown
-as "stopped": `hanabi-eval resume` continues it.
+as "stopped": `hanabi-eval resume` continues it. Where a run read prompt tokens from a provider's cache, a `cached`
+column shows their share and what caching saved.
 """
 
 from __future__ import annotations
@@ -18,6 +19,14 @@ def register(commands: argparse._SubParsersAction) -> None:
         "folder", type=Path, nargs="?", default=Path("results"), help="where to look (default results)"
     )
     parser.set_defaults(handler=handle)
+
+
+def cache_cell(share: float | None, saving: float | None) -> str:
+    """A run's prompt caching as the listing shows it: the share of prompt tokens read from the cache, and what
+    that saved where a price was known."""
+    if not share:
+        return "-"
+    return f"{share:.0%}" + (f" · saved ${saving:.2f}" if saving is not None else "")
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -41,13 +50,16 @@ def handle(args: argparse.Namespace) -> int:
     runs = runs_below(args.folder)
     progresses = [(run, run_progress(run)) for run in runs]
     damaged = any(p.corrupt for _, p in progresses)
+    cached = any(p.cached_share for _, p in progresses)
     table = Table(title=f"Runs under {args.folder}")
     table.add_column("run", overflow="fold")
     columns = ["players", "status", "done", "interrupted", "total", "mean", "updated (UTC)"]
     if damaged:
         columns.insert(5, "corrupt")
+    if cached:
+        columns.insert(len(columns) - 1, "cached")
     for column in columns:
-        numeric = column in ("done", "interrupted", "total", "mean", "corrupt")
+        numeric = column in ("done", "interrupted", "total", "mean", "corrupt", "cached")
         table.add_column(column, justify="right" if numeric else "left", no_wrap=column == "status")
     for folder, progress in progresses:
         mean = f"{progress.mean_score:.2f}" if progress.mean_score is not None else "-"
@@ -62,6 +74,8 @@ def handle(args: argparse.Namespace) -> int:
         ]
         if damaged:
             cells.insert(5, f"[red]{len(progress.corrupt)}[/red]" if progress.corrupt else "0")
+        if cached:
+            cells.insert(len(cells) - 1, cache_cell(progress.cached_share, progress.cache_saving_usd))
         table.add_row(str(folder.relative_to(args.folder)), *cells)
     console = Console()
     if not console.is_terminal:  # a pipe or a file: whole names, not folded to 80 columns

@@ -55,6 +55,11 @@ class InspectCaller:
         self.model = model
 
     @property
+    def caches_prompts(self) -> bool:
+        """Inspect's providers cache as Inspect has them do: calls are sent as the strategies make them."""
+        return False
+
+    @property
     def offline_bot(self) -> str | None:
         """The built-in player behind a `hanabi/<bot>` model (harness.inspect.bots); None for any other model."""
         bot = getattr(self.model.api, "offline_bot", None)

@@ -63,11 +63,15 @@ class TracedSeatAgent(SeatAgent):
     """A seat's agent whose every turn is a span of Inspect's transcript, closed by a summary of the turn."""
 
     async def decide(
-        self, view: SeatView, memory: dict[str, Any] | None = None, journal: Journal | None = None
+        self,
+        view: SeatView,
+        memory: dict[str, Any] | None = None,
+        journal: Journal | None = None,
+        cache_key: str | None = None,
     ) -> Decision:
         async with span(f"turn {view.turn} · P{view.seat}", type="hanabi-turn"):
             try:
-                decision = await super().decide(view, memory, journal)
+                decision = await super().decide(view, memory, journal, cache_key)
             except MoveInterrupted as stop:
                 transcript().info(
                     turn_summary(view, self.config.label, stop.calls, None, stop.reason), source=SOURCE

@@ -4,17 +4,20 @@ client (harness.models.openai_client, `--client openai`)."""
 from __future__ import annotations
 
 from harness.models import client, openai_client
+from harness.models.budget import Budget
 from harness.models.caller import ModelCaller
-from harness.models.client import ModelClient, RetryPolicy
+from harness.models.client import ModelClient
 from harness.models.openai_client import OpenAIClient
+from harness.schema.config import SessionOptions
 from harness.schema.records import SeatConfig
 
 
-def caller_for(seat: SeatConfig, policy: RetryPolicy) -> ModelCaller:
-    """The ModelCaller that sends this seat's requests."""
+def caller_for(seat: SeatConfig, options: SessionOptions, budget: Budget | None = None) -> ModelCaller:
+    """The ModelCaller that sends this seat's requests, with the session's retries, prompt caching and prices, within
+    its `budget`."""
     if seat.client == "openai":
-        return OpenAIClient(seat, policy)
-    return ModelClient(seat, policy)
+        return OpenAIClient(seat, options.retry, options.prompt_cache, options.prices, budget)
+    return ModelClient(seat, options.retry, options.prompt_cache, options.prices, budget)
 
 
 def load_clients(seats: list[SeatConfig]) -> None:

@@ -8,29 +8,50 @@ each has its own error kind. `--timeout` is an overall deadline per request: a s
 off when it passes. Every attempt, failed or not, is returned as an Attempt record with the provider's
 finish_reason; its reply, reasoning and error are redacted of secrets before anything else sees them. Credentials
 in an --api-base URL are taken out of it and sent as the provider expects (harness.schema.secrets.split_credentials).
+Requests carry prompt-cache marks or a cache key where the provider takes them (harness.models.prompt_cache), and
+each is first put to the session's budget, if it has one (harness.models.budget).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import random
 import re
 import sys
 import time
 import warnings
-from collections.abc import Collection, Coroutine, Iterable
+from collections.abc import Collection, Coroutine, Iterable, Mapping
 from email.utils import parsedate_to_datetime
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from harness.models import retry_events
+from harness.models.budget import Budget, BudgetReached
 from harness.models.model_names import LOCAL_PROVIDER, parse_local_model, provider_of
-from harness.schema.config import RetryPolicy
+from harness.models.pricing import (
+    FREE,
+    Prices,
+    check_budget_prices,
+    given_prices,
+    listed_prices,
+    longest_reply,
+)
+from harness.models.prompt_cache import (
+    PROMPT_CACHE_KEY,
+    CacheStyle,
+    cache_style,
+    minimum_tokens,
+    place_marks,
+    wire_messages,
+)
+from harness.schema.config import ModelPrice, RetryPolicy, SessionOptions
 from harness.schema.errors import Refused
-from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig, Usage, storable
+from harness.schema.records import Attempt, CacheMark, ErrorKind, Message, SeatConfig, Usage, storable
 from harness.schema.secrets import redact, register_secret, safe_url, split_credentials
 
 # Sent to OpenAI-compatible servers given by --api-base when no key is set.
@@ -159,6 +180,23 @@ def check_model(seat: SeatConfig, built_in: Collection[str]) -> None:
         )
 
 
+def check_budget(seats: Iterable[SeatConfig], options: SessionOptions) -> None:
+    """With a budget (--max-cost), refuse a seat whose model has no price (LiteLLM's or --price) or no known longest
+    reply (harness.models.pricing.check_budget_prices), before any call."""
+    if options.max_cost_usd is not None:
+        check_budget_prices(seats, options.prices, litellm().model_cost, _is_priced)
+
+
+def price_of(model: str, given: Mapping[str, ModelPrice]) -> Prices | None:
+    """A model's prices per token: the user's (--price), else LiteLLM's, $0 for a built-in player; None where none
+    is known."""
+    if model in given:
+        return given_prices(given[model])
+    if provider_of(model) == LOCAL_PROVIDER:
+        return FREE
+    return listed_prices(model, litellm().model_cost) if _is_priced(model) else None
+
+
 # The model-string routes the direct client serves: LiteLLM's names for an OpenAI-compatible server.
 DIRECT_PROVIDERS = ("openai", "hosted_vllm")
 
@@ -186,18 +224,81 @@ def check_direct(seat: SeatConfig) -> None:
         )
 
 
+# What a request could cost is counted with LiteLLM's tokenizer for the model, which may count fewer tokens than the
+# provider's own: the prompt's count is raised by this share, and by a few tokens per message for its framing.
+PROMPT_MARGIN = 1.25
+MESSAGE_TOKENS = 8
+
+
 class RetryingCaller:
     """The one retry layer every ModelCaller of the harness shares: a call is sent (`_once`) until the provider
     answers, provider errors retried with full-jitter exponential backoff or the Retry-After the provider asked for.
-    Subclasses send one request each; they are stateless between calls and safe to share across concurrent games."""
+    Each request is first put to the session's budget (`budget`, when it has one) at what it could cost at most, and
+    is not sent when it does not fit (BudgetReached). Subclasses send one request each; they are stateless between
+    calls and safe to share across concurrent games."""
 
     seat: SeatConfig
     policy: RetryPolicy
+    budget: Budget | None = None
+    prices: Prices | None = None  # USD per token of the seat's model, when known
+    cache: CacheStyle | None = None  # how the seat's prompts are cached (None: prompt caching off or not offered)
+    longest_reply: int | None = None  # the most tokens a reply may take (the budget's count of a call)
 
     @property
     def offline_bot(self) -> str | None:
         """The built-in player served, whose reply comes in the request metadata (no other provider sees it)."""
         return None
+
+    @property
+    def caches_prompts(self) -> bool:
+        """Whether the seat's provider caches prompt prefixes and prompt caching is on: calls sharing a prefix are
+        then sent one first, the rest when it returns (harness.strategies.asking)."""
+        return self.cache is not None
+
+    def worst_case(self, messages: list[Message], max_tokens: int | None) -> float:
+        """What one request could cost at most: its prompt (counted with a margin, PROMPT_MARGIN), all written to a
+        prompt cache where that costs more, and its longest reply, at the model's prices."""
+        prices = self.prices or FREE
+        if prices == FREE:
+            return 0.0
+        prompt = sum(count_tokens(self.seat.model, m.content) for m in messages)
+        tokens = math.ceil(prompt * PROMPT_MARGIN) + MESSAGE_TOKENS * len(messages)
+        rate = max(prices.input, prices.cache_write) if self.cache == "cache_control" else prices.input
+        return tokens * rate + (max_tokens or self.longest_reply or 0) * prices.output
+
+    async def _paid(
+        self,
+        messages: list[Message],
+        metadata: dict[str, Any],
+        number: int,
+        max_tokens: int | None,
+        earlier: list[Attempt],
+    ) -> tuple[Attempt, float | None]:
+        """One request within the budget: refused (BudgetReached, with the call's `earlier` attempts) when what it
+        could cost does not fit, else sent, its reservation settled at what it cost; an answer with prompt-cache
+        tokens gets what caching saved at the model's prices."""
+        budget = self.budget
+        reserved = self.worst_case(messages, max_tokens) if budget is not None else 0.0
+        if budget is not None and not budget.reserve(reserved):
+            raise BudgetReached(
+                f"{self.seat.model}: the next request was not sent: it could cost up to ${reserved:.4f}, which would "
+                f"take the spend past the budget (--max-cost ${budget.limit:g})",
+                list(earlier),
+            )
+        cost = reserved  # a request cut short (a stop) may still be charged: counted at most
+        try:
+            attempt, wait = await self._once(messages, metadata, number, max_tokens)
+            cost = attempt.cost_usd or 0.0
+        except FatalModelError as exc:
+            cost = exc.attempt.cost_usd or 0.0
+            raise
+        finally:
+            if budget is not None:
+                budget.settle(reserved, cost)
+        usage = attempt.usage
+        if self.prices is not None and (usage.cached_tokens or usage.cache_write_tokens):
+            attempt = attempt.model_copy(update={"cache_saving_usd": self.prices.saving(usage)})
+        return attempt, wait
 
     async def call(
         self,
@@ -210,13 +311,13 @@ class RetryingCaller:
 
         `max_tokens` overrides the seat's limit for this call (a re-ask after a truncated reply, when allowed).
         Raises ProviderGaveUp when provider errors outlast the policy, FatalModelError on errors that retrying
-        cannot fix.
+        cannot fix, BudgetReached when a request could take the spend past the session's budget.
         """
         attempts: list[Attempt] = []
         # The first request goes out directly: most calls need no retry, and setting up tenacity's loop for every
         # call showed in a py-spy profile of a 32-game run (issue 30). A retryable failure hands over to the loop
         # below, which counts it as its first attempt.
-        first = await self._once(messages, metadata, first_number, max_tokens)
+        first = await self._paid(messages, metadata, first_number, max_tokens, [])
         if first[0].error_kind is None:
             return [first[0]]
         pending: tuple[Attempt, float | None] | None = first
@@ -233,14 +334,17 @@ class RetryingCaller:
                     if pending is not None:
                         (attempt, retry_after), pending = pending, None
                     else:
-                        attempt, retry_after = await self._once(
-                            messages, metadata, first_number + len(attempts), max_tokens
+                        attempt, retry_after = await self._paid(
+                            messages, metadata, first_number + len(attempts), max_tokens, attempts
                         )
                     attempts.append(attempt)
                     if attempt.error_kind is not None:
                         raise _Retryable(attempt, retry_after)
         except FatalModelError as exc:  # after retried errors: those attempts are the call's too
             exc.earlier = [*attempts, *exc.earlier]
+            raise
+        except BudgetReached as exc:
+            exc.attempts = list(attempts)
             raise
         except _Retryable as exc:
             raise ProviderGaveUp(
@@ -274,24 +378,41 @@ class RetryingCaller:
 
 
 class ModelClient(RetryingCaller):
-    """Calls one seat's model through LiteLLM."""
+    """Calls one seat's model through LiteLLM: with prompt-cache marks or key where the provider takes them
+    (`prompt_cache`), at the user's `prices` where given, within the session's `budget` where it has one."""
 
-    def __init__(self, seat: SeatConfig, policy: RetryPolicy) -> None:
+    def __init__(
+        self,
+        seat: SeatConfig,
+        policy: RetryPolicy,
+        prompt_cache: bool = True,
+        prices: Mapping[str, ModelPrice] | None = None,
+        budget: Budget | None = None,
+    ) -> None:
         self.seat = seat
         self.policy = policy
+        self.budget = budget
         self._router: Any = None
         # --api-base without its credentials, and those credentials as the provider expects them
         self._endpoint = split_credentials(seat.api_base) if seat.api_base else None
+        given = (prices or {}).get(seat.model)
+        self._given = given_prices(given) if given is not None else None  # costs counted here, at these prices
         if provider_of(seat.model) == LOCAL_PROVIDER:
             list_at_zero_price(seat.model)
             self.priced = True  # offline models really cost nothing
-        else:
-            # LiteLLM knows the price of every model the seat may call; otherwise no cost is recorded
-            models = {seat.model, *(d.model or seat.model for d in seat.deployments)}
-            self.priced = all(_is_priced(model) for model in models)
-            for model in models:
-                if not _is_priced(model):
-                    list_at_zero_price(model)
+            self.prices = FREE
+            return
+        # LiteLLM knows the price of every model the seat may call; otherwise no cost is recorded
+        models = {seat.model, *(d.model or seat.model for d in seat.deployments)}
+        self.priced = given is not None or all(_is_priced(model) for model in models)
+        price_list = litellm().model_cost
+        self.prices = self._given or (listed_prices(seat.model, price_list) if _is_priced(seat.model) else None)
+        replies = [longest_reply(seat, model, price_list) for model in models]
+        self.longest_reply = max((r for r in replies if r is not None), default=None)
+        self.cache = cache_style(seat.model, price_list) if prompt_cache else None
+        for model in models:
+            if not _is_priced(model):
+                list_at_zero_price(model)
 
     def _deployment_router(self) -> Any:
         """A LiteLLM Router over the seat's deployments, with its own retries and cooldowns switched off."""
@@ -335,13 +456,16 @@ class ModelClient(RetryingCaller):
     ) -> tuple[Attempt, float | None]:
         """One request. Returns the attempt and, for a retryable provider error, the wait the provider asked for."""
         lib = litellm()
+        marks = self._marks(messages)
         kwargs: dict[str, Any] = {
             "model": self.seat.model,
-            "messages": [m.model_dump() for m in messages],
+            "messages": wire_messages(messages, marks),
             **sent_params(self.seat),
         }
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
+        if self.cache == "prompt_cache_key" and metadata.get(PROMPT_CACHE_KEY):
+            kwargs["prompt_cache_key"] = metadata[PROMPT_CACHE_KEY]
         if self._endpoint is not None:
             kwargs["api_base"], url_key, headers = self._endpoint
             if headers:
@@ -362,7 +486,7 @@ class ModelClient(RetryingCaller):
             kwargs.pop("api_key", None)
             kwargs.pop("extra_headers", None)
         started = time.perf_counter()
-        base = Attempt(number=number, messages=list(messages))
+        base = Attempt(number=number, messages=list(messages), cache_marks=marks or None)
         deadline = self.seat.params.timeout_s
         try:
             async with asyncio.timeout(deadline):  # the whole request, however slowly its bytes arrive
@@ -373,7 +497,18 @@ class ModelClient(RetryingCaller):
             kind, retryable = _classify(lib, exc)
             return failed(self.seat.model, base, exc, kind, retryable, time.perf_counter() - started)
         latency = time.perf_counter() - started
-        return await answered(base, response, latency, _cost_of(response) if self.priced else None), None
+        attempt = await answered(base, response, latency, _cost_of(response) if self.priced else None)
+        if self._given is not None:  # the user's prices, not LiteLLM's
+            attempt = attempt.model_copy(update={"cost_usd": self._given.cost(attempt.usage)})
+        return attempt, None
+
+    def _marks(self, messages: list[Message]) -> list[CacheMark]:
+        """The prompt-cache breakpoints of a request to a provider that takes cache_control marks (none for
+        others): prompt_cache.place_marks with the model's minimum, tokens counted by LiteLLM."""
+        if self.cache != "cache_control":
+            return []
+        model = self.seat.model
+        return place_marks(messages, minimum_tokens(model), lambda text: count_tokens(model, text))
 
 
 def timed_out(base: Attempt, deadline: float, latency: float) -> Attempt:
@@ -591,17 +726,30 @@ def _reasoning_of(message: Any) -> str | None:
 
 
 def _usage_of(response: Any) -> Usage:
+    """A response's usage: LiteLLM's (OpenAI's shape, Anthropic's cache writes in `cache_creation_input_tokens`) or
+    the SDK's (an OpenAI-compatible server's)."""
     usage = getattr(response, "usage", None)
     if usage is None:
         return Usage()
     prompt_details = getattr(usage, "prompt_tokens_details", None)
     completion_details = getattr(usage, "completion_tokens_details", None)
+    written = getattr(usage, "cache_creation_input_tokens", None)
+    if written is None:
+        written = getattr(prompt_details, "cache_write_tokens", 0)
     return Usage(
         prompt_tokens=_token_count(getattr(usage, "prompt_tokens", 0)),
         completion_tokens=_token_count(getattr(usage, "completion_tokens", 0)),
         cached_tokens=_token_count(getattr(prompt_details, "cached_tokens", 0)),
         reasoning_tokens=_token_count(getattr(completion_details, "reasoning_tokens", 0)),
+        cache_write_tokens=_token_count(written),
     )
+
+
+@lru_cache(maxsize=256)
+def count_tokens(model: str, text: str) -> int:
+    """About how many tokens `text` is to `model`, by LiteLLM's tokenizer for it (its bundled one where it has none
+    of the model's own). The same texts come back (a system message, the rules at a prompt's head): kept."""
+    return int(litellm().token_counter(model=model, text=text))
 
 
 MAX_TOKEN_COUNT = 2**53  # above this a count is no count (and no float holds it exactly)

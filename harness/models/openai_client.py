@@ -4,8 +4,9 @@ the `openai` SDK's async client, without LiteLLM's per-call work (`hanabi-eval r
 It is a ModelCaller with the same contract as the LiteLLM client (harness.models.client), and shares its retry layer,
 its reading of an answer and its error records: the overall deadline per request, provider errors retried with
 backoff honouring Retry-After (the SDK's own retries off), the same error kinds and error names, finish reasons,
-usage, redaction, and credentials in the URL sent as a key or as Basic auth. A seat whose model LiteLLM's price list
-knows gets the same per-token price; a self-hosted model has none, as through LiteLLM. The model name sent is the
+usage, redaction, credentials in the URL sent as a key or as Basic auth, the budget and a prompt_cache_key where the
+model takes one. A seat whose model LiteLLM's price list knows gets the same per-token price (or the user's, given
+with --price); a self-hosted model has none, as through LiteLLM. The model name sent is the
 model string without its route (`openai/NAME` or `hosted_vllm/NAME` sends NAME), as LiteLLM sends it.
 """
 
@@ -14,8 +15,10 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Mapping
 from typing import Any
 
+from harness.models.budget import Budget
 from harness.models.client import (
     _CONTEXT_OVERFLOW,
     NO_KEY_PLACEHOLDER,
@@ -29,7 +32,10 @@ from harness.models.client import (
     litellm,
     timed_out,
 )
-from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig, Usage
+from harness.models.pricing import given_prices, listed_prices, longest_reply
+from harness.models.prompt_cache import PROMPT_CACHE_KEY, cache_style
+from harness.schema.config import ModelPrice
+from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig
 from harness.schema.secrets import register_secret, split_credentials
 
 # one SDK client (and its connection pool) per event loop and seat endpoint: an httpx pool belongs to one loop
@@ -39,11 +45,19 @@ _CLIENTS: dict[tuple[int, str, str | None, tuple[tuple[str, str], ...]], Any] = 
 class OpenAIClient(RetryingCaller):
     """Calls one seat's OpenAI-compatible server through the `openai` SDK's async client."""
 
-    def __init__(self, seat: SeatConfig, policy: RetryPolicy) -> None:
+    def __init__(
+        self,
+        seat: SeatConfig,
+        policy: RetryPolicy,
+        prompt_cache: bool = True,
+        prices: Mapping[str, ModelPrice] | None = None,
+        budget: Budget | None = None,
+    ) -> None:
         check_direct(seat)
         assert seat.api_base is not None
         self.seat = seat
         self.policy = policy
+        self.budget = budget
         self._served = seat.model.split("/", 1)[1]
         self._base, url_key, headers = split_credentials(seat.api_base)
         env_key = os.environ.get("OPENAI_API_KEY")
@@ -53,8 +67,13 @@ class OpenAIClient(RetryingCaller):
         params = direct_params(seat)
         params.pop("timeout"), params.pop("max_retries")  # the SDK client's settings, not the request body's
         self._body = params
-        # a price only for a model LiteLLM's list knows (a hosted model reached directly); a served one has none
-        self._price = _price_of(seat.model) if _is_priced(seat.model) else None
+        # the user's price, or one LiteLLM's list knows (a hosted model reached directly); a served one has none
+        given = (prices or {}).get(seat.model)
+        price_list = litellm().model_cost
+        listed = listed_prices(seat.model, price_list) if _is_priced(seat.model) else None
+        self.prices = given_prices(given) if given is not None else listed
+        self.longest_reply = longest_reply(seat, seat.model, price_list)
+        self.cache = cache_style(seat.model, price_list) if prompt_cache else None
 
     def _client(self) -> Any:
         import openai
@@ -79,6 +98,8 @@ class OpenAIClient(RetryingCaller):
         body: dict[str, Any] = {"model": self._served, "messages": [m.model_dump() for m in messages], **self._body}
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
+        if self.cache == "prompt_cache_key" and metadata.get(PROMPT_CACHE_KEY):
+            body["prompt_cache_key"] = metadata[PROMPT_CACHE_KEY]
         from openai.types.chat import ChatCompletion
 
         client = self._client()
@@ -97,8 +118,8 @@ class OpenAIClient(RetryingCaller):
             return failed(self.seat.model, base, exc, kind, retryable, time.perf_counter() - started, name)
         latency = time.perf_counter() - started
         attempt = await answered(base, response, latency, None)
-        if self._price is not None:
-            attempt = attempt.model_copy(update={"cost_usd": _cost(self._price, attempt.usage)})
+        if self.prices is not None:
+            attempt = attempt.model_copy(update={"cost_usd": self.prices.cost(attempt.usage)})
         return attempt, None
 
 
@@ -127,21 +148,6 @@ def classify(exc: Exception) -> tuple[ErrorKind, bool, str | None]:
     if isinstance(exc, openai.APIResponseValidationError | ValueError):  # a body that is no chat completion
         return "server_error", True, None
     return "bad_request", False, None
-
-
-def _price_of(model: str) -> tuple[float, float, float]:
-    """(input, output, cached input) USD per token from LiteLLM's bundled price list."""
-    prices = litellm().model_cost
-    entry = prices.get(model) or prices[model.split("/", 1)[1]]
-    inputs = float(entry.get("input_cost_per_token") or 0.0)
-    cached = entry.get("cache_read_input_token_cost")
-    return inputs, float(entry.get("output_cost_per_token") or 0.0), float(cached) if cached is not None else inputs
-
-
-def _cost(price: tuple[float, float, float], usage: Usage) -> float:
-    inputs, outputs, cached = price
-    fresh = usage.prompt_tokens - usage.cached_tokens
-    return fresh * inputs + usage.cached_tokens * cached + usage.completion_tokens * outputs
 
 
 def warm_up() -> None:

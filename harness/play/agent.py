@@ -27,9 +27,14 @@ class SeatAgent:
         self.strategy = get_strategy(scaffold.strategy)
 
     async def decide(
-        self, view: SeatView, memory: dict[str, Any] | None = None, journal: Journal | None = None
+        self,
+        view: SeatView,
+        memory: dict[str, Any] | None = None,
+        journal: Journal | None = None,
+        cache_key: str | None = None,
     ) -> Decision:
         """The seat's move for this view; raises MoveInterrupted when its model gives no valid reply in the limits.
-        Each call's attempts go into `journal` as they arrive (see Asker)."""
-        asker = Asker(self.config, self.client, self.reply_retries, view, journal)
+        Each call's attempts go into `journal` as they arrive (see Asker); `cache_key` names the game-seat's prompt
+        cache where the provider takes one."""
+        asker = Asker(self.config, self.client, self.reply_retries, view, journal, cache_key)
         return await self.strategy.decide(view, TurnContext(self.scaffold, asker, memory))

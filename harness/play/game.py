@@ -8,12 +8,14 @@ memory is restored from its last move record. A log that does not match its deck
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
 from harness import __version__
 from harness.engine.game import MAX_LIFE_TOKENS, Game
 from harness.engine.replay import replay
+from harness.models.budget import BudgetReached
 from harness.models.client import sent_params_record
 from harness.play.agent import SeatAgent
 from harness.schema.log_file import GameLog, GameLogContents, finished_result, read_game_log
@@ -28,6 +30,7 @@ from harness.schema.records import (
     Usage,
     now_iso,
     total_cost,
+    total_saving,
 )
 from harness.schema.secrets import public_seat
 from harness.strategies.asking import Decision, Journal, MoveInterrupted, journal_calls
@@ -37,6 +40,15 @@ from harness.view.seat_view import SeatView
 MoveListener = Callable[[MoveRecord], None]
 # why a stopped move's result line was written (status "stopped")
 STOPPED = "the run was stopped (Ctrl-C or SIGTERM) while this move was being asked; asked again on resume"
+BUDGET_STOPPED = (
+    "the run stopped at its budget (--max-cost) while this move was being asked; asked again on resume with a "
+    "higher budget"
+)
+
+
+def cache_key(run_id: str, game_id: str, seat: int) -> str:
+    """The prompt-cache key of one seat of one game (OpenAI's prompt_cache_key): short, and naming nothing."""
+    return "hanabi-" + hashlib.sha256(f"{run_id}/{game_id}/{seat}".encode()).hexdigest()[:16]
 
 
 def rebuild(plan: GamePlan, deck: list[str], contents: GameLogContents) -> tuple[Game, dict[int, Any]]:
@@ -59,7 +71,8 @@ async def play_game(
     git_commit: str | None,
     on_move: MoveListener | None = None,
 ) -> GameResult:
-    """Play (or continue) one game to its end or to an interruption; return its result."""
+    """Play (or continue) one game to its end or to an interruption; return its result. Raises BudgetReached when a
+    call of a move was not sent for the session's budget: the move is not made, the game stays unfinished."""
     finished = finished_result(log_path)
     if finished is not None:
         return finished
@@ -90,7 +103,8 @@ async def play_game(
             agent = agents[seat]
             journal: Journal = []  # the move's calls as they are answered
             try:
-                decision = await agent.decide(view, memories.get(seat), journal)
+                key = cache_key(run_id, plan.game_id, seat)
+                decision = await agent.decide(view, memories.get(seat), journal, key)
                 game.apply(view.legal_moves[decision.reply.action].move)
                 record = move_record(view, agent, decision, game)
                 await log.append(record)  # whole or not at all: its one wait comes before it writes
@@ -99,6 +113,13 @@ async def play_game(
                 await log.append(result)
                 await log.durable()
                 return result
+            except BudgetReached:  # the move is not made: what it was answered is kept, the game stays unfinished
+                answered = journal_calls(journal, agent.config.model)
+                if answered:
+                    stopped = _result(game, moves, contents.failed_calls, BUDGET_STOPPED, seat, answered, stop=True)
+                    await log.append(stopped)
+                    await log.durable()
+                raise
             except asyncio.CancelledError:  # the run was stopped: keep what the move was answered so far
                 answered = journal_calls(journal, agent.config.model)
                 if answered:
@@ -174,6 +195,7 @@ def _result(
         provider_errors=sum(1 for a in attempts if a.error_kind in PROVIDER_ERROR_KINDS),
         usage=usage,
         cost_usd=total_cost(attempts),
+        cache_saving_usd=total_saving(attempts),
         failed_calls=failed_now,
         finished_at=now_iso(),
     )

@@ -5,7 +5,8 @@ is what was paid. A game is priced when its cost is known: every answered attemp
 reported (harness.schema.records.total_cost). A game with an attempt of a model LiteLLM has no price for is unpriced
 and shown as such, never as $0, even when a free built-in player sat beside it. Totals over a mix say how many games
 they leave out. Cost per game divides by the priced games; cost per point divides by the fireworks points of the
-complete priced games (the points the money bought).
+complete priced games (the points the money bought). Prompt caching: the share of prompt tokens read from a
+provider's cache and what that saved, as each attempt recorded it.
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ class Spend(BaseModel):
     points: int  # fireworks points of the complete priced games
     cost_per_point: float | None
     mean_score: float | None  # mean fireworks score of the complete games, for the score-against-cost plot
+    cached_tokens: int = 0  # prompt tokens read from a prompt cache
+    cache_write_tokens: int = 0
+    cache_saving_usd: float | None = None  # what prompt caching saved; None where no game recorded a saving
+
+    @property
+    def cached_share(self) -> float | None:
+        """The share of the prompt tokens read from a prompt cache."""
+        return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else None
 
     @property
     def pricing(self) -> str:
@@ -48,6 +57,7 @@ def spend(name: str, rows: Sequence[GameRow]) -> Spend:
     cost = sum(r.cost_usd or 0.0 for r in priced) if priced else None
     points = sum(r.fireworks_score or 0 for r in priced if r.status == "complete")
     done = [r for r in rows if r.status == "complete"]
+    savings = [r.cache_saving_usd for r in rows if r.cache_saving_usd is not None]
     return Spend(
         name=name,
         games=len(rows),
@@ -62,6 +72,9 @@ def spend(name: str, rows: Sequence[GameRow]) -> Spend:
         points=points,
         cost_per_point=cost / points if cost is not None and points else None,
         mean_score=sum(r.fireworks_score or 0 for r in done) / len(done) if done else None,
+        cached_tokens=sum(r.cached_tokens for r in rows),
+        cache_write_tokens=sum(r.cache_write_tokens for r in rows),
+        cache_saving_usd=sum(savings) if savings else None,
     )
 
 

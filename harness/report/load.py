@@ -27,7 +27,15 @@ from harness.schema.errors import Refused
 from harness.schema.log_file import GameStatus, LogCorrupt
 from harness.schema.manifest import GitState
 from harness.schema.moves import EndReason
-from harness.schema.records import PROVIDER_ERROR_KINDS, Call, GameHeader, MoveRecord, SeatConfig, total_cost
+from harness.schema.records import (
+    PROVIDER_ERROR_KINDS,
+    Call,
+    GameHeader,
+    MoveRecord,
+    SeatConfig,
+    total_cost,
+    total_saving,
+)
 from harness.schema.value_records import (
     DecisionValueRecord,
     ValuesUnreadable,
@@ -121,6 +129,9 @@ class GameRow(BaseModel):
     total_tokens: int
     cost_usd: float | None  # None: not known (an attempt of an unpriced model, see total_cost), never a guessed $0
     latency_s: float  # summed over the logged moves' attempts
+    cached_tokens: int = 0  # prompt tokens read from a provider's prompt cache (counted in prompt_tokens)
+    cache_write_tokens: int = 0  # prompt tokens written to it
+    cache_saving_usd: float | None = None  # what prompt caching saved (total_saving); None: nothing recorded
 
 
 class MoveRow(BaseModel):
@@ -304,6 +315,9 @@ def _load_games(run: RunDir, label: str, by: Sequence[str]) -> tuple[list[Loaded
             total_tokens=prompt + completion,
             cost_usd=total_cost(attempts),
             latency_s=sum(m.latency_s for m in contents.moves),
+            cached_tokens=sum(a.usage.cached_tokens for a in attempts),
+            cache_write_tokens=sum(a.usage.cache_write_tokens for a in attempts),
+            cache_saving_usd=total_saving(attempts),
         )
         games.append(LoadedGame(row=row, header=header, moves=contents.moves))
     return games, skipped

@@ -13,6 +13,7 @@ from contextlib import AsyncExitStack
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.models.budget import Budget, BudgetReached
 from harness.models.callers import caller_for, close_callers, warm_up
 from harness.play.agent import SeatAgent
 from harness.play.game import MoveListener, play_game, rebuild
@@ -24,11 +25,13 @@ from harness.schema.records import GamePlan, GameResult, SeatConfig
 from harness.strategies.scaffold import load_scaffold
 
 
-def build_agents(config: RunConfig, options: SessionOptions) -> dict[SeatConfig, SeatAgent]:
+def build_agents(
+    config: RunConfig, options: SessionOptions, budget: Budget | None = None
+) -> dict[SeatConfig, SeatAgent]:
     agents: dict[SeatConfig, SeatAgent] = {}
     for seat in config.seats:
         if seat not in agents:
-            client = caller_for(seat, options.retry)
+            client = caller_for(seat, options, budget)
             agents[seat] = SeatAgent(seat, load_scaffold(seat.scaffold, seat.k), client, options.reply_retries)
     return agents
 
@@ -70,9 +73,11 @@ async def play_plans(
     on_move: MoveListener,
     on_game: GameListener,
     stop: Stop | None = None,
+    budget: Budget | None = None,
 ) -> list[tuple[int, GamePlan, GameResult]]:
     """Play the selected games in this event loop: at most `options.concurrency` at once, and at most
-    `options.model_limits[model]` games that seat `model`.
+    `options.model_limits[model]` games that seat `model`, each call within `budget` where there is one (a game
+    whose call was not sent for it stops unfinished, and is not among the games returned).
 
     When `stop` is pressed, or when one game fails (a disk fault), every other game is cancelled: no new call
     starts, calls in flight are dropped (their move is played again on resume; what it was already answered is kept
@@ -80,7 +85,7 @@ async def play_plans(
     Returns the games that ended; after a failure, raises it."""
     agents: dict[SeatConfig, SeatAgent] = {}
     for job in jobs:
-        for seat, agent in build_agents(job.config, options).items():
+        for seat, agent in build_agents(job.config, options, budget).items():
             agents.setdefault(seat, agent)
     decks = {(index, s.seed): list(s.deck) for index, job in enumerate(jobs) for s in job.config.seeds}
     # in the process that plays: the warm-up starts LiteLLM's logging thread, which must not exist at a fork
@@ -119,9 +124,11 @@ async def play_plans(
             task.cancel()
 
     async def watched(task: asyncio.Task[tuple[int, GamePlan, GameResult]]) -> None:
-        with contextlib.suppress(asyncio.CancelledError):
+        with contextlib.suppress(asyncio.CancelledError, BudgetReached):
             try:
                 await task
+            except BudgetReached:
+                raise  # the game stopped at the budget: no failure
             except Exception as exc:
                 if not failures:
                     failures.append(exc)
@@ -134,7 +141,7 @@ async def play_plans(
             await asyncio.gather(*(watched(task) for task in tasks))
         if failures:
             raise failures[0]
-        return [task.result() for task in tasks if not task.cancelled()]
+        return [task.result() for task in tasks if not task.cancelled() and task.exception() is None]
     finally:
         await close_callers()
         gc.unfreeze()  # a process that goes on after play (tests, a library caller) collects as usual again

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from harness.run.lock import holder_alive
 from harness.run.store import RunDir, RunFolderDamaged
 from harness.schema.log_file import LogCorrupt
+from harness.schema.records import Usage, total_saving
 
 
 class ProgressOnDisk(BaseModel):
@@ -29,6 +30,10 @@ class ProgressOnDisk(BaseModel):
     updated_at: str | None
     corrupt: list[str] = []  # "games/<id>.jsonl line N: problem" for each damaged log
     problem: str | None = None  # why the run is unreadable
+    # prompt caching over every attempt logged: the share of prompt tokens read from the cache (None: no prompt
+    # tokens), and what it saved where a price was known (None: nothing recorded)
+    cached_share: float | None = None
+    cache_saving_usd: float | None = None
 
 
 def run_progress(path: Path) -> ProgressOnDisk:
@@ -50,6 +55,7 @@ def run_progress(path: Path) -> ProgressOnDisk:
     games = manifest.games if manifest is not None else []
     results = []
     corrupt = []
+    usage, savings = Usage(), []  # prompt caching over every attempt: tokens, and each game's saving
     for log in run.game_paths():
         try:
             contents = run.read_game(log)
@@ -61,6 +67,10 @@ def run_progress(path: Path) -> ProgressOnDisk:
             continue
         if contents.result is not None:
             results.append(contents.result)
+        attempts = [a for c in [c for m in contents.moves for c in m.calls] + contents.failed_calls for a in c.attempts]
+        usage = sum((a.usage for a in attempts), usage)
+        if (saving := total_saving(attempts)) is not None:
+            savings.append(saving)
     complete = [r for r in results if r.status == "complete"]
     interrupted = sum(1 for r in results if r.status == "interrupted")
     state: str = status.status if status else "new"
@@ -78,4 +88,6 @@ def run_progress(path: Path) -> ProgressOnDisk:
         mean_score=sum(r.fireworks_score for r in complete) / len(complete) if complete else None,
         updated_at=status.updated_at if status else (manifest.created_at if manifest is not None else None),
         corrupt=corrupt,
+        cached_share=usage.cached_share,
+        cache_saving_usd=sum(savings) if savings else None,
     )

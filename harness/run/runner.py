@@ -1,14 +1,19 @@
 """Plays a session: the unfinished games of one or more runs, in this process or spread over worker processes,
-with the live progress display, each run's status file kept up to date, and Ctrl-C or a disk fault turned into a
-stop that leaves every log intact. Also the estimates said before a session starts (games left, model calls).
+with the live progress display, each run's status file kept up to date, and Ctrl-C, a disk fault or the budget
+(--max-cost) turned into a stop that leaves every log intact. Also the estimates said before a session starts (games
+left, model calls, their cost).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import math
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
 from harness.models import retry_events
+from harness.models.budget import Budget
 from harness.models.client import run_calls
+from harness.models.pricing import Prices
 from harness.run.games import RunJob, play_plans
 from harness.run.interrupt import SessionStopped, Stop, cause
 from harness.run.live_progress import RunProgress
@@ -24,15 +29,22 @@ from harness.schema.secrets import redact
 from harness.strategies.scaffold import calls_per_move, load_scaffold
 
 
+class BudgetStopped(Exception):
+    """The session stopped at its budget (--max-cost): a call that could have taken the spend past it was not sent.
+    Every game is resumable; the message is the one line that says what was spent and how to go on."""
+
+
 def play_session(
     jobs: list[RunJob], options: SessionOptions, resume_hint: str = ""
 ) -> list[list[tuple[GamePlan, GameResult]]]:
     """Play the unfinished games of several runs, in this process or spread over `options.workers` processes,
-    keeping each run's status file up to date. Returns each job's (plan, result) pairs in plan order.
+    keeping each run's status file up to date, within the session's budget (`options.max_cost_usd`: the runs'
+    spend, every session's). Returns each job's (plan, result) pairs in plan order.
 
-    Raises SessionStopped after a Ctrl-C or SIGTERM (status "stopped") and DiskFault when a write fails (status
-    "failed", where it can still be written); `resume_hint` ("continue with: hanabi-eval resume ...") ends their
-    message."""
+    Raises SessionStopped after a Ctrl-C or SIGTERM (status "stopped"), BudgetStopped when a call did not fit the
+    budget (status "budget") and DiskFault when a write fails (status "failed", where it can still be written);
+    `resume_hint` ("continue with: hanabi-eval resume ...") ends their message."""
+    budget = Budget(options.max_cost_usd, spent_in_logs(jobs)) if options.max_cost_usd is not None else None
     selected = [(index, plan) for index, job in enumerate(jobs) for plan in job.config.plans()]
     progress = RunProgress(
         total_games=len(selected),
@@ -63,10 +75,11 @@ def play_session(
                         on_move=lambda record: progress.moves_done(1, *_move_usage(record)),
                         on_game=game_done,
                         stop=stop,
+                        budget=budget,
                     )
                 )
             else:
-                flat = play_in_workers(jobs, selected, options, progress, stop, game_done)
+                flat = play_in_workers(jobs, selected, options, progress, stop, game_done, budget)
     except OSError as exc:
         reason = explain(exc, resume_hint)
         for status in statuses:
@@ -84,6 +97,8 @@ def play_session(
         raise
     if stop.requested:
         raise _stopped(statuses, stop.by, resume_hint)
+    if budget is not None and budget.reached:
+        raise _at_budget(statuses, budget, resume_hint)
     order = {(index, plan.game_id): n for n, (index, plan) in enumerate(selected)}
     flat.sort(key=lambda item: order[(item[0], item[1].game_id)])
     grouped: list[list[tuple[GamePlan, GameResult]]] = [[] for _ in jobs]
@@ -104,6 +119,37 @@ def _stopped(statuses: list[RunStatusFile], by: str, resume_hint: str) -> Sessio
     complete = sum(s.counts()[0] for s in statuses)
     total = sum(len(s.games) for s in statuses)
     return SessionStopped(f"Stopped by {by}: {complete} of {total} games complete; {resume_hint}")
+
+
+def _at_budget(statuses: list[RunStatusFile], budget: Budget, resume_hint: str) -> BudgetStopped:
+    """A session stopped at its budget: its runs' status written as "budget", and the line that says what was spent
+    and how to go on (a higher --max-cost)."""
+    reason = f"stopped at the budget: ${budget.spent:.4f} spent of --max-cost {budget.limit:g}"
+    for status in statuses:
+        status.try_write("budget", reason)
+    complete = sum(s.counts()[0] for s in statuses)
+    total = sum(len(s.games) for s in statuses)
+    more = f" --max-cost {more_budget(budget.limit, budget.spent):g}" if resume_hint else ""
+    return BudgetStopped(
+        f"Stopped at the budget: ${budget.spent:.4f} spent of --max-cost {budget.limit:g}; {complete} of {total} "
+        f"games complete, every game resumable; {resume_hint}{more}"
+    )
+
+
+def more_budget(limit: float, spent: float) -> float:
+    """A budget to go on with: twice the larger of the budget and the spend, rounded up to a cent."""
+    return math.ceil(max(limit, spent, 0.005) * 2 * 100) / 100
+
+
+def spent_in_logs(jobs: Iterable[RunJob]) -> float:
+    """What the runs' logs say was spent so far, every attempt of every session (unpriced attempts count 0)."""
+    spent = 0.0
+    for job in jobs:
+        for path in job.run.game_paths():
+            contents = job.run.read_game(path)
+            calls = [c for m in contents.moves for c in m.calls] + contents.failed_calls
+            spent += sum(a.cost_usd or 0.0 for c in calls for a in c.attempts)
+    return spent
 
 
 def execute(
@@ -151,6 +197,75 @@ def expected_moves(runs: Iterable[tuple[RunConfig, RunDir]]) -> int:
 def expected_calls(runs: Iterable[tuple[RunConfig, RunDir]]) -> tuple[int, int]:
     """(unfinished games, expected model calls) of the runs: typical moves left x the team's calls per move."""
     return _calls((config, moves_left(config, run)) for config, run in runs)
+
+
+# Prompt and reply tokens per model call, by scaffold, at 2 and at 5 players: BENCHMARKS.md section 4 (cl100k, the
+# offline player's replies; a model that reasons writes longer ones), per move divided by the calls of a move.
+TYPICAL_CALL_TOKENS: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
+    "watson": ((805, 176), (1_033, 253)),
+    "watson-plus": ((870, 176), (1_310, 253)),
+    "spin-bench": ((1_802, 32), (2_518, 31)),
+    "spin-bench-no-deductions": ((1_502, 32), (1_859, 31)),
+    "spin-bench-no-deductions-no-discards": ((1_431, 32), (1_811, 31)),
+    "sherlock": ((2_303, 256), (3_019, 376)),
+    "sherlock-plus": ((1_523, 256), (2_278, 376)),
+    "mycroft": ((4_171, 560), (4_960, 1_030)),
+    "mycroft-plus": ((2_112, 620), (3_014, 1_156)),
+    "hgroup-watson": ((1_484, 176), (2_023, 253)),
+    "hgroup-sherlock": ((2_137, 256), (2_992, 376)),
+    "best-of-k-watson": ((981, 176), (1_274, 253)),
+    "best-of-k-spin-bench": ((1_859, 32), (2_573, 31)),
+    "best-of-k-sherlock": ((2_546, 256), (3_362, 376)),
+    "moa-watson": ((1_211, 119), (1_412, 144)),
+    "moa-sherlock": ((2_189, 167), (3_109, 205)),
+}
+TYPICAL_CALL_TOKENS["best-of-5-watson"] = TYPICAL_CALL_TOKENS["best-of-k-watson"]
+TYPICAL_CALL_TOKENS["best-of-5-sherlock"] = TYPICAL_CALL_TOKENS["best-of-k-sherlock"]
+
+
+def typical_call_tokens(scaffold: str, players: int) -> tuple[float, float]:
+    """(prompt, reply) tokens of a typical call of the scaffold (TYPICAL_CALL_TOKENS, between 2 and 5 players in
+    proportion); a scaffold not measured there counts as the largest one that is."""
+    two, five = TYPICAL_CALL_TOKENS.get(scaffold) or max(TYPICAL_CALL_TOKENS.values(), key=lambda t: t[1][0])
+    share = (players - 2) / 3
+    return two[0] + (five[0] - two[0]) * share, two[1] + (five[1] - two[1]) * share
+
+
+class Estimate(NamedTuple):
+    """What the unfinished games of a session are expected to take: games, model calls and, at the models' prices,
+    USD (before prompt-cache savings; None where a model has no price: `unpriced` names them)."""
+
+    games: int
+    calls: int
+    cost_usd: float | None
+    unpriced: tuple[str, ...]
+
+
+def estimate(runs: Iterable[tuple[RunConfig, RunDir]], price_of: Callable[[str], Prices | None]) -> Estimate:
+    """expected_calls of the runs, and their cost: each seat's calls x its scaffold's typical tokens per call x its
+    model's prices (`price_of`: USD per token, None without a price)."""
+    games, calls, cost = 0, 0.0, 0.0
+    unpriced: dict[str, None] = {}
+    for config, run in runs:
+        per_move: dict[int, tuple[float, float]] = {}  # players -> (calls, USD) per move, averaged over the seats
+        for players, left, moves in moves_left(config, run):
+            if players not in per_move:
+                team = config.seats * players if len(config.seats) == 1 else config.seats
+                seat_calls, seat_cost = 0.0, 0.0
+                for seat in team:
+                    made = calls_per_move(load_scaffold(seat.scaffold, seat.k), players)
+                    seat_calls += made
+                    prices = price_of(seat.model)
+                    if prices is None:
+                        unpriced[seat.model] = None
+                        continue
+                    prompt, reply = typical_call_tokens(seat.scaffold, players)
+                    seat_cost += made * (prompt * prices.input + reply * prices.output)
+                per_move[players] = (seat_calls / players, seat_cost / players)
+            games += left
+            calls += moves * per_move[players][0]
+            cost += moves * per_move[players][1]
+    return Estimate(games, round(calls), None if unpriced else cost, tuple(unpriced))
 
 
 def planned_calls(runs: Iterable[RunConfig], seeds: int) -> tuple[int, int]:

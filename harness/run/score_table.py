@@ -1,5 +1,6 @@
 """What a run prints at its end: the score table (one row per player count) and a summary of the whole session:
-games complete and interrupted, mean score, tokens, cost, wall time, and every rejected attempt by error kind.
+games complete and interrupted, mean score, tokens, cost, what prompt caching read and saved, wall time, and every
+rejected attempt by error kind.
 
 Counts cover every game of the run, whichever session played it, and every attempt ever made: the moves' calls and
 the failed calls of interrupted games. Error kinds are an open set: whatever the logs hold is counted by name. Only
@@ -113,6 +114,9 @@ class RunSummary(BaseModel):
     completion_tokens: int
     cost_usd: float | None  # over the priced games; None when no game's cost is known
     unpriced_games: int  # games of a model LiteLLM has no price for: their cost is not in cost_usd
+    cached_tokens: int = 0  # prompt tokens read from a prompt cache
+    cache_write_tokens: int = 0  # prompt tokens written to one
+    cache_saving_usd: float | None = None  # what prompt caching saved, where a price was known
     wall_s: float
     invalid_replies: dict[str, int]  # error kind -> attempts, over every move of every game
     provider_errors: dict[str, int]
@@ -132,6 +136,7 @@ def summarize(games: list[tuple[GameResult | None, Path]], wall_s: float) -> Run
         kinds.update(_error_kinds(data))
     spread = _standard_error(scores)
     costs = [r.cost_usd for r in results if r.cost_usd is not None]
+    savings = [r.cache_saving_usd for r in results if r.cache_saving_usd is not None]
     return RunSummary(
         games=len(games),
         complete=len(complete),
@@ -143,6 +148,9 @@ def summarize(games: list[tuple[GameResult | None, Path]], wall_s: float) -> Run
         completion_tokens=sum(r.usage.completion_tokens for r in results),
         cost_usd=sum(costs) if costs else None,
         unpriced_games=sum(1 for r in results if r.cost_usd is None and r.calls),
+        cached_tokens=sum(r.usage.cached_tokens for r in results),
+        cache_write_tokens=sum(r.usage.cache_write_tokens for r in results),
+        cache_saving_usd=sum(savings) if savings else None,
         wall_s=wall_s,
         invalid_replies={k: n for k, n in sorted(kinds.items()) if k not in PROVIDER_ERROR_KINDS},
         provider_errors={k: n for k, n in sorted(kinds.items()) if k in PROVIDER_ERROR_KINDS},
@@ -190,10 +198,24 @@ def summary_table(summary: RunSummary) -> Table:
         f"({summary.prompt_tokens:,} prompt, {summary.completion_tokens:,} completion)",
     )
     table.add_row("cost", cost_line(summary.cost_usd, summary.unpriced_games))
+    if summary.cached_tokens or summary.cache_write_tokens:
+        table.add_row("prompt cache", cache_line(summary))
     table.add_row("wall time", _duration(summary.wall_s) + " this session")
     table.add_row("invalid replies", _by_kind(summary.invalid_replies))
     table.add_row("provider errors", _by_kind(summary.provider_errors))
     return table
+
+
+def cache_line(summary: RunSummary) -> str:
+    """What prompt caching did: the share of prompt tokens read from the cache, the tokens written, what it saved."""
+    share = summary.cached_tokens / summary.prompt_tokens if summary.prompt_tokens else 0.0
+    line = (
+        f"{share:.0%} of prompt tokens read from the cache ({summary.cached_tokens:,}), "
+        f"{summary.cache_write_tokens:,} written"
+    )
+    if summary.cache_saving_usd is not None:
+        line += f"; saved ${summary.cache_saving_usd:.4f}"
+    return line
 
 
 def cost_line(cost_usd: float | None, unpriced_games: int) -> str:

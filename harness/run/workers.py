@@ -21,6 +21,7 @@ from multiprocessing import get_context
 from typing import Any
 
 from harness.models import callers, client, retry_events
+from harness.models.budget import Budget
 from harness.run.games import GameListener, RunJob, Selected, play_plans
 from harness.run.interrupt import STOP_SIGNALS, STOP_WORKER, Stop
 from harness.run.live_progress import RunProgress
@@ -111,7 +112,9 @@ class _MoveTally:
         self.reported_at = time.monotonic()
 
 
-def _worker(jobs: list[RunJob], selected: Selected, options: SessionOptions, events: Any) -> None:
+def _worker(
+    jobs: list[RunJob], selected: Selected, options: SessionOptions, events: Any, budget: Budget | None
+) -> None:
     _die_with_parent()
     for signum in STOP_SIGNALS:  # the terminal's Ctrl-C, a SIGTERM to the group: the parent decides (interrupt.py)
         signal.signal(signum, signal.SIG_IGN)
@@ -131,7 +134,7 @@ def _worker(jobs: list[RunJob], selected: Selected, options: SessionOptions, eve
     try:
         with retry_events.listening(backoff):
             client.run_calls(
-                play_plans(jobs, selected, options, on_move=tally.add, on_game=game_done, stop=stop)
+                play_plans(jobs, selected, options, on_move=tally.add, on_game=game_done, stop=stop, budget=budget)
             )
     except _StoppedBeforePlay:
         pass
@@ -171,11 +174,14 @@ def play_in_workers(
     progress: RunProgress,
     stop: Stop | None = None,
     on_game: GameListener | None = None,
+    budget: Budget | None = None,
 ) -> list[tuple[int, GamePlan, GameResult]]:
     """Play the selected games in `options.workers` processes; return (job index, plan, result) for every game
-    that ended. A press of `stop` tells every worker to stop (see harness.run.interrupt); a second one kills them."""
+    that ended. A press of `stop` tells every worker to stop (see harness.run.interrupt); a second one kills them.
+    The workers share one `budget` (in shared memory), which holds what they spent when they are done."""
     context: Any = get_context(_start_method(jobs))  # typeshed: no Process
     events = context.Queue()
+    shared_budget = budget.shared(context) if budget is not None else None
     parts = shards(selected, options.workers)
     shared = options.model_copy(  # each worker's share of the session's limits
         update={
@@ -188,7 +194,7 @@ def play_in_workers(
     processes = [
         context.Process(
             target=_worker,
-            args=(worker_jobs, _worker_plans(part, len(parts)), shared, events),
+            args=(worker_jobs, _worker_plans(part, len(parts)), shared, events, shared_budget),
             daemon=True,
         )
         for part in parts
@@ -225,6 +231,8 @@ def play_in_workers(
     finally:
         for process in processes:
             process.join(timeout=10)
+        if budget is not None and shared_budget is not None:
+            budget.take(shared_budget)
     if disk_fault is not None:
         raise disk_fault
     if failures:

@@ -1,7 +1,8 @@
 """What a run is and how a session plays it: RunConfig, everything that decides what a run plays (seats, player
 counts, seeds, seating, repeats), its digest (the run's identity), its default folder name and the plan of its games;
-SessionOptions, how one session plays (games at once, workers, re-asks, provider retries, deadlines), with every
-default and check of those options; RecordedConfig, the configuration as a manifest records it.
+SessionOptions, how one session plays (games at once, workers, re-asks, provider retries, deadlines, prompt caching,
+the budget and the prices it counts with), with every default and check of those options; RecordedConfig, the
+configuration as a manifest records it.
 
 Two runs with equal configurations play identical game plans; settings that only change how a run is played (server
 URLs, deadlines, retry limits) are recorded per session but left out of the identity, so changing one continues the
@@ -58,6 +59,41 @@ class RetryPolicy(BaseModel):
     _longest = field_validator("wait_max_s")(seconds)
 
 
+class ModelPrice(BaseModel):
+    """A model's prices as a user gives them (--price, a sweep file's prices), in USD per million tokens: its input
+    and output, and its prompt cache's reads and writes (None: as the input). Checked here: finite, 0 or more."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input: float
+    output: float
+    cache_read: float | None = None
+    cache_write: float | None = None
+
+    @field_validator("input", "output", "cache_read", "cache_write")
+    @classmethod
+    def _price(cls, value: float | None) -> float | None:
+        return None if value is None else count(value)
+
+
+def price_spec(spec: str) -> tuple[str, ModelPrice]:
+    """`MODEL=INPUT,OUTPUT[,CACHE_READ[,CACHE_WRITE]]` (USD per million tokens, as --price takes it) as the model and
+    its prices, each checked by ModelPrice. Raises Refused naming the spec."""
+    model, sep, numbers = spec.rpartition("=")
+    parts = numbers.split(",")
+    if not sep or "/" not in model or not 2 <= len(parts) <= 4:
+        raise Refused(
+            f"--price {spec!r} is not MODEL=INPUT,OUTPUT[,CACHE_READ[,CACHE_WRITE]] (USD per million tokens), e.g. "
+            "--price hosted_vllm/qwen3-8b=0.05,0.20"
+        )
+    try:
+        values = [float(part) for part in parts]
+    except ValueError:
+        raise Refused(f"--price {spec!r}: {numbers!r} are not numbers (USD per million tokens)") from None
+    keys = ("input", "output", "cache_read", "cache_write")
+    return model, checked(ModelPrice, dict(zip(keys, values, strict=False)), lambda key: f"--price {spec!r}: {key}")
+
+
 # The command line's flag of each session option (`run`, `resume` and `judge` take them; a sweep file names each by
 # its key, the Inspect task by its own option name).
 SESSION_FLAGS = {
@@ -68,6 +104,9 @@ SESSION_FLAGS = {
     "retry.provider_retries": "--provider-retries",
     "retry.wait_base_s": "--retry-wait",
     "retry.wait_max_s": "--retry-wait-max",
+    "prompt_cache": "--prompt-cache",
+    "max_cost_usd": "--max-cost",
+    "prices": "--price",
 }
 
 
@@ -78,7 +117,8 @@ def flag_of(path: str) -> str:
 
 class SessionOptions(BaseModel):
     """How one session plays: games (or judge requests) at once, worker processes, re-asks after an invalid reply,
-    provider retries and their waits, every seat's request deadline, the display. Every default and every check of
+    provider retries and their waits, every seat's request deadline, the display, prompt caching, the budget
+    (--max-cost) and the prices given. Every default and every check of
     these options is here, wherever they come from (the command line, a sweep file, a run's record, `judge`, the
     Inspect task); `merged` puts the ones a user gave over a source's. They are no part of a run's identity: each
     session of a run may change them, and its manifest records them per session."""
@@ -92,10 +132,18 @@ class SessionOptions(BaseModel):
     timeout_s: float | None = None  # every seat's request deadline; None: each seat keeps its own
     model_limits: dict[str, int] = {}  # games in flight at once per model (a sweep's models[].concurrency)
     show_progress: bool = True
-    yes: bool = True  # start a run of more than LARGE_RUN games without asking
+    yes: bool = True  # start a run of more than LARGE_RUN games (or LARGE_COST_USD) without asking
+    prompt_cache: bool = True  # mark and key stable prompt prefixes where the provider caches them
+    max_cost_usd: float | None = None  # the runs' spend, every session's, that no call may take them past
+    prices: dict[str, ModelPrice] = {}  # per model string: prices given by the user, over LiteLLM's
 
     _at_once = field_validator("concurrency")(whole_above_zero)
     _retries = field_validator("reply_retries")(count)
+
+    @field_validator("max_cost_usd")
+    @classmethod
+    def _budget(cls, value: float | None) -> float | None:
+        return None if value is None else count(value)
 
     @field_validator("workers")
     @classmethod
@@ -117,8 +165,11 @@ class SessionOptions(BaseModel):
         """These options with the ones a user gave over them (`given`: dotted field paths to values, only those
         given), each checked here and a bad one named as the user wrote it (`named`: a path to its flag or key).
         Refused when the waits contradict each other, naming each where the user can find it: its flag, or
-        `source_name` ("the default", "the sweep file", "the run's record")."""
+        `source_name` ("the default", "the sweep file", "the run's record"). Prices given as --price specs add to
+        (or replace) the ones these options hold, model by model."""
         values = self.model_dump()
+        if isinstance(given.get("prices"), list | tuple):  # --price specs: over the prices already given
+            given = {**given, "prices": {**self.prices, **dict(price_spec(spec) for spec in given["prices"])}}
         for path, value in given.items():
             *parents, name = path.split(".")
             place = values
@@ -152,7 +203,7 @@ class SessionOptions(BaseModel):
 
     def operational(self, seats: tuple[SeatConfig, ...]) -> dict[str, Any]:
         """What a manifest records of a session beside the run's identity: each seat's server, deployments and
-        deadline, the re-asks and the provider retries."""
+        deadline, the re-asks and the provider retries, prompt caching, the budget and the prices given."""
         return {
             "api_bases": [safe_url(s.api_base) for s in seats],
             "deployments": [
@@ -161,6 +212,9 @@ class SessionOptions(BaseModel):
             "timeouts_s": [s.params.timeout_s for s in seats],
             "reply_retries": self.reply_retries,
             "retry": self.retry.model_dump(),
+            "prompt_cache": "on" if self.prompt_cache else "off",
+            **({"max_cost_usd": self.max_cost_usd} if self.max_cost_usd is not None else {}),
+            **({"prices": {m: p.model_dump() for m, p in self.prices.items()}} if self.prices else {}),
         }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_FAILED = 1  # games left interrupted, or a session cut short by a disk fault or a lost worker: resumable
 EXIT_REFUSED = 2  # bad input, refused before any model was called; nothing to resume
+EXIT_BUDGET = 3  # the session stopped at its budget (--max-cost): resumable with a higher one
 EXIT_STOPPED = 130  # the shell's convention for a process ended by SIGINT; SIGTERM's stop exits with it too
 
 

@@ -9,11 +9,11 @@ nothing but what was added. The configuration is the run's own type as recorded,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.schema.config import RecordedConfig, SessionOptions
+from harness.schema.config import ModelPrice, RecordedConfig, SessionOptions
 
 
 class _Recorded(BaseModel):
@@ -65,6 +65,9 @@ class SessionRecord(_Recorded):
     retry: dict[str, Any] = {}
     concurrency: int | None = Field(default=None, ge=1)  # absent in sessions recorded before it was
     took_over_lock_of: Any = None  # the lock holder this session replaced, when that one was gone
+    prompt_cache: Literal["on", "off"] | None = None  # absent in sessions recorded before prompt caching
+    max_cost_usd: float | None = Field(default=None, ge=0)  # the session's budget (--max-cost), when it had one
+    prices: dict[str, ModelPrice] = {}  # prices the user gave, per model (USD per million tokens)
 
 
 class SweepRecord(_Recorded):
@@ -99,7 +102,14 @@ class RunManifest(_Recorded):
 
     def session_options(self) -> SessionOptions:
         """The options the run recorded, which a resumed run keeps unless told otherwise: the last session's games
-        at once, the re-asks and provider retries the run was created with (each seat keeps its own deadline)."""
+        at once, prompt caching, budget and prices, the re-asks and provider retries the run was created with (each
+        seat keeps its own deadline)."""
         recorded = next((s.concurrency for s in reversed(self.sessions) if s.concurrency), None)
         retries = {"reply_retries": self.config.reply_retries, "retry": self.config.retry}
-        return SessionOptions(**retries, **({"concurrency": recorded} if recorded else {}))
+        last = self.sessions[-1] if self.sessions else None
+        kept: dict[str, Any] = {}
+        if last is not None:  # the last session's prompt caching, budget and prices
+            if last.prompt_cache is not None:
+                kept["prompt_cache"] = last.prompt_cache == "on"
+            kept.update(max_cost_usd=last.max_cost_usd, prices=last.prices)
+        return SessionOptions(**retries, **({"concurrency": recorded} if recorded else {}), **kept)

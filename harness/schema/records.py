@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Callable, Collection, Iterable
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal, TypeVar, get_args
+from typing import Annotated, Any, Literal, NamedTuple, TypeVar, get_args
 
 from pydantic import (
     BaseModel,
@@ -182,16 +182,26 @@ class SeatConfig(BaseModel):
 
 
 class Usage(BaseModel):
+    """Tokens of one attempt (or a sum of attempts) as the provider reported them. `prompt_tokens` counts every
+    prompt token, those read from and written to a prompt cache included: `cached_tokens` were read from the cache,
+    `cache_write_tokens` written to it (Anthropic charges a write; left out of the record when 0)."""
+
     model_config = ConfigDict(extra="forbid")
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
     reasoning_tokens: int = 0
+    cache_write_tokens: int = Field(default=0, exclude_if=lambda value: value == 0)
 
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def cached_share(self) -> float | None:
+        """The share of the prompt tokens read from a prompt cache; None without prompt tokens."""
+        return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else None
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -199,6 +209,7 @@ class Usage(BaseModel):
             completion_tokens=self.completion_tokens + other.completion_tokens,
             cached_tokens=self.cached_tokens + other.cached_tokens,
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
         )
 
 
@@ -243,11 +254,37 @@ PROVIDER_ERROR_KINDS = frozenset(
 REPLY_ERROR_KINDS = frozenset(get_args(ErrorKind)) - PROVIDER_ERROR_KINDS
 
 
+# How long a marked part of a prompt stays the same: every turn of the seat (rules), or every call of one move.
+CacheScope = Literal["turn", "move"]
+
+
+class CacheBreak(NamedTuple):
+    """The end of a stable part of a message's content, where a prompt cache may mark a breakpoint: its first
+    `chars` characters are the same on every turn of the seat (`turn`), or in every call of the move (`move`)."""
+
+    chars: int
+    scope: CacheScope
+
+
 class Message(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     role: Literal["system", "user", "assistant"]
     content: str
+    # where the prompt's templates marked the end of a stable part (harness.strategies.rendering): what a prompt
+    # cache may mark. Never sent as text nor logged: the log keeps the content, and each attempt where it was marked.
+    cache_breaks: tuple[CacheBreak, ...] = Field(default=(), exclude=True)
+
+
+class CacheMark(BaseModel):
+    """A prompt-cache breakpoint sent with a request: after the first `chars` characters of message `message` (its
+    whole content when `chars` is its length), a prefix of about `tokens` tokens counting every message before."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    message: int
+    chars: int
+    tokens: int
 
 
 REJECTED_TEXT_KEPT_CHARS = 20_000  # a rejected reply (or its reasoning) longer than this keeps only its start
@@ -332,6 +369,11 @@ class Attempt(BaseModel):
     cost_usd: float | None = None  # as reported; None on an answered attempt: unknown (see total_cost)
     latency_s: float = 0.0
     resolved_model: str | None = None  # the model id the provider reports
+    # the prompt-cache breakpoints sent with the request (Anthropic's cache_control), absent when none were
+    cache_marks: list[CacheMark] | None = Field(default=None, exclude_if=lambda value: value is None)
+    # what the cache reads and writes of this attempt saved against the same prompt sent uncached, at the model's
+    # prices (negative when writes cost more than reads saved); absent without cache tokens or without a price
+    cache_saving_usd: float | None = Field(default=None, exclude_if=lambda value: value is None)
 
     @property
     def cost_unknown(self) -> bool:
@@ -383,6 +425,12 @@ def total_cost(attempts: Iterable[Attempt]) -> float | None:
         if attempt.cost_usd is not None:
             costs.append(attempt.cost_usd)
     return sum(costs, 0.0)
+
+
+def total_saving(attempts: Iterable[Attempt]) -> float | None:
+    """What prompt caching saved over the attempts (Attempt.cache_saving_usd summed), None when none recorded one."""
+    savings = [a.cache_saving_usd for a in attempts if a.cache_saving_usd is not None]
+    return sum(savings, 0.0) if savings else None
 
 
 class Call(BaseModel):
@@ -483,6 +531,8 @@ class GameResult(BaseModel):
     provider_errors: int
     usage: Usage
     cost_usd: float | None  # total_cost of every attempt: None when not known
+    # total_saving of every attempt: what prompt caching saved; absent when no attempt recorded a saving
+    cache_saving_usd: float | None = Field(default=None, exclude_if=lambda value: value is None)
     failed_calls: list[Call] = []  # interrupted or stopped: every attempt of the move that was not made
     finished_at: str
 
@@ -518,8 +568,8 @@ class RunStatus(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     status: Literal[
-        "running", "interrupted", "complete", "stopped", "failed"
-    ]  # stopped: Ctrl-C; failed: disk
+        "running", "interrupted", "complete", "stopped", "failed", "budget"
+    ]  # stopped: Ctrl-C; failed: disk; budget: stopped at --max-cost
     games_total: int
     games_complete: int
     games_interrupted: int

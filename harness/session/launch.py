@@ -21,22 +21,23 @@ from typing import Any
 
 from harness.bots import bot_names
 from harness.engine.replay import ReplayMismatch
-from harness.models.client import check_model
+from harness.models.client import check_budget, check_model, price_of
 from harness.run.games import RunJob
 from harness.run.interrupt import SessionStopped, cause
 from harness.run.manifest import config_of, open_run, record_session
-from harness.run.runner import execute, expected_calls, play_session
+from harness.run.runner import BudgetStopped, Estimate, estimate, execute, play_session
 from harness.run.store import MANIFEST, SWEEP_FILE, RunDir, check_name_lengths
 from harness.run.workers import WorkerLost
 from harness.schema.config import RunConfig, SessionOptions, flag_of
 from harness.schema.disk import DiskFault, explain
-from harness.schema.errors import EXIT_FAILED, EXIT_REFUSED, EXIT_STOPPED, Ended, Refused
+from harness.schema.errors import EXIT_BUDGET, EXIT_FAILED, EXIT_REFUSED, EXIT_STOPPED, Ended, Refused
 from harness.schema.log_file import LogCorrupt
 from harness.schema.records import GamePlan, GameResult, SeatConfig, now_iso
 from harness.session.sweep import SweepConfig, open_sweep_dir, read_sweep_dir
 
 Say = Callable[[str], None]
 Confirm = Callable[[int, int], None]  # (games to play, expected model calls): raises to refuse
+ConfirmCost = Callable[[float | None], None]  # (expected USD, None when unknown): raises to refuse
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,8 @@ def session_errors(hint_now: Callable[[], str]) -> Iterator[None]:
         yield
     except SessionStopped as exc:
         raise Ended(str(exc), EXIT_STOPPED) from None
+    except BudgetStopped as exc:
+        raise Ended(str(exc), EXIT_BUDGET) from None
     except KeyboardInterrupt as exc:
         raise Ended(_then(f"Stopped by {cause(exc)}", hint_now()), EXIT_STOPPED) from None
     except DiskFault as exc:
@@ -100,6 +103,28 @@ def expected_calls_line(remaining: int, calls: int) -> str:
     )
 
 
+def expected_cost_line(expected: Estimate, options: SessionOptions) -> str | None:
+    """What the games still to play are expected to cost, said before any call (None for built-in players only)."""
+    if expected.cost_usd == 0.0 or not expected.games:
+        return None
+    budget = ""
+    if options.max_cost_usd is not None:
+        budget = f"; the run stops before it passes --max-cost {options.max_cost_usd:g}"
+    if expected.cost_usd is None:
+        return (
+            f"Expected cost: unknown, no price for {', '.join(expected.unpriced)} (give one with --price "
+            f"MODEL=INPUT,OUTPUT, USD per million tokens){budget}"
+        )
+    return (
+        f"Expected cost: about ${expected.cost_usd:,.2f} (typical tokens per call of each scaffold x the models' "
+        f"prices, before prompt-cache savings){budget}"
+    )
+
+
+def _estimate(runs: list[tuple[RunConfig, RunDir]], options: SessionOptions) -> Estimate:
+    return estimate(runs, lambda model: price_of(model, options.prices))
+
+
 def play_run(
     run_path: Path,
     config: RunConfig,
@@ -107,12 +132,16 @@ def play_run(
     command: list[str],
     say: Say,
     confirm: Confirm,
+    confirm_cost: ConfirmCost = lambda usd: None,
 ) -> RunOutcome:
-    """Open (or reopen) a run under its lock and play its unfinished games."""
+    """Open (or reopen) a run under its lock and play its unfinished games, once `confirm` (games, calls) and
+    `confirm_cost` (its expected cost) let it."""
     hint = resume_hint(run_path)
     check_name_lengths(run_path, [config.longest_game_id()], "give a shorter --run-name or --out")
-    to_play = expected_calls([(config, RunDir(run_path))])
+    expected = _estimate([(config, RunDir(run_path))], options)
+    to_play = expected.games, expected.calls
     confirm(*to_play)
+    confirm_cost(expected.cost_usd)
     with session_errors(hint_if_resumable(run_path, MANIFEST)):
         try:
             with open_run(run_path, config, command, options) as (run, manifest):
@@ -121,6 +150,8 @@ def play_run(
                 games = config.game_count()
                 say(f"Run {run.path} · {games} game{'' if games == 1 else 's'} · {seats}")
                 say(expected_calls_line(*to_play))
+                if (line := expected_cost_line(expected, options)) is not None:
+                    say(line)
                 started = time.monotonic()
                 results = execute(config, run, manifest, options, hint)
                 wall_s = time.monotonic() - started
@@ -139,9 +170,11 @@ def play_sweep(
     command: list[str],
     say: Say,
     confirm: Confirm,
+    confirm_cost: ConfirmCost = lambda usd: None,
 ) -> SweepOutcome:
-    """Open every run of a sweep under its lock and play them together in one event loop. `sweep` holds the
-    session's options already (sweep_session): they are what sweep.json records."""
+    """Open every run of a sweep under its lock and play them together in one event loop, once `confirm` and
+    `confirm_cost` let it (as play_run). `sweep` holds the session's options already (sweep_session): they are what
+    sweep.json records."""
     try:
         runs = sweep.runs()
     except Refused as exc:  # a sweep recorded before a rule it breaks, or a seed file no longer there
@@ -150,6 +183,7 @@ def play_sweep(
         ) from None
     for seat in dict.fromkeys(s for run in runs for s in run.seats):  # every seat: one model's may differ
         check_model(seat, bot_names())
+    check_budget(dict.fromkeys(s for run in runs for s in run.seats), options)
     recorded = sweep.record()
     hint = resume_hint(folder)
     named = [(config, RunDir(folder / config.default_name())) for config in runs]  # each digest made once
@@ -159,8 +193,10 @@ def play_sweep(
             [config.longest_game_id()],
             "shorten the sweep's name or its model names, or choose a shorter --out",
         )
-    to_play = expected_calls(named)
+    expected = _estimate(named, options)
+    to_play = expected.games, expected.calls
     confirm(*to_play)
+    confirm_cost(expected.cost_usd)
     with session_errors(hint_if_resumable(folder, SWEEP_FILE)):
         try:
             open_sweep_dir(folder, sweep, {**source, "created_at": now_iso(), "config": recorded})
@@ -176,6 +212,8 @@ def play_sweep(
                 games = sum(job.config.game_count() for job in jobs)
                 say(f"Sweep {folder} · {len(jobs)} runs · {games} games")
                 say(expected_calls_line(*to_play))
+                if (line := expected_cost_line(expected, options)) is not None:
+                    say(line)
                 started = time.monotonic()
                 results = play_session(jobs, options, hint)
         except LogCorrupt as exc:
@@ -211,6 +249,7 @@ def resume_run(run_dir: Path, given: dict[str, Any], api_base: str | None) -> tu
     config = config.model_copy(update={"seats": options.over_seats(config.seats)})
     for seat in dict.fromkeys(config.seats):  # every seat: two of one model may differ
         check_model(seat, bot_names())
+    check_budget(config.seats, options)
     return config, options
 
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from harness.bots import bot_names
 from harness.engine.seeds import SeedEntry, deal, list_seed_lists, list_seeds, to_deal
 from harness.export.contamination import check_seeds, load_exported_seeds
-from harness.models.client import check_model
+from harness.models.client import check_budget, check_model
 from harness.run.runner import planned_calls
 from harness.run.store import is_run_dir
 from harness.schema.config import Rotation, RunConfig, SessionOptions, flag_of
@@ -170,6 +170,7 @@ def plan_run(
         seats = tuple(seat.model_copy(update={"client": request.client}) for seat in seats)
     for seat in dict.fromkeys(seats):  # every seat: two of one model may differ (one with a URL)
         check_model(seat, bot_names())
+    check_budget(seats, options)
     draft = draft.model_copy(update={"seats": seats, "rotation": rotation_of(request.rotation, seats)})
     options = size_first([draft], seeds, options, confirm, say)
     config = RunConfig.model_validate({**dict(draft), "seeds": tuple(deal(seeds))})

@@ -31,7 +31,8 @@ from harness.session.seats import parse_seat
 from harness.strategies.scaffold import load_scaffold, model_and_scaffold, parse_scaffold_spec
 
 SWEEP_CONCURRENCY = 16  # games in flight across the whole sweep, unless the file sets its own
-SESSION_KEYS = ("concurrency", "reply_retries", "retry", "timeout_s")  # the session's options a sweep file sets
+# the session's options a sweep file sets
+SESSION_KEYS = ("concurrency", "reply_retries", "retry", "timeout_s", "prompt_cache", "max_cost_usd", "prices")
 
 
 class SweepModel(BaseModel):
@@ -116,7 +117,7 @@ class SweepConfig(BaseModel):
     models: list[SweepModel] = []
     teams: list[TeamDef] = []
     crossplay: list[CrossplayDef] = []
-    # the file's keys concurrency, reply_retries, retry and timeout_s: how the sweep's session plays (_session_keys)
+    # the file's keys of SESSION_KEYS: how the sweep's session plays (_session_keys)
     session: SessionOptions = SessionOptions(concurrency=SWEEP_CONCURRENCY)
 
     @model_validator(mode="before")
@@ -126,7 +127,7 @@ class SweepConfig(BaseModel):
         if not isinstance(data, dict):
             return data
         if "session" in data:
-            raise ValueError("session is no key of a sweep file; set concurrency, reply_retries, retry, timeout_s")
+            raise ValueError(f"session is no key of a sweep file; set {', '.join(SESSION_KEYS)}")
         session = {key: data[key] for key in SESSION_KEYS if key in data}
         rest = {key: value for key, value in data.items() if key not in SESSION_KEYS}
         return {**rest, "session": {"concurrency": SWEEP_CONCURRENCY, **session}}

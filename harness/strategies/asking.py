@@ -20,9 +20,19 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict
 
 from harness.formats import ParsedReply, ReplyFormat, ReplyProblem
+from harness.models.budget import BudgetReached
 from harness.models.caller import ModelCaller
 from harness.models.client import FatalModelError, ProviderGaveUp
 from harness.models.model_names import OFFLINE_REPLY_KEY
+from harness.models.prompt_cache import (
+    PROMPT_CACHE_KEY,
+    SHARED_CHARS,
+    Prefix,
+    prefix_chars,
+    shared_prefix,
+    starts_with,
+    with_break,
+)
 from harness.schema.moves import Move
 from harness.schema.records import REPLY_ERROR_KINDS, Attempt, Call, Message, SeatConfig
 from harness.schema.secrets import REDACTED
@@ -80,7 +90,13 @@ def journal_calls(journal: Journal, model: str) -> list[Call]:
 
 class Asker:
     """Asks one seat's model about one view: each call read strictly and re-asked on a bad reply. Every call's
-    attempts go into `journal` as they arrive, so that a move stopped half-way can still log what it was answered."""
+    attempts go into `journal` as they arrive, so that a move stopped half-way can still log what it was answered.
+
+    Where the seat's provider caches prompts (ModelCaller.caches_prompts), calls of the move that share a long prompt
+    prefix (best-of-k's samples, a mixture's advisers) are sent one first and the rest when it has returned, each
+    marked where the shared prefix ends, and a later call of the move that starts with that prefix (the final agent)
+    is marked there too: each reads what the first wrote. `cache_key` keeps the game-seat's calls on one cache
+    (OpenAI's prompt_cache_key)."""
 
     def __init__(
         self,
@@ -89,22 +105,34 @@ class Asker:
         reply_retries: int,
         view: SeatView,
         journal: Journal | None = None,
+        cache_key: str | None = None,
     ) -> None:
         self.config = config
         self.client = client
         self.reply_retries = reply_retries
         self.view = view
         self.journal: Journal = [] if journal is None else journal
+        self.cache_key = cache_key
+        self._shared: list[tuple[list[Message], Prefix]] = []  # prefixes this move's calls shared and sent
 
     async def ask_all(self, calls: Sequence[tuple[CallDef, list[Message]]]) -> list[Answer]:
-        """Several calls at once. If any fails, MoveInterrupted holds every call's attempts (the first failure's
-        reason)."""
+        """Several calls at once, or one first and the rest when it has returned where they share a cached prefix.
+        If any fails, MoveInterrupted holds every call's attempts (the first failure's reason); a first call sent
+        alone that fails leaves the others unsent."""
         outcomes: list[Any]
-        if len(calls) == 1:  # awaited directly: gather's tasks would each wait a turn of a busy event loop
+        shared = self._shared_prefix([m for _, m in calls]) if len(calls) > 1 else None
+        if shared is not None:
+            calls = [(c, with_break(m, shared)) for c, m in calls]
+            self._shared.append((calls[0][1], shared))
+        if len(calls) == 1 or shared is not None:
+            # awaited directly: gather's tasks would each wait a turn of a busy event loop
             try:
                 outcomes = [await self.ask(*calls[0])]
             except MoveInterrupted as stop:
                 outcomes = [stop]
+            rest = calls[1:] if not isinstance(outcomes[0], MoveInterrupted) else []
+            if rest:
+                outcomes += await asyncio.gather(*(self.ask(c, m) for c, m in rest), return_exceptions=True)
         else:
             outcomes = await asyncio.gather(*(self.ask(c, m) for c, m in calls), return_exceptions=True)
         made: list[Call] = []
@@ -120,6 +148,23 @@ class Asker:
         if failure is not None:
             raise MoveInterrupted(failure.reason, made)
         return [o for o in outcomes if isinstance(o, Answer)]
+
+    def _shared_prefix(self, prompts: list[list[Message]]) -> Prefix | None:
+        """The prefix the prompts share, where the provider caches prompts and it is long enough to be worth
+        waiting for (prompt_cache.SHARED_CHARS)."""
+        if not self.client.caches_prompts:
+            return None
+        shared = shared_prefix(prompts)
+        if shared is None or prefix_chars(prompts[0], shared) < SHARED_CHARS:
+            return None
+        return shared
+
+    def _marked(self, messages: list[Message]) -> list[Message]:
+        """A call's messages with a break where they start with a prefix this move's calls shared and sent."""
+        for prompt, prefix in self._shared:
+            if starts_with(messages, prompt, prefix):
+                messages = with_break(messages, prefix)
+        return messages
 
     async def ask(
         self,
@@ -143,6 +188,10 @@ class Asker:
         bot = self.client.offline_bot
         if bot is not None:  # a built-in player: its reply, from the seat's view, for the offline provider to send
             metadata = {OFFLINE_REPLY_KEY: bot_reply(bot, view, fmt.name)}
+        if self.cache_key is not None:
+            metadata[PROMPT_CACHE_KEY] = self.cache_key
+        if self._shared and self.client.caches_prompts:
+            messages = self._marked(messages)
         original = messages
         failed_replies: dict[bytes, int] = {}  # failed reply digest -> the attempt that first sent it
         max_tokens: int | None = None
@@ -154,6 +203,9 @@ class Asker:
             except ProviderGaveUp as exc:
                 attempts.extend(exc.attempts)
                 raise MoveInterrupted(str(exc), [*earlier, self._call(spec.role, attempts)]) from None
+            except BudgetReached as exc:  # the move stops unmade; the journal keeps what it was answered
+                attempts.extend(exc.attempts)
+                raise
             except FatalModelError as exc:
                 attempts.extend(exc.attempts)
                 if exc.attempt.error_kind == "context_overflow" and len(messages) > len(original) + 1:

@@ -1,25 +1,33 @@
 """Prompts from templates: a scaffold's calls rendered for one seat's SeatView (prompts/*.j2).
 
 Templates receive only the SeatView, the context switches, the call, the seat's working memory and, for a decider,
-the earlier calls' replies; they print facts the view computed and never count cards themselves.
+the earlier calls' replies; they print facts the view computed and never count cards themselves. A template may mark
+with `{{ cache_break() }}` where the text above it stops being the same on every turn (the rules at the head of the
+paper's one-message prompts): the mark prints nothing, and the message records where it was (Message.cache_breaks),
+for a provider's prompt cache (harness.models.prompt_cache).
 """
 
 from __future__ import annotations
 
 import re
+import uuid
 from functools import cache, lru_cache
 from typing import Any
 
 import jinja2
 
 from harness.engine.game import MAX_INFO_TOKENS, MAX_LIFE_TOKENS
+from harness.models.prompt_cache import common_length
 from harness.schema.cards import COLOR_NAMES, MAX_SCORE
 from harness.schema.paths import prompts_dir
-from harness.schema.records import Message
+from harness.schema.records import CacheBreak, Message
 from harness.strategies.definition import CallDef, ScaffoldDef
 from harness.view.seat_view import SeatView
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
+# What `cache_break()` prints while a template renders, taken out before anyone reads the text: no template, game state
+# or reply holds it (a NUL and this process's random nonce).
+_BREAK = f"\x00cache-break-{uuid.uuid4().hex}\x00"
 
 
 @cache
@@ -36,12 +44,36 @@ def _environment() -> jinja2.Environment:
     env.globals["COLOR_NAMES"] = COLOR_NAMES
     env.globals.update(MAX_SCORE=MAX_SCORE, MAX_INFO_TOKENS=MAX_INFO_TOKENS, MAX_LIFE_TOKENS=MAX_LIFE_TOKENS)
     env.filters["color_name_of"] = COLOR_NAMES.__getitem__
+    env.globals["cache_break"] = lambda: _BREAK
     return env
 
 
 def render_template(name: str, **context: Any) -> str:
     """Render a template; runs of blank lines collapse to one, so templates can separate sections freely."""
-    text = _environment().get_template(name).render(**context)
+    return render_with_breaks(name, **context)[0]
+
+
+def render_with_breaks(name: str, **context: Any) -> tuple[str, tuple[CacheBreak, ...]]:
+    """A template's text (as render_template gives it) and where its `cache_break()` marks fell in that text: each
+    after the text its template printed above it, as the blank-line runs collapse and the ends are stripped."""
+    raw = _environment().get_template(name).render(**context)
+    if _BREAK not in raw:
+        return _tidy(raw), ()
+    parts = raw.split(_BREAK)
+    text = _tidy("".join(parts))
+    breaks: list[CacheBreak] = []
+    for end in range(1, len(parts)):
+        head = "".join(parts[:end])
+        if "\n\n\n" in head:
+            head = _BLANK_RUNS.sub("\n\n", head)
+        head = head.lstrip()
+        chars = len(head) if text.startswith(head) else common_length(head, text)
+        if 0 < chars < len(text) and chars not in (b.chars for b in breaks):
+            breaks.append(CacheBreak(chars, "turn"))
+    return text, tuple(breaks)
+
+
+def _tidy(text: str) -> str:
     if "\n\n\n" in text:  # most prompts have no such run: the search is far cheaper than the substitution
         text = _BLANK_RUNS.sub("\n\n", text)
     return text.strip() + "\n"
@@ -73,7 +105,8 @@ def render_call(
         "call": call,
         "reports": reports or [],
     }
-    user = Message(role="user", content=render_template(call.user_template, **context))
+    text, breaks = render_with_breaks(call.user_template, **context)
+    user = Message(role="user", content=text, cache_breaks=breaks)
     if (call.system_template or scaffold.system_template) is None:
         return [user]
     return [Message(role="system", content=system_prompt(scaffold, call, view.num_players)), user]

@@ -52,6 +52,8 @@ def test_a_game_against_a_local_server_logs_exactly_what_was_sent_and_answered(
         assert attempt.reply == exchange.reply.content
         assert exchange.request["model"] == "fake-model"
         assert exchange.request["temperature"] == 0.3
+        assert "prompt_cache_key" not in exchange.request  # a server LiteLLM knows no caching of: sent as before
+        assert attempt.cache_marks is None and attempt.usage.cache_write_tokens == 0
         assert attempt.usage.prompt_tokens > 0
     for record in contents.moves:
         assert record.move.description == record.legal_moves[record.move_index]

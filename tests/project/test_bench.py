@@ -58,6 +58,7 @@ def test_every_script_refuses_an_unknown_option_in_one_line(script: str) -> None
         ("overhead.py", ["--players", "7"], "--players"),
         ("resume_cost.py", ["--repeat", "0"], "--repeat"),
         ("tokens.py", ["--scaffolds", "nonesuch"], "--scaffolds"),
+        ("prompt_cache.py", ["--players", "6"], "--players"),
         ("delay_server.py", ["--port", "70000"], "--port"),
         ("bot_paired.py", ["--seeds", "9-3"], "--seeds"),
         ("bot_paired.py", ["--variant", "NO_SUCH_RULE=1"], "NO_SUCH_RULE"),

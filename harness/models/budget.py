@@ -1,0 +1,76 @@
+"""A session's budget (--max-cost): what its runs have spent, in every session, against the limit no call may take
+them past.
+
+Before a request is sent its caller reserves what it could cost at most (harness.models.client: its prompt and its
+longest reply at the model's prices); a request that does not fit is not sent, and from then on none is (the budget
+is reached: the session stops, every game resumable). When the answer comes, the reservation gives way to what the
+provider charged. Worker processes share one budget through shared memory (`shared`), so that together they stay
+within it as one process does.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from harness.schema.records import Attempt
+
+_SPENT, _RESERVED, _REACHED = 0, 1, 2
+
+
+class BudgetReached(Exception):
+    """A call was not sent: it could have taken the spend past the budget. `attempts` are the call's attempts made
+    before it (provider errors retried, replies rejected), which the log keeps."""
+
+    def __init__(self, message: str, attempts: list[Attempt] | None = None) -> None:
+        super().__init__(message)
+        self.attempts = attempts or []
+
+
+class Budget:
+    """The spend of a session's runs against `limit` USD: `spent` (earlier sessions' included), what calls in flight
+    reserved, and whether a call was refused."""
+
+    def __init__(self, limit: float, spent: float = 0.0) -> None:
+        self.limit = limit
+        self._state: Any = [spent, 0.0, 0.0]
+        self._lock: Any = threading.Lock()
+
+    def shared(self, context: Any) -> Budget:
+        """This budget in memory that processes of `context` (a multiprocessing context) share: pass it to them."""
+        budget = Budget(self.limit)
+        budget._state = context.Array("d", list(self._state), lock=False)
+        budget._lock = context.Lock()
+        return budget
+
+    def take(self, other: Budget) -> None:
+        """Hold what `other` (its copy shared with worker processes) holds now."""
+        with self._lock:
+            for index in (_SPENT, _RESERVED, _REACHED):
+                self._state[index] = other._state[index]
+
+    @property
+    def spent(self) -> float:
+        return float(self._state[_SPENT])
+
+    @property
+    def reached(self) -> bool:
+        """Whether a call was refused: no call is sent any more."""
+        return bool(self._state[_REACHED])
+
+    def reserve(self, amount: float) -> bool:
+        """Set `amount` aside for a call, if the spend, the calls in flight and it stay within the limit; otherwise
+        refuse it, and every call after it."""
+        with self._lock:
+            state = self._state
+            if state[_REACHED] or state[_SPENT] + state[_RESERVED] + amount > self.limit:
+                state[_REACHED] = 1.0
+                return False
+            state[_RESERVED] += amount
+            return True
+
+    def settle(self, reserved: float, cost: float) -> None:
+        """A call reserved `reserved` and cost `cost`."""
+        with self._lock:
+            self._state[_RESERVED] -= reserved
+            self._state[_SPENT] += cost
