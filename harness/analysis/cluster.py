@@ -6,11 +6,10 @@ bounded number of tasks in flight, submitted in game and turn order, and hands e
 writes every game's file in turn order: the files are the same bytes as a run in one process. A worker that dies
 mid-task is Ray's to handle: the task runs again (up to TASK_RETRIES times) and its line is written once, when it
 arrives. Ctrl-C stops submitting; the lines already written stay, and the tasks in flight end with this command's
-Ray job when it disconnects (Ray stops a finished job's workers). They are not cancelled one by one: in Ray 2.60 a
-ray.cancel that races a task's completion aborts the driver ("Tried to complete task that was not pending" in
-task_manager.cc), which turned a Ctrl-C into a crash now and then. Every task also returns a digest of the
-code that computes values, and a worker whose code differs from the driver's stops the command: values are only
-comparable when every machine runs the same rollout policy.
+Ray job when it disconnects (Ray stops a finished job's workers), not cancelled one by one: a ray.cancel that races
+a task's completion can abort the driver. Every task also returns a digest of the code that computes values, and a
+worker whose code differs from the driver's stops the command: values are only comparable when every machine runs
+the same rollout policy.
 
 `ray` is an optional dependency (`pip install 'hanabi-eval[ray]'`), imported only when a cluster is asked for.
 """

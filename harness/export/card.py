@@ -59,7 +59,7 @@ class Tally:
 
     def replay(self, game: ExportGame) -> Iterator[str]:
         data, end = replay_with_end(game)
-        text = data.model_dump_json(by_alias=True) + "\n"  # as replay_json writes it
+        text = data.model_dump_json(by_alias=True) + "\n"  # one line of JSON with hanab.live's field names
         self.rows += 1
         self.bytes += len(text.encode("utf-8"))
         self.replay_ends.append(end)

@@ -176,10 +176,5 @@ def replay_with_end(game: ExportGame) -> tuple[HanabLiveGame, ReplayEnd]:
     return HanabLiveGame(players=player_names(header), deck=deck, actions=actions), end
 
 
-def replay_json(game: ExportGame) -> str:
-    """The replay file's text: one line of JSON with hanab.live's field names (what the export writes)."""
-    return replay_with_end(game)[0].model_dump_json(by_alias=True) + "\n"
-
-
 def file_name(game: ExportGame) -> str:
     return f"{game.run_id}__{game.header.game_id}.json"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any
+from typing import Any, Literal
 
 from harness.formats.base import ParsedReply, ReplyFormat
 from harness.formats.reading import Unreadable
@@ -79,51 +79,25 @@ def _ranks(value: Any, where: str) -> list[int]:
     return ranks
 
 
+def _format(name: str, layout: Literal["text", "json", "free"], fields: tuple[str, ...], **more: Any) -> ReplyFormat:
+    """The format `name`, its instructions and reminder in prompts/formats/ under its name."""
+    kind = MemoryFormat if name == "memory" else ReplyFormat
+    stem = "formats/" + name.replace("-", "_")
+    return kind(name=name, layout=layout, template=f"{stem}.j2", reminder=f"{stem}_again.j2", fields=fields, **more)
+
+
+_MEMORY_REQUIRED = ("action", "deductions")
 _FORMATS: dict[str, ReplyFormat] = {
-    "text-move": ReplyFormat(
-        name="text-move",
-        layout="text",
-        template="formats/text_move.j2",
-        reminder="formats/text_move_again.j2",
-        fields=("reason", "move_ratings", "action"),
-    ),
-    "json-move": ReplyFormat(
-        name="json-move",
-        layout="json",
-        template="formats/json_move.j2",
-        reminder="formats/json_move_again.j2",
-        fields=("move_ratings", "reason", "action"),
-    ),
-    "json-action": ReplyFormat(
-        name="json-action",
-        layout="json",
-        template="formats/json_action.j2",
-        reminder="formats/json_action_again.j2",
-        fields=("reason", "action"),
-    ),
-    "memory": MemoryFormat(
-        name="memory",
-        layout="json",
-        template="formats/memory.j2",
-        reminder="formats/memory_again.j2",
-        fields=("deductions", "move_ratings", "reason", "action"),
-        required=("action", "deductions"),
-    ),
-    "mycroft": ReplyFormat(  # the paper's Mycroft: its "deduction" block is free text and optional (read by tracking)
-        name="mycroft",
-        layout="json",
-        template="formats/mycroft.j2",
-        reminder="formats/mycroft_again.j2",
-        fields=("move_ratings", "deduction", "reason", "action"),
-    ),
-    "report": ReplyFormat(
-        name="report",
-        layout="free",
-        template="formats/report.j2",
-        reminder="formats/report_again.j2",
-        fields=(),
-        required=(),
-    ),
+    fmt.name: fmt
+    for fmt in (
+        _format("text-move", "text", ("reason", "move_ratings", "action")),
+        _format("json-move", "json", ("move_ratings", "reason", "action")),
+        _format("json-action", "json", ("reason", "action")),
+        _format("memory", "json", ("deductions", "move_ratings", "reason", "action"), required=_MEMORY_REQUIRED),
+        # the paper's Mycroft: its "deduction" block is free text and optional (read by tracking)
+        _format("mycroft", "json", ("move_ratings", "deduction", "reason", "action")),
+        _format("report", "free", (), required=()),
+    )
 }
 FORMAT_NAMES = tuple(_FORMATS)
 
@@ -142,14 +116,7 @@ def format_for(
 ) -> ReplyFormat:
     """The format of a scaffold call: named explicitly, or by its output ("text"/"json") and contract."""
     if name is None:
-        if contract == "report":
-            name = "report"
-        elif contract == "memory":
-            name = "memory"
-        elif output == "text":
-            name = "text-move"
-        else:
-            name = "json-move"
+        name = contract if contract in ("report", "memory") else "text-move" if output == "text" else "json-move"
     return get_format(name, required)
 
 

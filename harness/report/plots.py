@@ -15,8 +15,10 @@ from typing import cast
 
 import numpy as np
 from matplotlib.artist import Artist
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
@@ -30,18 +32,8 @@ from harness.report.summary import HeatCell, PlayersSummary
 from harness.report.tracking import TrackingByTurn
 from harness.schema.cards import MAX_SCORE
 
-_PALETTE = [
-    "#1f77b4",
-    "#d62728",
-    "#2ca02c",
-    "#9467bd",
-    "#ff7f0e",
-    "#8c564b",
-    "#e377c2",
-    "#17becf",
-    "#7f7f7f",
-    "#bcbd22",
-]
+_PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
+_PALETTE += ["#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"]
 
 
 def _wrap(text: str, width: int = 38) -> str:
@@ -193,11 +185,7 @@ def scaffold_model_heatmap(cells: Sequence[HeatCell]) -> str | None:
         games[row, column] = cell.games
     figure = Figure(figsize=(max(4.5, 1.9 * len(models) + 2.5), max(2.5, 0.8 * len(scaffolds) + 1.6)))
     axes = figure.add_subplot()
-    image = axes.imshow(np.ma.masked_invalid(grid), cmap="viridis", vmin=0, vmax=MAX_SCORE, aspect="auto")
-    for (row, column), value in np.ndenumerate(grid):
-        text = "no games" if np.isnan(value) else f"{value:.2f}\nn={games[row, column]}"
-        shade = "#444444" if np.isnan(value) else "white" if value < 15 else "black"
-        axes.text(column, row, text, ha="center", va="center", fontsize=9, color=shade)
+    image = _score_cells(axes, grid, games, 9)
     axes.set_xticks(range(len(models)), [_wrap(m, 22) for m in models], fontsize=8)
     axes.set_yticks(range(len(scaffolds)), scaffolds, fontsize=8)
     axes.set_xlabel("model")
@@ -241,6 +229,19 @@ def score_distributions(rows: Sequence[GameRow], colors: dict[str, str]) -> str 
     return _data_uri(figure)
 
 
+def _score_cells(axes: Axes, means: np.ndarray, games: np.ndarray, empty_size: int) -> AxesImage:
+    """Draw a grid of mean scores (NaN: no games), each cell labelled with its mean and games."""
+    image = axes.imshow(np.ma.masked_invalid(means), cmap="viridis", vmin=0, vmax=MAX_SCORE, aspect="auto")
+    for (row, column), value in np.ndenumerate(means):
+        if np.isnan(value):
+            axes.text(column, row, "no games", ha="center", va="center", fontsize=empty_size, color="#444444")
+        else:
+            shade = "white" if value < 15 else "black"
+            text = f"{value:.2f}\nn={games[row, column]}"
+            axes.text(column, row, text, ha="center", va="center", fontsize=9, color=shade)
+    return image
+
+
 def tracking_over_turns(rows: Sequence[TrackingByTurn]) -> str | None:
     """Measured state-tracking accuracy per bin of turns, one line of two panels (own hand, others) per group; where
     an LLM judge rated the same turns, its mean overall rating per bin is drawn in both panels beside them."""
@@ -255,29 +256,10 @@ def tracking_over_turns(rows: Sequence[TrackingByTurn]) -> str | None:
         for column, side in enumerate(("own", "others")):
             axes = figure.add_subplot(len(groups), 2, 2 * line + column + 1)
             for measure, (label, style) in styles.items():
-                points = [
-                    ((r.first_turn + r.last_turn) / 2, getattr(r, f"{side}_{measure}"))
-                    for r in mine
-                    if getattr(r, f"{side}_{measure}") is not None
-                ]
-                axes.plot(
-                    [x for x, _ in points], [y for _, y in points], style, marker="o", ms=3, label=label
-                )
+                axes.plot(*_by_bin(mine, f"{side}_{measure}"), style, marker="o", ms=3, label=label)
             if judged:
-                points = [
-                    ((r.first_turn + r.last_turn) / 2, r.judge_overall)
-                    for r in mine
-                    if r.judge_overall is not None
-                ]
-                axes.plot(
-                    [x for x, _ in points],
-                    [y for _, y in points],
-                    "-",
-                    color="black",
-                    marker="s",
-                    ms=3,
-                    label="judge: overall rating",
-                )
+                judge = _by_bin(mine, "judge_overall")
+                axes.plot(*judge, "-", color="black", marker="s", ms=3, label="judge: overall rating")
             title = "own hand" if side == "own" else "other players' knowledge"
             axes.set_title(_wrap(f"{group}: {title}", 55), fontsize=8)
             axes.set_ylim(-0.03, 1.03)
@@ -293,6 +275,12 @@ def tracking_over_turns(rows: Sequence[TrackingByTurn]) -> str | None:
     return _data_uri(figure)
 
 
+def _by_bin(rows: list[TrackingByTurn], field: str) -> tuple[list[float], list[float]]:
+    """The middle turn of each bin and its `field`, where the bin has one."""
+    points = [((r.first_turn + r.last_turn) / 2, getattr(r, field)) for r in rows if getattr(r, field) is not None]
+    return [x for x, _ in points], [y for _, y in points]
+
+
 def score_against_cost(points: Sequence[Spend], colors: dict[str, str]) -> str | None:
     """Mean score of each priced group against its cost per game; unpriced groups are left out (named in the
     report). None unless at least two groups paid something: with fewer there is no trade-off to show."""
@@ -303,26 +291,16 @@ def score_against_cost(points: Sequence[Spend], colors: dict[str, str]) -> str |
     axes = figure.add_subplot()
     for point in priced:
         assert point.cost_per_game is not None and point.mean_score is not None  # kept only when priced and scored
-        axes.plot(
-            point.cost_per_game,
-            point.mean_score,
-            "o",
-            color=colors.get(point.name, "#333333"),
-            ms=7,
-            label=_wrap(point.name),
-        )
+        color = colors.get(point.name, "#333333")
+        axes.plot(point.cost_per_game, point.mean_score, "o", color=color, ms=7, label=_wrap(point.name))
     costs = [p.cost_per_game or 0.0 for p in priced]
     if min(costs) > 0 and max(costs) / min(costs) > 50:
         axes.set_xscale("log")
     else:
         axes.set_xlim(-0.03 * max(costs), max(costs) * 1.15)  # room for the markers of $0 groups
-    axes.set_ylim(-0.8, MAX_SCORE + 1)
-    axes.set_xlabel("cost per game (USD, every attempt of every game)")
-    axes.set_ylabel("mean score out of 25 (fireworks at the end)")
-    axes.set_title("Score against cost, per group (priced groups only)", fontsize=10)
-    axes.grid(alpha=0.3)
-    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=8, frameon=False)
-    return _data_uri(figure)
+    return _score_axes(
+        axes, "cost per game (USD, every attempt of every game)", "Score against cost, per group (priced groups only)"
+    )
 
 
 def best_of_k_curve(points: Sequence[KPoint]) -> str | None:
@@ -338,23 +316,23 @@ def best_of_k_curve(points: Sequence[KPoint]) -> str | None:
         axes.plot([p.k for p in mine], [p.mean or 0.0 for p in mine], "-o", color=color, label=_wrap(curve))
         for point in mine:
             if point.ci is not None and point.mean is not None:
-                axes.errorbar(
-                    point.k,
-                    point.mean,
-                    yerr=_error_bar(point.mean, point.ci),
-                    color=color,
-                    capsize=3,
-                    lw=1,
-                )
+                axes.errorbar(point.k, point.mean, yerr=_error_bar(point.mean, point.ci), color=color, capsize=3, lw=1)
     ks = sorted({p.k for p in points})
     axes.set_xticks(ks, [str(k) for k in ks])
+    return _score_axes(
+        axes, "k (samples per move; 1 = a single call)", "Best-of-K: mean score against k, with 95% bootstrap intervals"
+    )
+
+
+def _score_axes(axes: Axes, xlabel: str, title: str) -> str:
+    """Finish a plot of mean fireworks score (y) against `xlabel`, its key below it, and return the figure's URI."""
     axes.set_ylim(-0.8, MAX_SCORE + 1)
-    axes.set_xlabel("k (samples per move; 1 = a single call)")
+    axes.set_xlabel(xlabel)
     axes.set_ylabel("mean score out of 25 (fireworks at the end)")
-    axes.set_title("Best-of-K: mean score against k, with 95% bootstrap intervals", fontsize=10)
+    axes.set_title(title, fontsize=10)
     axes.grid(alpha=0.3)
     axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=8, frameon=False)
-    return _data_uri(figure)
+    return _data_uri(cast(Figure, axes.figure))
 
 
 def crossplay_matrix(cross: CrossPlay | None) -> str | None:
@@ -364,24 +342,10 @@ def crossplay_matrix(cross: CrossPlay | None) -> str | None:
     grid = matrix(cross)
     size = len(cross.players)
     values = np.array([[np.nan if c is None or c.mean is None else c.mean for c in line] for line in grid])
+    games = np.array([[0 if c is None else c.games for c in line] for line in grid])
     figure = Figure(figsize=(max(5.0, 1.9 * size + 3.0), max(3.0, 1.0 * size + 2.0)))
     axes = figure.add_subplot()
-    image = axes.imshow(np.ma.masked_invalid(values), cmap="viridis", vmin=0, vmax=MAX_SCORE, aspect="auto")
-    for row, line in enumerate(grid):
-        for column, cell in enumerate(line):
-            if cell is None or cell.mean is None:
-                axes.text(column, row, "no games", ha="center", va="center", fontsize=8, color="#444444")
-                continue
-            shade = "white" if cell.mean < 15 else "black"
-            axes.text(
-                column,
-                row,
-                f"{cell.mean:.2f}\nn={cell.games}",
-                ha="center",
-                va="center",
-                fontsize=9,
-                color=shade,
-            )
+    image = _score_cells(axes, values, games, 8)
     labels = [_wrap(p, 24) for p in cross.players]
     axes.set_xticks(range(size), labels, fontsize=8)
     axes.set_yticks(range(size), labels, fontsize=8)

@@ -4,16 +4,13 @@ playability, criticality, the final-round notice), so that templates never count
 build_view builds the view's models without validating again what this module computed from a valid observation
 (schema/trusted.py); play_view builds the plain-class PlayView that the smart bot reads (play_view.py), and
 play_view_of takes one from a SeatView.
-The view's recurring parts (legal moves, visible cards, a seat's events) are remembered between views. Compiled with
+The play view's recurring parts (legal moves, cards, hints' touches) are remembered between views. Compiled with
 the smart bot by the package build (setup.py); the models themselves live in seat_view.py.
 """
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -26,7 +23,6 @@ from harness.view.seat_view import Event, LegalMove, OtherHand, OwnCard, SeatVie
 
 K = TypeVar("K")
 V = TypeVar("V")
-_MoveKey = tuple[int, int, int | None, tuple[int, ...]]  # a legal move's index, its id, hint target, indices touched
 
 
 def is_playable(text: str, fireworks: dict[str, int]) -> bool:
@@ -308,22 +304,17 @@ def _visible_card(
     index: int, size: int, text: str, knowledge: Knowledge, status: tuple[bool, bool, bool]
 ) -> VisibleCard:
     """The card `text` at `index` of a hand of `size`, whose status on the table is (playable, useless, critical)."""
-    key = (index, size, text, id(knowledge), status)
-    visible = _VISIBLE_CARDS.get(key)
-    if visible is None or visible.knowledge is not knowledge:
-        playable, useless, critical = status
-        visible = VisibleCard(
-            index=index,
-            slot=size - index,
-            clued=_clued(knowledge),
-            card=text,
-            knowledge=knowledge,
-            playable=playable,
-            useless=useless,
-            critical=critical,
-        )
-        _remember(_VISIBLE_CARDS, key, visible)
-    return visible
+    playable, useless, critical = status
+    return VisibleCard(
+        index=index,
+        slot=size - index,
+        clued=_clued(knowledge),
+        card=text,
+        knowledge=knowledge,
+        playable=playable,
+        useless=useless,
+        critical=critical,
+    )
 
 
 def _legal_moves(
@@ -333,9 +324,12 @@ def _legal_moves(
     legal = []
     for index, move in enumerate(moves):
         target, touches = _hint_target(move, seat, n, hands)
-        key: _MoveKey = (index, id(move), target, touches)
-        found = _LEGAL_MOVES.get(key)
-        legal.append(found if found is not None and found.move is move else _legal_move(key, move))
+        if target is None:
+            legal.append(LegalMove(index=index, move=move, description=move.description))
+        else:
+            legal.append(
+                LegalMove(index=index, move=move, description=move.description, target_player=target, touches=touches)
+            )
     return tuple(legal)
 
 
@@ -397,23 +391,10 @@ def _touches(hand: tuple[str | None, ...]) -> dict[str | int, tuple[int, ...]]:
     return {what: tuple(indices) for what, indices in found.items()}
 
 
-def _legal_move(key: _MoveKey, move: Move) -> LegalMove:
-    """The legal move of `key` (index, the move's id, hint target, indices touched), built and remembered."""
-    index, _, target, touches = key
-    if target is None:
-        legal = LegalMove(index=index, move=move, description=move.description)
-    else:
-        legal = LegalMove(index=index, move=move, description=move.description, target_player=target, touches=touches)
-    _remember(_LEGAL_MOVES, key, legal)
-    return legal
-
-
-# The view's immutable parts that recur from turn to turn, built once: a state's legal moves are the engine's
-# interned Move objects and a card's knowledge is an interned Knowledge, so the same few thousand models come back
-# every turn. Keyed by the id of the object the entry itself holds, so an
-# id cannot be reused while its entry lives; the identity check on lookup keeps an equal-id stranger out anyway.
-_LEGAL_MOVES: dict[_MoveKey, LegalMove] = {}
-_VISIBLE_CARDS: dict[tuple[int, int, str, int, tuple[bool, bool, bool]], VisibleCard] = {}
+# The play view's immutable parts that recur from turn to turn, built once: a state's legal moves are the engine's
+# interned Move objects and a card's knowledge is an interned Knowledge, so the same few thousand come back every
+# turn of every play-out. Keyed by the id of the object the entry itself holds, so an id cannot be reused while its
+# entry lives; the identity check on lookup keeps an equal-id stranger out anyway.
 _PLAY_MOVES: dict[tuple[int, int | None, tuple[int, ...]], PlayMove] = {}  # by move id, target, indices touched
 _TOUCHES: dict[tuple[str | None, ...], dict[str | int, tuple[int, ...]]] = {}
 _PLAY_CARDS: dict[tuple[int, str, tuple[bool, bool, bool]], PlayCard] = {}
@@ -435,46 +416,10 @@ def _fireworks_text(fireworks: dict[str, int]) -> str:
     return " ".join(f"{c}{fireworks[c]}" for c in COLORS)
 
 
-@dataclass(frozen=True)
-class _Told:
-    """The events of one game as one seat was last told them, and the fireworks and tokens after the last."""
-
-    moves: tuple[int, ...]  # the ids of the moves told, in order: a history extends the events if it starts with them
-    events: tuple[Event, ...]
-    fireworks: dict[str, int]
-    info: int
-
-
-# Each seat's events so far, by game (the id of its first move, which the entry's weak reference keeps from being
-# reused) and by (seat, players): a seat is told one event more per move, so each view extends the last one's list
-# instead of replaying the whole history (a 70-move game replayed it 70 times, about a third of building a view).
-# Nothing here holds a move: a game's entry goes when its first move is freed, with the game.
-_TOLD: dict[int, tuple[weakref.ref[HistoryEntry], dict[tuple[int, int], _Told]]] = {}
-_TOLD_LOCK = threading.Lock()  # not taken by the weak reference's callback, which a collection inside may run
-_UNTOLD = _Told((), (), dict.fromkeys(COLORS, 0), MAX_INFO_TOKENS)
-
-
 def _events(history: tuple[HistoryEntry, ...], seat: int, n: int) -> tuple[Event, ...]:
     """The public history as events, with the fireworks and information tokens around each move (HLE's rules: a hint
     costs a token, a discard returns one, a completed firework returns one while tokens are below the maximum)."""
-    if not history:
-        return ()
-    game = id(history[0])
-    moves = tuple(map(id, history))
-    with _TOLD_LOCK:  # one game's views built in two threads (the viewer's server) must not extend one list twice
-        if game not in _TOLD or _TOLD[game][0]() is not history[0]:
-            _TOLD[game] = (weakref.ref(history[0], lambda _: _TOLD.pop(game, None)), {})
-        seats = _TOLD[game][1]
-        told = seats.get((seat, n), _UNTOLD)
-        if moves[: len(told.moves)] != told.moves:  # not this history's start (a copy of the game played on)
-            told = _UNTOLD
-        done = len(told.moves)
-        if done < len(history):  # worked on copies: a replay that fails half-way leaves the list as it was
-            fireworks = dict(told.fireworks)
-            added = _replay(history[done:], seat, n, fireworks, told.info)
-            told = _Told(moves, told.events + added, fireworks, added[-1].info_after)
-        seats[seat, n] = told
-        return told.events
+    return _replay(history, seat, n, dict.fromkeys(COLORS, 0), MAX_INFO_TOKENS)
 
 
 def _replay(
