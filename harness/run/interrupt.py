@@ -61,10 +61,6 @@ def stop_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, _raise_terminated)
 
 
-class SessionStopped(Exception):
-    """The user stopped the session; every log is intact and the run resumable."""
-
-
 class Stop:
     """Whether the user asked the session to stop, and how to tell them to continue."""
 

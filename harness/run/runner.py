@@ -15,23 +15,19 @@ from harness.models.budget import Budget
 from harness.models.client import run_calls
 from harness.models.pricing import Prices
 from harness.run.games import RunJob, play_plans
-from harness.run.interrupt import SessionStopped, Stop, cause
+from harness.run.interrupt import Stop, cause
 from harness.run.live_progress import RunProgress
 from harness.run.status import RunStatusFile
 from harness.run.store import RunDir
 from harness.run.workers import play_in_workers
 from harness.schema.config import RunConfig, SessionOptions
 from harness.schema.disk import DiskFault, explain
+from harness.schema.errors import EXIT_BUDGET, EXIT_STOPPED, Ended
 from harness.schema.log_file import count_moves, finished_result
 from harness.schema.manifest import RunManifest
 from harness.schema.records import GamePlan, GameResult, MoveRecord
 from harness.schema.secrets import redact
 from harness.strategies.scaffold import calls_per_move, load_scaffold
-
-
-class BudgetStopped(Exception):
-    """The session stopped at its budget (--max-cost): a call that could have taken the spend past it was not sent.
-    Every game is resumable; the message is the one line that says what was spent and how to go on."""
 
 
 def play_session(
@@ -41,7 +37,7 @@ def play_session(
     keeping each run's status file up to date, within the session's budget (`options.max_cost_usd`: the runs'
     spend, every session's). Returns each job's (plan, result) pairs in plan order.
 
-    Raises SessionStopped after a Ctrl-C or SIGTERM (status "stopped"), BudgetStopped when a call did not fit the
+    Raises Ended after a Ctrl-C or SIGTERM (status "stopped") and when a call did not fit the
     budget (status "budget") and DiskFault when a write fails (status "failed", where it can still be written);
     `resume_hint` ("continue with: hanabi-eval resume ...") ends their message."""
     budget = Budget(options.max_cost_usd, spent_in_logs(jobs)) if options.max_cost_usd is not None else None
@@ -112,16 +108,16 @@ def play_session(
     return grouped
 
 
-def _stopped(statuses: list[RunStatusFile], by: str, resume_hint: str) -> SessionStopped:
+def _stopped(statuses: list[RunStatusFile], by: str, resume_hint: str) -> Ended:
     """A session stopped by a signal: its runs' status written as stopped, and the line that says what is kept."""
     for status in statuses:
         status.try_write("stopped", f"stopped by {by}")
     complete = sum(s.counts()[0] for s in statuses)
     total = sum(len(s.games) for s in statuses)
-    return SessionStopped(f"Stopped by {by}: {complete} of {total} games complete; {resume_hint}")
+    return Ended(f"Stopped by {by}: {complete} of {total} games complete; {resume_hint}", EXIT_STOPPED)
 
 
-def _at_budget(statuses: list[RunStatusFile], budget: Budget, resume_hint: str) -> BudgetStopped:
+def _at_budget(statuses: list[RunStatusFile], budget: Budget, resume_hint: str) -> Ended:
     """A session stopped at its budget: its runs' status written as "budget", and the line that says what was spent
     and how to go on (a higher --max-cost)."""
     reason = f"stopped at the budget: ${budget.spent:.4f} spent of --max-cost {budget.limit:g}"
@@ -130,9 +126,10 @@ def _at_budget(statuses: list[RunStatusFile], budget: Budget, resume_hint: str) 
     complete = sum(s.counts()[0] for s in statuses)
     total = sum(len(s.games) for s in statuses)
     more = f" --max-cost {more_budget(budget.limit, budget.spent):g}" if resume_hint else ""
-    return BudgetStopped(
+    return Ended(
         f"Stopped at the budget: ${budget.spent:.4f} spent of --max-cost {budget.limit:g}; {complete} of {total} "
-        f"games complete, every game resumable; {resume_hint}{more}"
+        f"games complete, every game resumable; {resume_hint}{more}",
+        EXIT_BUDGET,
     )
 
 

@@ -23,14 +23,14 @@ from harness.bots import bot_names
 from harness.engine.replay import ReplayMismatch
 from harness.models.client import check_budget, check_model, price_of
 from harness.run.games import RunJob
-from harness.run.interrupt import SessionStopped, cause
+from harness.run.interrupt import cause
 from harness.run.manifest import config_of, open_run, record_session
-from harness.run.runner import BudgetStopped, Estimate, estimate, execute, play_session
+from harness.run.runner import Estimate, estimate, execute, play_session
 from harness.run.store import MANIFEST, SWEEP_FILE, RunDir, check_name_lengths
 from harness.run.workers import WorkerLost
 from harness.schema.config import RunConfig, SessionOptions, flag_of
 from harness.schema.disk import DiskFault, explain
-from harness.schema.errors import EXIT_BUDGET, EXIT_FAILED, EXIT_REFUSED, EXIT_STOPPED, Ended, Refused
+from harness.schema.errors import EXIT_FAILED, EXIT_REFUSED, EXIT_STOPPED, Ended, Refused
 from harness.schema.log_file import LogCorrupt
 from harness.schema.records import GamePlan, GameResult, SeatConfig, now_iso
 from harness.session.sweep import SweepConfig, open_sweep_dir, read_sweep_dir
@@ -74,10 +74,6 @@ def session_errors(hint_now: Callable[[], str]) -> Iterator[None]:
     is given only where the session left something to resume."""
     try:
         yield
-    except SessionStopped as exc:
-        raise Ended(str(exc), EXIT_STOPPED) from None
-    except BudgetStopped as exc:
-        raise Ended(str(exc), EXIT_BUDGET) from None
     except KeyboardInterrupt as exc:
         raise Ended(_then(f"Stopped by {cause(exc)}", hint_now()), EXIT_STOPPED) from None
     except DiskFault as exc:
