@@ -22,6 +22,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from bench.options import BenchParser, int_in, seed_list
 from harness.cli.main import main as cli
+from harness.models.prompt_cache import common_length
 from harness.schema.log_file import read_game_log
 from harness.strategies.scaffold import scaffold_names
 
@@ -35,15 +36,6 @@ def tokens(text: str) -> list[int]:
 
         _ENCODER = encoding
     return _ENCODER.encode(text, disallowed_special=())
-
-
-def common_prefix(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def measure(scaffold: str, players: int, seeds: str, out: Path) -> dict[str, float]:
@@ -61,10 +53,10 @@ def measure(scaffold: str, players: int, seeds: str, out: Path) -> dict[str, flo
                 prompt_total += len(sent)
                 completion_total += len(tokens(final.reply or ""))
                 if previous_in_game is not None:
-                    shares_game.append(common_prefix(sent, previous_in_game) / len(sent))
+                    shares_game.append(common_length(sent, previous_in_game) / len(sent))
                 key = (record.seat, call.role)
                 if key in previous_by_seat_role:
-                    shares_seat.append(common_prefix(sent, previous_by_seat_role[key]) / len(sent))
+                    shares_seat.append(common_length(sent, previous_by_seat_role[key]) / len(sent))
                 previous_in_game = sent
                 previous_by_seat_role[key] = sent
             per_move_prompt.append(prompt_total)

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 
 @dataclass
@@ -44,7 +44,32 @@ class Exchange:
     cache_use: Any = None  # what the prompt cache did for it (FakeAnthropicServer: a CacheUse)
 
 
-class FakeModelServer:
+class LocalServer:
+    """A threaded HTTP server on 127.0.0.1 on a free port, serving while its `with` block runs; `base_url` is what a
+    client is pointed at (the scheme, host and port, and `url_path`)."""
+
+    url_path = ""
+
+    def _serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}{self.url_path}"
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+class FakeModelServer(LocalServer):
     """Start with `with FakeModelServer(script) as server:`; `server.base_url` goes to --api-base."""
 
     def __init__(self, script: Script, model_name: str = "fake-model") -> None:
@@ -54,22 +79,7 @@ class FakeModelServer:
         self.in_flight = 0
         self.max_in_flight = 0  # the most requests this server was handling at the same moment
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def __enter__(self) -> FakeModelServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._serve(self._handler())
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -232,7 +242,7 @@ class CacheUse:
     uncached: int = 0
 
 
-class FakeAnthropicServer:
+class FakeAnthropicServer(LocalServer):
     """A real Anthropic Messages API server on 127.0.0.1 (POST /v1/messages): LiteLLM's anthropic provider is pointed
     at it with `--api-base server.base_url`. Scripted like FakeModelServer: each request is recorded (its body as
     sent, with `cache_control` blocks) and answered by a script, which gets the request as OpenAI-style messages of
@@ -252,22 +262,7 @@ class FakeAnthropicServer:
         self.cache_uses: list[CacheUse] = []
         self._cache: set[tuple[tuple[str, str], ...]] = set()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> FakeAnthropicServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._serve(self._handler())
 
     @staticmethod
     def as_openai(body: dict[str, Any]) -> dict[str, Any]:

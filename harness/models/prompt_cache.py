@@ -132,8 +132,8 @@ def shared_prefix(prompts: Sequence[Sequence[Message]]) -> Prefix | None:
     return None
 
 
-def common_length(a: str, b: str) -> int:
-    """How many characters two texts share at their start."""
+def common_length(a: Sequence[object], b: Sequence[object]) -> int:
+    """How many items (characters of two texts, tokens of two prompts) two sequences share at their start."""
     n = 0
     for x, y in zip(a, b, strict=False):
         if x != y:
