@@ -22,23 +22,8 @@ def test_a_game_against_a_local_server_logs_exactly_what_was_sent_and_answered(
     with FakeModelServer(careful_player) as server:
         code = main(
             [
-                "run",
-                "--model",
-                "openai/fake-model",
-                "--api-base",
-                server.base_url,
-                "--players",
-                "2",
-                "--seeds",
-                "1",
-                "--out",
-                str(tmp_path),
-                "--concurrency",
-                "1",
-                "--no-progress",
-                "--temperature",
-                "0.3",
-                *client,
+                "run", "--model", "openai/fake-model", "--api-base", server.base_url, "--players", "2", "--seeds", "1",
+                "--out", str(tmp_path), "--concurrency", "1", "--no-progress", "--temperature", "0.3", *client,
             ]
         )
         exchanges = list(server.exchanges)
@@ -82,16 +67,8 @@ def test_same_seed_deals_the_same_opening_hands_under_any_model_or_scaffold(tmp_
         assert (
             main(
                 [
-                    "run",
-                    "--model",
-                    "openai/m",
-                    "--api-base",
-                    server.base_url,
-                    "--seeds",
-                    "3",
-                    "--out",
-                    str(tmp_path / "a"),
-                    "--no-progress",
+                    "run", "--model", "openai/m", "--api-base", server.base_url, "--seeds", "3", "--out",
+                    str(tmp_path / "a"), "--no-progress",
                 ]
             )
             == 0
@@ -99,14 +76,7 @@ def test_same_seed_deals_the_same_opening_hands_under_any_model_or_scaffold(tmp_
     assert (
         main(
             [
-                "run",
-                "--model",
-                "local/cautious",
-                "--seeds",
-                "3",
-                "--out",
-                str(tmp_path / "b"),
-                "--no-progress",
+                "run", "--model", "local/cautious", "--seeds", "3", "--out", str(tmp_path / "b"), "--no-progress",
             ]
         )
         == 0

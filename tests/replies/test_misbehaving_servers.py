@@ -82,21 +82,8 @@ def _provider_error(kind: str) -> Reply:
 def run(server: FakeModelServer, out: Path, *extra: str) -> int:
     return main(
         [
-            "run",
-            "--model",
-            "openai/flaky",
-            "--api-base",
-            server.base_url,
-            "--out",
-            str(out),
-            "--no-progress",
-            "--retry-wait",
-            "0.01",
-            "--retry-wait-max",
-            "0.05",
-            "--timeout",
-            "0.8",
-            *extra,
+            "run", "--model", "openai/flaky", "--api-base", server.base_url, "--out", str(out), "--no-progress",
+            "--retry-wait", "0.01", "--retry-wait-max", "0.05", "--timeout", "0.8", *extra,
         ]
     )
 
@@ -331,21 +318,8 @@ def test_retry_after_is_honoured(tmp_path: Path, client: list[str]) -> None:
         # a huge base wait would make a backoff of its own obvious; Retry-After (1 s) must win
         main(
             [
-                "run",
-                "--model",
-                "openai/m",
-                "--api-base",
-                server.base_url,
-                "--out",
-                str(tmp_path),
-                "--no-progress",
-                "--seeds",
-                "8",
-                "--retry-wait",
-                "30",
-                "--retry-wait-max",
-                "60",
-                *client,
+                "run", "--model", "openai/m", "--api-base", server.base_url, "--out", str(tmp_path), "--no-progress",
+                "--seeds", "8", "--retry-wait", "30", "--retry-wait-max", "60", *client,
             ]
         )
     assert 0.9 <= calls[1] - calls[0] < 5

@@ -67,15 +67,7 @@ def test_the_summary_counts_every_rejected_attempt_by_kind_including_an_interrup
 
     with FakeModelServer(rambles) as server:
         argv = [
-            "run",
-            "--model",
-            "openai/m",
-            "--api-base",
-            server.base_url,
-            "--seeds",
-            "1",
-            "--max-retries",
-            "2",
+            "run", "--model", "openai/m", "--api-base", server.base_url, "--seeds", "1", "--max-retries", "2",
         ]
         assert main([*argv, "--out", str(tmp_path / "b"), "--no-progress"]) == 1
     out = capsys.readouterr().out

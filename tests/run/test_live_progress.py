@@ -33,18 +33,8 @@ def test_the_display_counts_down_provider_back_offs_and_shows_an_eta(tmp_path: P
     with FakeModelServer(busy_at_first) as server:
         process = subprocess.Popen(
             [
-                sys.executable,
-                "-m",
-                "harness.cli",
-                "run",
-                "--model",
-                "openai/m",
-                "--api-base",
-                server.base_url,
-                "--seeds",
-                "1",
-                "--out",
-                str(tmp_path),
+                sys.executable, "-m", "harness.cli", "run", "--model", "openai/m", "--api-base", server.base_url,
+                "--seeds", "1", "--out", str(tmp_path),
             ],
             cwd=ROOT,
             stdout=subprocess.DEVNULL,

@@ -117,15 +117,7 @@ def test_paired_statistics_take_the_mean_over_repeats_of_a_deal(tmp_path: Path) 
     out = tmp_path / "out"
     with FakeModelServer(varying_player()) as server:
         base = [
-            "run",
-            "--model",
-            "openai/m",
-            "--api-base",
-            server.base_url,
-            "--seeds",
-            "1,2",
-            "--out",
-            str(out),
+            "run", "--model", "openai/m", "--api-base", server.base_url, "--seeds", "1,2", "--out", str(out),
         ]
         assert main([*base, "--repeats", "3", "--no-progress"]) == 0
     assert main(["run", "--model", "local/smart", "--seeds", "1,2", "--out", str(out), "--no-progress"]) == 0

@@ -111,14 +111,7 @@ def test_over_a_thousand_games_at_a_terminal_asks_first(tmp_path: Path) -> None:
     controller, terminal = pty.openpty()
     process = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "harness.cli",
-            "run",
-            "--seeds",
-            THOUSAND_AND_ONE,
-            "--out",
-            str(tmp_path / "o"),
+            sys.executable, "-m", "harness.cli", "run", "--seeds", THOUSAND_AND_ONE, "--out", str(tmp_path / "o"),
         ],
         cwd=ROOT,
         stdin=terminal,
@@ -153,15 +146,7 @@ def test_over_a_thousand_games_at_a_terminal_asks_first(tmp_path: Path) -> None:
 def test_yes_starts_a_large_run(tmp_path: Path) -> None:
     process = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "harness.cli",
-            "run",
-            "--seeds",
-            THOUSAND_AND_ONE,
-            "--yes",
-            "--no-progress",
-            "--out",
+            sys.executable, "-m", "harness.cli", "run", "--seeds", THOUSAND_AND_ONE, "--yes", "--no-progress", "--out",
             str(tmp_path),
         ],
         cwd=ROOT,
