@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.models.caller import ModelCaller
+from harness.models.human import HumanCaller
 from harness.schema.records import SeatConfig
 from harness.strategies.asking import Asker, Decision, Journal
 from harness.strategies.definition import ScaffoldDef
@@ -30,6 +31,11 @@ class SeatAgent:
         self, view: SeatView, memory: dict[str, Any] | None = None, journal: Journal | None = None
     ) -> Decision:
         """The seat's move for this view; raises MoveInterrupted when its model gives no valid reply in the limits.
-        Each call's attempts go into `journal` as they arrive (see Asker)."""
+        Each call's attempts go into `journal` as they arrive (see Asker). A human seat's move comes from its
+        table page (harness.play.human)."""
+        if isinstance(self.client, HumanCaller):
+            from harness.play.human import human_decision
+
+            return await human_decision(view, self.client, [] if journal is None else journal)
         asker = Asker(self.config, self.client, self.reply_retries, view, journal)
         return await self.strategy.decide(view, TurnContext(self.scaffold, asker, memory))
