@@ -164,9 +164,10 @@ class Table:
             self._desks = {name: Desk(name) for name in dict.fromkeys(names)}
             return dict(self._desks)
 
-    def close(self) -> None:
+    def close(self, desks: dict[str, Desk]) -> None:
+        """Close these desks (those of one table; another table may have opened since)."""
         with self._lock:
-            self._desks = {}
+            self._desks = {name: desk for name, desk in self._desks.items() if desks.get(name) is not desk}
 
     def desk(self, name: str) -> Desk | None:
         with self._lock:

@@ -399,12 +399,15 @@ def _handler(table: TableServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("Cache-Control", "no-store")
             self.send_header("Content-Security-Policy", f"{TABLE_CSP}; frame-ancestors 'none'")
             self.send_header("X-Content-Type-Options", "nosniff")
-            self.send_header("Referrer-Policy", "no-referrer")
+            # same-origin, not no-referrer: with no-referrer a browser posts `Origin: null`, which could not be told
+            # from a sandboxed foreign page; the token in the address goes to this table alone either way
+            self.send_header("Referrer-Policy", "same-origin")
             if reply.location:
                 self.send_header("Location", reply.location)
             self.end_headers()
             if with_body:
-                self.wfile.write(reply.body)
+                with contextlib.suppress(ConnectionError):  # a page left (a reload) before its answer came
+                    self.wfile.write(reply.body)
 
         def _checked(self, posting: bool) -> _Reply | None:
             host = self.headers.get("Host") or ""
@@ -478,4 +481,4 @@ def serving_table(
         finally:
             server.stop()
     finally:
-        TABLE.close()
+        TABLE.close(desks)
