@@ -65,6 +65,7 @@ class Desk:
     state: DeskState | None = None
     since: float = field(default_factory=time.monotonic)
     pending: _Pending | None = None
+    closed: bool = False  # the table closed: no move will come
 
     def __post_init__(self) -> None:
         self.state = DeskState(
@@ -80,6 +81,16 @@ class Desk:
         """Block until the desk changes past `version`, or `timeout_s` passes (the page's long poll)."""
         with self.condition:
             self.condition.wait_for(lambda: self._version() != version, timeout_s)
+
+    def settle(self, timeout_s: float) -> None:
+        """Block until the seat is asked for a move, or play ends or stops, or `timeout_s` passes: a page drawn then
+        shows a built-in partner's answer at once, rather than the moment between two moves."""
+        with self.condition:
+            self.condition.wait_for(self._settled, timeout_s)
+
+    def _settled(self) -> bool:
+        assert self.state is not None
+        return self.state.asking is not None or self.state.over or self.state.stopped is not None
 
     def show(self, game_id: str, run_path: Path, who: tuple[str, ...], view: SeatView, to_move: int | None) -> None:
         """The seat's view after a move (or at the start); `to_move` None: the game is over."""
@@ -106,11 +117,21 @@ class Desk:
             self.pending = None
             self._update(asking=None, stopped=reason)
 
+    def cancel(self) -> None:
+        """The table closed: a move waited for will not come (the game stops there, to be resumed)."""
+        with self.condition:
+            pending, self.pending = self.pending, None
+            self.closed = True
+        if pending is not None:
+            pending.loop.call_soon_threadsafe(pending.future.cancel)
+
     async def ask(self, view: SeatView) -> int:
         """Wait for the person's move on this view: the index of one of its legal moves."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[int] = loop.create_future()
         with self.condition:
+            if self.closed:
+                raise asyncio.CancelledError
             self.pending = _Pending(view.turn, len(view.legal_moves), loop, future)
             self._update(view=view, asking=view.turn)
         try:

@@ -40,6 +40,8 @@ from harness.web.server import PageCache, route
 
 LOOPBACK = "127.0.0.1"
 POLL_S = 15.0  # the longest a state request waits for a change
+SETTLE_MOVE_S = 0.5  # after a move, how long its answer waits for the seat to be asked again (quick partners)
+SETTLE_POLL_S = 0.05  # after a change, how long a state request waits for the seat to be asked (moves in a row)
 TABLE_CSP = CSP.replace("form-action 'none'", "form-action 'self'") + "; connect-src 'self'"
 TABLE_ASSETS = {"table.js": "text/javascript; charset=utf-8", "table.css": "text/css; charset=utf-8"}
 VIEWER_ASSETS = {"viewer.css": "text/css; charset=utf-8", "viewer.js": "text/javascript; charset=utf-8"}
@@ -322,6 +324,7 @@ class TableServer:
                 since = (query.get("since") or [""])[0]
                 if since.isdigit():
                     desk.wait(int(since), POLL_S)
+                    desk.settle(SETTLE_POLL_S)
                 return _Reply(HTTPStatus.OK, json.dumps(state_json(desk.snapshot())).encode(), "application/json")
         return _refusal(HTTPStatus.NOT_FOUND, "no such page")
 
@@ -367,6 +370,7 @@ class TableServer:
         refused = desk.submit(int(turn), int(move))
         if refused is not None:
             return _refusal(HTTPStatus.CONFLICT, refused, back)
+        desk.settle(SETTLE_MOVE_S)  # the page it leads to shows a quick partner's answer, not "thinking"
         return _Reply(HTTPStatus.SEE_OTHER, b"", location=back)
 
 
@@ -396,7 +400,8 @@ def _handler(table: TableServer) -> type[BaseHTTPRequestHandler]:
             self.send_response(reply.status)
             self.send_header("Content-Type", reply.kind)
             self.send_header("Content-Length", str(len(reply.body)))
-            self.send_header("Cache-Control", "no-store")
+            asset_file = reply.kind.startswith(("text/css", "text/javascript"))  # package files: kept by the browser
+            self.send_header("Cache-Control", "max-age=3600" if asset_file else "no-store")
             self.send_header("Content-Security-Policy", f"{TABLE_CSP}; frame-ancestors 'none'")
             self.send_header("X-Content-Type-Options", "nosniff")
             # same-origin, not no-referrer: with no-referrer a browser posts `Origin: null`, which could not be told
@@ -482,3 +487,5 @@ def serving_table(
             server.stop()
     finally:
         TABLE.close(desks)
+        for desk in desks.values():
+            desk.cancel()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine.replay import replay
+from harness.play.desk import TABLE
 from harness.schema.log_file import read_game_log
 from harness.session.launch import RunOutcome, play_run
 from harness.session.request import RunRequest, plan_run
@@ -62,6 +63,10 @@ class TableSession:
 
     def __exit__(self, *exc: object) -> None:
         self._close.set()
+        for name in self.urls:
+            desk = TABLE.desk(name)
+            if desk is not None:
+                desk.cancel()  # a game the test left unfinished stops where it is
         self._thread.join(10)
 
     def finished(self, timeout_s: float = 30) -> RunOutcome:
