@@ -15,6 +15,7 @@ from typing import NoReturn
 from harness.cli import export as export_command
 from harness.cli import import_inspect as import_inspect_command
 from harness.cli import judge as judge_command
+from harness.cli import play as play_command
 from harness.cli import report as report_command
 from harness.cli import resume as resume_command
 from harness.cli import run as run_command
@@ -29,6 +30,7 @@ from harness.schema.errors import EXIT_FAILED, EXIT_REFUSED, EXIT_STOPPED, Ended
 
 COMMANDS = [
     run_command,
+    play_command,
     resume_command,
     runs_command,
     scaffolds_command,

@@ -14,7 +14,9 @@ from harness.cli.run import (
     given_options,
     play_and_print_run,
     play_and_print_sweep,
+    seats_of,
 )
+from harness.cli.table import add_table_options, linger, table_for
 from harness.run.store import SWEEP_FILE
 from harness.schema.errors import Refused
 from harness.schema.urls import check_url
@@ -26,6 +28,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("run_dir", type=Path, help="the run directory (it holds manifest.json)")
     parser.add_argument("--api-base", help="a new base URL for the run's model server (single-model runs)")
     add_session_options(parser, recorded=True)
+    add_table_options(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -42,6 +45,12 @@ def handle(args: argparse.Namespace) -> int:
                 "--api-base applies to one run; resume a run of the sweep with it, or edit the sweep file"
             )
         sweep, options = resume_sweep(args.run_dir, given_options(args))
-        return play_and_print_sweep(args.run_dir, sweep, options, {"resumed": True}, args.argv)
+        with table_for(seats_of(sweep), args) as server:
+            code = play_and_print_sweep(args.run_dir, sweep, options, {"resumed": True}, args.argv)
+            linger(server)
+        return code
     config, options = resume_run(args.run_dir, given_options(args), args.api_base)
-    return play_and_print_run(args.run_dir, config, options, args.argv)
+    with table_for(config.seats, args) as server:
+        code = play_and_print_run(args.run_dir, config, options, args.argv)
+        linger(server)
+    return code

@@ -11,10 +11,11 @@ from typing import Any
 from rich.console import Console
 
 from harness.cli.arguments import folder
+from harness.cli.table import add_table_options, linger, table_for
 from harness.run.score_table import score_table, summarize, summary_table, sweep_table
 from harness.schema.config import SESSION_FLAGS, RunConfig, SessionOptions
 from harness.schema.errors import EXIT_FAILED, EXIT_OK, Refused
-from harness.schema.records import DEFAULT_TIMEOUT_S, GameResult
+from harness.schema.records import DEFAULT_TIMEOUT_S, GameResult, SeatConfig
 from harness.schema.secrets import public_command
 from harness.session.launch import play_run, play_sweep
 from harness.session.request import DEFAULT_MODEL, RunRequest, plan_run, plan_sweep
@@ -91,6 +92,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--thinking-budget", type=int, metavar="TOKENS", help="reasoning tokens allowed (Gemini, Anthropic)"
     )
     add_session_options(run, recorded=False)
+    add_table_options(run)
     run.add_argument(
         "--yes",
         action="store_true",
@@ -191,8 +193,22 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
         run_path, config, options = plan_run(request, confirm, say)
     if args.config is not None:
         source = {"file": str(args.config), "command": public_command(command)}
-        return play_and_print_sweep(folder, sweep, options, source, command)
-    return play_and_print_run(run_path, config, options, command)
+        with table_for(seats_of(sweep), args) as server:
+            code = play_and_print_sweep(folder, sweep, options, source, command)
+            linger(server)
+        return code
+    with table_for(config.seats, args) as server:
+        code = play_and_print_run(run_path, config, options, command)
+        linger(server)
+    return code
+
+
+def seats_of(sweep: SweepConfig) -> list[SeatConfig]:
+    """Every seat of a sweep's runs (a human one gets a table page)."""
+    try:
+        return [seat for config in sweep.runs(seeds=[]) for seat in config.seats]
+    except Refused:
+        return []  # said in one line when the sweep is played
 
 
 def play_and_print_run(run_path: Path, config: RunConfig, options: SessionOptions, command: list[str]) -> int:

@@ -78,7 +78,10 @@ def train_messages(call: Call, final: Attempt, repair_dialogue: bool) -> list[Tr
 
 
 def log_rows(game: ExportGame, repair_dialogue: bool = False) -> Iterator[LogRow]:
+    """A row per call of the selected seats' moves; a person's moves are left out (no prompt was sent)."""
     for record in game.selected_moves():
+        if game.header.seats[record.seat].human:
+            continue
         for call in record.calls:
             final = accepted(game, record, call)
             rejected = rejected_replies(call)

@@ -121,7 +121,10 @@ class HanabLiveEnd:
 
 
 def player_names(header: GameHeader) -> list[str]:
-    return [f"P{i} {seat.model}:{seat.scaffold}" for i, seat in enumerate(header.seats)]
+    return [
+        f"P{i} {seat.model.partition(':')[2] or seat.model}" if seat.human else f"P{i} {seat.model}:{seat.scaffold}"
+        for i, seat in enumerate(header.seats)
+    ]
 
 
 def action_for(record: MoveRecord, players: int, orders: CardOrders) -> HanabLiveAction:

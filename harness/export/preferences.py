@@ -139,6 +139,8 @@ def preference_rows(
     game: ExportGame, margin: float, per_move: int | None = DEFAULT_PAIRS_PER_MOVE, repair: bool = False
 ) -> Iterator[PreferenceRow]:
     for record in game.selected_moves():
+        if game.header.seats[record.seat].human:  # a person's move: no prompt, no ratings
+            continue
         if repair:
             yield from repair_rows(game, record)
         found = pairs(record.ratings, record.move_index, margin, per_move)

@@ -141,6 +141,8 @@ def check_model(seat: SeatConfig, built_in: Collection[str]) -> None:
     """Reject a malformed model string, a built-in player not among `built_in` (the names `local/` may take: the
     bots of harness.bots, which this layer does not import) or a hosted provider without its key, before any call."""
     model = seat.model
+    if seat.human:  # a person at the table page: nothing is called (its name is checked where it is parsed)
+        return
     if "/" not in model or not all(model.split("/", 1)) or any(c.isspace() for c in model):
         raise Refused(
             f"model {model!r} is not a LiteLLM model string; write provider/name, e.g. openai/gpt-4.1 or local/smart"
@@ -590,6 +592,8 @@ def sent_params(seat: SeatConfig) -> dict[str, Any]:
 def sent_params_record(seat: SeatConfig) -> dict[str, Any]:
     """What a run records of a seat's calls: its model, endpoint (without credentials) and `sent_params`, and for
     a seat served by the direct client (harness.models.openai_client), that client and what it sends instead."""
+    if seat.human:  # a person: no request is sent
+        return {"model": seat.model}
     if seat.client == "openai":
         record: dict[str, Any] = {"model": seat.model, "client": "openai", **direct_params(seat)}
     else:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from harness.models.caller import ModelCaller
+from harness.models.human import HumanCaller
+from harness.play.human import human_decision
 from harness.schema.records import SeatConfig
 from harness.strategies.asking import Asker, Decision, Journal
 from harness.strategies.definition import ScaffoldDef
@@ -35,6 +37,8 @@ class SeatAgent:
     ) -> Decision:
         """The seat's move for this view; raises MoveInterrupted when its model gives no valid reply in the limits.
         Each call's attempts go into `journal` as they arrive (see Asker); `cache_key` names the game-seat's prompt
-        cache where the provider takes one."""
+        cache where the provider takes one. A human seat's move comes from its table page (harness.play.human)."""
+        if isinstance(self.client, HumanCaller):
+            return await human_decision(view, self.client, [] if journal is None else journal)
         asker = Asker(self.config, self.client, self.reply_retries, view, journal, cache_key)
         return await self.strategy.decide(view, TurnContext(self.scaffold, asker, memory))

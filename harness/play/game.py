@@ -18,6 +18,7 @@ from harness.engine.replay import replay
 from harness.models.budget import BudgetReached
 from harness.models.client import sent_params_record
 from harness.play.agent import SeatAgent
+from harness.play.human import humans_of, show_humans, stop_humans
 from harness.schema.log_file import GameLog, GameLogContents, finished_result, read_game_log
 from harness.schema.moves import MoveKind
 from harness.schema.records import (
@@ -39,6 +40,7 @@ from harness.view.seat_view import SeatView
 
 MoveListener = Callable[[MoveRecord], None]
 # why a stopped move's result line was written (status "stopped")
+STOPPED_PAGE = "the run was stopped; it continues from this turn with `hanabi-eval resume`"
 STOPPED = "the run was stopped (Ctrl-C or SIGTERM) while this move was being asked; asked again on resume"
 BUDGET_STOPPED = (
     "the run stopped at its budget (--max-cost) while this move was being asked; asked again on resume with a "
@@ -97,8 +99,12 @@ async def play_game(
                     sent_params=[sent_params_record(s) for s in plan.seats],
                 )
             )
+        humans = humans_of(dict(agents))  # seats a person plays: their table pages are shown every move
+        who = tuple(s.label for s in plan.seats)
         while not game.is_over:
             seat = game.current_player
+            if humans:
+                show_humans(humans, plan.game_id, log_path, who, game)
             view = build_view(game.observe(seat))
             agent = agents[seat]
             journal: Journal = []  # the move's calls as they are answered
@@ -109,6 +115,7 @@ async def play_game(
                 record = move_record(view, agent, decision, game)
                 await log.append(record)  # whole or not at all: its one wait comes before it writes
             except MoveInterrupted as stop:
+                stop_humans(humans, stop.reason)
                 result = _result(game, moves, contents.failed_calls, stop.reason, seat, stop.calls)
                 await log.append(result)
                 await log.durable()
@@ -121,6 +128,7 @@ async def play_game(
                     await log.durable()
                 raise
             except asyncio.CancelledError:  # the run was stopped: keep what the move was answered so far
+                stop_humans(humans, STOPPED_PAGE)
                 answered = journal_calls(journal, agent.config.model)
                 if answered:
                     stopped = _result(game, moves, contents.failed_calls, STOPPED, seat, answered, stop=True)
@@ -134,6 +142,8 @@ async def play_game(
         result = _result(game, moves, contents.failed_calls, None, None, [])
         await log.append(result)
         await log.durable()
+        if humans:
+            show_humans(humans, plan.game_id, log_path, who, game)
         return result
 
 

@@ -93,7 +93,8 @@ async def play_plans(
     default_thresholds = gc.get_threshold()
     tune_gc_for_play()
     gate = asyncio.Semaphore(options.concurrency)
-    model_gates = {model: asyncio.Semaphore(limit) for model, limit in options.model_limits.items()}
+    people = {seat.model: 1 for job in jobs for seat in job.config.seats if seat.human}  # one game at a time each
+    model_gates = {model: asyncio.Semaphore(limit) for model, limit in {**options.model_limits, **people}.items()}
 
     async def one(index: int, plan: GamePlan) -> tuple[int, GamePlan, GameResult]:
         job = jobs[index]

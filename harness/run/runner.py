@@ -62,7 +62,8 @@ def play_session(
         for status in statuses:
             status.write("running")
         with stop.in_thread(stop_now), progress, retry_events.listening(progress.backoff):
-            if options.workers <= 1:
+            people = any(seat.human for job in jobs for seat in job.config.seats)  # their pages are served here
+            if options.workers <= 1 or people:
                 flat = run_calls(
                     play_plans(
                         jobs,
@@ -295,4 +296,4 @@ def _calls(groups: Iterable[tuple[RunConfig, Iterable[tuple[int, int, int]]]]) -
 def team_calls_per_move(config: RunConfig, players: int) -> float:
     """The model calls a move of the run's `players`-player games takes, averaged over the team's seats."""
     team = config.seats * players if len(config.seats) == 1 else config.seats
-    return sum(calls_per_move(load_scaffold(s.scaffold, s.k), players) for s in team) / players
+    return sum(calls_per_move(load_scaffold(s.scaffold, s.k), players) for s in team if not s.human) / players

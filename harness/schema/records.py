@@ -154,6 +154,9 @@ class Deployment(BaseModel):
 ClientName = Literal["litellm", "openai"]
 
 
+HUMAN = "human"  # the model string of a seat a person plays: `human` or `human:NAME`
+
+
 class SeatConfig(BaseModel):
     """Who plays a seat: a LiteLLM model string with its scaffold and parameters."""
 
@@ -176,8 +179,16 @@ class SeatConfig(BaseModel):
         return data
 
     @property
+    def human(self) -> bool:
+        """A person plays this seat from the table page (`human` or `human:NAME`), not a model."""
+        return self.model == HUMAN or self.model.startswith(HUMAN + ":")
+
+    @property
     def label(self) -> str:
-        """`model:scaffold`, with `,k=N` for a best-of-k seat that sets its sample count (as a --seat spec)."""
+        """`model:scaffold`, with `,k=N` for a best-of-k seat that sets its sample count (as a --seat spec); a
+        human seat is its name alone."""
+        if self.human:
+            return self.model
         return f"{self.model}:{self.scaffold}" + (f",k={self.k}" if self.k is not None else "")
 
 

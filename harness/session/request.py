@@ -25,7 +25,7 @@ from harness.schema.errors import Refused
 from harness.schema.records import ClientName, SeatConfig, checked, checked_params
 from harness.schema.urls import check_url
 from harness.session.launch import Confirm, Say, sweep_session
-from harness.session.seats import parse_seat
+from harness.session.seats import check_humans, parse_seat
 from harness.session.sweep import SweepConfig, load_sweep
 from harness.strategies.scaffold import load_scaffold
 
@@ -121,6 +121,9 @@ def plan_run(
         raise Refused(f"{len(request.seat)} --seat options: a team has 2 to 5 seats, one --seat each")
     if request.model is not None and not request.model.strip():  # an unset shell variable: not the offline player
         raise Refused(f"--model {request.model!r} names no model; give a LiteLLM model string or drop --model")
+    if request.model is not None and SeatConfig(model=request.model.strip(), scaffold="").human:
+        raise Refused(f"--model {request.model!r} would seat one person in every seat; play with partners: "
+                      "hanabi-eval play --partner MODEL, or --seat human --seat MODEL")
     model = request.model or DEFAULT_MODEL
     scaffold = request.scaffold or DEFAULT_SCAFFOLD
     players = request.players or ([len(request.seat)] if request.seat else [2])
@@ -162,6 +165,7 @@ def plan_run(
         seeds = check_seeds(seeds, exported, skip=request.skip_excluded_seeds)
     if request.seat:
         seats = tuple(parse_seat(spec, scaffold, params, request.k, request.api_base) for spec in request.seat)
+        check_humans(seats)
         for seat in seats:
             load_scaffold(seat.scaffold, seat.k)
     else:

@@ -4,6 +4,7 @@
     xai/grok-3-mini:mycroft,temperature=0.6,reasoning_effort=low
     openai/my-model:watson,api_base=http://127.0.0.1:8001/v1
     local/smart:watson                      (the built-in rule-based player)
+    human, human:alice                      (a person, at the table page: harness.web.table)
     openai/gpt-4.1:best-of-k-sherlock,k=3   (best-of-k with 3 samples per move; k is 1-7)
 
 Model strings may themselves hold a colon (ollama/llama3:8b, ollama/llama3:latest): the part after the last colon is
@@ -13,14 +14,42 @@ built-in player (`local/smart:holmes`), is refused as a typo.
 
 from __future__ import annotations
 
+import re
+
 from pydantic import ValidationError
 
 from harness.schema.errors import Refused
-from harness.schema.records import GenerationParams, SeatConfig, checked_params
+from harness.schema.records import HUMAN, GenerationParams, SeatConfig, checked_params
 from harness.schema.urls import check_url
 from harness.strategies.scaffold import load_scaffold, model_and_scaffold, parse_k
 
 SEAT_KEYS = ("api_base", "temperature", "max_tokens", "reasoning_effort", "timeout", "k")
+HUMAN_SCAFFOLD = "watson"  # a person's seat records a scaffold as every seat does; nothing renders it
+HUMAN_NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
+
+def human_seat(spec: str) -> SeatConfig | None:
+    """`human` or `human:NAME` as a seat (a person at the table page); None for any other spec."""
+    head = spec.strip()
+    if head != HUMAN and not head.startswith(HUMAN + ":"):
+        return None
+    name = head.partition(":")[2]
+    if head != HUMAN and not HUMAN_NAME.fullmatch(name):
+        raise Refused(
+            f"--seat {spec!r}: a person's name is 1-32 letters, digits, _ or -, and a human seat takes no "
+            "settings (e.g. human:alice)"
+        )
+    return SeatConfig(model=head, scaffold=HUMAN_SCAFFOLD)
+
+
+def check_humans(seats: tuple[SeatConfig, ...]) -> None:
+    """Two seats a person plays need two names: each has its own table page."""
+    humans = [seat.model for seat in seats if seat.human]
+    if len(set(humans)) < len(humans):
+        raise Refused(
+            f"{len(humans)} seats are {humans[0]!r}: give each person a name of their own, e.g. "
+            "--seat human:alice --seat human:bob"
+        )
 
 
 def parse_seat(
@@ -31,7 +60,11 @@ def parse_seat(
     default_api_base: str | None = None,
 ) -> SeatConfig:
     """One `--seat` spec. Settings it leaves out come from the run-wide options; the run-wide `--api-base` serves
-    every seat that names no server of its own, except the built-in `local/` players, which need none."""
+    every seat that names no server of its own, except the built-in `local/` players, which need none. `human`
+    and `human:NAME` seat a person (human_seat)."""
+    person = human_seat(spec)
+    if person is not None:
+        return person
     head, *pairs = spec.split(",")
     model, scaffold = model_and_scaffold(head, default_scaffold, f"--seat {spec!r}")
     settings: dict[str, str] = {}

@@ -87,8 +87,15 @@ def _cell(
 def board_of(game: Game, seat: int, who: list[str], acted: dict[int, set[int]] | None = None) -> Board:
     """The board `seat` saw in `game` now. `who` names each seat's player; `acted` marks cards by player and index
     (the card the move played or discarded, the cards its hint touched)."""
-    view: SeatView = build_view(game.observe(seat))
-    truth = game.hands()
+    return view_board(build_view(game.observe(seat)), who, acted, game.hands()[seat])
+
+
+def view_board(
+    view: SeatView, who: list[str] | tuple[str, ...], acted: dict[int, set[int]] | None, own_truth: list[str] | None
+) -> Board:
+    """The board of a SeatView; `own_truth` the seat's true cards for the reveal toggle, or None (the table page:
+    the seat's own cards are known to no one who reads it)."""
+    seat = view.seat
     marked = acted or {}
     own = HandRow(
         player=seat,
@@ -98,7 +105,7 @@ def board_of(game: Game, seat: int, who: list[str], acted: dict[int, set[int]] |
             _cell(
                 c.index,
                 None,
-                truth[seat][c.index],
+                own_truth[c.index] if own_truth is not None else "",
                 c.knowledge,
                 c.playable_probability,
                 None,

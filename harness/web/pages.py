@@ -86,3 +86,8 @@ def render_game(run: RunEntry, page: GamePage) -> str:
         next_game=following,
         worst=f"t{turn}" if turn is not None else None,
     )
+
+
+def render_template(name: str, **context: object) -> str:
+    """Any page template of the viewer's environment (the table page's, harness.web.table)."""
+    return _ENV.get_template(name).render(**context)

@@ -31,6 +31,7 @@ MAX_README_LINES = 200
 # Each command's page: every option of the command's --help must be named there.
 COMMAND_PAGES = {
     "run": "running.md",
+    "play": "play.md",
     "resume": "reliability.md",
     "runs": "reliability.md",
     "scaffolds": "scaffolds/index.md",

@@ -1,0 +1,57 @@
+"""`hanabi-eval play --partner MODEL[:SCAFFOLD]`: a person plays seeded games with model or bot partners in a
+browser. The person takes one seat (`human`, or `human:NAME`) and the partner every other; it is a run like any
+other (harness.session.request), played with its table page served (harness.web.table)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.cli.arguments import folder
+from harness.cli.run import play_and_print_run
+from harness.cli.table import add_table_options, linger, table_for
+from harness.schema.config import SessionOptions
+from harness.schema.errors import Refused
+from harness.session.request import RunRequest, plan_run
+
+DEFAULT_SEEDS = "1"
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("play", help="play Hanabi yourself in a browser, with model or bot partners")
+    parser.add_argument(
+        "--partner",
+        required=True,
+        metavar="MODEL[:SCAFFOLD]",
+        help="the partner in every other seat, as a --seat of run: a model or a built-in player (local/smart)",
+    )
+    parser.add_argument("--players", type=int, default=2, help="players at the table, 2-5 (default 2)")
+    parser.add_argument(
+        "--seeds", default=DEFAULT_SEEDS, help=f"the deals: seed set, seeds or seed file (default {DEFAULT_SEEDS})"
+    )
+    parser.add_argument("--name", help="your name in the logs and exports (default: human)")
+    parser.add_argument("--out", type=folder, default=Path("results"), help="parent folder of run directories")
+    parser.add_argument("--run-name", help="run directory name (default: derived from the configuration)")
+    add_table_options(parser, "the address printed")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    if not 2 <= args.players <= 5:
+        raise Refused(f"--players {args.players} is outside 2-5; Hanabi takes 2 to 5 players")
+    if args.partner.split(":")[0].split(",")[0].strip() == "human":
+        raise Refused("--partner names a model or a built-in player; seat more people with run --seat human:NAME")
+    me = f"human:{args.name}" if args.name else "human"
+    request = RunRequest(
+        seat=[me] + [args.partner] * (args.players - 1),
+        seeds=args.seeds,
+        out=args.out,
+        run_name=args.run_name,
+        given={"show_progress": False},
+    )
+    run_path, config, options = plan_run(request)
+    options = SessionOptions.model_validate({**options.model_dump(), "concurrency": 1})
+    with table_for(config.seats, args) as server:
+        code = play_and_print_run(run_path, config, options, args.argv)
+        linger(server)
+    return code

@@ -1,0 +1,491 @@
+"""The table page: where a person plays a human seat in a browser, served while its run plays (`hanabi-eval play`,
+and `run` or `resume` of a run with a human seat).
+
+One address per human seat, `/seat/<seat>?token=<secret>`: every request that reads or acts names its seat and
+carries that seat's token (compared in constant time), so one seat's token reads and moves for no other. The page is
+built from the seat's desk (harness.models.human), which holds the seat's SeatView and nothing else: the board as
+the viewer draws it with the seat's own cards as what the seat knows of them, its legal moves as buttons, the moves
+so far, and whose turn it is. A move names its turn and is taken once (a stale or second one is refused). Host and
+Origin are checked (no DNS rebinding, no cross-site post); pages are autoescaped and carry the viewer's content
+security policy, which lets them post only to the table and fetch only its state. Once a game of the seat is over,
+its viewer page is served here too (`/view/...`), where everything is revealed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import ipaddress
+import json
+import sys
+import threading
+import webbrowser
+from collections.abc import Callable, Iterator
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.play.desk import TABLE, Desk, DeskState
+from harness.schema.cards import COLORS
+from harness.schema.errors import Refused
+from harness.schema.moves import MoveKind
+from harness.web.board import Board, view_board
+from harness.web.catalog import Catalog
+from harness.web.pages import CSP, asset, render_template
+from harness.web.server import PageCache, route
+
+LOOPBACK = "127.0.0.1"
+POLL_S = 15.0  # the longest a state request waits for a change
+SETTLE_MOVE_S = 0.5  # after a move, how long its answer waits for the seat to be asked again (quick partners)
+SETTLE_POLL_S = 0.05  # after a change, how long a state request waits for the seat to be asked (moves in a row)
+TABLE_CSP = CSP.replace("form-action 'none'", "form-action 'self'") + "; connect-src 'self'"
+TABLE_ASSETS = {"table.js": "text/javascript; charset=utf-8", "table.css": "text/css; charset=utf-8"}
+VIEWER_ASSETS = {"viewer.css": "text/css; charset=utf-8", "viewer.js": "text/javascript; charset=utf-8"}
+HINT_KEYS = "asdfghjklzxcvbnmyuiop"  # keys of hints, in the order they are listed
+DISCARD_KEYS = "qwert"  # discard card 0-4; play card 0-4 is 1-5
+_HTML = "text/html; charset=utf-8"
+
+
+class MoveButton(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    index: int  # the legal move's index, which the form sends
+    kind: str  # "play", "discard", "color", "rank"
+    card: int | None  # play, discard: the card's index
+    target: int | None  # hints: the player told
+    value: str | None  # hints: the colour or rank named
+    touches: tuple[int, ...]  # hints: the target's cards it points at
+    key: str | None  # the keyboard key that presses it
+
+
+class HistoryLine(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    turn: int
+    player: int
+    who: str
+    kind: str
+    card: str | None  # the card played or discarded (public once it is)
+    scored: bool
+    target: int | None
+    value: str | None
+    touched: tuple[int, ...]
+
+
+class FinishedLine(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    game_id: str
+    score: int
+    max_score: int
+    viewer: str | None  # the game's viewer page on this server
+
+
+class TablePage(BaseModel):
+    """Everything the table page of one seat shows, built from its desk alone."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    token: str
+    version: int
+    game_id: str | None
+    seat: int | None
+    board: Board | None
+    fireworks: int  # cards on the fireworks
+    turn: int | None
+    status: str  # "waiting", "yours", "sent", "thinking", "over", "stopped"
+    to_move: int | None
+    to_move_who: str | None
+    waiting_s: int
+    stopped: str | None
+    moves: list[MoveButton]
+    hand: list[int]  # own card indices
+    history: list[HistoryLine]  # newest first
+    finished: list[FinishedLine]
+
+
+def _buttons(state: DeskState) -> list[MoveButton]:
+    view = state.view
+    assert view is not None
+    buttons: list[MoveButton] = []
+    hint_keys = iter(HINT_KEYS)
+    for legal in view.legal_moves:
+        move = legal.move
+        if move.kind in (MoveKind.PLAY, MoveKind.DISCARD):
+            assert move.card_index is not None
+            keys = "12345" if move.kind is MoveKind.PLAY else DISCARD_KEYS
+            key = keys[move.card_index] if move.card_index < len(keys) else None
+            kind = "play" if move.kind is MoveKind.PLAY else "discard"
+            buttons.append(MoveButton(index=legal.index, kind=kind, card=move.card_index, target=None, value=None,
+                                      touches=(), key=key))
+        else:
+            colour = move.kind is MoveKind.REVEAL_COLOR
+            buttons.append(
+                MoveButton(
+                    index=legal.index,
+                    kind="color" if colour else "rank",
+                    card=None,
+                    target=legal.target_player,
+                    value=move.color if colour else str(move.rank),
+                    touches=legal.touches,
+                    key=next(hint_keys, None),
+                )
+            )
+    return buttons
+
+
+def _history(state: DeskState) -> list[HistoryLine]:
+    view = state.view
+    assert view is not None
+    lines = []
+    for entry in view.history:
+        move = entry.move
+        kind = {MoveKind.PLAY: "play", MoveKind.DISCARD: "discard", MoveKind.REVEAL_COLOR: "color"}.get(
+            move.kind, "rank"
+        )
+        value = move.color if move.kind is MoveKind.REVEAL_COLOR else str(move.rank) if kind == "rank" else None
+        lines.append(
+            HistoryLine(
+                turn=entry.turn,
+                player=entry.player,
+                who=state.who[entry.player] if entry.player < len(state.who) else "",
+                kind=kind,
+                card=entry.card,
+                scored=entry.scored,
+                target=entry.target_player,
+                value=value,
+                touched=entry.revealed,
+            )
+        )
+    return lines[::-1]
+
+
+def table_page(state: DeskState, token: str, viewer: Callable[[str, Path], str | None]) -> TablePage:
+    """The page of a desk's state; `viewer` gives the viewer address of a finished game (or None)."""
+    view = state.view
+    finished = [FinishedLine(game_id=f.game_id, score=f.score, max_score=f.max_score,
+                             viewer=viewer(f.game_id, f.run_path)) for f in state.finished]
+    if view is None:
+        return TablePage(name=state.name, token=token, version=state.version, game_id=None, seat=None, board=None,
+                         fireworks=0, turn=None, status="stopped" if state.stopped else "waiting", to_move=None,
+                         to_move_who=None, waiting_s=0, stopped=state.stopped, moves=[], hand=[], history=[],
+                         finished=finished)
+    last = view.history[-1] if view.history else None
+    acted = {last.target_player: set(last.revealed)} if last and last.target_player is not None else None
+    if state.stopped:
+        status = "stopped"
+    elif state.over:
+        status = "over"
+    elif state.to_move == view.seat:
+        status = "yours" if state.asking == view.turn else "sent"
+    else:
+        status = "thinking"
+    to_move = state.to_move
+    return TablePage(
+        name=state.name,
+        token=token,
+        version=state.version,
+        game_id=state.game_id,
+        seat=view.seat,
+        board=view_board(view, state.who, acted, None),
+        fireworks=sum(view.fireworks.get(c, 0) for c in COLORS),
+        turn=view.turn,
+        status=status,
+        to_move=to_move,
+        to_move_who=state.who[to_move] if to_move is not None and to_move < len(state.who) else None,
+        waiting_s=int(state.waiting_s),
+        stopped=state.stopped,
+        moves=_buttons(state) if status == "yours" else [],
+        hand=[c.index for c in view.own_hand],
+        history=_history(state),
+        finished=finished,
+    )
+
+
+def state_json(state: DeskState) -> dict[str, Any]:
+    """What the page polls: enough to know that it changed and whose turn it is, nothing of any card."""
+    view = state.view
+    return {
+        "version": state.version,
+        "turn": view.turn if view is not None else None,
+        "to_move": state.to_move,
+        "your_move": state.asking is not None,
+        "over": state.over,
+        "waiting_s": round(state.waiting_s, 1),
+    }
+
+
+class _Reply:
+    def __init__(self, status: HTTPStatus, body: bytes, kind: str = _HTML, location: str | None = None) -> None:
+        self.status, self.body, self.kind, self.location = status, body, kind, location
+
+
+def _refusal(status: HTTPStatus, message: str, back: str | None = None) -> _Reply:
+    html = render_template("table_refused.html.j2", csp=TABLE_CSP, status=status, message=message, back=back)
+    return _Reply(status, html.encode())
+
+
+class TableServer:
+    """The table pages of the open desks, served on `host`:`port` (0: a free port) from a background thread."""
+
+    def __init__(self, desks: dict[str, Desk], host: str = LOOPBACK, port: int = 0) -> None:
+        self.desks = desks
+        self.host = host
+        self._catalogs: dict[Path, Catalog] = {}
+        self._cache = PageCache()
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer((host, port), _handler(self))
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    def url(self, name: str) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}{seat_path(name)}?token={self.desks[name].token}"
+
+    def start(self) -> TableServer:
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._server.shutdown()
+            self._thread.join()
+        self._server.server_close()
+
+    def allowed_host(self, host_header: str) -> bool:
+        """A Host naming this server by an address (or `localhost` when it listens on the loopback), at its port:
+        a DNS name that could rebind to it is refused."""
+        host, _, port = host_header.rpartition(":") if not host_header.endswith("]") else (host_header, "", "")
+        if port != str(self.port):
+            return False
+        host = host.strip("[]").lower()
+        if host == self.host.lower():
+            return True
+        if host == "localhost":
+            return _loopback(self.host)
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        return self.host in ("0.0.0.0", "::") or (address.is_loopback and _loopback(self.host))
+
+    def viewer_path(self, game_id: str, run_path: Path) -> str | None:
+        """The viewer's page of a game of `run_path` on this server, once its log is readable."""
+        catalog = self._catalog(run_path)
+        for run in catalog.runs():
+            for game in run.games:
+                if game.game_id == game_id:
+                    return f"/view/runs/{quote(run.key)}/games/{quote(game.page)}"
+        return None
+
+    def _catalog(self, run_path: Path) -> Catalog:
+        with self._lock:
+            if run_path not in self._catalogs:
+                self._catalogs[run_path] = Catalog([run_path])
+            return self._catalogs[run_path]
+
+    def desk_of(self, name: str, query: dict[str, list[str]]) -> Desk | None:
+        desk = self.desks.get(name)
+        token = (query.get("token") or [""])[0]
+        if desk is None or not hmac.compare_digest(desk.token.encode(), token.encode()):
+            return None
+        return desk
+
+    def get(self, raw_path: str) -> _Reply:
+        parts = urlsplit(raw_path)
+        path, query = unquote(parts.path), parse_qs(parts.query)
+        pieces = path.split("/")[1:]
+        if len(pieces) == 2 and pieces[0] == "assets" and pieces[1] in TABLE_ASSETS:
+            return _Reply(HTTPStatus.OK, (Path(__file__).with_name("assets") / pieces[1]).read_bytes(),
+                          TABLE_ASSETS[pieces[1]])
+        if len(pieces) == 2 and pieces[0] == "assets" and pieces[1] in VIEWER_ASSETS:
+            return _Reply(HTTPStatus.OK, asset(pieces[1]), VIEWER_ASSETS[pieces[1]])
+        if pieces[:1] == ["view"]:
+            return self._viewer(parts.path, query)
+        if len(pieces) in (2, 3) and pieces[0] == "seat":
+            desk = self.desk_of(pieces[1], query)
+            if desk is None:
+                return _refusal(HTTPStatus.FORBIDDEN, "this address needs the seat's own token, as printed")
+            if len(pieces) == 2:
+                page = table_page(desk.snapshot(), desk.token, self._viewer_link(desk))
+                html = render_template("table.html.j2", csp=TABLE_CSP, page=page, seat_path=seat_path(desk.name))
+                return _Reply(HTTPStatus.OK, html.encode())
+            if pieces[2] == "state":
+                since = (query.get("since") or [""])[0]
+                if since.isdigit():
+                    desk.wait(int(since), POLL_S)
+                    desk.settle(SETTLE_POLL_S)
+                return _Reply(HTTPStatus.OK, json.dumps(state_json(desk.snapshot())).encode(), "application/json")
+        return _refusal(HTTPStatus.NOT_FOUND, "no such page")
+
+    def _viewer_link(self, desk: Desk) -> Callable[[str, Path], str | None]:
+        def link(game_id: str, run_path: Path) -> str | None:
+            found = self.viewer_path(game_id, run_path)
+            return f"{found}?token={desk.token}" if found else None
+
+        return link
+
+    def _viewer(self, raw_path: str, query: dict[str, list[str]]) -> _Reply:
+        """A finished game's viewer page, for a token of a seat that played it; the viewer's assets."""
+        inner = raw_path.removeprefix("/view")
+        if inner.startswith("/assets/"):
+            name = inner.removeprefix("/assets/")
+            if name in VIEWER_ASSETS:
+                return _Reply(HTTPStatus.OK, asset(name), VIEWER_ASSETS[name])
+            return _refusal(HTTPStatus.NOT_FOUND, "no such file")
+        token = (query.get("token") or [""])[0]
+        for desk in self.desks.values():
+            if not hmac.compare_digest(desk.token.encode(), token.encode()):
+                continue
+            for finished in desk.snapshot().finished:
+                found = self.viewer_path(finished.game_id, finished.run_path)
+                if found is not None and unquote(found) == unquote(raw_path):
+                    answer = route(self._catalog(finished.run_path), [str(finished.run_path)], inner, self._cache)
+                    return _Reply(answer.status, answer.body, answer.kind, answer.location)
+        return _refusal(HTTPStatus.FORBIDDEN, "the viewer shows a game here once it is over, to its players")
+
+    def post(self, raw_path: str, body: bytes) -> _Reply:
+        pieces = unquote(urlsplit(raw_path).path).split("/")[1:]
+        if len(pieces) != 3 or pieces[0] != "seat" or pieces[2] != "move":
+            return _refusal(HTTPStatus.NOT_FOUND, "no such page")
+        form = parse_qs(body.decode("utf-8", "replace"))
+        desk = self.desk_of(pieces[1], form)
+        if desk is None:
+            return _refusal(HTTPStatus.FORBIDDEN, "a move needs the seat's own token; nothing was played")
+        back = f"{seat_path(desk.name)}?token={desk.token}"
+        turn, move = (form.get("turn") or [""])[0], (form.get("move") or [""])[0]
+        if not (turn.isdigit() and move.isdigit()):
+            return _refusal(HTTPStatus.BAD_REQUEST, "a move names its turn and one legal move; nothing was played",
+                            back)
+        refused = desk.submit(int(turn), int(move))
+        if refused is not None:
+            return _refusal(HTTPStatus.CONFLICT, refused, back)
+        desk.settle(SETTLE_MOVE_S)  # the page it leads to shows a quick partner's answer, not "thinking"
+        return _Reply(HTTPStatus.SEE_OTHER, b"", location=back)
+
+
+def seat_path(name: str) -> str:
+    return f"/seat/{quote(name)}"
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+MAX_FORM = 4096
+
+
+def _handler(table: TableServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "hanabi-eval-table"
+        sys_version = ""
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+        def _send(self, reply: _Reply, with_body: bool = True) -> None:
+            self.send_response(reply.status)
+            self.send_header("Content-Type", reply.kind)
+            self.send_header("Content-Length", str(len(reply.body)))
+            asset_file = reply.kind.startswith(("text/css", "text/javascript"))  # package files: kept by the browser
+            self.send_header("Cache-Control", "max-age=3600" if asset_file else "no-store")
+            self.send_header("Content-Security-Policy", f"{TABLE_CSP}; frame-ancestors 'none'")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            # same-origin, not no-referrer: with no-referrer a browser posts `Origin: null`, which could not be told
+            # from a sandboxed foreign page; the token in the address goes to this table alone either way
+            self.send_header("Referrer-Policy", "same-origin")
+            if reply.location:
+                self.send_header("Location", reply.location)
+            self.end_headers()
+            if with_body:
+                with contextlib.suppress(ConnectionError):  # a page left (a reload) before its answer came
+                    self.wfile.write(reply.body)
+
+        def _checked(self, posting: bool) -> _Reply | None:
+            host = self.headers.get("Host") or ""
+            if not table.allowed_host(host):
+                return _refusal(HTTPStatus.MISDIRECTED_REQUEST, "this table answers only at the address it printed")
+            origin = self.headers.get("Origin")
+            if (origin is not None or posting) and origin != f"http://{host}":
+                return _refusal(HTTPStatus.FORBIDDEN, "a request from another site is refused; nothing was played")
+            return None
+
+        def _answer(self, with_body: bool) -> None:
+            refused = self._checked(posting=False)
+            try:
+                reply = refused or table.get(self.path)
+            except Exception as exc:  # one bad page must not stop the table
+                print(f"table: {self.path}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                reply = _refusal(HTTPStatus.INTERNAL_SERVER_ERROR, "this page could not be rendered")
+            self._send(reply, with_body)
+
+        def do_GET(self) -> None:
+            self._answer(with_body=True)
+
+        def do_HEAD(self) -> None:
+            self._answer(with_body=False)
+
+        def do_POST(self) -> None:
+            length = self.headers.get("Content-Length") or ""
+            if not length.isdigit() or int(length) > MAX_FORM:
+                self._send(_refusal(HTTPStatus.BAD_REQUEST, "a move is a small form; nothing was played"))
+                return
+            body = self.rfile.read(int(length))
+            refused = self._checked(posting=True)
+            try:
+                reply = refused or table.post(self.path, body)
+            except Exception as exc:
+                print(f"table: {self.path}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                reply = _refusal(HTTPStatus.INTERNAL_SERVER_ERROR, "the move could not be taken")
+            self._send(reply)
+
+    return Handler
+
+
+@contextlib.contextmanager
+def serving_table(
+    names: list[str], host: str | None, port: int | None, open_pages: bool, say: Callable[[str], None]
+) -> Iterator[TableServer | None]:
+    """Open a desk for each human seat and serve their pages while the block runs (nothing when `names` is empty).
+    A port in use or an address that cannot be bound is refused in one line."""
+    if not names:
+        yield None
+        return
+    bind = host or LOOPBACK
+    desks = TABLE.open(names)
+    try:
+        try:
+            server = TableServer(desks, bind, port or 0)
+        except OSError as exc:
+            raise Refused(
+                f"cannot serve the table on {bind}:{port or 0}: {exc.strerror or exc}; give another --port or --host"
+            ) from None
+        server.start()
+        try:
+            if not _loopback(bind):
+                say(f"warning: the table is served on {bind}, beyond this machine: anyone on the network who has an "
+                    "address below can play that seat")
+            for name in desks:
+                say(f"Table of {name}: {server.url(name)}")
+                if open_pages:
+                    threading.Thread(target=webbrowser.open, args=(server.url(name),), daemon=True).start()
+            yield server
+        finally:
+            server.stop()
+    finally:
+        TABLE.close(desks)
+        for desk in desks.values():
+            desk.cancel()
