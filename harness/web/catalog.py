@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from harness.report.load import SkippedLog
+from harness.report.rows import SkippedLog
 from harness.run.store import RunDir, find_runs
 from harness.schema.log_file import GameLogContents, GameStatus, LogCorrupt
 from harness.schema.records import Call, total_cost
