@@ -141,22 +141,23 @@ def _filters(args: argparse.Namespace) -> Filters:
 def handle(args: argparse.Namespace) -> int:
     from harness.export.card import Tally
     from harness.export.schema import SCHEMA_VERSION
-    from harness.export.source import find_runs, select
+    from harness.export.source import Selection
     from harness.export.writer import check_out, write_export
+    from harness.run.store import check_each_game_once, find_runs
     from harness.schema.records import now_iso
     from harness.schema.secrets import redact
 
     filters = _filters(args)
     options = _options(args)
+    selection = Selection()
     try:
         runs = find_runs(args.runs)
         check_out(args.out, args.force, runs, args.format, SCHEMA_VERSION)
-        selection = select(runs, filters)
-        for problem in selection.corrupt:
-            print(f"warning: {problem}; the game is left out of the export", file=sys.stderr)
+        check_each_game_once(runs)
         command = redact(shlex.join(["hanabi-eval", *args.argv[1:]]))
         tally = Tally()
-        write_export(args.out, _files(args.format, selection, filters, options, command, now_iso(), tally))
+        files = _files(args.format, runs, selection, filters, options, command, now_iso(), tally)
+        write_export(args.out, files)
     except OSError as exc:  # an unreadable log, a read-only or full disk: staging is removed, --out untouched
         where = exc.filename or args.out
         print(
@@ -182,44 +183,38 @@ def handle(args: argparse.Namespace) -> int:
 
 def _files(
     fmt: str,
+    runs: list[Path],
     selection: Selection,
     filters: Filters,
     options: ExportOptions,
     command: str,
     created_at: str,
     tally: Tally,
-) -> list[tuple[str, Iterable[str]]]:
-    """The export's files in writing order; each is produced only when written (see write_export), and the data
-    is measured into `tally` as it is, for the card and manifest written after it."""
+) -> Iterator[tuple[str, Iterable[str]]]:
+    """The export's files in writing order, each produced only when written (see write_export): the games are read
+    one at a time while the data is written (into `selection`), and the data is measured into `tally`, for the card
+    and manifest written after it."""
     from harness.export import card as cards
     from harness.export.build import DATA_FILES, dataset_rows
     from harness.export.hanablive import file_name
+    from harness.export.source import select
     from harness.export.writer import MANIFEST_NAME
 
-    files: list[tuple[str, Iterable[str]]] = []
+    games = select(runs, filters, selection)
     if fmt == "hanablive":
+        for game, moves in games:
+            yield file_name(game), tally.replay(game, moves)
         data_files = [file_name(g) for g in selection.games]
-        for game in selection.games:
-            files.append((file_name(game), tally.replay(game)))
     else:
+        yield DATA_FILES[fmt], tally.lines(dataset_rows(fmt, games, filters, options, tally.dropped))
         data_files = [DATA_FILES[fmt]]
-        rows = dataset_rows(fmt, selection, filters, options, tally.dropped)
-        files.append((DATA_FILES[fmt], tally.lines(rows)))
-
-    def facts() -> cards.CardFacts:
-        if tally.rows == 0:
-            raise Refused(_no_rows(fmt, filters))
-        return cards.card_facts(fmt, selection, tally, data_files, command, created_at, filters, options)
-
-    def card_text() -> Iterator[str]:
-        yield cards.render_card(facts())
-
-    def manifest_text() -> Iterator[str]:
-        yield cards.manifest(facts(), selection, tally).model_dump_json(indent=2) + "\n"
-
-    files.append(("README.md", card_text()))
-    files.append((MANIFEST_NAME, manifest_text()))
-    return files
+    for problem in selection.corrupt:
+        print(f"warning: {problem}; the game is left out of the export", file=sys.stderr)
+    if tally.rows == 0:
+        raise Refused(_no_rows(fmt, filters))
+    facts = cards.card_facts(fmt, selection, tally, data_files, command, created_at, filters, options)
+    yield "README.md", [cards.render_card(facts)]
+    yield MANIFEST_NAME, [cards.manifest(facts, selection, tally).model_dump_json(indent=2) + "\n"]
 
 
 def _no_rows(fmt: str, filters: Filters) -> str:

@@ -139,7 +139,7 @@ def action_for(record: MoveRecord, players: int, orders: CardOrders) -> HanabLiv
     return HanabLiveAction(type=RANK_CLUE, target=target, value=move.rank)
 
 
-def replay_with_end(game: ExportGame) -> tuple[HanabLiveGame, ReplayEnd]:
+def replay_with_end(game: ExportGame, moves: list[MoveRecord]) -> tuple[HanabLiveGame, ReplayEnd]:
     """The game as hanab.live JSON, up to the action after which hanab.live ends it (every seat's moves, whatever
     seats the filters selected), and where that end lies beside HLE's."""
     header = game.header
@@ -148,7 +148,7 @@ def replay_with_end(game: ExportGame) -> tuple[HanabLiveGame, ReplayEnd]:
     orders = CardOrders(header.players)
     table = HanabLiveEnd(cards, header.players)
     actions = []
-    for record in game.moves:
+    for record in moves:
         try:
             drawn_before = orders.next_order
             action = action_for(record, header.players, orders)
@@ -167,18 +167,13 @@ def replay_with_end(game: ExportGame) -> tuple[HanabLiveGame, ReplayEnd]:
         run_id=game.run_id,
         game_id=header.game_id,
         file=file_name(game),
-        hle_moves=len(game.moves),
+        hle_moves=len(moves),
         hle_score=game.result.fireworks_score,
         hanablive_actions=len(actions),
         hanablive_score=table.score,
         hanablive_end=table.ended or "log ends",
     )
     return HanabLiveGame(players=player_names(header), deck=deck, actions=actions), end
-
-
-def replay_json(game: ExportGame) -> str:
-    """The replay file's text: one line of JSON with hanab.live's field names (what the export writes)."""
-    return replay_with_end(game)[0].model_dump_json(by_alias=True) + "\n"
 
 
 def file_name(game: ExportGame) -> str:

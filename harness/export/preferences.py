@@ -140,9 +140,13 @@ def repair_rows(game: ExportGame, record: MoveRecord) -> Iterator[PreferenceRow]
 
 
 def preference_rows(
-    game: ExportGame, margin: float, per_move: int | None = DEFAULT_PAIRS_PER_MOVE, repair: bool = False
+    game: ExportGame,
+    moves: list[MoveRecord],
+    margin: float,
+    per_move: int | None = DEFAULT_PAIRS_PER_MOVE,
+    repair: bool = False,
 ) -> Iterator[PreferenceRow]:
-    for record in game.selected_moves():
+    for record in game.selected(moves):
         if repair:
             yield from repair_rows(game, record)
         found = pairs(record.ratings, record.move_index, margin, per_move)
