@@ -31,7 +31,7 @@ from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp
 from harness.run.manifest import git_state
 from harness.run.store import RunDir, write_json_atomic
 from harness.schema.errors import Refused
-from harness.schema.log_file import LogCorrupt, read_game_log
+from harness.schema.log_file import LogCorrupt
 from harness.schema.moves import MoveKind
 from harness.schema.paths import prompts_dir
 from harness.schema.records import (
@@ -402,20 +402,19 @@ async def judge_run(
     judge_dir = run.path / JUDGE_DIR
     outcome = JudgeOutcome()
     pending: list[TurnToJudge] = []
-    for path in run.game_paths():
+    for game in run.games():  # each log read as every reader reads it: checked, and replayed from its deal
+        if isinstance(game, LogCorrupt):
+            raise Refused(f"{game.path}: {game}; the log cannot be replayed, so it cannot be judged")
+        header = game.facts.header
         try:
-            contents = read_game_log(path)
-            if contents.header is None:
-                continue
-            turns = turns_to_judge(contents.header, contents.moves)
-        except (LogCorrupt, ReplayMismatch) as exc:
-            raise Refused(
-                f"{path}: {exc}; the log cannot be replayed, so it cannot be judged"
-            ) from None
+            turns = turns_to_judge(header, game.moves)
+        except ReplayMismatch as exc:
+            where = run.game_path(header.game_id)
+            raise Refused(f"{where}: {exc}; the log cannot be replayed, so it cannot be judged") from None
         if not turns:
             continue
         outcome.games += 1
-        done = judged_turns(judge_dir / f"{contents.header.game_id}.jsonl")
+        done = judged_turns(judge_dir / f"{header.game_id}.jsonl")
         outcome.already += sum((t.turn, t.seat) in done for t in turns)
         pending.extend(t for t in turns if (t.turn, t.seat) not in done)
     gate = asyncio.Semaphore(concurrency)

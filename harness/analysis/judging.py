@@ -39,14 +39,12 @@ def runs_with_memory_games(paths: list[Path]) -> list[Path]:
     runs = find_runs(paths)
     found = []
     for path in runs:
-        run = RunDir(path)
-        try:
-            logs = [run.read_game(log) for log in run.game_paths()]
-        except LogCorrupt as exc:
-            raise Refused(f"{exc}; repair or remove that log") from None
-        except OSError as exc:
-            raise Refused(f"cannot read the logs of {path}: {exc.strerror}") from None
-        if any(keeps_working_memory(m) for log in logs for m in log.moves):
+        memory = False
+        for game in RunDir(path).games():
+            if isinstance(game, LogCorrupt):
+                raise Refused(f"{game}; repair or remove that log")
+            memory = memory or any(keeps_working_memory(m) for m in game.moves)
+        if memory:
             found.append(path)
     if not found:
         named = ", ".join(str(p) for p in paths)

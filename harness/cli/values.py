@@ -102,7 +102,7 @@ def _valuer(args: argparse.Namespace) -> Valuer:
 
 
 def _value(args: argparse.Namespace, run: RunDir) -> int:
-    complete, skipped, corrupt = complete_games(run.game_paths())
+    complete, skipped, corrupt = complete_games(run)
     for problem in corrupt:
         print(f"skipping a corrupt game log: {problem}", file=sys.stderr)
     if skipped:
