@@ -17,14 +17,12 @@ export CMAKE_POLICY_VERSION_MINIMUM=3.5
 .venv/bin/python -m pip install --quiet --upgrade pip
 # setuptools prints a general notice on every editable install (folders named like the package may shadow it);
 # the project's own layout is checked by tests/test_packaging.py, so that one notice is not shown.
+# Editable, so an edit runs at once: this install compiles nothing, and the smart bot runs as Python source, with the
+# same moves and values as the compiled build that `pip install .` makes (setup.py; README, "The compiled bot").
 PYTHONWARNINGS="ignore::UserWarning:setuptools.command.editable_wheel" \
   .venv/bin/python -m pip install --quiet -e ".[dev]"
-
-# The smart bot and the view builder compiled with mypyc (harness/native): rollouts run about 1.9x faster per step and
-# bot games 1.5x, with the same moves and values. Without mypyc or a C compiler this says so in one line and the
-# Python source runs instead.
-.venv/bin/python -m harness.native.build ||
-  echo "setup.sh: the smart bot was not compiled (the line above says why); without a build its Python source runs, with the same results, slower" >&2
+# What setup.sh compiled before the package build did (harness/native/compiled): gone, so that nothing shadows a source.
+rm -rf harness/native/compiled harness/native/__pycache__ && { rmdir harness/native 2>/dev/null || true; }
 
 # Debian's chromium for the game viewer's browser tests: installed with apt-get as root or through password-less sudo,
 # else the tests skip and this says how to install it in one line (never a failure: the harness does not need it).

@@ -34,7 +34,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after an installed harness (see options.py)
 
 from bench.options import BenchParser, bot_build, positive_int
 from bench.parallel import map_chunked
@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> None:
             except ValueError as problem:
                 parser.error(str(problem))
         print(f"seeds {seeds[0]}-{seeds[-1]} ({len(seeds)} deals), {args.jobs} job(s); base: {base.label}")
-        print(f"this checkout's smart bot: {bot_build()}; another commit's (rev=): its Python source")
+        print(f"the smart bot of this harness: {bot_build()}; another commit's (rev=): its Python source")
         started = time.perf_counter()
         for players in args.players:
             played = {

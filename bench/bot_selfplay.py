@@ -1,6 +1,6 @@
 """Self-play benchmark for the rule-based bots: every seat runs the same bot, no LLM layer.
 
-Usage: PYTHONPATH=. python bench/bot_selfplay.py --bot smart --seeds 200 --players 2 3 4 5 --jobs 2 [--ray [ADDRESS]]
+Usage: .venv/bin/python bench/bot_selfplay.py --bot smart --seeds 200 --players 2 3 4 5 --jobs 2 [--ray [ADDRESS]]
 
 Decks come from harness.engine.game.deck_for_seed(seed) for seeds 0..N-1. Prints, per player count: games, mean
 fireworks score with its standard error, the share of games lost to three strikes, the mean engine score (0 after
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after an installed harness (see options.py)
 
 from bench.options import BenchParser, bot_build, positive_int
 from bench.parallel import map_chunked

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after an installed harness (see options.py)
 
 from bench.options import BenchParser, float_in, int_in
 

@@ -1,6 +1,6 @@
 """What a rollout search near the deck's end would add to the built-in player (the rollout policy of move values).
 
-Usage: PYTHONPATH=. python bench/endgame_search.py --seeds 300 --players 2 --deck 3 --top 4 --rollouts 16 --jobs 2
+Usage: .venv/bin/python bench/endgame_search.py --seeds 300 --players 2 --deck 3 --top 4 --rollouts 16 --jobs 2
 
 Each seed is played twice by the same bot at every seat. The plain game follows the bot. The searched game follows it
 too, except that with at most --deck cards left to draw the seat to move compares the bot's --top highest-rated moves
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after an installed harness (see options.py)
 
 from bench.bot_selfplay import play_game
 from bench.options import BenchParser, bot_build

@@ -2,6 +2,10 @@
 
 `--quick` runs a script's whole code path at tiny sizes, in seconds; tests/test_bench.py runs every script in bench/
 that way, so a renamed import or a changed reply breaks CI instead of a benchmark months later.
+
+A script measures the harness that the Python running it imports: an installed one first (the scripts put this
+checkout on sys.path after it), so `.venv/bin/python bench/...` runs this checkout as its source (setup.sh's editable
+install) and the Python of a `pip install .` runs the compiled build; bot_build() says which in the header.
 """
 
 from __future__ import annotations
@@ -9,9 +13,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import NoReturn
 
-from harness.native import status
+import harness
 
 
 class BenchParser(argparse.ArgumentParser):
@@ -88,7 +93,9 @@ def seed_list(text: str) -> str:
 
 
 def bot_build() -> str:
-    """How this process runs the smart bot, for a benchmark's header: compiled (harness/native) or its source, and why.
-    The same moves either way; a cost measured one way says nothing of the other."""
-    built = status()
-    return built.reason if built.active else f"Python source: {built.reason}"
+    """How this process runs the smart bot, for a benchmark's header: compiled (a `pip install .`, setup.py) or its
+    source, and the harness folder it comes from. The same moves either way; a cost measured one way says nothing
+    of the other."""
+    folder = Path(harness.__file__).parent
+    compiled = harness.compiled_modules()
+    return f"{len(compiled)} modules compiled with mypyc, {folder}" if compiled else f"Python source, {folder}"

@@ -9,6 +9,7 @@ python bench/overhead.py [--players 2 5] [--seeds 1,2,3] [--scaffold watson] [--
 
 from __future__ import annotations
 
+import asyncio
 import cProfile
 import io
 import pstats
@@ -20,12 +21,11 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after an installed harness (see options.py)
 
 from bench.options import BenchParser, int_in, seed_list
 from harness.cli.main import main as cli
 from harness.engine.game import Game
-from harness.models import event_loop
 from harness.models.client import ModelClient, RetryPolicy, litellm
 from harness.play.agent import SeatAgent
 from harness.play.game import move_record
@@ -117,15 +117,14 @@ async def litellm_alone(paths: list[Path]) -> list[float]:
         for logged in read_game_log(path).moves:
             messages = [m.model_dump(exclude_none=True) for m in logged.calls[0].attempts[-1].messages]
             t0 = time.perf_counter()
-            with event_loop.run_inline(True):  # as the harness runs a provider whose set-up never blocks
-                await lib.acompletion(
-                    model="replay/logged",
-                    messages=messages,
-                    timeout=600,
-                    num_retries=0,
-                    max_retries=0,
-                    drop_params=True,
-                )
+            await lib.acompletion(
+                model="replay/logged",
+                messages=messages,
+                timeout=600,
+                num_retries=0,
+                max_retries=0,
+                drop_params=True,
+            )
             timings.append(time.perf_counter() - t0)
     return timings
 
@@ -166,15 +165,15 @@ def main() -> None:
         paths = make_games(args.players, args.seeds, args.scaffold, Path(tmp) / "runs")
         install_replay_provider()
         (Path(tmp) / "logs").mkdir()
-        event_loop.run(replay_moves(paths[:1], args.scaffold, Path(tmp) / "logs"))  # warm-up: imports, caches
+        asyncio.run(replay_moves(paths[:1], args.scaffold, Path(tmp) / "logs"))  # warm-up: imports, caches
         profiler = cProfile.Profile() if args.profile else None
         if profiler:
             profiler.enable()
-        phases = event_loop.run(replay_moves(paths, args.scaffold, Path(tmp) / "logs"))
+        phases = asyncio.run(replay_moves(paths, args.scaffold, Path(tmp) / "logs"))
         if profiler:
             profiler.disable()
         phases["  of which: render"] = render_only(paths, args.scaffold)
-        phases["floor: the LiteLLM call alone"] = event_loop.run(litellm_alone(paths))
+        phases["floor: the LiteLLM call alone"] = asyncio.run(litellm_alone(paths))
     moves = len(phases["total"])
     print(
         f"harness cost per move, model time excluded: {moves} moves, scaffold {args.scaffold}, "

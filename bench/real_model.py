@@ -30,7 +30,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after an installed harness (see options.py)
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from bench.options import BenchParser, float_in, int_in, positive_int, seed_list

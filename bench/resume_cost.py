@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT))  # after an installed harness (see options.py)
 
 from bench.options import BenchParser, positive_int  # noqa: E402
 from harness.cli.main import main as cli  # noqa: E402

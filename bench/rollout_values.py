@@ -1,9 +1,9 @@
 """Rollout move values: what one decision costs, how noisy the values are against the rollout count, and how many
 decisions per second one process, several processes and a Ray cluster value.
 
-Usage: PYTHONPATH=. python bench/rollout_values.py --players 2 4 --turns 10 40 --rollouts 32 --seed 0
-       PYTHONPATH=. python bench/rollout_values.py --players 2 4 --turns 10 --rollouts 16 --baseline 87479c3
-       PYTHONPATH=. python bench/rollout_values.py --throughput 12 --rollouts 16 --workers 2 --ray
+Usage: .venv/bin/python bench/rollout_values.py --players 2 4 --turns 10 40 --rollouts 32 --seed 0
+       .venv/bin/python bench/rollout_values.py --players 2 4 --turns 10 --rollouts 16 --baseline 87479c3
+       .venv/bin/python bench/rollout_values.py --throughput 12 --rollouts 16 --workers 2 --ray
 
 Positions come from `local/smart` self-play on deck seed 0: for every player count and turn, the decision of the seat
 to move at that turn. Each position gets one run of the largest rollout count; because rollout r always deals the
@@ -17,7 +17,8 @@ seconds (the CPU time is what "per core" means on a machine other work shares).
 `--baseline REF [REF ...]` also values each position at the full count with the code of each git commit REF (a copy of
 its harness/ made by `git archive`, run in a subprocess: its Python source, never a compiled build) and prints its cost
 beside today's, and whether the scores of every rollout of every move are identical (they must be: the values files
-are pinned byte for byte). `--baseline HEAD` so times this commit's source beside its compiled bot (harness/native).
+are pinned byte for byte). Run by the Python of a `pip install .` (compiled, see bench/options.py), `--baseline HEAD`
+times this commit's source beside its compiled build.
 
 `--step-costs N` prints instead what one step of a play-out costs, layer by layer, over N self-play games per player
 count: the game alone, with the step's observation and the view the bot reads, and with the bot's choice (the whole
@@ -25,7 +26,8 @@ step).
 
 `--profile` runs cProfile over the valuing and prints the harness functions by cumulative time (what BENCHMARKS.md
 section 6 reads the play-out's shares from; the times printed beside it are inflated by the profiler). cProfile sees
-no compiled function, so with the compiled bot in use (harness/native) the script runs itself again on the source.
+no compiled function, so where the harness it imports is compiled the script runs itself again on this checkout's
+source.
 
 `--throughput N` values the first N decisions of the 2-player self-play game (deck seed 0) as `hanabi-eval values`
 does (harness.analysis.valuers): in this process, in --workers processes, and with `--ray [ADDRESS]` as Ray tasks (no
@@ -50,16 +52,15 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after an installed harness (see options.py)
 
+import harness
 from bench.options import BenchParser, bot_build, positive_int
 from harness.analysis.valuation import DecisionTask, ValuesWriter
 from harness.analysis.valuers import InProcess, LocalProcesses, Valuer
 from harness.bots import DEFAULT_BOT, get_bot
 from harness.engine.game import Game, deck_for_seed
 from harness.engine.rollout_game import RolloutGame
-from harness.native import status
-from harness.native.paths import OFF_VARIABLE
 from harness.play.values import MAX_ROLLOUTS, rollout_scores
 from harness.schema.moves import Move
 from harness.view.builder import build_view, play_view
@@ -160,10 +161,13 @@ def main(argv: list[str] | None = None) -> None:
         help="CPU per play-out step over N self-play games: the game alone, with the view, with the bot, instead",
     )
     args = parser.parse_args(argv)
-    if args.profile and status().active:  # cProfile sees no compiled function: profile the same program as source
-        print("--profile: cProfile cannot see into the compiled bot, so this profiles its Python source", flush=True)
+    if args.profile and harness.compiled_modules():  # cProfile sees no compiled function: profile the source
+        if Path(harness.__file__).parent == ROOT / "harness":
+            parser.error("--profile: this checkout holds compiled modules beside its source; remove them to profile it")
+        print("--profile: cProfile cannot see compiled code, so this profiles this checkout's source", flush=True)
         again = [sys.executable, __file__, *(sys.argv[1:] if argv is None else argv)]
-        os.execve(sys.executable, again, {**os.environ, OFF_VARIABLE: "0"})
+        source = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+        os.execve(sys.executable, again, {**os.environ, "PYTHONPATH": source})
     for ref in args.baseline or ():  # a commit that does not exist is refused now, not after the valuing
         commit = ["git", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"]
         known = subprocess.run(commit, cwd=ROOT, capture_output=True, check=False)

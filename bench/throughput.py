@@ -11,9 +11,9 @@ time, as a user waits for it. Each configuration runs in a fresh process.
   openai        the same server through the direct client (`--client openai`: the `openai` SDK's async client)
   local         the in-process offline provider, `--model local/smart@<delay>ms` (real games, through LiteLLM)
   floor         the same HTTP calls with no game at all: N chains of 82 sequential LiteLLM calls, in as many worker
-                processes, with the harness's event loop, GC settings and call options, and a prompt the size of a
-                two-player Watson prompt: what LiteLLM and the server alone cost here, so no harness that calls
-                models through LiteLLM can do better on this machine
+                processes, with an asyncio event loop, the harness's GC settings and call options, and a prompt the
+                size of a two-player Watson prompt: what LiteLLM and the server alone cost here, so no harness that
+                calls models through LiteLLM can do better on this machine
   openai-floor  the same chains through the `openai` SDK's async client: the floor of the direct client
 
 `--repeats R` runs every configuration R times, round by round (for each game count, each round runs its
@@ -27,6 +27,7 @@ Run: python bench/throughput.py [--games 1 16 64 256] [--delay-ms 200] [--via ..
 
 from __future__ import annotations
 
+import asyncio
 import json
 import resource
 import socket
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT))  # after an installed harness (see options.py)
 
 from bench.options import BenchParser, int_in, positive_float, positive_int  # noqa: E402
 
@@ -147,13 +148,11 @@ FLOOR_MESSAGES = [
 
 def floor(games: int, via: str, delay_ms: float, api_base: str, workers: int) -> dict[str, Any]:
     """The same model calls with no game at all: `games` chains of HTTP_GAME_CALLS sequential calls to the delay
-    server, split over `workers` forked processes like the harness's games, each with the harness's event loop and
+    server, split over `workers` forked processes like the harness's games, each with an asyncio event loop and
     GC settings, through LiteLLM (`floor`) or the `openai` SDK's async client (`openai-floor`)."""
     started = time.perf_counter()
-    import asyncio
     from multiprocessing import get_context
 
-    from harness.models import event_loop
     from harness.models.client import list_at_zero_price, litellm, warm_up
     from harness.models.openai_client import warm_up as openai_warm_up
     from harness.run.games import tune_gc_for_play
@@ -163,17 +162,16 @@ def floor(games: int, via: str, delay_ms: float, api_base: str, workers: int) ->
 
     async def litellm_chain() -> None:
         for _ in range(HTTP_GAME_CALLS):
-            with event_loop.run_inline(True):  # hosted_vllm: its set-up never blocks (harness.models.client)
-                await lib.acompletion(
-                    model=BENCH_MODEL,
-                    messages=FLOOR_MESSAGES,
-                    api_base=api_base,
-                    api_key="none",
-                    timeout=60,
-                    num_retries=0,
-                    max_retries=0,
-                    drop_params=True,
-                )
+            await lib.acompletion(
+                model=BENCH_MODEL,
+                messages=FLOOR_MESSAGES,
+                api_base=api_base,
+                api_key="none",
+                timeout=60,
+                num_retries=0,
+                max_retries=0,
+                drop_params=True,
+            )
 
     async def chains(count: int) -> None:
         if via == "floor":
@@ -200,7 +198,7 @@ def floor(games: int, via: str, delay_ms: float, api_base: str, workers: int) ->
         else:
             openai_warm_up()
         tune_gc_for_play()
-        event_loop.run(chains(count))
+        asyncio.run(chains(count))
 
     context = get_context("fork")
     processes = [

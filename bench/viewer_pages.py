@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after an installed harness (see options.py)
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from bench.options import BenchParser, positive_int

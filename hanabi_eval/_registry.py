@@ -5,10 +5,12 @@ package that defines it, so the task is defined here; its work is harness.inspec
 from __future__ import annotations
 
 from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError  # Inspect prints one as one line, no traceback
 from inspect_ai.model import ModelAPI, modelapi
 
 from harness.inspect.options import OptionValue, check_names, parse_options
 from harness.inspect.task import hanabi_task
+from harness.schema.errors import Refused
 
 
 @task
@@ -18,8 +20,8 @@ def hanabi(
     seeds: OptionValue = "standard",
     repeats: OptionValue = 1,
     seats: OptionValue = None,
-    rotation: str = "seed",
-    max_retries: OptionValue = 3,
+    rotation: str | None = None,
+    max_retries: OptionValue = None,
     k: OptionValue = None,
     **unknown: object,
 ) -> Task:
@@ -31,12 +33,15 @@ def hanabi(
         seeds: a seed set name (standard, heldout, ...), comma-separated seeds, or a seed file.
         repeats: plays of each seed (the same deal again, a separate game).
         seats: a mixed team, one `MODEL[:SCAFFOLD]` per seat (`seats=openai/gpt-4.1:sherlock,hanabi/smart`).
-        rotation: mixed teams: seed (rotate by one per seed), all (every rotation), off.
-        max_retries: re-asks after an invalid reply before the game stops.
+        rotation: mixed teams: seed (rotate by one per seed, the default), all (every rotation), off.
+        max_retries: re-asks after an invalid reply before the game stops (default 3).
         k: samples per move for best-of-k scaffolds.
     """
-    check_names(unknown)  # a misspelt option is refused, not dropped with a warning
-    return hanabi_task(parse_options(scaffold, players, seeds, repeats, seats, rotation, max_retries, k))
+    try:  # a refusal is shown as Inspect shows its own input errors: the message alone, before any model is called
+        check_names(unknown)  # a misspelt option is refused, not dropped with a warning
+        return hanabi_task(*parse_options(scaffold, players, seeds, repeats, seats, rotation, max_retries, k))
+    except Refused as exc:
+        raise PrerequisiteError(str(exc)) from None
 
 
 @modelapi(name="hanabi")

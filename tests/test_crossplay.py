@@ -200,7 +200,7 @@ def test_scaffolds_listing_and_expected_calls(tmp_path: Path, capsys: pytest.Cap
             "temperature is set twice; give each setting once",
         ),
         (["--seat", "local/smart:best-of-k-watson,k=3,k=4", "--seat", "local/smart"], "k is set twice"),
-        (["--seat", "local/smart", "--seat", "local/smart", "--players", "3"], "does not match the 2 --seat"),
+        (["--seat", "local/smart", "--seat", "local/smart", "--players", "3"], "a team of 2 seats plays 2-player"),
         (["--seat", "openai/gpt-4.1", "--seat", "local/smart"], "OPENAI_API_KEY"),
     ],
 )

@@ -57,6 +57,9 @@ THOUSAND_AND_ONE = ",".join(str(seed) for seed in range(1001))
             ["--seat", "local/smart,api_base=http://127.0.0.1:9/v1", "--seat", "local/cautious"],
             "drop --api-base (or the seat's api_base=) for it",
         ),
+        # rotation decides nothing in self-play, so it may not make a second run of the same games
+        (["--rotation", "all"], "--rotation all: every seat is the same player, so the seating changes nothing"),
+        (["--seat", "local/smart", "--seat", "local/smart", "--rotation", "off"], "--rotation off: every seat is"),
         (  # beside a seat of the same model without one
             ["--seat", "local/smart,api_base=http://127.0.0.1:9/v1", "--seat", "local/smart"],
             "drop --api-base (or the seat's api_base=) for it",

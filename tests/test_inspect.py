@@ -22,7 +22,8 @@ import pytest
 from inspect_ai.log import EvalLog, read_eval_log, resolve_sample_attachments
 
 from harness.cli.main import main
-from harness.inspect.options import TaskOptionError, parse_options
+from harness.inspect.options import parse_options
+from harness.schema.errors import Refused
 from harness.schema.log_file import GameLogContents, read_game_log
 from harness.schema.records import PROVIDER_ERROR_KINDS, Attempt
 from tests.fakeserver import FakeModelServer, Reply, careful_player
@@ -188,16 +189,18 @@ def test_a_mixed_team_with_multi_call_scaffolds_plays_as_under_hanabi_eval_run(t
 @pytest.mark.parametrize(
     ("options", "named"),
     [
-        ({"scaffold": "sherlok"}, "scaffold='sherlok': no such scaffold (did you mean sherlock?)"),
-        ({"players": ["2", "6"]}, "'6' is not a player count"),
-        ({"seeds": "nosuch"}, "seeds='nosuch'"),
-        ({"seats": "openai/a:watson,hanabi/smart:holmes"}, "no such scaffold"),
+        ({"scaffold": "sherlok"}, "scaffold: unknown scaffold 'sherlok' (did you mean sherlock?)"),
+        ({"players": ["2", "6"]}, "players: 2 6 is outside 2-5"),
+        ({"seeds": "nosuch"}, "seeds: 'nosuch'"),
+        ({"seats": "openai/a:watson,hanabi/smart:holmes"}, "unknown scaffold 'holmes'"),
         ({"seats": "openai/a,hanabi/smart", "players": 3}, "a team of 2 seats plays 2-player games only"),
-        ({"repeats": 0}, "repeats=0"),
+        ({"repeats": 0}, "repeats: 0 must be 1 or more"),
+        ({"max_retries": -1}, "max_retries: -1 must be a finite number, 0 or more"),
+        ({"rotation": "all"}, "rotation: all: every seat is the same player"),
     ],
 )
 def test_bad_task_options_are_refused_naming_the_option(options: dict[str, Any], named: str) -> None:
-    with pytest.raises(TaskOptionError, match="hanabi task option") as refused:
+    with pytest.raises(Refused, match="hanabi task option") as refused:
         parse_options(**options)
     assert named in str(refused.value)
 

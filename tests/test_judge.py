@@ -14,8 +14,8 @@ from harness.analysis.judge import read_verdict
 from harness.cli.main import main
 from harness.engine.game import Game
 from harness.run.store import RunDir
+from harness.schema.judge_records import JudgeRecord
 from harness.schema.log_file import read_game_log
-from harness.schema.records import JudgeRecord
 from tests.fakeserver import FakeModelServer, Reply
 
 VERDICT = {
@@ -131,6 +131,43 @@ def test_a_rerun_judges_only_what_is_missing(run: Path) -> None:
         assert judge(run, server) == 0
         assert len(server.exchanges) == first + 2
     assert len(judgements(run)) == first
+
+
+@pytest.mark.parametrize("damage", ["torn", "bad", "separator"])
+def test_a_damaged_line_costs_the_report_that_line_alone_as_it_does_the_judge(
+    damage: str, run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A crash's torn last line, or one bad line, is skipped and named by the report as by the judge command, the
+    rest of the file kept: both means are over the same judgements. A U+2028 inside a judgement breaks no line."""
+
+    def varied(request: dict[str, Any]) -> Reply:
+        turn = int(request["messages"][1]["content"].split(" at turn ")[1].split(" ")[0])
+        feedback = "kept \u2028 the ranks" if turn == 3 else "fine"
+        return Reply(content=json.dumps({**VERDICT, "overall_rating": turn % 4 / 4, "detailed_feedback": feedback}))
+
+    with FakeModelServer(varied) as server:
+        assert judge(run, server) == 0
+    (path,) = (run / "judge").glob("*.jsonl")
+    lines = path.read_bytes().split(b"\n")[:-1]
+    if damage == "torn":  # a crash cut the last judgement short
+        path.write_bytes(b"\n".join(lines[:-1]) + b"\n" + lines[-1][:20])
+        lines.pop()
+    elif damage == "bad":
+        path.write_bytes(path.read_bytes() + b'{"turn": "x"}\n')
+        with FakeModelServer(varied) as server:
+            assert judge(run, server) == 0 and not server.exchanges
+    mean = sum(JudgeRecord.model_validate_json(line).overall_rating for line in lines) / len(lines)
+    if damage == "bad":  # the judge command's mean skipped that line
+        assert f"Mean: overall rating {mean:.3f}," in capsys.readouterr().out
+    capsys.readouterr()
+    assert main(["report", str(run), "--out", str(tmp_path / "report")]) == 0
+    (row,) = json.loads((tmp_path / "report" / "judge.json").read_text())
+    assert row["turns"] == len(lines) and row["overall_rating"] == pytest.approx(mean)
+    err = capsys.readouterr().err
+    if damage == "separator":
+        assert "skipped" not in err
+    else:
+        assert f"warning: skipped {path}: line {len(lines) + 1}: not a judge record" in err
 
 
 def test_unusable_verdicts_are_re_asked_with_feedback_and_logged(run: Path) -> None:
@@ -344,5 +381,26 @@ def test_a_first_wait_longer_than_the_longest_is_refused(run: Path, capsys: pyte
     argv = ["judge", str(run), "--model", "openai/judge", "--retry-wait", "9", "--retry-wait-max", "1"]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert "--retry-wait 9 is longer than --retry-wait-max 1" in err and len(err.strip().splitlines()) == 1
-    assert not (run / "judge").exists()
+    assert "the first retry wait (--retry-wait 9) is longer than the longest (--retry-wait-max 1)" in err
+    assert len(err.strip().splitlines()) == 1 and not (run / "judge").exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "named"),
+    [
+        (["--retry-wait", "nan"], "--retry-wait nan must be a finite number, 0 or more"),
+        (["--retry-wait-max", "inf"], "--retry-wait-max inf must be a finite number of seconds above 0"),
+        (["--timeout", "-1"], "--timeout -1.0 must be a finite number of seconds above 0"),
+        (["--concurrency", "0"], "--concurrency 0 must be a whole number above 0"),
+        (["--max-retries", "-2"], "--max-retries -2 must be a finite number, 0 or more"),
+    ],
+)
+def test_a_bad_option_is_refused_as_run_refuses_it_before_any_log_is_read(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str], named: str
+) -> None:
+    """The judge's options are a session's options, checked where every session's are: `judge --retry-wait nan`
+    once read every log and then failed in a traceback."""
+    missing = tmp_path / "no-such-run"  # were any log read first, this path would be refused instead
+    assert main(["judge", str(missing), "--model", "openai/judge", *option]) == 2
+    err = capsys.readouterr().err
+    assert named in err and len(err.strip().splitlines()) == 1, err

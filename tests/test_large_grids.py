@@ -16,7 +16,6 @@ from harness.run.store import RunDir
 from harness.schema.config import RunConfig, SeedDeck
 from harness.schema.log_file import count_moves, finished_result
 from harness.schema.records import SeatConfig
-from harness.session.options import GivenOptions
 from harness.session.request import RunRequest, plan_run
 from harness.strategies.scaffold import calls_per_move, load_scaffold
 
@@ -111,7 +110,7 @@ def test_a_run_sized_before_its_decks_are_dealt_is_asked_once_and_dealt_as_befor
     seeds = _seed_file(tmp_path / "some.jsonl", 1_100, first=200_000)
     asked: list[tuple[int, int]] = []
     said: list[str] = []
-    request = RunRequest(seeds=str(seeds), players=[2, 3], out=tmp_path, given=GivenOptions(yes=False))
+    request = RunRequest(seeds=str(seeds), players=[2, 3], out=tmp_path, given={"yes": False})
     _, config, options = plan_run(request, lambda games, calls: asked.append((games, calls)), said.append)
     assert asked == [expected_calls([(config, RunDir(tmp_path / "new"))])] == [(2_200, 140_800)]
     assert said == ["Dealing 1,100 decks from the engine before the first game ..."]

@@ -25,7 +25,6 @@ LAYERS = [
     ["view"],
     ["engine"],
     ["schema"],
-    ["native"],  # the compiled build's finder, which harness/__init__.py puts in place before anything is imported
 ]
 RANK = {name: depth for depth, names in enumerate(LAYERS) for name in names}
 

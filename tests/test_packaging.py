@@ -1,5 +1,6 @@
 """An installed hanabi-eval, editable or not, has every module, template, scaffold, seed set and sweep, and installing
-it prints no setuptools warnings: pyproject.toml names every package and its package data covers every data file."""
+it prints no setuptools warnings: pyproject.toml names every package and its package data covers every data file.
+Neither install here compiles (tests/test_native.py installs the compiled build), and each says so in one line."""
 
 from __future__ import annotations
 
@@ -43,8 +44,6 @@ def test_every_data_file_is_shipped() -> None:
     for path in (ROOT / "harness").rglob("*"):
         if not path.is_file() or path.suffix in {".py", ".pyc"} or "__pycache__" in path.parts:
             continue
-        if path.is_relative_to(ROOT / "harness" / "native" / "compiled"):
-            continue  # the bot's compiled build, made on each machine by `python -m harness.native.build`: not shipped
         package = ".".join(path.parent.relative_to(ROOT).parts)
         assert package in config["packages"], f"add {package} to [tool.setuptools] packages"
         globs = config["package-data"].get(package, [])
@@ -60,8 +59,13 @@ def test_an_install_in_a_fresh_venv_is_quiet_and_ships_the_data(tmp_path: Path, 
     target = ["-e", str(ROOT)] if editable else [str(ROOT)]
     pip = [sys.executable, "-m", "pip", "--python", str(python)]
     # setup.sh hides setuptools' one general notice on every editable install (folders named like the package may
-    # shadow it); this install hides it the same way, and any other warning still fails the test
-    quiet = {**os.environ, "PYTHONWARNINGS": "ignore::UserWarning:setuptools.command.editable_wheel"}
+    # shadow it); this install hides it the same way, and any other warning still fails the test. The plain install
+    # is built as Python source, as where no C compiler is found (compiling it is tests/test_native.py's).
+    quiet = {
+        **os.environ,
+        "PYTHONWARNINGS": "ignore::UserWarning:setuptools.command.editable_wheel",
+        "HANABI_EVAL_COMPILE": "0",
+    }
     install = subprocess.run(
         # -v shows the build backend's output, where setuptools' warnings go (about 320 lines of them, once)
         [*pip, "install", "-v", "--no-deps", "--disable-pip-version-check", *target],
@@ -76,16 +80,29 @@ def test_an_install_in_a_fresh_venv_is_quiet_and_ships_the_data(tmp_path: Path, 
     ):
         pytest.skip("no package index reachable for the build backend")
     assert install.returncode == 0, install.stderr
-    noise = [line for line in (install.stdout + install.stderr).splitlines() if SETUPTOOLS_NOISE.search(line)]
+    output = (install.stdout + install.stderr).splitlines()
+    noise = [line for line in output if SETUPTOOLS_NOISE.search(line)]
     assert noise == []
+    source = "the smart bot, the views it reads and the rollouts' game run as Python source: the same moves, slower"
+    said = [line.strip() for line in output if line.strip().startswith("hanabi-eval:")]
+    if editable:  # an edit always runs: nothing is compiled beside the source
+        assert said == [
+            f"hanabi-eval: an editable install is not compiled, so that every edit runs: {source} "
+            "(`pip install .` compiles them)"
+        ]
+    else:
+        assert said == [f"hanabi-eval: not compiled (HANABI_EVAL_COMPILE=0): {source}"]
+    code = "import harness, harness.schema.paths as p; print(p.data_root(), harness.compiled_modules())"
     listing = subprocess.run(
-        [str(python), "-c", "from harness.schema.paths import data_root; print(data_root())"],
+        [str(python), "-c", code],
         capture_output=True,
         text=True,
         cwd=tmp_path,
         check=True,
     )
-    root = Path(listing.stdout.strip())
+    data, compiled = listing.stdout.strip().rsplit(" ", 1)
+    root = Path(data)
+    assert compiled == "[]"  # nothing compiled beside the source: in the checkout (editable), or in site-packages
     if not editable:
         assert "site-packages" in root.parts  # the wheel's own copy, not the checkout
     missing = [str(p) for p in data_files() if not (root / p).is_file()]

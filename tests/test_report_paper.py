@@ -24,7 +24,8 @@ import numpy as np
 import pytest
 
 from harness.cli.main import main
-from harness.schema.records import GameHeader, JudgeRecord
+from harness.schema.judge_records import JudgeRecord
+from harness.schema.records import GameHeader
 from tests.fakeserver import FakeModelServer, Reply, careful_player
 from tests.test_report import html_page, html_table, md_table, percentile_interval, rows_by
 

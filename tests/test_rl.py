@@ -22,11 +22,11 @@ from gymnasium.utils.env_checker import check_env
 
 from harness.cli.main import main
 from harness.export.rewards import grpo_reward_function, rating_reward
-from harness.rl.game import EpisodeError
 from harness.rl.grpo import decision_rows, grpo_move_reward
 from harness.rl.gym_env import HanabiSeatEnv
 from harness.rl.rewards import RewardSpec
 from harness.rl.verifiers_env import HanabiTask, HanabiTaskset, HanabiTasksetConfig, load_taskset, reply_trace
+from harness.schema.errors import Refused
 from tests.test_offline_imports import probe_output, start_probe
 
 SCAFFOLDS = ("watson", "mycroft")  # a text format, and a JSON one whose seat carries working memory
@@ -231,13 +231,13 @@ def test_grpo_rows_and_reward_function_match_the_exports(exported: dict[str, lis
 
 
 def test_environments_refuse_what_they_cannot_serve() -> None:
-    with pytest.raises(EpisodeError, match="single-call scaffolds"):
+    with pytest.raises(Refused, match="single-call scaffolds"):
         HanabiSeatEnv(scaffold="best-of-k-watson").reset(options={"deal": 1})
     with pytest.raises(ValueError, match="no move ratings"):
         HanabiSeatEnv(scaffold="spin-bench")
-    with pytest.raises(EpisodeError, match="seats run from 0 to 1"):
+    with pytest.raises(Refused, match="seats run from 0 to 1"):
         HanabiSeatEnv(scaffold="watson", seat=2).reset(options={"deal": 1})
-    with pytest.raises(EpisodeError, match="not among this env's seeds"):
+    with pytest.raises(Refused, match="not among this env's seeds"):
         HanabiSeatEnv(scaffold="watson", seeds="1,2").reset(options={"deal": 9})
     with pytest.raises(ValueError, match="less than or equal to 1000"):
         RewardSpec(kind="engine", rollouts=5000)

@@ -90,7 +90,7 @@ def test_a_scaffold_file_naming_an_unknown_strategy_is_refused_with_the_known_on
 
 
 def test_a_strategy_checks_the_scaffold_files_that_name_it(tmp_path: Path) -> None:
-    text = SCAFFOLD + '\n[decider]\nrole = "selector"\nuser_template = "paper/best_of_k_final.j2"\noutput = "text"\n'
+    text = SCAFFOLD + '\n[decider]\nrole = "selector"\nuser_template = "best_of_k/final.j2"\noutput = "text"\n'
     with pytest.raises(Refused, match="two-drafts has no roles or decider"):
         read_scaffold(scaffold_file(tmp_path, text))
 

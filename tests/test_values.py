@@ -195,7 +195,7 @@ def test_values_are_deterministic_by_seed_and_the_rollout_count_is_checked() -> 
     assert [m.index for m in first.moves] == [0, 1]
     assert first.rollouts == 2 and first.seed == 7 and first.turn == view.turn
     for bad in (0, -1, MAX_ROLLOUTS + 1):
-        with pytest.raises(ValueError, match=f"1..{MAX_ROLLOUTS}"):
+        with pytest.raises(ValueError, match=f"outside 1-{MAX_ROLLOUTS}"):
             check_rollouts(bad)
     single = move_values(view, rollouts=1, seed=7, only=[0])
     assert single.moves[0].se is None

@@ -1,4 +1,4 @@
-"""`hanabi-eval --version` names the package version and the commit it runs from."""
+"""`hanabi-eval --version` names the package version, the commit it runs from and whether it runs compiled."""
 
 from __future__ import annotations
 
@@ -22,4 +22,5 @@ def test_version_names_the_package_version_and_the_git_commit(capsys: pytest.Cap
         ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert out.startswith(f"hanabi-eval {__version__} (git {commit[:12]}")
+    assert out.endswith("; Python source, not compiled)")  # this checkout (a plain install: tests/test_native.py)
     assert len(out.splitlines()) == 1

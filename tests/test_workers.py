@@ -8,10 +8,9 @@ from harness.engine.seeds import resolve_seeds
 from harness.run.games import RunJob
 from harness.run.live_progress import RunProgress
 from harness.run.manifest import manifest_for
-from harness.run.options import SessionOptions
 from harness.run.store import RunDir
 from harness.run.workers import play_in_workers
-from harness.schema.config import RetryPolicy, RunConfig
+from harness.schema.config import RunConfig, SessionOptions
 from harness.schema.log_file import read_game_log
 from harness.schema.records import SeatConfig
 
@@ -23,12 +22,12 @@ def test_worker_progress_counts_every_move_and_game(tmp_path: Path) -> None:
         seeds=tuple(resolve_seeds("1,2")),
     )
     run = RunDir(tmp_path / "run")
-    manifest = manifest_for(config, "test", ["test"])
+    options = SessionOptions(concurrency=4, workers=2)
+    manifest = manifest_for(config, options, "test", ["test"])
     run.write_manifest(manifest)
     selected = [(0, plan) for plan in config.plans()]
     progress = RunProgress(total_games=len(selected), enabled=False)
 
-    options = SessionOptions(concurrency=4, workers=2, reply_retries=3, retry=RetryPolicy())
     results = play_in_workers([RunJob(config=config, run=run, manifest=manifest)], selected, options, progress)
 
     logged = sum(len(read_game_log(path).moves) for path in run.game_paths())

@@ -1,14 +1,17 @@
-"""The state-tracking judge (the paper's Appendix E.3, Table 4): an LLM grades each working-memory (Mycroft) turn's
-deduction block against the engine's true deductive context.
+"""The state-tracking judge (`hanabi-eval judge`, the paper's Appendix E.3, Table 4): an LLM grades each
+working-memory (Mycroft) turn's deduction block against the engine's true deductive context, one run at a time under
+its judge folder's lock.
 
 The ground truth is rebuilt by replaying the game log: before each judged move, HLE's own record of what every
 player knows about their cards (directly clued values and could-be sets), never the model's own deductions (which
 the paper's released environment labelled as ground truth). The judge also sees the moves since the player's
 previous turn and its previous deduction block, to grade history integration. Wording lives in prompts/judge_*.j2.
 
-Output: `<run>/judge/<game_id>.jsonl`, one JudgeRecord (harness/schema/records.py) per judged turn; every request to the
-judge, good or bad, goes to `<run>/judge/attempts/<game_id>.jsonl`; `<run>/judge/judge.json` records the judge model,
-its parameters, the command and the prompt templates' digest. A rerun judges only turns that have no judgement yet.
+Output: `<run>/judge/<game_id>.jsonl`, one JudgeRecord (harness/schema/judge_records.py) per judged turn; every
+request to the judge, good or bad, goes to `<run>/judge/attempts/<game_id>.jsonl`; `<run>/judge/judge.json` records
+the judge model, its parameters, the command and the prompt templates' digest. A rerun judges only turns that have
+no judgement yet. Input found unusable (no run, no Mycroft moves, a damaged log, another judge's folder, a locked
+one) is Refused before any call; Ctrl-C and a disk fault raise Ended with their one line and exit code.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +30,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from harness import __version__
 from harness.engine.game import Game, HistoryEntry, Knowledge
 from harness.engine.replay import ReplayMismatch, replay
-from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp
+from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp, close_clients, run_calls
+from harness.run.interrupt import stopped_by_ctrl_c
+from harness.run.lock import RunLock
 from harness.run.manifest import git_state
-from harness.run.store import RunDir, write_json_atomic
-from harness.schema.errors import Refused
+from harness.run.store import RunDir, find_runs, write_json_atomic
+from harness.schema.config import RetryPolicy
+from harness.schema.disk import explain
+from harness.schema.errors import EXIT_FAILED, Ended, Refused
+from harness.schema.judge_records import JUDGE_DIR, RATINGS, JudgeRecord, judge_files, read_judgements
 from harness.schema.log_file import LogCorrupt
 from harness.schema.moves import MoveKind
 from harness.schema.paths import prompts_dir
@@ -38,7 +46,6 @@ from harness.schema.records import (
     Attempt,
     Call,
     GameHeader,
-    JudgeRecord,
     Message,
     MoveRecord,
     SeatConfig,
@@ -50,21 +57,15 @@ from harness.strategies.memory import keeps_notes
 from harness.strategies.rendering import render_template
 from harness.strategies.scaffold import load_scaffold
 
-JUDGE_DIR = "judge"
 ATTEMPTS_DIR = "attempts"
 RECORD = "judge.json"
-TEMPLATES = ("judge_system.j2", "judge_user.j2", "judge_feedback.j2")
+TEMPLATES = ("judge/system.j2", "judge/user.j2", "judge/feedback.j2")
 MAX_REPLY_CHARS = 100_000  # a longer judge reply is refused unread
-RATINGS = ("overall_rating", "deduction_accuracy", "history_integration", "state_tracking_quality")
 
 
 class JudgeUnreachable(RuntimeError):
-    """The judge model cannot be called at all (bad key, unknown model): judging stops."""
-
-    def __init__(self, message: str, call: Call) -> None:
-        super().__init__(message)
-        self.call = call
-        self.outcome: JudgeOutcome | None = None  # the session so far, this call's attempts counted
+    """The judge model cannot be called at all (bad key, unknown model): judge_runs stops once it has told what the
+    session did. The judge command catches it, says so and exits 1."""
 
 
 class Verdict(BaseModel):
@@ -98,17 +99,19 @@ class TurnToJudge(BaseModel):
 
 
 class JudgeOutcome(BaseModel):
-    """What one session of judging did."""
+    """What one session of judging a run did."""
 
     games: int = 0
     already: int = 0  # turns judged by an earlier session
     judged: list[JudgeRecord] = []
     failed: list[tuple[str, int, str]] = []  # (game id, turn, why)
     not_asked: int = 0  # turns left for the next session when the judge could not be called at all
+    stopped: str | None = None  # why the judge could not be called at all
     requests: int = 0  # requests sent in this session, good or bad
     tokens: int = 0
     cost_usd: float = 0.0  # as the provider reported it, over the requests whose cost is known
     unpriced_requests: int = 0  # answered by a judge LiteLLM has no price for: cost unknown, not $0
+    means: dict[str, float] = {}  # each rating's mean over the run's judgements, earlier sessions' included
 
     def cost_text(self) -> str:
         """The session's cost as said to the user: never $0 for an unknown price."""
@@ -227,7 +230,7 @@ def _truth(game: Game, seat: int) -> list[dict[str, Any]]:
 
 def turns_to_judge(header: GameHeader, moves: Sequence[MoveRecord]) -> list[TurnToJudge]:
     """Every working-memory move of a game log with the judge's messages, the truth rebuilt by replaying the log."""
-    system = render_template("judge_system.j2").strip()
+    system = render_template("judge/system.j2").strip()
     previous: dict[int, MoveRecord] = {}
     turns = []
     for step in replay(header.players, header.deck, moves, where=f"game {header.game_id}"):
@@ -251,7 +254,7 @@ def turns_to_judge(header: GameHeader, moves: Sequence[MoveRecord]) -> list[Turn
                 "previous_block": deduction_block(before) if before is not None else None,
                 "block": deduction_block(record),
             }
-            user = render_template("judge_user.j2", **context).strip()
+            user = render_template("judge/user.j2", **context).strip()
             turns.append(
                 TurnToJudge(
                     game_id=header.game_id,
@@ -268,72 +271,39 @@ def turns_to_judge(header: GameHeader, moves: Sequence[MoveRecord]) -> list[Turn
 
 
 async def ask_judge(
-    client: ModelClient, turn: TurnToJudge, reply_retries: int, attempts: list[Attempt] | None = None
-) -> tuple[Verdict | None, Call, str | None]:
-    """Ask until a usable verdict or the re-asks run out: (verdict or None, every attempt, why it failed). The
-    attempts go into `attempts` as they arrive, so that a caller stopped half-way still has them.
-
-    Raises JudgeUnreachable when the judge model cannot be called at all (bad key, unknown model)."""
+    client: ModelClient, turn: TurnToJudge, reply_retries: int, attempts: list[Attempt]
+) -> Verdict | str:
+    """Ask until a usable verdict or the re-asks run out: the verdict, or why there is none. Every attempt goes into
+    `attempts` as it arrives, so that a caller stopped half-way still has them. A judge model that cannot be called
+    at all (bad key, unknown model) raises FatalModelError."""
     messages = list(turn.messages)
-    attempts = [] if attempts is None else attempts
     problem: str | None = None
     for _ in range(reply_retries + 1):
         try:
             got = await client.call(messages, {}, len(attempts) + 1)
         except ProviderGaveUp as exc:
             attempts.extend(exc.attempts)
-            return None, _call(client, attempts), str(exc)
+            return str(exc)
         except FatalModelError as exc:
             attempts.extend(exc.attempts)
-            raise JudgeUnreachable(str(exc), _call(client, attempts)) from None
+            raise
         attempts.extend(got)
         final = got[-1]
         verdict = read_verdict(final.reply)
         if isinstance(verdict, Verdict):
-            return verdict, _call(client, attempts), None
+            return verdict
         kind, problem = verdict
         attempts[-1] = final.rejected(kind, problem)  # a long reply kept as its start, length and digest
-        feedback = render_template("judge_feedback.j2", problem=problem).strip()
+        feedback = render_template("judge/feedback.j2", problem=problem).strip()
         messages = [
             *messages,
             Message(role="assistant", content=attempts[-1].reply or ""),
             Message(role="user", content=feedback),
         ]
-    return None, _call(client, attempts), f"no usable verdict after {len(attempts)} attempts ({problem})"
-
-
-def _count(outcome: JudgeOutcome, call: Call) -> None:
-    """Add a call's requests, tokens and cost to the session's totals, whatever became of it."""
-    outcome.requests += len(call.attempts)
-    outcome.tokens += sum(a.usage.total_tokens for a in call.attempts)
-    outcome.cost_usd += sum(a.cost_usd or 0.0 for a in call.attempts)
-    outcome.unpriced_requests += sum(a.cost_unknown for a in call.attempts)
-
-
-def _call(client: ModelClient, attempts: list[Attempt]) -> Call:
-    return Call(role="judge", model=client.seat.model, attempts=attempts)
+    return f"no usable verdict after {len(attempts)} attempts ({problem})"
 
 
 # ---- files -------------------------------------------------------------------------------------------------------
-
-
-def templates_digest() -> str:
-    text = "".join((prompts_dir() / name).read_text(encoding="utf-8") for name in TEMPLATES)
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
-def judged_turns(path: Path) -> set[tuple[int, int]]:
-    """(turn, seat) of the judgements already written; a torn last line is not a judgement."""
-    if not path.exists():
-        return set()
-    done = set()
-    for line in path.read_bytes().split(b"\n")[:-1]:
-        try:
-            judgement = JudgeRecord.model_validate_json(line)
-        except ValidationError:
-            continue
-        done.add((judgement.turn, judgement.seat))
-    return done
 
 
 def append_line(path: Path, line: str) -> None:
@@ -353,8 +323,15 @@ def append_line(path: Path, line: str) -> None:
         os.fsync(handle.fileno())
 
 
-def open_record(judge_dir: Path, seat: SeatConfig, command: list[str], identity: dict[str, Any]) -> None:
-    """Create `judge.json`, or check that it names this judge; add this session to it."""
+def open_record(judge_dir: Path, seat: SeatConfig, command: list[str]) -> None:
+    """Create `judge.json`, or check that it names this judge (model, parameters, the prompt templates' digest); add
+    this session to it."""
+    prompts = "".join((prompts_dir() / name).read_text(encoding="utf-8") for name in TEMPLATES)
+    identity = {
+        "judge_model": seat.model,
+        "params": seat.params.model_dump(mode="json", exclude={"timeout_s"}, exclude_none=True),
+        "templates": hashlib.sha256(prompts.encode()).hexdigest()[:12],
+    }
     path = judge_dir / RECORD
     session = {
         "started_at": now_iso(),
@@ -365,9 +342,7 @@ def open_record(judge_dir: Path, seat: SeatConfig, command: list[str], identity:
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
         except ValueError:
-            raise Refused(
-                f"{path} is not valid JSON; move the judge folder aside to judge again"
-            ) from None
+            raise Refused(f"{path} is not valid JSON; move the judge folder aside to judge again") from None
         if record.get("identity") != identity:
             held = record.get("identity", {}).get("judge_model")
             raise Refused(
@@ -387,18 +362,24 @@ def open_record(judge_dir: Path, seat: SeatConfig, command: list[str], identity:
     write_json_atomic(path, record)
 
 
-def judge_identity(seat: SeatConfig) -> dict[str, Any]:
-    return {
-        "judge_model": seat.model,
-        "params": seat.params.model_dump(mode="json", exclude={"timeout_s"}, exclude_none=True),
-        "templates": templates_digest(),
-    }
+def _record(outcome: JudgeOutcome, judge_dir: Path, turn: TurnToJudge, status: str, call: Call) -> None:
+    """Log a call's attempts by turn with its status (judged, failed or stopped), and add its requests, tokens and
+    cost to the session's totals, whatever became of it."""
+    line = {"game_id": turn.game_id, "turn": turn.turn, "seat": turn.seat, "status": status}
+    line["call"] = call.model_dump(mode="json")
+    append_line(judge_dir / ATTEMPTS_DIR / f"{turn.game_id}.jsonl", json.dumps(line))
+    outcome.requests += len(call.attempts)
+    outcome.tokens += sum(a.usage.total_tokens for a in call.attempts)
+    outcome.cost_usd += sum(a.cost_usd or 0.0 for a in call.attempts)
+    outcome.unpriced_requests += sum(a.cost_unknown for a in call.attempts)
 
 
-async def judge_run(
-    run: RunDir, client: ModelClient, reply_retries: int, concurrency: int, on_turn: Any = None
-) -> JudgeOutcome:
-    """Judge every working-memory turn of a run that has no judgement yet."""
+# ---- sessions ----------------------------------------------------------------------------------------------------
+
+
+async def judge_run(run: RunDir, client: ModelClient, reply_retries: int, concurrency: int) -> JudgeOutcome:
+    """Judge every working-memory turn of a run that has no judgement yet. Once the judge cannot be called at all,
+    the turns not yet asked are left for the next session (`stopped` says why)."""
     judge_dir = run.path / JUDGE_DIR
     outcome = JudgeOutcome()
     pending: list[TurnToJudge] = []
@@ -414,77 +395,103 @@ async def judge_run(
         if not turns:
             continue
         outcome.games += 1
-        done = judged_turns(judge_dir / f"{header.game_id}.jsonl")
+        judged = read_judgements(judge_dir / f"{header.game_id}.jsonl").judgements
+        done = {(j.turn, j.seat) for j in judged}
         outcome.already += sum((t.turn, t.seat) in done for t in turns)
         pending.extend(t for t in turns if (t.turn, t.seat) not in done)
     gate = asyncio.Semaphore(concurrency)
-    stopped: list[JudgeUnreachable] = []
+
+    def call(attempts: list[Attempt]) -> Call:
+        return Call(role="judge", model=client.seat.model, attempts=attempts)
 
     async def one(turn: TurnToJudge) -> None:
         async with gate:
-            if stopped:  # the judge cannot be called: turns not yet asked wait for the next session
+            if outcome.stopped is not None:  # the judge cannot be called: the turns not yet asked wait
                 outcome.not_asked += 1
                 return
             answered: list[Attempt] = []
             try:
-                verdict, call, why = await ask_judge(client, turn, reply_retries, answered)
+                verdict = await ask_judge(client, turn, reply_retries, answered)
             except asyncio.CancelledError:  # stopped (Ctrl-C): the replies already in are kept and counted
                 if answered:
-                    kept = _call(client, list(answered))
-                    _log_attempts(judge_dir, turn, "stopped", kept)
-                    _count(outcome, kept)
+                    _record(outcome, judge_dir, turn, "stopped", call(answered))
                 raise
-            except JudgeUnreachable as stop:  # calls already in flight finish and are counted
-                _log_attempts(judge_dir, turn, "failed", stop.call)
-                _count(outcome, stop.call)
-                outcome.failed.append((turn.game_id, turn.turn, str(stop)))
-                stopped.append(stop)
+            except FatalModelError as exc:  # calls already in flight finish and are counted
+                _record(outcome, judge_dir, turn, "failed", call(answered))
+                outcome.failed.append((turn.game_id, turn.turn, str(exc)))
+                if outcome.stopped is None:
+                    outcome.stopped = str(exc)
                 return
-        _log_attempts(judge_dir, turn, "judged" if verdict is not None else "failed", call)
-        _count(outcome, call)
-        if verdict is None:
-            outcome.failed.append((turn.game_id, turn.turn, why or "no verdict"))
-        else:
-            judgement = JudgeRecord(
-                game_id=turn.game_id,
-                turn=turn.turn,
-                seat=turn.seat,
-                judge_model=client.seat.model,
-                **verdict.model_dump(),
-            )
-            append_line(judge_dir / f"{turn.game_id}.jsonl", judgement.model_dump_json())
-            outcome.judged.append(judgement)
-        if on_turn is not None:
-            on_turn()
+        if isinstance(verdict, str):
+            _record(outcome, judge_dir, turn, "failed", call(answered))
+            outcome.failed.append((turn.game_id, turn.turn, verdict))
+            return
+        _record(outcome, judge_dir, turn, "judged", call(answered))
+        judgement = JudgeRecord(
+            game_id=turn.game_id, turn=turn.turn, seat=turn.seat, judge_model=client.seat.model, **verdict.model_dump()
+        )
+        append_line(judge_dir / f"{turn.game_id}.jsonl", judgement.model_dump_json())
+        outcome.judged.append(judgement)
 
     await asyncio.gather(*(one(turn) for turn in pending))
-    if stopped:
-        stopped[0].outcome = outcome
-        raise stopped[0]
+    judgements = [j for path in judge_files(run.path) for j in read_judgements(path).judgements]
+    if judgements:  # every session's, this one's included
+        outcome.means = {name: sum(getattr(j, name) for j in judgements) / len(judgements) for name in RATINGS}
     return outcome
 
 
-def _log_attempts(judge_dir: Path, turn: TurnToJudge, status: str, call: Call) -> None:
-    line = {"game_id": turn.game_id, "turn": turn.turn, "seat": turn.seat, "status": status}
-    line["call"] = call.model_dump(mode="json")
-    append_line(judge_dir / ATTEMPTS_DIR / f"{turn.game_id}.jsonl", json.dumps(line))
-
-
-def mean_ratings(judgements: Sequence[JudgeRecord]) -> dict[str, float]:
-    return (
-        {name: sum(getattr(j, name) for j in judgements) / len(judgements) for name in RATINGS}
-        if judgements
-        else {}
-    )
-
-
-def read_judgements(run: RunDir) -> list[JudgeRecord]:
-    """Every judgement written for a run (all sessions)."""
+def runs_with_memory_games(paths: list[Path]) -> list[Path]:
+    """The runs named that hold working-memory games, each log read by the run's reader (a damaged one refused);
+    none at all is bad input."""
     found = []
-    for path in sorted((run.path / JUDGE_DIR).glob("*.jsonl")):
-        for line in path.read_bytes().split(b"\n")[:-1]:
-            try:
-                found.append(JudgeRecord.model_validate_json(line))
-            except ValidationError:
-                continue
+    for path in find_runs(paths):
+        memory = False
+        for game in RunDir(path).games():
+            if isinstance(game, LogCorrupt):
+                raise Refused(f"{game}; repair or remove that log")
+            memory = memory or any(keeps_working_memory(m) for m in game.moves)
+        if memory:
+            found.append(path)
+    if not found:
+        named = ", ".join(str(p) for p in paths)
+        raise Refused(f"{named}: no Mycroft (working-memory) moves to judge; run with --scaffold mycroft first")
     return found
+
+
+def judge_runs(
+    runs: list[Path],
+    seat: SeatConfig,
+    policy: RetryPolicy,
+    reply_retries: int,
+    concurrency: int,
+    command: list[str],
+    on_run: Callable[[RunDir, JudgeOutcome], None],
+) -> int:
+    """Judge every run in turn under its judge folder's lock, telling `on_run` what each session did; the turns that
+    could not be judged. Raises JudgeUnreachable after the run whose session found the judge cannot be called."""
+    client = ModelClient(seat, policy)
+    failed = 0
+    try:
+        for path in runs:
+            run = RunDir(path)
+            judge_dir = path / JUDGE_DIR
+            judge_dir.mkdir(exist_ok=True)
+            with RunLock(judge_dir):
+                open_record(judge_dir, seat, command)
+
+                async def session(run: RunDir = run) -> JudgeOutcome:
+                    try:
+                        return await judge_run(run, client, reply_retries, concurrency)
+                    finally:
+                        await close_clients()
+
+                outcome = run_calls(session())
+            on_run(run, outcome)
+            if outcome.stopped is not None:
+                raise JudgeUnreachable(outcome.stopped)
+            failed += len(outcome.failed)
+    except KeyboardInterrupt:  # as every long session stops: one line, exit code 130
+        raise stopped_by_ctrl_c("the judgements made so far are kept") from None
+    except OSError as exc:
+        raise Ended(f"hanabi-eval: error: {explain(exc)}", EXIT_FAILED) from None
+    return failed

@@ -15,12 +15,9 @@ from pathlib import Path
 from typing import Protocol
 
 from harness.analysis.valuation import DecisionTask, ValuesWriter, value_decision
+from harness.run.workers import WorkerLost
 
 TASKS_PER_WORKER = 2  # decisions in flight per worker: enough to keep every worker busy while lines come back
-
-
-class WorkerLost(RuntimeError):
-    """A local worker process died mid-task; the lines written so far are intact."""
 
 
 @dataclass(frozen=True)

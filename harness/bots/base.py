@@ -88,7 +88,7 @@ def decide_by_ratings(ratings: list[float], reasons: list[str]) -> BotDecision:
     """
     if len(ratings) != len(reasons):
         raise ValueError(f"{len(ratings)} ratings but {len(reasons)} reasons")
-    # clamped first: best_index, compiled (harness/native), takes a list of numbers only, where a bot written
+    # clamped first: best_index, compiled (setup.py), takes a list of numbers only, where a bot written
     # elsewhere may pass a tuple or numbers as text that float() reads
     clamped = [min(1.0, max(-1.0, float(r))) for r in ratings]
     best = best_index(clamped)

@@ -331,9 +331,8 @@ def apply_clue(
     touched_colors = ONE_COLOR[color] if color else None
     touched_ranks = ONE_RANK[rank] if rank else None
     # An untouched card loses the hinted value; a card the hint newly touches is built once, in the loop after.
-    # The colour and rank loops are the same logic on the other field, kept apart: one helper for both, called per
-    # card, cost about 4% of a rollout step as source, and one loop reading the field by index about 9% of a 2-player
-    # step compiled, 110 -> 120 us (bench/rollout_values.py --step-costs, both tried with the same moves).
+    # The colour and rank loops are the same logic on the other field, kept apart: merged, they cost a rollout step
+    # more (bench/rollout_values.py --step-costs).
     if color:
         for i, old in enumerate(slots):
             colors = old.colors
@@ -388,7 +387,7 @@ def apply_clue(
 
 class Replay:
     """The public history replayed under the convention, from one seat's point of view. (A plain class: compiled,
-    harness/native makes it a native one, where a dataclass's generated __init__ runs as Python.)"""
+    mypyc makes it a native one, where a dataclass's generated __init__ runs as Python.)"""
 
     def __init__(
         self,
@@ -483,7 +482,7 @@ class _Replaying:
 
     def copy(self, hands: list[list[Slot]]) -> _Replaying:
         """The same state, writing into `hands` (a copy of this state's hands) from now on. (ReplayCache copies the
-        state at every entry. Attribute by attribute, which harness/native compiles: no __dict__ to copy.)"""
+        state at every entry. Attribute by attribute: compiled (setup.py), it has no __dict__ to copy.)"""
         twin = _Replaying(self.players, 0, hands)
         twin.number = self.number
         twin.next_uid = self.next_uid

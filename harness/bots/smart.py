@@ -99,7 +99,7 @@ _PLAY: Final = MoveKind.PLAY
 _DISCARD: Final = MoveKind.DISCARD
 
 
-# The bot's records below are plain classes, not named tuples or dataclasses: compiled (harness/native) they are
+# The bot's records below are plain classes, not named tuples or dataclasses: compiled (setup.py) they are
 # native classes, where a named tuple's constructor and a dataclass's generated __init__ run as Python.
 
 

@@ -8,21 +8,12 @@ A damaged game log is named in a warning on stderr and left out; the other games
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
-from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from harness.cli.arguments import folder
 from harness.export import FORMATS
-from harness.schema.cards import MAX_PLAYERS, MAX_SCORE, MIN_PLAYERS
-from harness.schema.errors import EXIT_FAILED, EXIT_OK, Refused
-
-if TYPE_CHECKING:
-    from harness.export.card import Tally
-    from harness.export.rows import ExportOptions, Filters
-    from harness.export.source import Selection
+from harness.schema.errors import EXIT_FAILED, EXIT_OK
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -95,69 +86,30 @@ def _max_game_kb(text: str) -> int:
     return value
 
 
-def _options(args: argparse.Namespace) -> ExportOptions:
-    from harness.export.preferences import DEFAULT_MAX_GAME_BYTES, DEFAULT_PAIRS_PER_MOVE
-    from harness.export.rows import ExportOptions
-
-    if args.pairs_per_move is not None and args.format != "preferences":
-        raise Refused("--pairs-per-move applies only to --format preferences")
-    if args.repair_dialogue and args.format not in ("hanabilogs", "preferences"):
-        raise Refused("--repair-dialogue applies only to --format hanabilogs and preferences")
-    if args.max_game_kb is not None and args.format != "preferences":
-        raise Refused("--max-game-kb applies only to --format preferences")
-    if args.format != "preferences":
-        return ExportOptions(repair_dialogue=args.repair_dialogue)
-    per_move = DEFAULT_PAIRS_PER_MOVE if args.pairs_per_move is None else args.pairs_per_move
-    budget = DEFAULT_MAX_GAME_BYTES if args.max_game_kb is None else args.max_game_kb * 1000
-    return ExportOptions(
-        pairs_per_move=per_move or None, max_game_bytes=budget or None, repair_dialogue=args.repair_dialogue
-    )
-
-
-def _filters(args: argparse.Namespace) -> Filters:
-    from harness.export.preferences import DEFAULT_MARGIN
-    from harness.export.rows import Filters
-
-    for players in args.players:
-        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise Refused(f"--players {players} is outside {MIN_PLAYERS}-{MAX_PLAYERS}")
-    if args.min_score is not None and not 0 <= args.min_score <= MAX_SCORE:
-        raise Refused(f"--min-score {args.min_score} is outside 0-{MAX_SCORE}")
-    if args.margin is not None and args.format != "preferences":
-        raise Refused("--margin applies only to --format preferences")
-    margin = args.margin if args.margin is not None else DEFAULT_MARGIN
-    if args.format == "preferences" and not 0 < margin <= 2:
-        raise Refused(f"--margin {margin} must be above 0 and at most 2 (ratings lie in [-1, 1])")
-    return Filters(
-        models=tuple(args.model),
-        scaffolds=tuple(args.scaffold),
-        players=tuple(args.players),
-        seed_sets=tuple(args.seed_set),
-        min_score=args.min_score,
-        margin=margin if args.format == "preferences" else None,
-    )
+def warn(line: str) -> None:
+    print(line, file=sys.stderr)
 
 
 def handle(args: argparse.Namespace) -> int:
-    from harness.export.card import Tally
-    from harness.export.schema import SCHEMA_VERSION
-    from harness.export.source import Selection
-    from harness.export.writer import check_out, write_export
-    from harness.run.store import check_each_game_once, find_runs
-    from harness.schema.records import now_iso
-    from harness.schema.secrets import redact
+    from harness.export.build import export
 
-    filters = _filters(args)
-    options = _options(args)
-    selection = Selection()
+    given = {
+        name: value
+        for name, value in (
+            ("models", args.model),
+            ("scaffolds", args.scaffold),
+            ("players", args.players),
+            ("seed_sets", args.seed_set),
+            ("min_score", args.min_score),
+            ("margin", args.margin),
+            ("pairs_per_move", args.pairs_per_move),
+            ("max_game_kb", args.max_game_kb),
+            ("repair_dialogue", args.repair_dialogue or None),
+        )
+        if value not in (None, [])
+    }
     try:
-        runs = find_runs(args.runs)
-        check_out(args.out, args.force, runs, args.format, SCHEMA_VERSION)
-        check_each_game_once(runs)
-        command = redact(shlex.join(["hanabi-eval", *args.argv[1:]]))
-        tally = Tally()
-        files = _files(args.format, runs, selection, filters, options, command, now_iso(), tally)
-        write_export(args.out, files)
+        done = export(args.runs, args.out, args.format, given, args.force, args.argv, warn)
     except OSError as exc:  # an unreadable log, a read-only or full disk: staging is removed, --out untouched
         where = exc.filename or args.out
         print(
@@ -166,6 +118,7 @@ def handle(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
+    tally, selection = done.tally, done.selection
     unit = "replay files" if args.format == "hanablive" else "rows"
     stopped = sum(1 for end in tally.replay_ends if end.hanablive_actions < end.hle_moves)
     extra = f"; hanab.live ends {stopped} of them before HLE did" if args.format == "hanablive" else ""
@@ -179,48 +132,3 @@ def handle(args: argparse.Namespace) -> int:
         f"games{damaged}{extra}"
     )
     return EXIT_OK
-
-
-def _files(
-    fmt: str,
-    runs: list[Path],
-    selection: Selection,
-    filters: Filters,
-    options: ExportOptions,
-    command: str,
-    created_at: str,
-    tally: Tally,
-) -> Iterator[tuple[str, Iterable[str]]]:
-    """The export's files in writing order, each produced only when written (see write_export): the games are read
-    one at a time while the data is written (into `selection`), and the data is measured into `tally`, for the card
-    and manifest written after it."""
-    from harness.export import card as cards
-    from harness.export.build import DATA_FILES, dataset_rows
-    from harness.export.hanablive import file_name
-    from harness.export.source import select
-    from harness.export.writer import MANIFEST_NAME
-
-    games = select(runs, filters, selection)
-    if fmt == "hanablive":
-        for game, moves in games:
-            yield file_name(game), tally.replay(game, moves)
-        data_files = [file_name(g) for g in selection.games]
-    else:
-        yield DATA_FILES[fmt], tally.lines(dataset_rows(fmt, games, filters, options, tally.dropped))
-        data_files = [DATA_FILES[fmt]]
-    for problem in selection.corrupt:
-        print(f"warning: {problem}; the game is left out of the export", file=sys.stderr)
-    if tally.rows == 0:
-        raise Refused(_no_rows(fmt, filters))
-    facts = cards.card_facts(fmt, selection, tally, data_files, command, created_at, filters, options)
-    yield "README.md", [cards.render_card(facts)]
-    yield MANIFEST_NAME, [cards.manifest(facts, selection, tally).model_dump_json(indent=2) + "\n"]
-
-
-def _no_rows(fmt: str, filters: Filters) -> str:
-    if fmt == "preferences":
-        return (
-            f"no decided move has two ratings at least --margin {filters.margin} apart; lower --margin or "
-            "export runs whose replies rate the moves"
-        )
-    return f"the selected games hold no {fmt} rows"

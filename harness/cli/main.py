@@ -48,7 +48,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 class _Version(argparse.Action):
-    """`--version`: the package version and the git commit it runs from (computed only when asked)."""
+    """`--version`: the package version, the git commit it runs from and whether its hot modules run compiled
+    (computed only when asked)."""
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> NoReturn:
         print(version_line())
@@ -56,7 +57,7 @@ class _Version(argparse.Action):
 
 
 def version_line() -> str:
-    from harness import __version__
+    from harness import __version__, compiled_modules
     from harness.run.manifest import git_state
 
     git = git_state()
@@ -64,7 +65,9 @@ def version_line() -> str:
         where = "git commit unknown (not run from a git checkout)"
     else:
         where = f"git {git['commit'][:12]}" + (", with uncommitted changes" if git["dirty"] else "")
-    return f"hanabi-eval {__version__} ({where})"
+    compiled = len(compiled_modules())
+    build = f"{compiled} modules compiled with mypyc" if compiled else "Python source, not compiled"
+    return f"hanabi-eval {__version__} ({where}; {build})"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--version",
         action=_Version,
         nargs=0,
-        help="print the version and git commit of this harness, then exit",
+        help="print the version and git commit of this harness and whether it runs compiled, then exit",
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for command in COMMANDS:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness.cli.arguments import folder
 from harness.report.grouping import DEFAULT_BY, DIMENSIONS
-from harness.schema.errors import EXIT_OK, Refused
+from harness.schema.errors import EXIT_OK
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -41,10 +41,6 @@ def handle(args: argparse.Namespace) -> int:
     from harness.report.build import build_report
 
 
-    if len(set(args.by)) != len(args.by):
-        raise Refused("--by repeats a dimension; list each one once")
-    if args.out.exists() and not args.out.is_dir():
-        raise Refused(f"--out {args.out} is a file; give a folder for the report")
     content, written = build_report(args.runs, args.out, args.by, args.force)
     for skipped in content.skipped:
         print(f"warning: skipped {skipped.path}: {skipped.problem}", file=sys.stderr)

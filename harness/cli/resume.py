@@ -17,8 +17,8 @@ from harness.cli.run import (
 )
 from harness.run.store import SWEEP_FILE
 from harness.schema.errors import Refused
+from harness.schema.urls import check_url
 from harness.session.launch import resume_run, resume_sweep
-from harness.session.request import check_given
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -34,7 +34,8 @@ def handle(args: argparse.Namespace) -> int:
         raise Refused(
             f"{args.run_dir} is not a directory; give the folder of a run (it holds manifest.json)"
         )
-    check_given(given_options(args), args.api_base)
+    if args.api_base is not None:
+        check_url(args.api_base, "--api-base")
     if (args.run_dir / SWEEP_FILE).exists():
         if args.api_base is not None:
             raise Refused(

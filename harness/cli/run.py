@@ -11,13 +11,12 @@ from typing import Any
 from rich.console import Console
 
 from harness.cli.arguments import folder
-from harness.run.options import SessionOptions
 from harness.run.score_table import score_table, summarize, summary_table, sweep_table
-from harness.schema.config import RunConfig
+from harness.schema.config import SESSION_FLAGS, RunConfig, SessionOptions
 from harness.schema.errors import EXIT_FAILED, EXIT_OK, Refused
+from harness.schema.records import DEFAULT_TIMEOUT_S
 from harness.schema.secrets import public_command
 from harness.session.launch import play_run, play_sweep
-from harness.session.options import SESSION_DEFAULTS, GivenOptions
 from harness.session.request import DEFAULT_MODEL, RunRequest, plan_run, plan_sweep
 from harness.session.sweep import SweepConfig
 
@@ -65,7 +64,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument(
         "--rotation",
         choices=["seed", "all", "off"],
-        default="seed",
         help="mixed teams: rotate the seats by one per seed (default), play every rotation of every seed, or none",
     )
     run.add_argument("--out", type=folder, default=Path("results"), help="parent folder of run directories")
@@ -100,37 +98,50 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.set_defaults(handler=handle)
 
 
-def add_session_options(parser: argparse.ArgumentParser, recorded: bool) -> None:
-    """The options that may change from one session of a run to the next; they are not part of its identity.
-    They default to None, so that a value given can be told from one not given: a single run fills in
-    SESSION_DEFAULTS, a sweep keeps its file's settings, and resume keeps what the run recorded."""
+def add_session_options(parser: argparse.ArgumentParser, recorded: bool, playing: bool = True) -> None:
+    """The options that may change from one session of a run to the next (SessionOptions); they are not part of its
+    identity. They default to None, so that a value given can be told from one not given: a single run keeps the
+    defaults, a sweep its file's settings, and resume what the run recorded. `playing`: the options of playing games
+    (workers, the display), which `judge` has not."""
+    defaults = SessionOptions()
 
-    def said(flag: str, unit: str = "") -> str:
+    def said(path: str, unit: str = "") -> str:
         if recorded:
             return "(default: as recorded)"
-        return f"(default {SESSION_DEFAULTS[flag]:g}{unit}; with --config: the sweep file's)"
+        value = defaults.model_dump()
+        for part in path.split("."):
+            value = value[part]
+        default = f"{value:g}{unit}" if value is not None else f"{DEFAULT_TIMEOUT_S:g}{unit}"
+        return f"(default {default}" + ("; with --config: the sweep file's)" if playing else ")")
 
-    parser.add_argument("--timeout", type=float, help=f"seconds per request {said('timeout')}")
-    parser.add_argument("--concurrency", type=int, help=f"games played at once {said('concurrency')}")
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=1,
-        help="processes to spread the games over, to use more cores (default 1)",
-    )
-    parser.add_argument(
-        "--max-retries", type=int, help=f"re-asks after an invalid reply {said('max_retries')}"
-    )
-    parser.add_argument(
-        "--provider-retries", type=int, help=f"retries after provider errors {said('provider_retries')}"
-    )
-    parser.add_argument(
-        "--retry-wait", type=float, help=f"base of the exponential backoff {said('retry_wait', ' s')}"
-    )
-    parser.add_argument(
-        "--retry-wait-max", type=float, help=f"longest backoff wait {said('retry_wait_max', ' s')}"
-    )
-    parser.add_argument("--no-progress", action="store_true", help="no live progress display")
+    def add(path: str, kind: type, words: str, unit: str = "") -> None:
+        parser.add_argument(SESSION_FLAGS[path], dest=path, type=kind, help=f"{words} {said(path, unit)}")
+
+    add("timeout_s", float, "seconds per request")
+    add("concurrency", int, "games played at once" if playing else "requests at once")
+    if playing:
+        parser.add_argument(
+            SESSION_FLAGS["workers"],
+            dest="workers",
+            type=int,
+            default=defaults.workers,
+            help="processes to spread the games over, to use more cores (default 1)",
+        )
+    add("reply_retries", int, "re-asks after an invalid reply")
+    add("retry.provider_retries", int, "retries after provider errors")
+    add("retry.wait_base_s", float, "base of the exponential backoff", " s")
+    add("retry.wait_max_s", float, "longest backoff wait", " s")
+    if playing:
+        parser.add_argument("--no-progress", action="store_true", help="no live progress display")
+
+
+def given_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The session options the command line gives, by SessionOptions field path (those not given left out)."""
+    given = {path: value for path in SESSION_FLAGS if (value := getattr(args, path, None)) is not None}
+    if hasattr(args, "no_progress"):
+        given["show_progress"] = not args.no_progress
+    given["yes"] = getattr(args, "yes", True)  # resume never asks
+    return given
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -144,7 +155,7 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
     )
 
     def confirm(games: int, calls: int) -> None:  # a run sized before its decks are dealt (session.request)
-        confirm_size(games, calls, request.given.yes)
+        confirm_size(games, calls, request.given["yes"])
 
     say = Console().print
     if args.config is not None:
@@ -155,21 +166,6 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
         source = {"file": str(args.config), "command": public_command(command)}
         return play_and_print_sweep(folder, sweep, options, source, command)
     return play_and_print_run(run_path, config, options, command)
-
-
-def given_options(args: argparse.Namespace) -> GivenOptions:
-    """The session options the command line gives (None: not given); checked by session.request.check_given."""
-    return GivenOptions(
-        timeout=args.timeout,
-        concurrency=args.concurrency,
-        workers=args.workers,
-        max_retries=args.max_retries,
-        provider_retries=args.provider_retries,
-        retry_wait=args.retry_wait,
-        retry_wait_max=args.retry_wait_max,
-        show_progress=not args.no_progress,
-        yes=getattr(args, "yes", True),  # resume never asks
-    )
 
 
 def play_and_print_run(run_path: Path, config: RunConfig, options: SessionOptions, command: list[str]) -> int:

@@ -29,16 +29,15 @@ from harness.analysis.valuers import (
     LocalProcesses,
     Progress,
     Valuer,
-    WorkerLost,
     value_plans,
 )
-from harness.play.values import MAX_ROLLOUTS
+from harness.play.values import MAX_ROLLOUTS, ValuesSettings
 from harness.run.interrupt import stopped_by_ctrl_c
 from harness.run.store import RunDir
+from harness.run.workers import WorkerLost
 from harness.schema.errors import EXIT_FAILED, EXIT_OK, Refused
+from harness.schema.records import checked
 from harness.schema.value_records import VALUES_DIR
-
-DEFAULT_ROLLOUTS = 16
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -46,15 +45,15 @@ def register(commands: argparse._SubParsersAction) -> None:
         "values", help="value every logged decision by rollouts of the built-in player (reads logs only)"
     )
     parser.add_argument("run", type=Path, metavar="RUN_DIR", help="the run directory")
+    defaults = ValuesSettings()
     parser.add_argument(
         "--rollouts",
         type=int,
-        default=DEFAULT_ROLLOUTS,
-        help=f"sampled worlds per decision, 1-{MAX_ROLLOUTS} (default {DEFAULT_ROLLOUTS})",
+        help=f"sampled worlds per decision, 1-{MAX_ROLLOUTS} (default {defaults.rollouts})",
     )
-    parser.add_argument("--seed", type=int, default=0, help="base seed of the sampled worlds (default 0)")
+    parser.add_argument("--seed", type=int, help=f"base seed of the sampled worlds (default {defaults.seed})")
     parser.add_argument(
-        "--from-turn", type=int, default=1, help="value only decisions from this turn on (default 1)"
+        "--from-turn", type=int, help=f"value only decisions from this turn on (default {defaults.from_turn})"
     )
     parser.add_argument(
         "--ray",
@@ -78,30 +77,24 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    if not 1 <= args.rollouts <= MAX_ROLLOUTS:
-        raise Refused(
-            f"--rollouts {args.rollouts} is outside 1-{MAX_ROLLOUTS}; pick a count in that range"
-        )
-    if args.from_turn < 1:
-        raise Refused(f"--from-turn {args.from_turn} must be at least 1")
-    if args.workers is not None and args.workers < 1:
-        raise Refused(f"--workers {args.workers} must be at least 1")
+    given = {name: getattr(args, name) for name in ValuesSettings.model_fields if getattr(args, name) is not None}
+    settings = checked(ValuesSettings, given, lambda name: "--" + name.replace("_", "-"))
     run = RunDir(args.run)
     if not args.run.is_dir() or run.read_manifest() is None:
         raise Refused(f"{args.run} is not a run directory (no manifest.json); give a folder made by hanabi-eval run")
-    return _value(args, run)
+    return _value(args, settings, run)
 
 
-def _valuer(args: argparse.Namespace) -> Valuer:
+def _valuer(ray: str | None, workers: int | None) -> Valuer:
     """Where the decisions are valued (a cluster is connected to now: an unreachable one is bad input)."""
-    if args.ray is not None:
-        return Cluster(args.ray or None, args.workers)
-    if args.workers is not None and args.workers > 1:
-        return LocalProcesses(args.workers)
+    if ray is not None:
+        return Cluster(ray or None, workers)
+    if workers is not None and workers > 1:
+        return LocalProcesses(workers)
     return InProcess()
 
 
-def _value(args: argparse.Namespace, run: RunDir) -> int:
+def _value(args: argparse.Namespace, settings: ValuesSettings, run: RunDir) -> int:
     complete, skipped, corrupt = complete_games(run)
     for problem in corrupt:
         print(f"skipping a corrupt game log: {problem}", file=sys.stderr)
@@ -109,12 +102,15 @@ def _value(args: argparse.Namespace, run: RunDir) -> int:
         print(f"skipping {len(skipped)} incomplete game(s): {', '.join(skipped)}")
     targets = [values_file(args.run, log) for log in complete]
     # every game's earlier values are checked against these settings before any work starts
-    done = [done_turns(path, args.rollouts, args.seed) for path in targets]
+    done = [done_turns(path, settings.rollouts, settings.seed) for path in targets]
     plans = [
-        GamePlan(path.stem, path, len(turns), plan_game(log, turns, args.rollouts, args.seed, args.from_turn))
+        GamePlan(
+            path.stem, path, len(turns), plan_game(log, turns, settings.rollouts, settings.seed, settings.from_turn)
+        )
         for log, path, turns in zip(complete, targets, done, strict=True)
     ]
-    valuer = _valuer(args)  # before anything is written: a cluster that cannot be used is refused in one line
+    # before anything is written: a cluster that cannot be used is refused in one line
+    valuer = _valuer(args.ray, settings.workers)
     try:
         return _write(args, plans, valuer)
     finally:

@@ -326,8 +326,8 @@ class Game:
         return hashlib.sha256(f"{self.turn}|{self._state}".encode()).hexdigest()[:16]
 
     def first_commit_digest(self) -> str:
-        """The fingerprint the first commit (ab315d5) logged: the same state, hashed as a JSON object of its parts.
-        Logs it wrote are schema version 1 like every later one, so replays accept either fingerprint."""
+        """The fingerprint the first logs hold: the same state, hashed as a JSON object of its parts. Those logs are
+        schema version 1 like every later one, so replays accept either fingerprint."""
         payload = {
             "turn": self.turn,
             "current": self.current_player,

@@ -139,7 +139,7 @@ class RolloutGame:
 
     def copy(self) -> RolloutGame:
         """An independent game in the same state: the history list is copied, its entries and the hands shared."""
-        # Dealt anew, then set attribute by attribute: harness/native compiles this class, whose instances have no
+        # Dealt anew, then set attribute by attribute: setup.py compiles this class, whose instances have no
         # __dict__ to copy, and whose __new__ runs __init__ (a copy is made once per valued move: the deal is cheap).
         twin = RolloutGame(self.players, self._deck)
         twin._hands = list(self._hands)

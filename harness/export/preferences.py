@@ -17,16 +17,12 @@ from typing import Any
 
 from harness.export.datasets import accepted, chat, deciding_call_of, meta, rejected_replies
 from harness.export.rewards import preference_gap
-from harness.export.rows import ChatMessage, PreferenceRow
+from harness.export.rows import DEFAULT_PAIRS_PER_MOVE, ChatMessage, PreferenceRow
 from harness.export.source import ExportGame
 from harness.schema.errors import Refused
 from harness.schema.records import MoveRecord
 from harness.strategies.definition import CallDef
 from harness.strategies.scaffold import load_scaffold
-
-DEFAULT_MARGIN = 0.5
-DEFAULT_PAIRS_PER_MOVE = 1
-DEFAULT_MAX_GAME_BYTES = 1_000_000
 
 
 def within_budget(rows: list[PreferenceRow], budget: int | None) -> tuple[list[PreferenceRow], int]:

@@ -8,9 +8,13 @@ are the ones the dataset card prints; change a column and its card entry changes
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from harness.schema.cards import MAX_PLAYERS, MAX_SCORE, MIN_PLAYERS
+from harness.schema.errors import Refused
+from harness.schema.records import checked
 
 
 class ChatMessage(BaseModel):
@@ -226,7 +230,7 @@ class ExportedGame(BaseModel):
 
 
 class Filters(BaseModel):
-    """Which games and seats an export takes. An empty tuple or None means no restriction."""
+    """Which games and seats an export takes, each filter checked here. An empty tuple or None: no restriction."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -237,15 +241,76 @@ class Filters(BaseModel):
     min_score: int | None = None
     margin: float | None = None  # preferences only
 
+    @field_validator("players")
+    @classmethod
+    def _players(cls, counts: tuple[int, ...]) -> tuple[int, ...]:
+        if any(not MIN_PLAYERS <= players <= MAX_PLAYERS for players in counts):
+            raise ValueError(f"is outside {MIN_PLAYERS}-{MAX_PLAYERS}")
+        return counts
+
+    @field_validator("min_score")
+    @classmethod
+    def _min_score(cls, score: int | None) -> int | None:
+        if score is not None and not 0 <= score <= MAX_SCORE:
+            raise ValueError(f"is outside 0-{MAX_SCORE}")
+        return score
+
+    @field_validator("margin")
+    @classmethod
+    def _margin(cls, margin: float | None) -> float | None:
+        if margin is not None and not 0 < margin <= 2:
+            raise ValueError("must be above 0 and at most 2 (ratings lie in [-1, 1])")
+        return margin
+
 
 class ExportOptions(BaseModel):
-    """How the rows were built (not which games): the choices a reader of the data must know."""
+    """How the rows were built (not which games): the choices a reader of the data must know, checked here."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     repair_dialogue: bool = False  # hanabilogs: rejected replies kept in `messages` (weight 0); preferences: pairs
     pairs_per_move: int | None = None  # preferences: most pairs per decided move; None = every pair
     max_game_bytes: int | None = None  # preferences: a game's pairs beyond this size are left out, smallest gaps first
+
+
+PREFERENCES_ONLY = ("margin", "pairs_per_move", "max_game_kb")  # options of --format preferences alone
+DEFAULT_MARGIN = 0.5
+DEFAULT_PAIRS_PER_MOVE = 1
+DEFAULT_MAX_GAME_KB = 1000
+
+
+def export_settings(fmt: str, given: dict[str, Any]) -> tuple[Filters, ExportOptions]:
+    """The filters and options of an export of format `fmt` from what the user gave (`given`: option names to values,
+    the ones not given left out; `pairs_per_move` and `max_game_kb` 0: no limit), each checked once here. An option
+    of another format is refused."""
+    for name in PREFERENCES_ONLY:
+        if name in given and fmt != "preferences":
+            raise Refused(f"{flag(name)} applies only to --format preferences")
+    if given.get("repair_dialogue") and fmt not in ("hanabilogs", "preferences"):
+        raise Refused("--repair-dialogue applies only to --format hanabilogs and preferences")
+    preferences = fmt == "preferences"
+    filters = checked(
+        Filters,
+        {
+            **{key: tuple(given.get(key, ())) for key in ("models", "scaffolds", "players", "seed_sets")},
+            "min_score": given.get("min_score"),
+            "margin": given.get("margin", DEFAULT_MARGIN) if preferences else None,
+        },
+        flag,
+    )
+    repair = bool(given.get("repair_dialogue"))
+    if not preferences:
+        return filters, ExportOptions(repair_dialogue=repair)
+    pairs = given.get("pairs_per_move", DEFAULT_PAIRS_PER_MOVE)
+    budget = given.get("max_game_kb", DEFAULT_MAX_GAME_KB) * 1000
+    return filters, ExportOptions(repair_dialogue=repair, pairs_per_move=pairs or None, max_game_bytes=budget or None)
+
+
+def flag(option: str) -> str:
+    """The export flag of an option: `--min-score` for min_score; the filters by model and scaffold are `--model`."""
+    return "--" + {"models": "model", "scaffolds": "scaffold", "seed_sets": "seed_set"}.get(option, option).replace(
+        "_", "-"
+    )
 
 
 class ReplayEnd(BaseModel):

@@ -2,7 +2,7 @@
 
 A `ReplyFormat` holds, for its shape of reply:
 - `template`: the instructions block shown to the model (a Jinja partial in prompts/formats/), rendered by the
-  prompts through `_reply_format.j2` (`{% include call.reply_format.template %}`) or by `instructions()`;
+  prompts through `formats/_reply_format.j2` (`{% include call.reply_format.template %}`) or by `instructions()`;
 - `read(text, n_legal, allowed=None)`: the strict parser. It returns a `ParsedReply` (move formats) or the reply
   text (the report format), or raises `ReplyProblem(kind, message)`, whose message is the feedback to send back,
   worded in the format's own terms (prompts/formats/feedback.j2 and the format's `*_again.j2` reminder);

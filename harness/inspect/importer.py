@@ -23,13 +23,14 @@ from inspect_ai.log import EvalLog, read_eval_log
 from pydantic import ValidationError
 
 from harness.engine.replay import ReplayMismatch
-from harness.inspect.options import TaskOptionError, deck_digest, parse_options
+from harness.inspect.options import parse_options, with_eval_model
 from harness.inspect.records import LOG_KEY, log_contents
 from harness.play.game import rebuild
 from harness.run.manifest import open_run
 from harness.run.status import RunStatusFile
 from harness.run.store import RunDir
-from harness.schema.config import RunConfig
+from harness.schema.cards import deck_digest
+from harness.schema.config import RunConfig, SessionOptions
 from harness.schema.errors import Refused
 from harness.schema.log_file import GameLog, GameLogContents
 from harness.schema.records import GameHeader, GamePlan, GameResult, MoveRecord, SeatConfig
@@ -71,20 +72,19 @@ def read_log(path: Path) -> EvalLog:
     return log
 
 
-def run_config_of(log: EvalLog, games: list[GameLogContents]) -> RunConfig:
+def run_config_of(log: EvalLog, games: list[GameLogContents]) -> tuple[RunConfig, SessionOptions]:
     """The run the log's task options make with its model, each seat as the games recorded it (with the sampling
-    settings its Inspect model sent)."""
+    settings its Inspect model sent), and the session's options they set."""
     try:
-        options = parse_options(**{k: v for k, v in log.eval.task_args.items() if v is not None})
-    except (TaskOptionError, TypeError) as exc:
+        planned, session = parse_options(**{k: v for k, v in log.eval.task_args.items() if v is not None})
+    except (Refused, TypeError) as exc:
         raise Refused(f"the log's task options do not make a run: {exc}") from None
-    config = options.run_config(log.eval.model)
+    config = with_eval_model(planned, log.eval.model)
     recorded: dict[tuple[str, str], SeatConfig] = {
         (s.model, s.scaffold): s for game in games if game.header is not None for s in game.header.seats
     }
-    return config.model_copy(
-        update={"seats": tuple(recorded.get((s.model, s.scaffold), s) for s in config.seats)}
-    )
+    seats = tuple(recorded.get((s.model, s.scaffold), s) for s in config.seats)
+    return config.model_copy(update={"seats": seats}), session
 
 
 def _checked(
@@ -133,7 +133,7 @@ def import_log(path: Path, out: Path, command: list[str]) -> ImportOutcome:
             raise Refused(
                 f"sample {sample.id}: its game log is not in hanabi-eval's schema ({exc.errors()[0]['msg']})"
             ) from None
-    config = run_config_of(log, [contents for _, contents in games.values()])
+    config, session = run_config_of(log, [contents for _, contents in games.values()])
     plans = {p.game_id: p for p in config.plans()}
     decks = {s.seed: list(s.deck) for s in config.seeds}
     for game_id, (sample, contents) in games.items():
@@ -146,7 +146,7 @@ def import_log(path: Path, out: Path, command: list[str]) -> ImportOutcome:
             (sample.metadata or {}).get("deck_digest"),
         )
     run_path = out / f"{RUN_PREFIX}{config.default_name()}"
-    with open_run(run_path, config, command) as (run, manifest):
+    with open_run(run_path, config, command, session, concurrency=False) as (run, manifest):
         existing = {game_id for game_id in games if run.game_path(game_id).exists()}
         fresh = {game_id: _lines(contents, manifest.run_id) for game_id, (_, contents) in games.items()}
         unchanged: list[str] = []

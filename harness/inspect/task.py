@@ -25,13 +25,14 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from harness.inspect.caller import InspectCaller
-from harness.inspect.options import TaskOptions, deck_digest
+from harness.inspect.options import with_eval_model
 from harness.inspect.records import LOG_KEY, log_contents
 from harness.inspect.transcript import TracedSeatAgent
 from harness.play.agent import SeatAgent
 from harness.play.game import play_game
 from harness.run.manifest import git_state
-from harness.schema.config import RunConfig
+from harness.schema.cards import deck_digest
+from harness.schema.config import RunConfig, SessionOptions
 from harness.schema.log_file import GameLogContents, read_game_log
 from harness.schema.records import (
     PROVIDER_ERROR_KINDS,
@@ -43,17 +44,15 @@ from harness.schema.records import (
 from harness.schema.secrets import safe_url
 from harness.strategies.scaffold import load_scaffold
 
-PLACEHOLDER_MODEL = "inspect/eval-model"  # the eval's model, before the eval runs (plans do not depend on it)
-
 
 class ProviderFailed(RuntimeError):
     """A game stopped because a provider error outlasted Inspect's retries: the sample's error."""
 
 
-def hanabi_task(options: TaskOptions) -> Task:
-    """The task for checked options."""
-    plans = options.run_config(PLACEHOLDER_MODEL).plans()
-    decks = {s.seed: s.deck for s in options.seeds}
+def hanabi_task(config: RunConfig, session: SessionOptions) -> Task:
+    """The task for the run and session its checked options make (harness.inspect.options)."""
+    plans = config.plans()  # the eval's model does not change them
+    decks = {s.seed: s.deck for s in config.seeds}
     samples = [
         Sample(
             id=plan.game_id,
@@ -72,7 +71,7 @@ def hanabi_task(options: TaskOptions) -> Task:
     ]
     return Task(
         dataset=MemoryDataset(samples, name="hanabi"),
-        solver=play_hanabi(options),
+        solver=play_hanabi(config, session),
         scorer=hanabi_score(),
     )
 
@@ -104,13 +103,13 @@ def _with_params(seat: SeatConfig, model: Model) -> SeatConfig:
 
 
 @solver
-def play_hanabi(options: TaskOptions) -> Solver:
+def play_hanabi(planned: RunConfig, session: SessionOptions) -> Solver:
     """Plays the sample's game to its end (or to an interruption) through this harness's play loop."""
     commit = git_state()["commit"]
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         eval_model = get_model()
-        config = options.run_config(str(eval_model))
+        config = with_eval_model(planned, str(eval_model))
         models = seat_models(config, eval_model)
         config = config.model_copy(
             update={"seats": tuple(_with_params(s, models[s.model]) for s in config.seats)}
@@ -122,7 +121,7 @@ def play_hanabi(options: TaskOptions) -> Solver:
                 seat,
                 load_scaffold(seat.scaffold, seat.k),
                 InspectCaller(seat, models[seat.model]),
-                config.reply_retries,
+                session.reply_retries,
             )
             for position, seat in enumerate(plan.seats)
         }

@@ -19,14 +19,14 @@ import random
 import re
 import sys
 import time
-from collections.abc import Collection, Iterable
+import warnings
+from collections.abc import Collection, Coroutine, Iterable
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from harness.models import retry_events
-from harness.models.event_loop import run_inline
 from harness.models.model_names import LOCAL_PROVIDER, parse_local_model, provider_of
 from harness.schema.config import RetryPolicy
 from harness.schema.errors import Refused
@@ -186,37 +186,6 @@ def check_direct(seat: SeatConfig) -> None:
         )
 
 
-# Providers whose LiteLLM set-up only reads settings and the environment (an API key, not a token exchange), so it
-# can run on the event loop. Those whose set-up may make a request of its own (Vertex AI, Bedrock, Azure AD and
-# watsonx fetch credentials; Ollama can look up model details on its server) keep LiteLLM's thread.
-NON_BLOCKING_SETUP = frozenset(
-    {
-        "openai",
-        "hosted_vllm",
-        "anthropic",
-        "gemini",
-        "deepseek",
-        "xai",
-        "openrouter",
-        "together_ai",
-        "groq",
-        "mistral",
-        "fireworks_ai",
-        "deepinfra",
-        "cerebras",
-        "perplexity",
-    }
-)
-
-
-def _setup_never_blocks(provider: str) -> bool:
-    """Whether LiteLLM's synchronous set-up of a call to `provider` does no I/O. Custom providers registered with
-    LiteLLM (the offline players among them) qualify: their handlers are async, LiteLLM's set-up only maps
-    parameters."""
-    custom = {entry["provider"] for entry in litellm().custom_provider_map}
-    return provider in NON_BLOCKING_SETUP or provider in custom
-
-
 class RetryingCaller:
     """The one retry layer every ModelCaller of the harness shares: a call is sent (`_once`) until the provider
     answers, provider errors retried with full-jitter exponential backoff or the Retry-After the provider asked for.
@@ -313,8 +282,6 @@ class ModelClient(RetryingCaller):
         self._router: Any = None
         # --api-base without its credentials, and those credentials as the provider expects them
         self._endpoint = split_credentials(seat.api_base) if seat.api_base else None
-        providers = {provider_of(seat.model), *(provider_of(d.model) for d in seat.deployments if d.model)}
-        self._setup_inline = all(_setup_never_blocks(p) for p in providers)  # see harness.models.event_loop
         if provider_of(seat.model) == LOCAL_PROVIDER:
             list_at_zero_price(seat.model)
             self.priced = True  # offline models really cost nothing
@@ -399,8 +366,7 @@ class ModelClient(RetryingCaller):
         deadline = self.seat.params.timeout_s
         try:
             async with asyncio.timeout(deadline):  # the whole request, however slowly its bytes arrive
-                with run_inline(self._setup_inline):
-                    response = await send(**kwargs)
+                response = await send(**kwargs)
         except TimeoutError:
             return timed_out(base, deadline, time.perf_counter() - started), None
         except Exception as exc:
@@ -663,6 +629,18 @@ def _is_priced(model: str) -> bool:
 def _cost_of(response: Any) -> float | None:
     cost = (getattr(response, "_hidden_params", {}) or {}).get("response_cost")
     return float(cost) if cost is not None else None
+
+
+T = TypeVar("T")
+
+
+def run_calls(main: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that calls models in a new event loop, as asyncio.run does. A call cancelled while LiteLLM
+    prepares it in a thread (a run stopped by Ctrl-C or a full disk) leaves LiteLLM's request coroutine unstarted;
+    Python's "never awaited" warning about it is silenced, since nothing was lost and the user gets one line."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
+        return asyncio.run(main)
 
 
 async def close_clients() -> None:

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from harness.bots import DEFAULT_BOT, get_bot
 from harness.bots.base import Bot
@@ -34,7 +34,7 @@ from harness.schema.moves import Move, MoveKind
 from harness.view.builder import build_view
 from harness.view.seat_view import SeatView
 
-# Rollouts per move of one decision, at most: each costs a replay and a played-out game (see BENCHMARKS.md).
+# Rollouts per move of one decision, at most: each costs a replay and a played-out game.
 MAX_ROLLOUTS = 1000
 SAMPLER_TRIES = 100_000  # rejection-sampling attempts for one hand before giving up
 
@@ -69,10 +69,32 @@ class DecisionValues(BaseModel):
         return self.moves[top].index
 
 
-def check_rollouts(rollouts: int) -> None:
-    """Raise ValueError unless the rollout count lies in 1..MAX_ROLLOUTS."""
+def check_rollouts(rollouts: int) -> int:
+    """The rollout count, unless it lies outside 1-MAX_ROLLOUTS (ValueError)."""
     if not 1 <= rollouts <= MAX_ROLLOUTS:
-        raise ValueError(f"the rollout count must lie in 1..{MAX_ROLLOUTS}, not {rollouts}")
+        raise ValueError(f"is outside 1-{MAX_ROLLOUTS}; pick a count in that range")
+    return rollouts
+
+
+def at_least_one(value: int | None) -> int | None:
+    if value is not None and value < 1:
+        raise ValueError("must be at least 1")
+    return value
+
+
+class ValuesSettings(BaseModel):
+    """How decisions are valued (`hanabi-eval values`): sampled worlds per decision, their base seed, the first turn
+    valued, and the processes (or Ray tasks at once) they are spread over; every default and check is here."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rollouts: int = 16
+    seed: int = 0
+    from_turn: int = 1
+    workers: int | None = None  # None: this process (or, with Ray, the local instance's CPUs)
+
+    _rollouts = field_validator("rollouts")(check_rollouts)
+    _at_least_one = field_validator("from_turn", "workers")(at_least_one)
 
 
 def position_view(players: int, deck: list[str], moves: Sequence[Move]) -> SeatView:

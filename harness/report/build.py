@@ -121,9 +121,11 @@ def build_report(
 ) -> tuple[ReportContent, list[Path]]:
     """Read the runs, write the report folder whole (nothing of an earlier report stays beside it); return the
     content and the files written."""
+    if len(set(by)) != len(by):
+        raise Refused("--by repeats a dimension; list each one once")
+    check_report_out(out, force, paths)
     runs = find_runs(paths)
     check_each_game_once(runs)
-    check_report_out(out, force, runs)
     dataset = load(runs, by)
     if not dataset.rows:
         names = ", ".join(r.name for r in dataset.runs)

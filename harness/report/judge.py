@@ -1,8 +1,9 @@
 """State-tracking judge scores, when a run holds them: `<run>/judge/<game_id>.jsonl`, one JSON object per judged
 working-memory (Mycroft) turn, rated by an LLM judge as in the paper's Appendix E.3 (ratings in [0, 1]).
 
-The report only reads these files (the judge command writes them). A line that is not a valid record makes its file
-skipped and named, like a corrupted game log; a judgement of a game the run does not hold is ignored.
+The report only reads these files (the judge command writes them), through the judge's one reader
+(harness/schema/judge_records.py): a damaged line is left out and named, the rest of its file kept; a judgement of a
+game the run does not hold is ignored.
 """
 
 from __future__ import annotations
@@ -13,12 +14,9 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from harness.schema.records import JudgeRecord
-
-JUDGE_DIR = "judge"
-RATINGS = ("overall_rating", "deduction_accuracy", "history_integration", "state_tracking_quality")
+from harness.schema.judge_records import RATINGS, judge_files, read_judgements
 
 
 class JudgedTurn(BaseModel):
@@ -48,45 +46,30 @@ class _Game(Protocol):
     def status(self) -> str: ...
 
 
-def read_judgements(run: Path, games: Mapping[str, _Game]) -> tuple[list[JudgedTurn], list[tuple[str, str]]]:
-    """The judged turns of a run's games, and the judge files that could not be read (path, problem)."""
-    folder = run / JUDGE_DIR
-    if not folder.is_dir():
-        return [], []
+def judged_turns(run: Path, games: Mapping[str, _Game]) -> tuple[list[JudgedTurn], list[tuple[str, str]]]:
+    """The judged turns of a run's games, and what of their judge files could not be read (path, problem)."""
     turns: list[JudgedTurn] = []
     unreadable: list[tuple[str, str]] = []
-    for path in sorted(folder.glob("*.jsonl")):
+    for path in judge_files(run):
         game = games.get(path.stem)
         if game is None:
             continue
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeError) as exc:
+            judgements, skipped = read_judgements(path)
+        except OSError as exc:
             unreadable.append((str(path), f"unreadable ({exc})"))
             continue
-        records = []
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(JudgeRecord.model_validate_json(line))
-            except ValidationError as exc:
-                unreadable.append(
-                    (str(path), f"line {number}: not a judge record ({exc.errors()[0]['msg']})")
-                )
-                records = []
-                break
-        for record in records:
-            if record.game_id != path.stem:
-                continue
-            turns.append(
-                JudgedTurn(
-                    run_id=game.run_id,
-                    group=game.group,
-                    game_status=game.status,
-                    **record.model_dump(include={"game_id", "turn", "seat", "judge_model", *RATINGS}),
-                )
+        if skipped:
+            unreadable.append((str(path), "; ".join(f"line {number}: {problem}" for number, problem in skipped)))
+        turns.extend(
+            JudgedTurn(
+                run_id=game.run_id,
+                group=game.group,
+                game_status=game.status,
+                **record.model_dump(include={"game_id", "turn", "seat", "judge_model", *RATINGS}),
             )
+            for record in judgements
+        )
     return turns, unreadable
 
 

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from harness.report.calibration import DecisionCalibration, decision
 from harness.report.grouping import group_label, lineup_of, models_of, scaffolds_of
-from harness.report.judge import JudgedTurn, read_judgements
+from harness.report.judge import JudgedTurn, judged_turns
 from harness.report.quality import GameQuality, MoveQuality, assess_game, game_quality
 from harness.report.rows import GameRow, MoveRow, RunInfo, SkippedLog
 from harness.run.store import RunDir
@@ -90,7 +90,7 @@ def load(runs: Sequence[Path], by: Sequence[str]) -> Dataset:
         data.skipped.extend(values_skipped)
         data.runs.append(_run_info(run, manifest, status, label, rows, commits, damaged))
         data.rows.extend(rows)
-        turns, unreadable = read_judgements(path, {row.game_id: row for row in rows})
+        turns, unreadable = judged_turns(path, {row.game_id: row for row in rows})
         data.judged.extend(turns)
         data.skipped.extend(SkippedLog(run=label, path=p, problem=problem) for p, problem in unreadable)
     return data

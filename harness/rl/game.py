@@ -20,6 +20,7 @@ from harness.engine.game import Game
 from harness.engine.replay import replay_to_end
 from harness.formats import ParsedReply
 from harness.schema.config import SeedDeck
+from harness.schema.errors import Refused
 from harness.schema.moves import Move
 from harness.schema.records import Message, game_id
 from harness.strategies.definition import ScaffoldDef
@@ -29,10 +30,6 @@ from harness.strategies.rendering import render_messages
 from harness.strategies.scaffold import calls_text
 from harness.view.builder import build_view
 from harness.view.seat_view import SeatView
-
-
-class EpisodeError(ValueError):
-    """An RL episode that cannot be set up as asked; the message names the problem and the fix."""
 
 
 class Position(BaseModel):
@@ -60,7 +57,7 @@ class Position(BaseModel):
 def check_scaffold(scaffold: ScaffoldDef) -> None:
     """The RL environments serve one prompt per move: single-call scaffolds only."""
     if scaffold.strategy not in ("single", "memory"):
-        raise EpisodeError(
+        raise Refused(
             f"scaffold {scaffold.name!r} makes {calls_text(scaffold)} calls per move ({scaffold.strategy}); "
             "the RL environments serve single-call scaffolds: pick e.g. watson, sherlock or mycroft"
         )
@@ -74,9 +71,9 @@ class SeatGame:
     ):
         check_scaffold(scaffold)
         if not 2 <= players <= 5:
-            raise EpisodeError(f"players={players}: Hanabi takes 2 to 5 players")
+            raise Refused(f"players={players}: Hanabi takes 2 to 5 players")
         if not 0 <= seat < players:
-            raise EpisodeError(
+            raise Refused(
                 f"seat={seat} is not a seat of a {players}-player game; seats run from 0 to {players - 1}"
             )
         self.scaffold = scaffold

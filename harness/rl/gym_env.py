@@ -27,9 +27,10 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 
 from harness.engine.seeds import resolve_seeds
-from harness.rl.game import EpisodeError, SeatGame
+from harness.rl.game import SeatGame
 from harness.rl.rewards import MoveRewards, RewardSpec, owned_runner
 from harness.schema.config import SeedDeck
+from harness.schema.errors import Refused
 from harness.schema.records import Message
 from harness.strategies.asking import reask_messages
 from harness.strategies.scaffold import load_scaffold
@@ -134,11 +135,11 @@ class HanabiSeatEnv(gym.Env[Observation, Action]):
             found = [d for d in self.deals if d.seed == wanted]
             if not found:
                 seeds = ", ".join(str(d.seed) for d in self.deals)
-                raise EpisodeError(f"deal {wanted} is not among this env's seeds; pick one of: {seeds}")
+                raise Refused(f"deal {wanted} is not among this env's seeds; pick one of: {seeds}")
             deal = found[0]
         self._game = SeatGame(self.scaffold, self.players, self.seat, deal)
         if self._game.over:  # cannot happen with a fresh deal: every seat moves before the game can end
-            raise EpisodeError(f"the game of deal {deal.seed} ended before seat {self.seat} moved")
+            raise Refused(f"the game of deal {deal.seed} ended before seat {self.seat} moved")
         self._new_decision()
         return as_observation(self._request), self._info()
 

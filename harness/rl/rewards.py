@@ -31,7 +31,6 @@ from harness.analysis.valuation import decision_seed
 from harness.export.rewards import Transform, rating_reward
 from harness.formats import ParsedReply, ReplyProblem
 from harness.models.client import ModelClient, close_clients
-from harness.models.event_loop import GameLoop
 from harness.play.agent import SeatAgent
 from harness.play.values import MAX_ROLLOUTS, move_values
 from harness.rl.game import Position
@@ -162,7 +161,7 @@ def owned_runner(owner: object) -> tuple[asyncio.Runner, weakref.finalize]:
     """An event loop of `owner`'s own for the rater's calls from synchronous code, and the finalizer that closes it
     (LiteLLM's clients, then any pending task) when called, when `owner` is collected, or at interpreter exit: a
     loop left with pending tasks at exit has crashed the interpreter in garbage collection."""
-    runner = asyncio.Runner(loop_factory=GameLoop)
+    runner = asyncio.Runner()
     return runner, weakref.finalize(owner, _close_runner, runner)
 
 

@@ -17,20 +17,19 @@ from harness.models.callers import caller_for, close_callers, warm_up
 from harness.play.agent import SeatAgent
 from harness.play.game import MoveListener, play_game, rebuild
 from harness.run.interrupt import Stop
-from harness.run.options import SessionOptions
 from harness.run.store import RunDir
-from harness.schema.config import RunConfig
+from harness.schema.config import RunConfig, SessionOptions
 from harness.schema.manifest import RunManifest
 from harness.schema.records import GamePlan, GameResult, SeatConfig
 from harness.strategies.scaffold import load_scaffold
 
 
-def build_agents(config: RunConfig) -> dict[SeatConfig, SeatAgent]:
+def build_agents(config: RunConfig, options: SessionOptions) -> dict[SeatConfig, SeatAgent]:
     agents: dict[SeatConfig, SeatAgent] = {}
     for seat in config.seats:
         if seat not in agents:
-            client = caller_for(seat, config.retry)
-            agents[seat] = SeatAgent(seat, load_scaffold(seat.scaffold, seat.k), client, config.reply_retries)
+            client = caller_for(seat, options.retry)
+            agents[seat] = SeatAgent(seat, load_scaffold(seat.scaffold, seat.k), client, options.reply_retries)
     return agents
 
 
@@ -81,7 +80,7 @@ async def play_plans(
     Returns the games that ended; after a failure, raises it."""
     agents: dict[SeatConfig, SeatAgent] = {}
     for job in jobs:
-        for seat, agent in build_agents(job.config).items():
+        for seat, agent in build_agents(job.config, options).items():
             agents.setdefault(seat, agent)
     decks = {(index, s.seed): list(s.deck) for index, job in enumerate(jobs) for s in job.config.seeds}
     # in the process that plays: the warm-up starts LiteLLM's logging thread, which must not exist at a fork
@@ -145,8 +144,7 @@ async def play_plans(
 def tune_gc_for_play() -> None:
     """Exempt everything alive before play (LiteLLM's modules and price list, templates, decks: hundreds of
     thousands of objects) from garbage collection, and collect the young generation every 10,000 allocations
-    instead of 700. Each model call allocates thousands of short-lived objects; with the defaults the collector
-    took about 6% of a worker's CPU at 64 games, with these about 2.5% (bench/throughput.py on the code of
-    2026-11-21). No collection before the freeze: it would take about 0.2 s to free very little."""
+    instead of 700: each model call allocates thousands of short-lived objects, which the defaults would scan over
+    and over. No collection before the freeze: it would take long to free very little."""
     gc.freeze()
     gc.set_threshold(10_000, 10, 10)

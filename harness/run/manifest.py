@@ -29,7 +29,7 @@ from harness.models.client import sent_params_record
 from harness.run.games import verify_logs
 from harness.run.lock import LOCK_FILE, RunLock
 from harness.run.store import RunDir, seed_entry
-from harness.schema.config import RunConfig
+from harness.schema.config import RecordedConfig, RunConfig, SessionOptions
 from harness.schema.errors import Refused
 from harness.schema.manifest import RunManifest, SessionRecord
 from harness.schema.records import GameHeader, now_iso
@@ -80,15 +80,18 @@ def versions() -> dict[str, str]:
     return found
 
 
-def manifest_for(config: RunConfig, run_id: str, command: list[str]) -> RunManifest:
+def manifest_for(config: RunConfig, options: SessionOptions, run_id: str, command: list[str]) -> RunManifest:
     public = config.model_copy(update={"seats": tuple(public_seat(s) for s in config.seats)})
+    recorded = RecordedConfig.model_validate(
+        {**dict(public), "reply_retries": options.reply_retries, "retry": options.retry}
+    )
     return RunManifest.model_validate(
         {
             "run_id": run_id,
             "created_at": now_iso(),
             "command": public_command(command),
             "config_digest": config.digest(),
-            "config": json.loads(public.model_dump_json()),
+            "config": json.loads(recorded.model_dump_json()),
             "sent_params": [sent_params_record(s) for s in config.seats],  # per seat, as sent to LiteLLM
             "versions": versions(),
             "git": git_state(),
@@ -100,7 +103,7 @@ def manifest_for(config: RunConfig, run_id: str, command: list[str]) -> RunManif
 
 @contextmanager
 def open_run(
-    run_path: Path, config: RunConfig, command: list[str], concurrency: int | None = None
+    run_path: Path, config: RunConfig, command: list[str], options: SessionOptions, concurrency: bool = True
 ) -> Iterator[tuple[RunDir, RunManifest]]:
     """Create the run directory, or reopen it if it holds this very configuration, hold its lock, and check every
     log it holds (harness.run.games.verify_logs). Yields the run and its manifest with this session added, which
@@ -122,7 +125,7 @@ def open_run(
     created = not run.path.exists()
     try:
         with RunLock(run.path) as lock:
-            yield run, _session_manifest(run, config, command, concurrency, lock)
+            yield run, _session_manifest(run, config, command, options, concurrency, lock)
     finally:
         if created and not run.manifest_path.exists():  # stopped before the run began: leave no empty folder
             with contextlib.suppress(OSError):
@@ -131,23 +134,24 @@ def open_run(
 
 
 def _session_manifest(
-    run: RunDir, config: RunConfig, command: list[str], concurrency: int | None, lock: RunLock
+    run: RunDir, config: RunConfig, command: list[str], options: SessionOptions, concurrency: bool, lock: RunLock
 ) -> RunManifest:
-    """Under the run's lock: its logs checked, the manifest (read, or new) with this session added."""
+    """Under the run's lock: its logs checked, the manifest (read, or new) with this session added (its games at
+    once too, where `concurrency`)."""
     existing = run.read_manifest()  # re-read under the lock
     verify_logs(config, run)
     session: dict[str, Any] = {
         "started_at": now_iso(),
         "command": public_command(command),
-        **config.operational(),
+        **options.operational(config.seats),
     }
-    if concurrency is not None:
-        session["concurrency"] = concurrency
+    if concurrency:
+        session["concurrency"] = options.concurrency
     if lock.previous_holder:
         session["took_over_lock_of"] = lock.previous_holder
     if existing is None:  # a new run, or one whose manifest was lost: its logs keep the run id they carry
         run_id = _logged_run_id(run) or f"{run.path.name}-{uuid.uuid4().hex[:6]}"
-        existing = manifest_for(config, run_id, command)
+        existing = manifest_for(config, options, run_id, command)
     return existing.with_session(SessionRecord.model_validate(session))
 
 
@@ -184,7 +188,7 @@ def config_of(run: RunDir) -> RunConfig:
 
 
 def _unedited(run: RunDir) -> bool:
-    """Whether the run's manifest holds its config as the very first version (commit ab315d5) wrote it: that version's
+    """Whether the run's manifest holds its config as the very first version of the harness wrote it: that version's
     digest was over the config exactly as written (every setting, in its order), not over today's identity."""
     try:
         manifest = json.loads(run.manifest_path.read_text(encoding="utf-8"))

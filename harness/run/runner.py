@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from harness.models import event_loop, retry_events
+from harness.models import retry_events
+from harness.models.client import run_calls
 from harness.run.games import RunJob, play_plans
 from harness.run.interrupt import SessionStopped, Stop, cause
 from harness.run.live_progress import RunProgress
-from harness.run.options import SessionOptions
 from harness.run.status import RunStatusFile
 from harness.run.store import RunDir
 from harness.run.workers import play_in_workers
-from harness.schema.config import RunConfig
+from harness.schema.config import RunConfig, SessionOptions
 from harness.schema.disk import DiskFault, explain
 from harness.schema.log_file import count_moves, finished_result
 from harness.schema.manifest import RunManifest
@@ -55,7 +55,7 @@ def play_session(
             status.write("running")
         with stop.in_thread(stop_now), progress, retry_events.listening(progress.backoff):
             if options.workers <= 1:
-                flat = event_loop.run(
+                flat = run_calls(
                     play_plans(
                         jobs,
                         selected,

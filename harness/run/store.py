@@ -5,7 +5,7 @@ Reading is typed and strict: the manifest is a RunManifest, the status a RunStat
 SweepRecord, a game log is read by harness.schema.log_file (its header checked against its file name, its move lines
 in sequence) and then replayed through the engine's one checked replay (harness.engine.replay: every move legal and
 reaching its logged state digest), so that a log every reader gets from here either plays back as logged or is
-LogCorrupt at the line of the first move that does not (about 2 ms for a game of 70 moves). A file that
+LogCorrupt at the line of the first move that does not. A file that
 cannot be read as what it should be raises RunFolderDamaged, one line naming the file and the problem, so one file's
 damage gets the same verdict from every command. `find_runs` is the one rule for which folders are runs: those that
 hold a manifest.json; `check_each_game_once` the one rule that a reader adding runs up (report, export) counts no

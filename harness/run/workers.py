@@ -20,17 +20,18 @@ import time
 from multiprocessing import get_context
 from typing import Any
 
-from harness.models import callers, client, event_loop, retry_events
+from harness.models import callers, client, retry_events
 from harness.run.games import GameListener, RunJob, Selected, play_plans
 from harness.run.interrupt import STOP_SIGNALS, STOP_WORKER, Stop
 from harness.run.live_progress import RunProgress
-from harness.run.options import SessionOptions
+from harness.schema.config import SessionOptions
 from harness.schema.records import GamePlan, GameResult, MoveRecord, SeatConfig
 from harness.schema.secrets import redact
 
 
-class WorkerFailed(RuntimeError):
-    """A worker process stopped before finishing its games; their logs are intact and resumable."""
+class WorkerLost(RuntimeError):
+    """A worker process that stopped before finishing its work (games, or decisions to value): what it wrote is
+    intact. Caught by the session (harness.session.launch: one line, exit 1, the run resumable) and by `values`."""
 
 
 def shards(selected: Selected, workers: int) -> list[Selected]:
@@ -129,7 +130,7 @@ def _worker(jobs: list[RunJob], selected: Selected, options: SessionOptions, eve
 
     try:
         with retry_events.listening(backoff):
-            event_loop.run(
+            client.run_calls(
                 play_plans(jobs, selected, options, on_move=tally.add, on_game=game_done, stop=stop)
             )
     except _StoppedBeforePlay:
@@ -227,7 +228,7 @@ def play_in_workers(
     if disk_fault is not None:
         raise disk_fault
     if failures:
-        raise WorkerFailed("; ".join(failures) + " (the games' logs are intact: resume the run)")
+        raise WorkerLost("; ".join(failures) + " (the games' logs are intact: resume the run)")
     return results
 
 

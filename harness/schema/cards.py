@@ -56,7 +56,7 @@ def validate_deck(deck: list[str]) -> None:
 def deck_digest(deck: Sequence[str]) -> str:
     """A short name of a deck's order: two games share it exactly when they deal the same cards in the same order,
     whichever seed set named their seed."""
-    return hashlib.sha256(" ".join(deck).encode()).hexdigest()[:12]
+    return hashlib.sha256(" ".join(deck).encode()).hexdigest()[:16]
 
 
 # The seeds the engine takes: HLE parses its seed with std::stoi (a larger one aborts the process) and takes -1 as

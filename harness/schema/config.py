@@ -1,23 +1,27 @@
-"""A run's configuration: everything that decides what it plays (seats, player counts, seeds, seating, repeats),
-its digest (the run's identity), its default folder name, and the plan of its games. One type serves the run that
-plays and the record of it: the manifest's `config` is a RunConfig (harness.schema.manifest).
+"""What a run is and how a session plays it: RunConfig, everything that decides what a run plays (seats, player
+counts, seeds, seating, repeats), its digest (the run's identity), its default folder name and the plan of its games;
+SessionOptions, how one session plays (games at once, workers, re-asks, provider retries, deadlines), with every
+default and check of those options; RecordedConfig, the configuration as a manifest records it.
 
 Two runs with equal configurations play identical game plans; settings that only change how a run is played (server
-URLs, deadlines, retry limits) are recorded but left out of the identity, so changing one continues the same run.
+URLs, deadlines, retry limits) are recorded per session but left out of the identity, so changing one continues the
+same run.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from harness.schema.cards import MAX_SEED, MIN_SEED, validate_deck
-from harness.schema.records import GamePlan, SeatConfig, game_id
+from harness.schema.cards import MAX_PLAYERS, MAX_SEED, MIN_PLAYERS, MIN_SEED, validate_deck
+from harness.schema.errors import Refused
+from harness.schema.records import GamePlan, SeatConfig, checked, count, game_id, seconds, whole_above_zero
 from harness.schema.secrets import safe_url
 
 Rotation = Literal["seed", "all", "off"]
@@ -41,17 +45,134 @@ class SeedDeck(BaseModel):
 
 
 class RetryPolicy(BaseModel):
-    """How long to keep trying when the provider fails (not when the reply is bad: see scaffold)."""
+    """How long to keep trying when the provider fails (not when the reply is bad: SessionOptions.reply_retries):
+    retries, and the first and the longest wait of their exponential backoff. Each limit is checked here."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    provider_retries: int = Field(default=6, ge=0)
-    wait_base_s: float = Field(default=2.0, ge=0)
-    wait_max_s: float = Field(default=120.0, ge=0)
+    provider_retries: int = 6
+    wait_base_s: float = 2.0
+    wait_max_s: float = 120.0
+
+    _counts = field_validator("provider_retries", "wait_base_s")(count)
+    _longest = field_validator("wait_max_s")(seconds)
+
+
+# The command line's flag of each session option (`run`, `resume` and `judge` take them; a sweep file names each by
+# its key, the Inspect task by its own option name).
+SESSION_FLAGS = {
+    "timeout_s": "--timeout",
+    "concurrency": "--concurrency",
+    "workers": "--workers",
+    "reply_retries": "--max-retries",
+    "retry.provider_retries": "--provider-retries",
+    "retry.wait_base_s": "--retry-wait",
+    "retry.wait_max_s": "--retry-wait-max",
+}
+
+
+def flag_of(path: str) -> str:
+    """The command-line flag of a session option's field path."""
+    return SESSION_FLAGS.get(path, path)
+
+
+class SessionOptions(BaseModel):
+    """How one session plays: games (or judge requests) at once, worker processes, re-asks after an invalid reply,
+    provider retries and their waits, every seat's request deadline, the display. Every default and every check of
+    these options is here, wherever they come from (the command line, a sweep file, a run's record, `judge`, the
+    Inspect task); `merged` puts the ones a user gave over a source's. They are no part of a run's identity: each
+    session of a run may change them, and its manifest records them per session."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    concurrency: int = 8  # games in flight at once, across every run of the session
+    workers: int = 1  # processes the games are spread over
+    reply_retries: int = 3  # re-asks after an invalid reply
+    retry: RetryPolicy = RetryPolicy()
+    timeout_s: float | None = None  # every seat's request deadline; None: each seat keeps its own
+    model_limits: dict[str, int] = {}  # games in flight at once per model (a sweep's models[].concurrency)
+    show_progress: bool = True
+    yes: bool = True  # start a run of more than LARGE_RUN games without asking
+
+    _at_once = field_validator("concurrency")(whole_above_zero)
+    _retries = field_validator("reply_retries")(count)
+
+    @field_validator("workers")
+    @classmethod
+    def _workers(cls, value: int) -> int:
+        cores = os.cpu_count() or 1
+        if whole_above_zero(value) > 4 * cores:
+            raise ValueError(
+                f"is more than 4 processes per core ({cores} cores); use at most {4 * cores} (one per core is "
+                "usually best)"
+            )
+        return value
+
+    @field_validator("timeout_s")
+    @classmethod
+    def _deadline(cls, value: float | None) -> float | None:
+        return None if value is None else seconds(value)
+
+    def merged(self, given: dict[str, Any], named: Callable[[str], str], source_name: str) -> SessionOptions:
+        """These options with the ones a user gave over them (`given`: dotted field paths to values, only those
+        given), each checked here and a bad one named as the user wrote it (`named`: a path to its flag or key).
+        Refused when the waits contradict each other, naming each where the user can find it: its flag, or
+        `source_name` ("the default", "the sweep file", "the run's record")."""
+        values = self.model_dump()
+        for path, value in given.items():
+            *parents, name = path.split(".")
+            place = values
+            for parent in parents:
+                place = place[parent]
+            place[name] = value
+        options = checked(SessionOptions, values, named)
+        retry = options.retry
+        if retry.wait_base_s > retry.wait_max_s:
+
+            def said(key: str, seconds_: float) -> str:
+                flag = named(f"retry.{key}")
+                if f"retry.{key}" in given:
+                    return f"{flag} {seconds_:g}"
+                if source_name == "the default":
+                    return f"{seconds_:g} s, the default of {flag}"
+                return f"{seconds_:g} s, retry.{key} in {source_name}"
+
+            raise Refused(
+                f"the first retry wait ({said('wait_base_s', retry.wait_base_s)}) is longer than the longest "
+                f"({said('wait_max_s', retry.wait_max_s)}); give a {named('retry.wait_max_s')} of at least "
+                f"{retry.wait_base_s:g}, or a shorter {named('retry.wait_base_s')}"
+            )
+        return options
+
+    def over_seats(self, seats: tuple[SeatConfig, ...]) -> tuple[SeatConfig, ...]:
+        """The seats with this session's request deadline, where it sets one (their identity stays)."""
+        if self.timeout_s is None:
+            return seats
+        return tuple(with_timeout(seat, self.timeout_s) for seat in seats)
+
+    def operational(self, seats: tuple[SeatConfig, ...]) -> dict[str, Any]:
+        """What a manifest records of a session beside the run's identity: each seat's server, deployments and
+        deadline, the re-asks and the provider retries."""
+        return {
+            "api_bases": [safe_url(s.api_base) for s in seats],
+            "deployments": [
+                [{**d.model_dump(), "api_base": safe_url(d.api_base)} for d in s.deployments] for s in seats
+            ],
+            "timeouts_s": [s.params.timeout_s for s in seats],
+            "reply_retries": self.reply_retries,
+            "retry": self.retry.model_dump(),
+        }
+
+
+def with_timeout(seat: SeatConfig, timeout_s: float) -> SeatConfig:
+    """The seat with another request deadline (an operational setting: the run's identity stays)."""
+    return seat.model_copy(update={"params": seat.params.model_copy(update={"timeout_s": timeout_s})})
 
 
 class RunConfig(BaseModel):
-    """Everything that decides what a run plays. Two runs with equal configs play identical game plans."""
+    """Everything that decides what a run plays, and nothing else (its identity): who sits where with which scaffold
+    and parameters, the player counts, the deals, the seating's rotation and the repeats. Two runs with equal configs
+    play identical game plans."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -59,9 +180,24 @@ class RunConfig(BaseModel):
     players: tuple[int, ...]
     seeds: tuple[SeedDeck, ...]
     rotation: Rotation = "seed"  # mixed teams: who sits where, see rotations
-    repeats: int = Field(default=1, ge=1)  # plays of each seed (the same deal, played again)
-    reply_retries: int = Field(default=3, ge=0)
-    retry: RetryPolicy = RetryPolicy()
+    repeats: int = 1  # plays of each seed (the same deal, played again)
+
+    @field_validator("players")
+    @classmethod
+    def _players(cls, counts: tuple[int, ...]) -> tuple[int, ...]:
+        for players in counts:
+            if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+                raise ValueError(f"is outside {MIN_PLAYERS}-{MAX_PLAYERS}; Hanabi takes 2 to 5 players")
+        if len(set(counts)) != len(counts):
+            raise ValueError("repeats a player count; list each count once")
+        return counts
+
+    @field_validator("repeats")
+    @classmethod
+    def _repeats(cls, repeats: int) -> int:
+        if repeats < 1:
+            raise ValueError("must be 1 or more (plays of each seed)")
+        return repeats
 
     @model_validator(mode="after")
     def _team_size(self) -> RunConfig:
@@ -84,9 +220,8 @@ class RunConfig(BaseModel):
             mode="json",
             exclude={
                 "seats": {"__all__": {"api_base": True, "deployments": True, "client": True, "params": {"timeout_s"}}},
-                "reply_retries": True,
-                "retry": True,
             },
+            include=set(RunConfig.model_fields),
         )
         if self.repeats == 1:  # one play per seed: the identity of runs made before repeats existed
             del identity["repeats"]
@@ -99,18 +234,6 @@ class RunConfig(BaseModel):
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:10]
-
-    def operational(self) -> dict[str, Any]:
-        return {
-            "api_bases": [safe_url(s.api_base) for s in self.seats],
-            "deployments": [
-                [{**d.model_dump(), "api_base": safe_url(d.api_base)} for d in s.deployments]
-                for s in self.seats
-            ],
-            "timeouts_s": [s.params.timeout_s for s in self.seats],
-            "reply_retries": self.reply_retries,
-            "retry": self.retry.model_dump(),
-        }
 
     def game_count(self) -> int:
         """How many games the run plays, counted without listing them (as len(plans()))."""
@@ -173,6 +296,16 @@ class RunConfig(BaseModel):
                 who = who[:90].rstrip("+-.")
         again = f"-x{self.repeats}" if self.repeats > 1 else ""
         return f"{who}-{players}p-{seed_sets}{again}-{self.digest()}"
+
+
+class RecordedConfig(RunConfig):
+    """A run's configuration as its manifest records it: its identity, with the re-asks and provider retries of the
+    session that created it, which a resumed run keeps unless told otherwise (SessionOptions)."""
+
+    reply_retries: int = SessionOptions.model_fields["reply_retries"].default
+    retry: RetryPolicy = RetryPolicy()
+
+    _retries = field_validator("reply_retries")(count)
 
 
 def _slug(text: str) -> str:

@@ -14,8 +14,11 @@ the engine's check, engine/replay.py, which the run store's reader adds: harness
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -24,7 +27,6 @@ from typing import Literal
 from pydantic import BaseModel, ValidationError
 
 from harness.schema.disk import with_path
-from harness.schema.log_sync import SyncState, syncer
 from harness.schema.records import (
     LOG_LINE,
     PROVIDER_ERROR_KINDS,
@@ -291,14 +293,31 @@ def count_moves(path: Path) -> int:
     return data.count(b'\n{"type":"move"')
 
 
+SYNC_THREADS = 4  # syncs at a time in a process: a slow disk's syncs overlap
+_DATA_SYNC = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync; fsync also syncs the data
+_SYNC_THREADS: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _sync_threads() -> ThreadPoolExecutor:
+    """This process's sync threads (a forked worker starts its own: threads do not survive a fork)."""
+    global _SYNC_THREADS
+    if _SYNC_THREADS is None or _SYNC_THREADS[0] != os.getpid():
+        _SYNC_THREADS = (os.getpid(), ThreadPoolExecutor(SYNC_THREADS, thread_name_prefix="log-sync"))
+    return _SYNC_THREADS[1]
+
+
+def _settle(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():  # a game cancelled meanwhile
+        waiter.set_result(None)
+
+
 class GameLog:
     """Appends records to one game's log, durably and in order, after cutting off any torn tail.
 
-    `append` writes a record once the record before it is on disk, and leaves its sync to the process's sync threads
-    (schema/log_sync.py), woken once for the lines of many games, so the game goes on meanwhile:
-    the sync overlaps the next model call instead of adding to every move. A killed process loses nothing written
-    (the data is in the OS's cache); a machine crash can cost at most the last record, which resume then plays
-    again. `durable` waits until the last record is on disk.
+    `append` writes a record once the record before it is on disk and hands its sync to the process's sync threads,
+    so the sync overlaps the game's next model call instead of adding to every move. A killed process loses nothing
+    written (the data is in the OS's cache); a machine crash can cost at most the last record, which resume then
+    plays again. `durable` waits until the last record is on disk.
     """
 
     def __init__(self, path: Path, valid_bytes: int | None = None) -> None:
@@ -309,7 +328,7 @@ class GameLog:
                 handle.flush()
                 os.fsync(handle.fileno())
         self._handle = path.open("ab")
-        self._sync = SyncState(self._handle.fileno())
+        self._sync: Future[None] | None = None  # the last line's sync, until its outcome is taken
 
     async def append(self, record: GameHeader | MoveRecord | GameResult) -> None:
         """Write one record after the previous one is on disk, and have it synced."""
@@ -318,32 +337,44 @@ class GameLog:
         try:
             self._handle.write(line)
             self._handle.flush()
-        except (
-            OSError
-        ) as exc:  # a full disk: at most this line is cut short, a torn tail that resume cuts off
+        except OSError as exc:  # a full disk: at most this line is cut short, a torn tail that resume cuts off
             raise with_path(exc, self.path) from None
-        syncer().written(self._sync)
+        self._sync = _sync_threads().submit(_DATA_SYNC, self._handle.fileno())
 
     async def durable(self) -> None:
-        """Return once every record appended so far is on disk (raises if the sync failed)."""
-        state = self._sync
-        if state.synced >= state.written and state.error is None:
-            return  # usually long done: no lock, no wait (awaiting would still wait a whole turn of a busy loop)
-        try:
-            await syncer().wait_synced(state)
-        except OSError as exc:
-            raise with_path(exc, self.path) from None
+        """Return once every record appended so far is on disk; raise, once, the error of a sync that failed. A game
+        stopped while it waits leaves the sync running, and `close` waits for it."""
+        sync = self._sync
+        if sync is None:
+            return
+        if not sync.done():
+            loop = asyncio.get_running_loop()
+            waiter: asyncio.Future[None] = loop.create_future()
+
+            def wake(_: Future[None]) -> None:
+                with contextlib.suppress(RuntimeError):  # its loop closed meanwhile: nobody waits
+                    loop.call_soon_threadsafe(_settle, waiter)
+
+            sync.add_done_callback(wake)
+            await waiter
+        self._sync = None
+        error = sync.exception()
+        if isinstance(error, OSError):
+            raise with_path(error, self.path)
+        if error is not None:
+            raise error
 
     def close(self, report_sync_errors: bool = True) -> None:
-        """Close the file once its last sync has finished (never under a sync in flight), and raise if a sync
+        """Close the file once its last sync has finished (never under a sync in flight), and raise if that sync
         failed, unless told not to (while another error is already on its way out)."""
-        error = syncer().settle(self._sync) if self._sync.written else None
+        error = self._sync.exception() if self._sync is not None else None  # waits for a sync in flight
+        self._sync = None
         try:
             self._handle.close()
         except OSError as exc:  # the rest of a line a full disk cut short: it stays a torn tail
             if report_sync_errors:
                 raise with_path(exc, self.path) from None
-        if error is not None and report_sync_errors:
+        if isinstance(error, OSError) and report_sync_errors:
             raise with_path(error, self.path) from None
 
     def __enter__(self) -> GameLog:

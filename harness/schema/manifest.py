@@ -3,8 +3,8 @@ one session record each time the run is played again.
 
 The fields keep the names and order of the JSON that runs have always written, and every model keeps keys it does
 not know (extra="allow"), so a manifest written by any version of the harness loads, and writing it back changes
-nothing but what was added. The configuration is the run's own type, RunConfig (harness.schema.config), as recorded:
-its seats without secrets. The parameters sent to LiteLLM are kept as their JSON objects.
+nothing but what was added. The configuration is the run's own type as recorded, RecordedConfig
+(harness.schema.config): its seats without secrets. The parameters sent to LiteLLM are kept as their JSON objects.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.schema.config import RunConfig
+from harness.schema.config import RecordedConfig, SessionOptions
 
 
 class _Recorded(BaseModel):
@@ -85,7 +85,7 @@ class RunManifest(_Recorded):
     created_at: str
     command: list[str] = []
     config_digest: str
-    config: RunConfig  # seats without secrets; fields an older version did not write stay absent on writing back
+    config: RecordedConfig  # seats without secrets; fields an older version did not write stay absent on writing back
     sent_params: list[dict[str, Any]] = []  # per seat, as sent to LiteLLM (absent in older runs)
     versions: dict[str, str] = {}
     git: GitState = GitState()
@@ -97,6 +97,9 @@ class RunManifest(_Recorded):
         """This manifest with one more session recorded."""
         return self.model_copy(update={"sessions": [*self.sessions, session]})
 
-    def last_concurrency(self) -> int | None:
-        """The games-at-once setting of the last session that recorded one."""
-        return next((s.concurrency for s in reversed(self.sessions) if s.concurrency), None)
+    def session_options(self) -> SessionOptions:
+        """The options the run recorded, which a resumed run keeps unless told otherwise: the last session's games
+        at once, the re-asks and provider retries the run was created with (each seat keeps its own deadline)."""
+        recorded = next((s.concurrency for s in reversed(self.sessions) if s.concurrency), None)
+        retries = {"reply_retries": self.config.reply_retries, "retry": self.config.retry}
+        return SessionOptions(**retries, **({"concurrency": recorded} if recorded else {}))

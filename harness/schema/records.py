@@ -9,9 +9,9 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import (
     BaseModel,
@@ -32,6 +32,28 @@ SCHEMA_VERSION = 1
 
 DEFAULT_TIMEOUT_S = 600.0  # every request's overall deadline unless a seat, a sweep or --timeout sets another
 REASONING_EFFORTS = ("minimal", "low", "medium", "high")
+Checked = TypeVar("Checked", bound=BaseModel)
+
+
+def seconds(value: float) -> float:
+    """A wait or a deadline a user gave: finite and above 0 (nan and inf are not times a request can wait)."""
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError("must be a finite number of seconds above 0")
+    return value
+
+
+def count(value: float) -> float:
+    """A number of retries or seconds to wait that may be 0: finite, 0 or more (nan is not >= 0)."""
+    if not (value >= 0 and math.isfinite(value)):
+        raise ValueError("must be a finite number, 0 or more")
+    return value
+
+
+def whole_above_zero(value: int) -> int:
+    """Games, requests or processes at once: a whole number above 0."""
+    if value <= 0:
+        raise ValueError("must be a whole number above 0")
+    return value
 
 
 class GenerationParams(BaseModel):
@@ -59,16 +81,12 @@ class GenerationParams(BaseModel):
     @field_validator("max_tokens", "thinking_budget", "max_tokens_on_truncation")
     @classmethod
     def _tokens(cls, value: int | None) -> int | None:
-        if value is not None and value <= 0:
-            raise ValueError("must be a whole number above 0")
-        return value
+        return None if value is None else whole_above_zero(value)
 
     @field_validator("timeout_s")
     @classmethod
     def _timeout(cls, value: float) -> float:
-        if not (value > 0 and math.isfinite(value)):  # nan and inf are not times a request can wait
-            raise ValueError("must be a finite number of seconds above 0")
-        return value
+        return seconds(value)
 
     @field_validator("reasoning_effort")
     @classmethod
@@ -76,6 +94,23 @@ class GenerationParams(BaseModel):
         if value is not None and value not in REASONING_EFFORTS:
             raise ValueError(f"must be one of {', '.join(REASONING_EFFORTS)}")
         return value
+
+
+def checked(model: type[Checked], values: dict[str, Any], named: Callable[[str], str], whole: str = "") -> Checked:
+    """`values` as a `model`, every field checked by the model itself; a refusal names the first bad value as the user
+    gave it: `named` turns a field's dotted path ("retry.wait_base_s") into the flag, key or option they wrote, and
+    `whole` leads the message of a check across fields (which names them itself)."""
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        message = error["msg"].removeprefix("Value error, ")
+        if not error["loc"]:
+            raise Refused(f"{whole}{message}") from None
+        path = ".".join(str(part) for part in error["loc"] if not isinstance(part, int))  # players.0 is players
+        given = error.get("input")
+        shown = " ".join(map(str, given)) if isinstance(given, list | tuple) else given  # as typed: `2 2`
+        raise Refused(f"{named(path)} {shown} {message}") from None
 
 
 def checked_params(values: dict[str, Any], where: str, from_flags: Collection[str] = ()) -> GenerationParams:
@@ -89,13 +124,7 @@ def checked_params(values: dict[str, Any], where: str, from_flags: Collection[st
             return "--" + name.replace("_", "-")
         return where + (name.replace("_", "-") if where == "--" else name)
 
-    try:
-        params = GenerationParams.model_validate(values)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        name = str(error["loc"][0]) if error["loc"] else "parameters"
-        message = error["msg"].removeprefix("Value error, ")
-        raise Refused(f"{named(name)} {error.get('input')} {message}") from None
+    params = checked(GenerationParams, values, named)
     raised, limit = params.max_tokens_on_truncation, params.max_tokens
     if raised is not None and limit is not None and raised < limit:
         raise Refused(
@@ -460,25 +489,6 @@ class GameResult(BaseModel):
 
 LogLine = Annotated[GameHeader | MoveRecord | GameResult, Field(discriminator="type")]
 LOG_LINE: TypeAdapter[GameHeader | MoveRecord | GameResult] = TypeAdapter(LogLine)
-
-
-class JudgeRecord(BaseModel):
-    """One turn of a working-memory (Mycroft) game judged by an LLM judge (`hanabi-eval judge`), as written to
-    `<run>/judge/<game_id>.jsonl` and read by the report: the paper's Appendix E.3 rubric, ratings in [0, 1]."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    game_id: str
-    turn: int
-    seat: int
-    judge_model: str
-    overall_rating: float = Field(ge=0.0, le=1.0)
-    deduction_accuracy: float = Field(ge=0.0, le=1.0)
-    history_integration: float = Field(ge=0.0, le=1.0)
-    state_tracking_quality: float = Field(ge=0.0, le=1.0)
-    detailed_feedback: str
-    key_issues: list[str]
-    strengths: list[str]
 
 
 def now_iso() -> str:

@@ -25,17 +25,14 @@ from harness.models.client import check_model
 from harness.run.games import RunJob
 from harness.run.interrupt import SessionStopped, cause
 from harness.run.manifest import config_of, open_run, record_session
-from harness.run.options import SessionOptions
 from harness.run.runner import execute, expected_calls, play_session
 from harness.run.store import MANIFEST, SWEEP_FILE, RunDir, check_name_lengths
-from harness.run.workers import WorkerFailed
-from harness.schema.config import RunConfig
+from harness.run.workers import WorkerLost
+from harness.schema.config import RunConfig, SessionOptions, flag_of
 from harness.schema.disk import DiskFault, explain
 from harness.schema.errors import EXIT_FAILED, EXIT_REFUSED, EXIT_STOPPED, Ended, Refused
 from harness.schema.log_file import LogCorrupt
 from harness.schema.records import GamePlan, GameResult, SeatConfig, now_iso
-from harness.schema.secrets import safe_url
-from harness.session.options import GivenOptions, of_run, of_sweep, over_sweep, resolve
 from harness.session.sweep import SweepConfig, open_sweep_dir, read_sweep_dir
 
 Say = Callable[[str], None]
@@ -85,7 +82,7 @@ def session_errors(hint_now: Callable[[], str]) -> Iterator[None]:
     except OSError as exc:
         hint = hint_now()  # none: the session wrote no record, so it never began (a read-only --out, say)
         raise Ended(f"hanabi-eval: error: {explain(exc, hint)}", EXIT_FAILED if hint else EXIT_REFUSED) from None
-    except WorkerFailed as exc:
+    except WorkerLost as exc:
         raise Ended(_then(f"hanabi-eval: error: {exc}", hint_now()), EXIT_FAILED) from None
 
 
@@ -118,7 +115,7 @@ def play_run(
     confirm(*to_play)
     with session_errors(hint_if_resumable(run_path, MANIFEST)):
         try:
-            with open_run(run_path, config, command, options.concurrency) as (run, manifest):
+            with open_run(run_path, config, command, options) as (run, manifest):
                 record_session(run, manifest)
                 seats = ", ".join(sorted({s.label for s in config.seats}))
                 games = config.game_count()
@@ -144,7 +141,7 @@ def play_sweep(
     confirm: Confirm,
 ) -> SweepOutcome:
     """Open every run of a sweep under its lock and play them together in one event loop. `sweep` holds the
-    session's options already (harness.session.options.over_sweep): they are what sweep.json records."""
+    session's options already (sweep_session): they are what sweep.json records."""
     try:
         runs = sweep.runs()
     except Refused as exc:  # a sweep recorded before a rule it breaks, or a seed file no longer there
@@ -153,11 +150,7 @@ def play_sweep(
         ) from None
     for seat in dict.fromkeys(s for run in runs for s in run.seats):  # every seat: one model's may differ
         check_model(seat, bot_names())
-    recorded = sweep.model_dump(mode="json")
-    for model in recorded["models"]:
-        model["api_base"] = safe_url(model["api_base"])
-        for deployment in model["deployments"]:
-            deployment["api_base"] = safe_url(deployment["api_base"])
+    recorded = sweep.record()
     hint = resume_hint(folder)
     named = [(config, RunDir(folder / config.default_name())) for config in runs]  # each digest made once
     for config, run in named:
@@ -175,7 +168,7 @@ def play_sweep(
                 jobs = []
                 for config, planned in named:
                     run, manifest = stack.enter_context(
-                        open_run(planned.path, config, command, options.concurrency)
+                        open_run(planned.path, config, command, options)
                     )
                     jobs.append(RunJob(config=config, run=run, manifest=manifest))
                 for job in jobs:  # every run is checked: now the session is recorded
@@ -194,15 +187,16 @@ def play_sweep(
 
 
 def sweep_session(
-    sweep: SweepConfig, given: GivenOptions, source_name: str = "the sweep file"
+    sweep: SweepConfig, given: dict[str, Any], source_name: str = "the sweep file"
 ) -> tuple[SweepConfig, SessionOptions]:
     """A sweep's options for this session (the command line's over the file's or record's), and the sweep that
-    holds them."""
-    options = resolve(given, of_sweep(sweep), source_name)
-    return over_sweep(options, sweep), options
+    holds them (what its sweep.json records)."""
+    options = sweep.session.merged(given, flag_of, source_name)
+    limits = {"model_limits": sweep.model_limits()}
+    return sweep.model_copy(update={"session": options}), options.model_copy(update=limits)
 
 
-def resume_run(run_dir: Path, given: GivenOptions, api_base: str | None) -> tuple[RunConfig, SessionOptions]:
+def resume_run(run_dir: Path, given: dict[str, Any], api_base: str | None) -> tuple[RunConfig, SessionOptions]:
     """The configuration and options to continue a run with: as recorded, with this session's options over them
     (and a new server URL, for a run of one model)."""
     run = RunDir(run_dir)
@@ -212,14 +206,15 @@ def resume_run(run_dir: Path, given: GivenOptions, api_base: str | None) -> tupl
         if len({s.model for s in config.seats}) > 1:
             raise Refused("--api-base is ambiguous for a run with several models; resume without it")
         config = config.model_copy(update={"seats": tuple(_with_api_base(s, api_base) for s in config.seats)})
-    options = resolve(given, of_run(config, manifest), "the run's record")
-    config = options.over_run(config)
+    assert manifest is not None  # config_of refuses a folder without one
+    options = manifest.session_options().merged(given, flag_of, "the run's record")
+    config = config.model_copy(update={"seats": options.over_seats(config.seats)})
     for seat in dict.fromkeys(config.seats):  # every seat: two of one model may differ
         check_model(seat, bot_names())
     return config, options
 
 
-def resume_sweep(folder: Path, given: GivenOptions) -> tuple[SweepConfig, SessionOptions]:
+def resume_sweep(folder: Path, given: dict[str, Any]) -> tuple[SweepConfig, SessionOptions]:
     """The sweep recorded in `folder` (sweep.json) with this session's options over its recorded settings."""
     sweep = read_sweep_dir(folder)
     if sweep is None:

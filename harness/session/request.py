@@ -7,10 +7,10 @@ Refused, one line naming the problem and the fix (the command line exits 2 with 
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -18,16 +18,13 @@ from harness.bots import bot_names
 from harness.engine.seeds import SeedEntry, deal, list_seed_lists, list_seeds, to_deal
 from harness.export.contamination import check_seeds, load_exported_seeds
 from harness.models.client import check_model
-from harness.run.options import SessionOptions
 from harness.run.runner import planned_calls
 from harness.run.store import is_run_dir
-from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
-from harness.schema.config import Rotation, RunConfig
+from harness.schema.config import Rotation, RunConfig, SessionOptions, flag_of
 from harness.schema.errors import Refused
-from harness.schema.records import ClientName, SeatConfig, checked_params
+from harness.schema.records import ClientName, SeatConfig, checked, checked_params
 from harness.schema.urls import check_url
 from harness.session.launch import Confirm, Say, sweep_session
-from harness.session.options import GivenOptions, defaults, resolve
 from harness.session.seats import parse_seat
 from harness.session.sweep import SweepConfig, load_sweep
 from harness.strategies.scaffold import load_scaffold
@@ -53,7 +50,7 @@ class RunRequest(BaseModel):
     seat: list[str] | None = None
     exclude_seeds_of: Path | None = None
     skip_excluded_seeds: bool = False
-    rotation: Rotation = "seed"
+    rotation: Rotation | None = None
     out: Path = Path("results")
     run_name: str | None = None
     api_base: str | None = None
@@ -63,7 +60,7 @@ class RunRequest(BaseModel):
     max_tokens_on_truncation: int | None = None
     reasoning_effort: str | None = None
     thinking_budget: int | None = None
-    given: GivenOptions = GivenOptions()
+    given: dict[str, Any] = {}  # the session's options given (SessionOptions field paths)
 
 
 # what a sweep file sets, and so --config cannot take beside it
@@ -80,37 +77,6 @@ SWEEP_CONFLICTS = (
     "reasoning_effort",
     "thinking_budget",
 )
-
-
-def check_given(given: GivenOptions, api_base: str | None = None) -> None:
-    """Check the settings that may change between sessions of a run (None: not given) and a new server URL."""
-    for flag, value in (("--concurrency", given.concurrency), ("--workers", given.workers)):
-        if value is not None:
-            _check_positive(flag, value, integer=True)
-    cores = os.cpu_count() or 1
-    if given.workers > 4 * cores:
-        raise Refused(
-            f"--workers {given.workers} is more than 4 processes per core ({cores} cores); "
-            f"use at most {4 * cores} (one per core is usually best)"
-        )
-    for flag, seconds in (("--timeout", given.timeout), ("--retry-wait-max", given.retry_wait_max)):
-        if seconds is not None:
-            _check_positive(flag, seconds)
-    for flag, number in (
-        ("--max-retries", given.max_retries),
-        ("--provider-retries", given.provider_retries),
-        ("--retry-wait", given.retry_wait),
-    ):
-        if number is not None and not (number >= 0 and math.isfinite(number)):  # nan is not >= 0
-            raise Refused(f"{flag} {number} must be a finite number, 0 or more")
-    if api_base is not None:
-        check_url(api_base, "--api-base")
-
-
-def _check_positive(flag: str, value: float, integer: bool = False) -> None:
-    if not value > 0 or not math.isfinite(value):  # nan and inf are not times a request can wait
-        kind = "a whole number" if integer else "a finite number of seconds"
-        raise Refused(f"{flag} {value} must be {kind} above 0")
 
 
 def check_run_name(name: str) -> None:
@@ -150,34 +116,27 @@ def plan_run(
     is written or a model called (raises Refused). A run whose seeds the engine must deal in great number
     is put to `confirm` (games, expected calls) first, as a new run (size_first)."""
     if request.seat and request.model:
-        raise Refused(
-            "give the players either with --model (self-play) or with one --seat per seat, not both"
-        )
+        raise Refused("give the players either with --model (self-play) or with one --seat per seat, not both")
     if request.seat and not 2 <= len(request.seat) <= 5:
         raise Refused(f"{len(request.seat)} --seat options: a team has 2 to 5 seats, one --seat each")
-    if request.seat and request.players and request.players != [len(request.seat)]:
-        raise Refused(
-            f"--players {request.players} does not match the {len(request.seat)} --seat options; drop --players"
-        )
     if request.model is not None and not request.model.strip():  # an unset shell variable: not the offline player
         raise Refused(f"--model {request.model!r} names no model; give a LiteLLM model string or drop --model")
     model = request.model or DEFAULT_MODEL
     scaffold = request.scaffold or DEFAULT_SCAFFOLD
-    players = [len(request.seat)] if request.seat else (request.players or [2])
-    seed_spec = DEFAULT_SEEDS if request.seeds is None else request.seeds
-    repeats = 1 if request.repeats is None else request.repeats
-    for count in players:
-        if not MIN_PLAYERS <= count <= MAX_PLAYERS:
-            raise Refused(
-                f"--players {count} is outside {MIN_PLAYERS}-{MAX_PLAYERS}; Hanabi takes 2 to 5 players"
-            )
-    if len(set(players)) != len(players):
-        raise Refused("--players repeats a player count; list each count once")
-    if repeats < 1:
-        raise Refused(f"--repeats {repeats} must be 1 or more (plays of each seed)")
-    check_given(request.given, request.api_base)
-    options = resolve(request.given, defaults())
-    assert options.timeout_s is not None  # the defaults set one: the deadline of every seat that sets none
+    players = request.players or ([len(request.seat)] if request.seat else [2])
+    draft = checked(
+        RunConfig,
+        {
+            "seats": [SeatConfig(model=model, scaffold=scaffold)] * len(request.seat or [None]),
+            "players": players,
+            "seeds": (),
+            "repeats": 1 if request.repeats is None else request.repeats,
+        },
+        flag,
+    )
+    options = SessionOptions().merged(request.given, flag_of, "the default")
+    if request.api_base is not None:
+        check_url(request.api_base, "--api-base")
     if request.run_name is not None:
         check_run_name(request.run_name)
     params = checked_params(
@@ -187,7 +146,7 @@ def plan_run(
             "max_tokens_on_truncation": request.max_tokens_on_truncation,
             "reasoning_effort": request.reasoning_effort,
             "thinking_budget": request.thinking_budget,
-            "timeout_s": options.timeout_s,
+            **({"timeout_s": options.timeout_s} if options.timeout_s is not None else {}),
         },
         "--",
     )
@@ -197,37 +156,39 @@ def plan_run(
             "--skip-excluded-seeds leaves out the seeds of an export: name it with --exclude-seeds-of EXPORT"
         )
     load_scaffold(scaffold, request.k)
-    seeds = list_seeds(seed_spec)
+    seeds = list_seeds(DEFAULT_SEEDS if request.seeds is None else request.seeds)
     if request.exclude_seeds_of is not None:
         exported = load_exported_seeds(request.exclude_seeds_of)
         seeds = check_seeds(seeds, exported, skip=request.skip_excluded_seeds)
     if request.seat:
-        seats = tuple(
-            parse_seat(spec, scaffold, params, request.k, request.api_base) for spec in request.seat
-        )
+        seats = tuple(parse_seat(spec, scaffold, params, request.k, request.api_base) for spec in request.seat)
         for seat in seats:
             load_scaffold(seat.scaffold, seat.k)
     else:
-        seats = (
-            SeatConfig(model=model, scaffold=scaffold, api_base=request.api_base, params=params, k=request.k),
-        )
+        seats = (SeatConfig(model=model, scaffold=scaffold, api_base=request.api_base, params=params, k=request.k),)
     if request.client != "litellm":
         seats = tuple(seat.model_copy(update={"client": request.client}) for seat in seats)
     for seat in dict.fromkeys(seats):  # every seat: two of one model may differ (one with a URL)
         check_model(seat, bot_names())
-    draft = RunConfig(
-        seats=seats,
-        players=tuple(players),
-        seeds=(),
-        rotation=request.rotation,
-        repeats=repeats,
-        reply_retries=options.reply_retries,
-        retry=options.retry,
-    )
+    draft = draft.model_copy(update={"seats": seats, "rotation": rotation_of(request.rotation, seats)})
     options = size_first([draft], seeds, options, confirm, say)
-    dealt = deal(seeds)
-    config = RunConfig.model_validate({**dict(draft), "seeds": tuple(dealt)})
+    config = RunConfig.model_validate({**dict(draft), "seeds": tuple(deal(seeds))})
     return request.out / (request.run_name or config.default_name()), config, options
+
+
+def flag(path: str) -> str:
+    """The `run` flag that gave a run configuration's field."""
+    return {"seats": "--seat"}.get(path, "--" + path.replace("_", "-"))
+
+
+def rotation_of(given: Rotation | None, seats: tuple[SeatConfig, ...]) -> Rotation:
+    """The seating's rotation: given only for a team whose seats differ (it decides nothing in self-play, so it
+    does not change a self-play run's identity), else the default."""
+    if given is not None and len(set(seats)) < 2:
+        raise Refused(
+            f"--rotation {given}: every seat is the same player, so the seating changes nothing; drop --rotation"
+        )
+    return given or "seed"
 
 
 def size_first(
@@ -257,7 +218,6 @@ def plan_sweep(
         raise Refused(f"--config sets the models, scaffolds, players and seeds; drop {', '.join(given)}")
     if request.run_name:
         raise Refused("--run-name does not apply to a sweep: its runs are named after their configurations")
-    check_given(request.given)
     check_out(request.out)
     sweep = load_sweep(path)
     sweep, options = sweep_session(sweep, request.given)

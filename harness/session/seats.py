@@ -13,14 +13,12 @@ built-in player (`local/smart:holmes`), is refused as a typo.
 
 from __future__ import annotations
 
-import difflib
-
 from pydantic import ValidationError
 
 from harness.schema.errors import Refused
 from harness.schema.records import GenerationParams, SeatConfig, checked_params
 from harness.schema.urls import check_url
-from harness.strategies.scaffold import load_scaffold, parse_k, scaffold_names
+from harness.strategies.scaffold import load_scaffold, model_and_scaffold, parse_k
 
 SEAT_KEYS = ("api_base", "temperature", "max_tokens", "reasoning_effort", "timeout", "k")
 
@@ -35,18 +33,7 @@ def parse_seat(
     """One `--seat` spec. Settings it leaves out come from the run-wide options; the run-wide `--api-base` serves
     every seat that names no server of its own, except the built-in `local/` players, which need none."""
     head, *pairs = spec.split(",")
-    model, scaffold = head, default_scaffold
-    if ":" in head:
-        left, right = head.rsplit(":", 1)
-        if right in scaffold_names():
-            model, scaffold = left, right
-        elif close := difflib.get_close_matches(right.lower(), scaffold_names(), n=1, cutoff=0.75):
-            raise Refused(
-                f"--seat {spec!r}: unknown scaffold {right!r} (did you mean {close[0]}?); "
-                "see `hanabi-eval scaffolds`"
-            )
-        elif left.startswith("local/"):  # a built-in player's name has no tag: this was meant as a scaffold
-            raise Refused(f"--seat {spec!r}: unknown scaffold {right!r}; see `hanabi-eval scaffolds`")
+    model, scaffold = model_and_scaffold(head, default_scaffold, f"--seat {spec!r}")
     settings: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -59,10 +46,7 @@ def parse_seat(
             raise Refused(f"--seat {spec!r}: {key} is set twice; give each setting once")
         settings[key] = value.strip()
     if "api_base" in settings:
-        try:
-            check_url(settings["api_base"], "api_base")
-        except Refused as exc:
-            raise Refused(f"--seat {spec!r}: {exc}") from None
+        check_url(settings["api_base"], f"--seat {spec!r}: api_base")
     params = default_params.model_dump()
     for key in ("temperature", "max_tokens", "reasoning_effort"):
         if key in settings:

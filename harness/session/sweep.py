@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -21,15 +20,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_core import ErrorDetails
 
 from harness.engine.seeds import list_seed_lists, resolve_seed_lists
-from harness.run.options import with_timeout
 from harness.run.store import SWEEP_FILE, read_sweep_record, write_json_atomic
 from harness.schema.cards import MAX_PLAYERS, MIN_PLAYERS
-from harness.schema.config import RetryPolicy, Rotation, RunConfig, SeedDeck
+from harness.schema.config import Rotation, RunConfig, SeedDeck, SessionOptions
 from harness.schema.errors import Refused
 from harness.schema.records import DEFAULT_TIMEOUT_S, Deployment, GenerationParams, SeatConfig, checked_params
+from harness.schema.secrets import safe_url
 from harness.schema.urls import check_url
 from harness.session.seats import parse_seat
-from harness.strategies.scaffold import load_scaffold, parse_scaffold_spec, scaffold_names
+from harness.strategies.scaffold import load_scaffold, model_and_scaffold, parse_scaffold_spec
+
+SWEEP_CONCURRENCY = 16  # games in flight across the whole sweep, unless the file sets its own
+SESSION_KEYS = ("concurrency", "reply_retries", "retry", "timeout_s")  # the session's options a sweep file sets
 
 
 class SweepModel(BaseModel):
@@ -114,10 +116,30 @@ class SweepConfig(BaseModel):
     models: list[SweepModel] = []
     teams: list[TeamDef] = []
     crossplay: list[CrossplayDef] = []
-    concurrency: int = Field(default=16, gt=0)  # games in flight across the whole sweep
-    reply_retries: int = Field(default=3, ge=0)
-    retry: RetryPolicy = RetryPolicy()
-    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)  # every seat's, over its own
+    # the file's keys concurrency, reply_retries, retry and timeout_s: how the sweep's session plays (_session_keys)
+    session: SessionOptions = SessionOptions(concurrency=SWEEP_CONCURRENCY)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _session_keys(cls, data: Any) -> Any:
+        """A sweep file (or record) sets its session's options at its top level, as keys of their own."""
+        if not isinstance(data, dict):
+            return data
+        if "session" in data:
+            raise ValueError("session is no key of a sweep file; set concurrency, reply_retries, retry, timeout_s")
+        session = {key: data[key] for key in SESSION_KEYS if key in data}
+        rest = {key: value for key, value in data.items() if key not in SESSION_KEYS}
+        return {**rest, "session": {"concurrency": SWEEP_CONCURRENCY, **session}}
+
+    def record(self) -> dict[str, Any]:
+        """The sweep as its folder's sweep.json records it: the file's keys, servers without credentials."""
+        recorded = self.model_dump(mode="json", exclude={"session"})
+        recorded.update(self.session.model_dump(mode="json", include=set(SESSION_KEYS)))
+        for model in recorded["models"]:
+            model["api_base"] = safe_url(model["api_base"])
+            for deployment in model["deployments"]:
+                deployment["api_base"] = safe_url(deployment["api_base"])
+        return recorded
 
     @field_validator("players")
     @classmethod
@@ -137,17 +159,6 @@ class SweepConfig(BaseModel):
                 parse_scaffold_spec(name)
             except Refused as exc:
                 raise ValueError(str(exc)) from None
-        return value
-
-    @field_validator("retry")
-    @classmethod
-    def _retry(cls, value: RetryPolicy) -> RetryPolicy:
-        if not (math.isfinite(value.wait_base_s) and value.wait_base_s >= 0):
-            raise ValueError("wait_base_s must be a finite number of seconds, 0 or more")
-        if not (math.isfinite(value.wait_max_s) and value.wait_max_s > 0):
-            raise ValueError("wait_max_s must be a finite number of seconds above 0")
-        if value.provider_retries < 0:
-            raise ValueError("provider_retries cannot be negative")
         return value
 
     @model_validator(mode="after")
@@ -173,8 +184,7 @@ class SweepConfig(BaseModel):
 
     def _seat(self, spec: str, scaffold: str = "watson") -> SeatConfig:
         """A seat from a spec, with the generation settings of its model's [[models]] entry, if it has one."""
-        model = spec.split(",")[0]
-        model = model.rsplit(":", 1)[0] if model.rsplit(":", 1)[-1] in scaffold_names() else model
+        model, _ = model_and_scaffold(spec.split(",")[0], scaffold, f"--seat {spec!r}")
         listed = {m.model: m for m in self.models}.get(model)
         base = listed.seat(scaffold) if listed else SeatConfig(model=model, scaffold=scaffold)
         seat = parse_seat(spec, scaffold, base.params)
@@ -189,12 +199,8 @@ class SweepConfig(BaseModel):
         """One run per model and scaffold, each over all player counts and the sweep's seeds (or `seeds`: none, to
         check and size the runs before the engine deals the decks)."""
         runs = [run for _, run in self._groups(resolve_seed_lists(self.seeds) if seeds is None else seeds)]
-        if self.timeout_s is not None:  # an operational setting: the runs' identities stay the same
-            timeout_s = self.timeout_s
-            runs = [
-                r.model_copy(update={"seats": tuple(with_timeout(s, timeout_s) for s in r.seats)}) for r in runs
-            ]
-        return runs
+        # the session's deadline, an operational setting: the runs' identities stay the same
+        return [r.model_copy(update={"seats": self.session.over_seats(r.seats)}) for r in runs]
 
     def _distinct_runs(self) -> None:
         """Refuse two entries of the file that are the same run (one run folder: a scaffold or team listed twice, a
@@ -217,8 +223,6 @@ class SweepConfig(BaseModel):
                 seeds=tuple(seeds),
                 rotation=rotation,
                 repeats=self.repeats,
-                reply_retries=self.reply_retries,
-                retry=self.retry,
             )
 
         groups = [
@@ -240,6 +244,7 @@ class SweepConfig(BaseModel):
         return groups
 
     def model_limits(self) -> dict[str, int]:
+        """Games in flight at once per model, as the file's models[].concurrency set them."""
         return {m.model: m.concurrency for m in self.models if m.concurrency is not None}
 
     def digest(self) -> str:
@@ -283,7 +288,7 @@ def load_sweep(path: Path) -> SweepConfig:
         sweep.runs(seeds=[])
     except ValidationError as exc:
         error = exc.errors()[0]
-        key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]).lstrip(".")
+        key = _key(error["loc"])
         message = _plain(error)
         if not key:  # a check of the whole file: its message names the keys
             raise Refused(f"{path}: {message}") from None
@@ -291,6 +296,12 @@ def load_sweep(path: Path) -> SweepConfig:
     except Refused as exc:
         raise Refused(f"{path}: seeds: {exc}") from None
     return sweep
+
+
+def _key(loc: tuple[int | str, ...]) -> str:
+    """A validation error's place as the file writes it: `models[1].concurrency`, `retry.wait_base_s`."""
+    parts = loc[1:] if loc[:1] == ("session",) else loc  # the session's options are keys of the file's own
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts).lstrip(".")
 
 
 def _plain(error: ErrorDetails) -> str:
@@ -336,7 +347,7 @@ def read_sweep_dir(folder: Path) -> SweepConfig | None:
         return SweepConfig.model_validate(record.config)
     except ValidationError as exc:
         error = exc.errors()[0]
-        key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]).lstrip(".")
+        key = _key(error["loc"])
         if not key:  # a check of the whole sweep (two entries of one run, say: recorded before they were refused)
             raise Refused(
                 f"{folder / SWEEP_FILE}: {_plain(error)}; this folder's sweep cannot be played (move the folder "

@@ -8,6 +8,7 @@ built-in ones are imported below).
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from functools import cache
 from pathlib import Path
@@ -37,6 +38,30 @@ def calls_text(scaffold: ScaffoldDef) -> str:
 
 def scaffold_names() -> list[str]:
     return sorted(p.stem for p in scaffolds_dir().glob("*.toml"))
+
+
+def close_to(name: str) -> str:
+    """" (did you mean NAME?)" for a near miss of a scaffold's name, else ""."""
+    close = difflib.get_close_matches(name.lower(), scaffold_names(), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+BUILT_IN_PLAYERS = ("local/", "hanabi/")  # the built-in players' model strings, here and under Inspect
+
+
+def model_and_scaffold(head: str, default: str, where: str) -> tuple[str, str]:
+    """`MODEL[:SCAFFOLD]` as a seat names it. A model string may hold a colon itself (ollama/llama3:8b): the part
+    after the last colon is the scaffold only when it names one; a near miss of a scaffold's name, or any other name
+    after a built-in player, is refused as a typo (`where` names the seat as the user gave it)."""
+    if ":" not in head:
+        return head, default
+    left, right = head.rsplit(":", 1)
+    if right in scaffold_names():
+        return left, right
+    hint = close_to(right)
+    if hint or left.startswith(BUILT_IN_PLAYERS):  # a built-in player's name has no tag: this was meant as a scaffold
+        raise Refused(f"{where}: unknown scaffold {right!r}{hint}; see `hanabi-eval scaffolds`")
+    return head, default
 
 
 def parse_k(text: str, where: str) -> int:
@@ -75,7 +100,7 @@ def load_scaffold(name: str, k: int | None = None) -> ScaffoldDef:
     """A scaffold by name; `k` (a seat's best-of-k sample count, 1-7) replaces the scaffold's default k."""
     path = scaffolds_dir() / f"{name}.toml"
     if Path(name).name != name or name.startswith(".") or not path.is_file():  # a name, never a path elsewhere
-        raise Refused(f"unknown scaffold {name!r}; choose one of: {', '.join(scaffold_names())}")
+        raise Refused(f"unknown scaffold {name!r}{close_to(name)}; choose one of: {', '.join(scaffold_names())}")
     scaffold = read_scaffold(path)
     if k is None:
         return scaffold

@@ -5,7 +5,7 @@ build_view builds the view's models without validating again what this module co
 (schema/trusted.py); play_view builds the plain-class PlayView that the smart bot reads (play_view.py), and
 play_view_of takes one from a SeatView.
 The view's recurring parts (legal moves, visible cards, a seat's events) are remembered between views. Compiled with
-the smart bot where setup.sh built it (harness/native); the models themselves live in seat_view.py.
+the smart bot by the package build (setup.py); the models themselves live in seat_view.py.
 """
 
 from __future__ import annotations
@@ -409,8 +409,8 @@ def _legal_move(key: _MoveKey, move: Move) -> LegalMove:
 
 
 # The view's immutable parts that recur from turn to turn, built once: a state's legal moves are the engine's
-# interned Move objects and a card's knowledge is an interned Knowledge, so the same few thousand models came back
-# every turn, each validated again (bench/overhead.py). Keyed by the id of the object the entry itself holds, so an
+# interned Move objects and a card's knowledge is an interned Knowledge, so the same few thousand models come back
+# every turn. Keyed by the id of the object the entry itself holds, so an
 # id cannot be reused while its entry lives; the identity check on lookup keeps an equal-id stranger out anyway.
 _LEGAL_MOVES: dict[_MoveKey, LegalMove] = {}
 _VISIBLE_CARDS: dict[tuple[int, int, str, int, tuple[bool, bool, bool]], VisibleCard] = {}

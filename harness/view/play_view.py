@@ -3,7 +3,7 @@
 A rollout asks the bot for a move at every step of every play-out. Built as SeatView's pydantic models, the view
 cost a quarter of a step, and every attribute the bot read went through pydantic's attribute hook. These classes hold
 the same facts (view/builder.py computes them with SeatView's own code) and nothing the bot does not read; compiled
-with the bot (harness/native), reading one is a field of a C struct. A PlayView is built from a seat's Observation
+with the bot (setup.py), reading one is a field of a C struct. A PlayView is built from a seat's Observation
 (`builder.play_view`) or from its SeatView (`builder.play_view_of`, for a single decision), never from anything else,
 so the bot still sees only what the seat may know. Nothing may change a PlayView once built.
 """

@@ -4,7 +4,7 @@ A SeatView can only be built from an engine Observation of that seat (view/build
 seat's own cards. Templates and rule-based players read a SeatView (the smart bot: its PlayView, play_view.py, built
 from the same observation) and nothing else, so the information boundary is structural. Derived facts (unseen-card
 counts, playability, criticality, the final-round notice) are computed by builder.py so that templates never count
-cards. This module holds the models only (builder.py is compiled with the smart bot, harness/native, and mypyc
+cards. This module holds the models only (builder.py is compiled with the smart bot, setup.py, and mypyc
 compiles no pydantic model).
 """
 
