@@ -30,6 +30,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from bench.options import BenchParser, positive_int
 from harness.cli.main import main as cli
+from harness.run.store import RunDir
 from harness.web.catalog import Catalog
 from harness.web.game_page import build_game_page
 from harness.web.pages import render_game, render_run
@@ -101,7 +102,7 @@ def main() -> None:
         read_s = time.perf_counter() - started
         game = run.games[0]
         run_cpu = cpu_ms(lambda: render_run(run), args.repeat)
-        game_cpu = cpu_ms(lambda: render_game(run, build_game_page(Path(run.path), game)), args.repeat)
+        game_cpu = cpu_ms(lambda: render_game(run, build_game_page(RunDir(Path(run.path)), game)), args.repeat)
         started = time.perf_counter()
         site = root / "site"
         write_site(Catalog([root / "results"]), site, [str(root / "results")], jobs=os.cpu_count() or 1)

@@ -39,7 +39,7 @@ from harness.schema.config import RetryPolicy
 from harness.schema.disk import explain
 from harness.schema.errors import EXIT_FAILED, Ended, Refused
 from harness.schema.judge_records import JUDGE_DIR, RATINGS, JudgeRecord, judge_files, read_judgements
-from harness.schema.log_file import LogCorrupt, read_game_log
+from harness.schema.log_file import LogCorrupt
 from harness.schema.moves import MoveKind
 from harness.schema.paths import prompts_dir
 from harness.schema.records import (
@@ -383,18 +383,19 @@ async def judge_run(run: RunDir, client: ModelClient, reply_retries: int, concur
     judge_dir = run.path / JUDGE_DIR
     outcome = JudgeOutcome()
     pending: list[TurnToJudge] = []
-    for path in run.game_paths():
+    for game in run.games():  # each log read as every reader reads it: checked, and replayed from its deal
+        if isinstance(game, LogCorrupt):
+            raise Refused(f"{game.path}: {game}; the log cannot be replayed, so it cannot be judged")
+        header = game.facts.header
         try:
-            contents = read_game_log(path)
-            if contents.header is None:
-                continue
-            turns = turns_to_judge(contents.header, contents.moves)
-        except (LogCorrupt, ReplayMismatch) as exc:
-            raise Refused(f"{path}: {exc}; the log cannot be replayed, so it cannot be judged") from None
+            turns = turns_to_judge(header, game.moves)
+        except ReplayMismatch as exc:
+            where = run.game_path(header.game_id)
+            raise Refused(f"{where}: {exc}; the log cannot be replayed, so it cannot be judged") from None
         if not turns:
             continue
         outcome.games += 1
-        judged = read_judgements(judge_dir / f"{contents.header.game_id}.jsonl").judgements
+        judged = read_judgements(judge_dir / f"{header.game_id}.jsonl").judgements
         done = {(j.turn, j.seat) for j in judged}
         outcome.already += sum((t.turn, t.seat) in done for t in turns)
         pending.extend(t for t in turns if (t.turn, t.seat) not in done)
@@ -440,18 +441,16 @@ async def judge_run(run: RunDir, client: ModelClient, reply_retries: int, concur
 
 
 def runs_with_memory_games(paths: list[Path]) -> list[Path]:
-    """The runs named that hold working-memory games; none at all is bad input."""
-    runs = find_runs(paths)
+    """The runs named that hold working-memory games, each log read by the run's reader (a damaged one refused);
+    none at all is bad input."""
     found = []
-    for path in runs:
-        run = RunDir(path)
-        try:
-            logs = [run.read_game(log) for log in run.game_paths()]
-        except LogCorrupt as exc:
-            raise Refused(f"{exc}; repair or remove that log") from None
-        except OSError as exc:
-            raise Refused(f"cannot read the logs of {path}: {exc.strerror}") from None
-        if any(keeps_working_memory(m) for log in logs for m in log.moves):
+    for path in find_runs(paths):
+        memory = False
+        for game in RunDir(path).games():
+            if isinstance(game, LogCorrupt):
+                raise Refused(f"{game}; repair or remove that log")
+            memory = memory or any(keeps_working_memory(m) for m in game.moves)
+        if memory:
             found.append(path)
     if not found:
         named = ", ".join(str(p) for p in paths)

@@ -17,8 +17,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from harness.play.values import move_values, position_view
+from harness.run.store import RunDir
 from harness.schema.errors import Refused
-from harness.schema.log_file import GameLogContents, LogCorrupt, read_game_log
+from harness.schema.log_file import GameLogContents, LogCorrupt
 from harness.schema.moves import Move
 from harness.schema.value_records import VALUES_DIR, DecisionValueRecord, MoveValueRecord
 
@@ -43,19 +44,16 @@ def decision_seed(seed: int, game_id: str, turn: int) -> int:
     return int(digest[:12], 16)
 
 
-def complete_games(paths: list[Path]) -> tuple[list[GameLogContents], list[str], list[str]]:
-    """The complete games among `paths`, the ids of the others (skipped), and the corrupt logs' problems."""
+def complete_games(run: RunDir) -> tuple[list[GameLogContents], list[str], list[str]]:
+    """The complete games of a run (its reader's), the ids of the others (skipped), and the damaged logs' problems."""
     complete, skipped, corrupt = [], [], []
-    for path in paths:
-        try:
-            log = read_game_log(path)
-        except LogCorrupt as exc:
-            corrupt.append(str(exc))
-            continue
-        if log.complete and log.header is not None:
-            complete.append(log)
+    for game in run.games():
+        if isinstance(game, LogCorrupt):
+            corrupt.append(str(game))
+        elif game.complete:
+            complete.append(game)
         else:
-            skipped.append(path.stem)
+            skipped.append(game.facts.header.game_id)
     return complete, skipped, corrupt
 
 

@@ -226,7 +226,7 @@ def play_and_print_run(run_path: Path, config: RunConfig, options: SessionOption
     run, results = outcome.run, outcome.results
     console.print(score_table(results))
     console.print(
-        summary_table(summarize([(r, run.game_path(p.game_id)) for p, r in results], outcome.wall_s))
+        summary_table(summarize([(r, run.facts(p.game_id)) for p, r in results], outcome.wall_s))
     )
     console.print(f"Logs: {run.path / 'games'}  (manifest: {run.manifest_path})")
     interrupted = [(p, r) for p, r in results if r.status == "interrupted"]
@@ -283,10 +283,8 @@ def play_and_print_sweep(
     )
     jobs, results = outcome.jobs, outcome.results
     console.print(sweep_table([(job.config, r) for job, r in zip(jobs, results, strict=True)]))
-    logs: list[tuple[GameResult | None, Path]] = [
-        (r, job.run.game_path(p.game_id)) for job, pairs in zip(jobs, results, strict=True) for p, r in pairs
-    ]
-    console.print(summary_table(summarize(logs, outcome.wall_s)))
+    games = [(r, job.run.facts(p.game_id)) for job, pairs in zip(jobs, results, strict=True) for p, r in pairs]
+    console.print(summary_table(summarize(games, outcome.wall_s)))
     interrupted = [r for run_results in results for _, r in run_results if r.status == "interrupted"]
     if interrupted:
         console.print(

@@ -95,7 +95,7 @@ def _valuer(ray: str | None, workers: int | None) -> Valuer:
 
 
 def _value(args: argparse.Namespace, settings: ValuesSettings, run: RunDir) -> int:
-    complete, skipped, corrupt = complete_games(run.game_paths())
+    complete, skipped, corrupt = complete_games(run)
     for problem in corrupt:
         print(f"skipping a corrupt game log: {problem}", file=sys.stderr)
     if skipped:

@@ -34,6 +34,7 @@ from harness.export.rows import (
 from harness.export.schema import ROW_MODELS, SCHEMA_VERSION, features, type_words
 from harness.export.source import ExportGame, Selection
 from harness.schema.errors import Refused
+from harness.schema.records import MoveRecord
 from harness.schema.value_records import ValuesUnreadable
 
 
@@ -57,8 +58,8 @@ class Tally:
             self.game_bytes[key] = self.game_bytes.get(key, 0) + size
             yield line
 
-    def replay(self, game: ExportGame) -> Iterator[str]:
-        data, end = replay_with_end(game)
+    def replay(self, game: ExportGame, moves: list[MoveRecord]) -> Iterator[str]:
+        data, end = replay_with_end(game, moves)
         text = data.model_dump_json(by_alias=True) + "\n"  # one line of JSON with hanab.live's field names
         self.rows += 1
         self.bytes += len(text.encode("utf-8"))

@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from harness.export.engine_values import engine_columns, game_values
+from harness.export.engine_values import engine_columns
 from harness.export.rows import ChatMessage, LogRow, RewardRow, TrainMessage
 from harness.export.source import ExportGame
 from harness.schema.errors import Refused
 from harness.schema.records import Attempt, Call, Message, MoveRecord
-from harness.schema.value_records import DecisionValueRecord, ValuesUnreadable
+from harness.schema.value_records import DecisionValueRecord, ValuesUnreadable, game_values
 
 
 def meta(game: ExportGame, record: MoveRecord, model: str, role: str) -> dict[str, object]:
@@ -77,9 +77,9 @@ def train_messages(call: Call, final: Attempt, repair_dialogue: bool) -> list[Tr
     ]
 
 
-def log_rows(game: ExportGame, repair_dialogue: bool = False) -> Iterator[LogRow]:
+def log_rows(game: ExportGame, moves: list[MoveRecord], repair_dialogue: bool = False) -> Iterator[LogRow]:
     """A row per call of the selected seats' moves; a person's moves are left out (no prompt was sent)."""
-    for record in game.selected_moves():
+    for record in game.selected(moves):
         if game.header.seats[record.seat].human:
             continue
         for call in record.calls:
@@ -127,10 +127,10 @@ def reward_row(game: ExportGame, record: MoveRecord, values: DecisionValueRecord
     )
 
 
-def reward_rows(game: ExportGame) -> Iterator[RewardRow]:
+def reward_rows(game: ExportGame, moves: list[MoveRecord]) -> Iterator[RewardRow]:
     try:
-        values = game_values(game)
-        rows = [reward_row(game, record, values.get(record.turn)) for record in game.selected_moves()]
+        values = game_values(game.run_path, game.header.game_id, moves)
+        rows = [reward_row(game, record, values.get(record.turn)) for record in game.selected(moves)]
     except ValuesUnreadable as exc:
         raise Refused(f"{exc}; delete that file and run `hanabi-eval values` on the run again") from None
     yield from rows

@@ -14,22 +14,13 @@ from typing import TypedDict
 from harness.export.rows import EngineValuesSource
 from harness.export.source import ExportGame, Selection
 from harness.schema.records import MoveRecord
-from harness.schema.value_records import DecisionValueRecord, aligned, check_game, read_values, values_path
+from harness.schema.value_records import DecisionValueRecord, aligned, read_values, values_path
 
 
 class EngineColumns(TypedDict):
     engine_values: list[float]
     engine_value_se: list[float]
     engine_rollouts: int
-
-
-def game_values(game: ExportGame) -> dict[int, DecisionValueRecord]:
-    """The game's values by turn ({} when its run has none); ValuesUnreadable for a damaged file or one that does
-    not match the game's log."""
-    path = values_path(game.run_path, game.header.game_id)
-    values = read_values(path)
-    check_game(values, game.moves, str(path))
-    return values
 
 
 def engine_columns(game: ExportGame, record: MoveRecord, values: DecisionValueRecord | None) -> EngineColumns:
@@ -48,13 +39,14 @@ def engine_columns(game: ExportGame, record: MoveRecord, values: DecisionValueRe
 
 
 def values_sources(selection: Selection) -> list[EngineValuesSource]:
-    """Per run and setting (bot, rollouts, base seed): the exported games and rows with values of that setting."""
+    """Per run and setting (bot, rollouts, base seed): the exported games and rows with values of that setting (the
+    values files as the rows read them, each checked against its game then)."""
     games: dict[tuple[str, str, int, int], set[str]] = defaultdict(set)
     decisions: dict[tuple[str, str, int, int], int] = defaultdict(int)
     for game in selection.games:
-        values = game_values(game)
-        for record in game.selected_moves():
-            found = values.get(record.turn)
+        values = read_values(values_path(game.run_path, game.header.game_id))
+        for turn in game.turns:
+            found = values.get(turn)
             if found is None:
                 continue
             key = (game.run_id, found.bot, found.rollouts, found.base_seed)

@@ -142,7 +142,7 @@ def action_for(record: MoveRecord, players: int, orders: CardOrders) -> HanabLiv
     return HanabLiveAction(type=RANK_CLUE, target=target, value=move.rank)
 
 
-def replay_with_end(game: ExportGame) -> tuple[HanabLiveGame, ReplayEnd]:
+def replay_with_end(game: ExportGame, moves: list[MoveRecord]) -> tuple[HanabLiveGame, ReplayEnd]:
     """The game as hanab.live JSON, up to the action after which hanab.live ends it (every seat's moves, whatever
     seats the filters selected), and where that end lies beside HLE's."""
     header = game.header
@@ -151,7 +151,7 @@ def replay_with_end(game: ExportGame) -> tuple[HanabLiveGame, ReplayEnd]:
     orders = CardOrders(header.players)
     table = HanabLiveEnd(cards, header.players)
     actions = []
-    for record in game.moves:
+    for record in moves:
         try:
             drawn_before = orders.next_order
             action = action_for(record, header.players, orders)
@@ -170,7 +170,7 @@ def replay_with_end(game: ExportGame) -> tuple[HanabLiveGame, ReplayEnd]:
         run_id=game.run_id,
         game_id=header.game_id,
         file=file_name(game),
-        hle_moves=len(game.moves),
+        hle_moves=len(moves),
         hle_score=game.result.fireworks_score,
         hanablive_actions=len(actions),
         hanablive_score=table.score,

@@ -136,9 +136,13 @@ def repair_rows(game: ExportGame, record: MoveRecord) -> Iterator[PreferenceRow]
 
 
 def preference_rows(
-    game: ExportGame, margin: float, per_move: int | None = DEFAULT_PAIRS_PER_MOVE, repair: bool = False
+    game: ExportGame,
+    moves: list[MoveRecord],
+    margin: float,
+    per_move: int | None = DEFAULT_PAIRS_PER_MOVE,
+    repair: bool = False,
 ) -> Iterator[PreferenceRow]:
-    for record in game.selected_moves():
+    for record in game.selected(moves):
         if game.header.seats[record.seat].human:  # a person's move: no prompt, no ratings
             continue
         if repair:

@@ -2,42 +2,45 @@
 
 Only complete games are exported; interrupted and unfinished games are counted and skipped. Filters on model and
 scaffold select seats (a mixed game contributes only the moves of its matching seats); filters on player count,
-seed set and final score select games. A path may be a run directory or a folder holding runs below it (as
-`report` accepts); a game in two of the folders (a copied run) is refused, as `report` refuses it. A game log with
-a line that is not a valid record is left out and named in `Selection.corrupt` (the command warns); the other games
-go on. Bad input raises Refused with a one-line message naming the fix.
+seed set and final score select games. The runs are read through the one reader of run folders
+(harness.run.store), one game log at a time: each game's moves are handed on while its rows are written, and only
+what the card and manifest need of it is kept. A game log that is damaged is left out and named in
+`Selection.corrupt` (the command warns); the other games go on. Bad input raises Refused with a one-line message
+naming the fix.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from harness.export.rows import ExportedGame, Filters, SourceRunInfo
-from harness.run import store
 from harness.run.store import RunDir
 from harness.schema.errors import Refused
 from harness.schema.log_file import LogCorrupt
-from harness.schema.manifest import GitState
+from harness.schema.manifest import GitState, RunManifest
 from harness.schema.records import GameHeader, GameResult, MoveRecord, SeatConfig
 
 
 class ExportGame(BaseModel):
-    """One complete game and the seats whose moves the export takes."""
+    """One complete game the export takes, and the seats whose moves it takes (the moves themselves are handed on
+    beside it while its rows are written, never kept)."""
 
     model_config = ConfigDict(frozen=True)
 
     run_id: str
     run_path: Path  # the run directory the game's log is in (its values/ folder holds the game's move values)
     header: GameHeader
-    moves: list[MoveRecord]
     result: GameResult
     seats: frozenset[int]
+    turns: tuple[int, ...]  # the turns of the moves the export takes
 
-    def selected_moves(self) -> Iterator[MoveRecord]:
-        return (m for m in self.moves if m.seat in self.seats)
+    def selected(self, moves: list[MoveRecord]) -> Iterator[MoveRecord]:
+        """The moves of the selected seats, of this game's logged `moves`."""
+        return (m for m in moves if m.seat in self.seats)
 
     def summary(self) -> ExportedGame:
         return ExportedGame(
@@ -52,19 +55,19 @@ class ExportGame(BaseModel):
         )
 
 
-class Selection(BaseModel):
-    """What the export reads: the runs, the selected games, and how many games were left out and why."""
+@dataclass
+class Selection:
+    """What the export read, filled while `select` hands the games on: the runs, the games taken, and how many games
+    were left out and why."""
 
-    model_config = ConfigDict(frozen=True)
-
-    runs: list[SourceRunInfo]
-    games: list[ExportGame]
-    skipped_incomplete: int
-    corrupt: list[str] = []  # "path:line: problem" of every game log left out as damaged
+    runs: list[SourceRunInfo] = field(default_factory=list)
+    games: list[ExportGame] = field(default_factory=list)
+    skipped_incomplete: int = 0
+    corrupt: list[str] = field(default_factory=list)  # "path:line: problem" of every game log left out as damaged
 
     @property
     def moves(self) -> int:
-        return sum(1 for g in self.games for _ in g.selected_moves())
+        return sum(len(g.turns) for g in self.games)
 
 
 def _seat_selected(seat: SeatConfig, filters: Filters) -> bool:
@@ -81,35 +84,7 @@ def _game_selected(header: GameHeader, result: GameResult, filters: Filters) -> 
     )
 
 
-def find_runs(paths: list[Path]) -> list[Path]:
-    """The run folders `paths` name (harness.run.store.find_runs), bad paths as Refused."""
-    return store.find_runs(paths)
-
-
-def _complete_games(
-    run: RunDir, corrupt: list[str]
-) -> tuple[str, list[tuple[GameHeader, list[MoveRecord], GameResult]], int]:
-    manifest = run.read_manifest()
-    games = []
-    skipped = 0
-    for path in run.game_paths():
-        try:
-            contents = run.read_game(path)
-        except LogCorrupt as exc:
-            corrupt.append(str(exc))
-            continue
-        if not contents.complete or contents.header is None or contents.result is None:
-            skipped += 1
-            continue
-        games.append((contents.header, contents.moves, contents.result))
-    run_id = (manifest.run_id if manifest is not None else None) or (
-        games[0][0].run_id if games else run.path.name
-    )
-    return run_id, games, skipped
-
-
-def _run_info(run: RunDir, run_id: str, headers: list[GameHeader]) -> SourceRunInfo:
-    manifest = run.read_manifest()
+def _run_info(run: RunDir, manifest: RunManifest | None, run_id: str, headers: list[GameHeader]) -> SourceRunInfo:
     git = manifest.git if manifest is not None else GitState()
     commits = sorted({h.git_commit for h in headers} or {git.commit}, key=lambda c: c or "")
     return SourceRunInfo(
@@ -121,41 +96,53 @@ def _run_info(run: RunDir, run_id: str, headers: list[GameHeader]) -> SourceRunI
     )
 
 
-def select(paths: list[Path], filters: Filters) -> Selection:
-    """Read every run, keep the complete games that match the filters; raise Refused if none does."""
-    runs: list[SourceRunInfo] = []
-    selected: list[ExportGame] = []
-    skipped = 0
+def select(
+    runs: list[Path], filters: Filters, selection: Selection
+) -> Iterator[tuple[ExportGame, list[MoveRecord]]]:
+    """The complete games of the runs (each once: harness.run.store.check_each_game_once) that match the filters,
+    each with its logged moves, one log read at a time; `selection` keeps what was taken and left out. Raises
+    Refused, once every log is read, if no game matched."""
     complete: list[tuple[GameHeader, GameResult]] = []
-    corrupt: list[str] = []
-    found = find_runs(paths)
-    store.check_each_game_once(found)
-    for path in found:
+    for path in runs:
         run = RunDir(path)
-        run_id, games, incomplete = _complete_games(run, corrupt)
-        skipped += incomplete
-        chosen = []
-        for header, moves, result in games:
+        manifest = run.read_manifest()
+        run_id = manifest.run_id if manifest is not None else None
+        headers: list[GameHeader] = []
+        for game in run.games():
+            if isinstance(game, LogCorrupt):
+                selection.corrupt.append(str(game))
+                continue
+            header, result = game.facts.header, game.facts.result
+            if result is None or result.status != "complete":
+                selection.skipped_incomplete += 1
+                continue
+            run_id = run_id or header.run_id
             complete.append((header, result))
             seats = frozenset(i for i, seat in enumerate(header.seats) if _seat_selected(seat, filters))
-            if seats and _game_selected(header, result, filters):
-                chosen.append(
-                    ExportGame(
-                        run_id=run_id, run_path=path, header=header, moves=moves, result=result, seats=seats
-                    )
-                )
-        if chosen:
-            runs.append(_run_info(run, run_id, [g.header for g in chosen]))
-            selected.extend(chosen)
+            if not seats or not _game_selected(header, result, filters):
+                continue
+            moves = game.moves
+            taken = ExportGame(
+                run_id=run_id,
+                run_path=path,
+                header=header,
+                result=result,
+                seats=seats,
+                turns=tuple(m.turn for m in moves if m.seat in seats),
+            )
+            yield taken, moves
+            selection.games.append(taken)
+            headers.append(header)
+        if headers:
+            selection.runs.append(_run_info(run, manifest, run_id or run.path.name, headers))
     if not complete:
-        damaged = f", {len(corrupt)} damaged ({corrupt[0]})" if corrupt else ""
+        damaged = f", {len(selection.corrupt)} damaged ({selection.corrupt[0]})" if selection.corrupt else ""
         raise Refused(
-            f"the runs hold no complete game ({skipped} interrupted or unfinished{damaged}); finish them with the "
-            "same `hanabi-eval run` command first"
+            f"the runs hold no complete game ({selection.skipped_incomplete} interrupted or unfinished{damaged}); "
+            "finish them with the same `hanabi-eval run` command first"
         )
-    if not selected:
+    if not selection.games:
         raise Refused(_nothing_matches(filters, complete))
-    return Selection(runs=runs, games=selected, skipped_incomplete=skipped, corrupt=corrupt)
 
 
 def _nothing_matches(filters: Filters, complete: list[tuple[GameHeader, GameResult]]) -> str:

@@ -14,7 +14,7 @@ from functools import cache
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.report.load import GameRow
+from harness.report.rows import GameRow
 from harness.report.stats import Interval, score_stats
 from harness.schema.errors import Refused
 from harness.strategies.scaffold import load_scaffold, scaffold_names

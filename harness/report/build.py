@@ -19,12 +19,13 @@ from harness.export.writer import check_folder, check_place, check_replaceable, 
 from harness.report.calibration import flat_calibration
 from harness.report.content import ReportContent, build_content
 from harness.report.export import write_table
-from harness.report.load import find_runs, load
+from harness.report.load import load
 from harness.report.quality import GameQuality
 from harness.report.reliability import flat_reliability
 from harness.report.render import render_html, render_markdown
 from harness.report.site_links import site_links
 from harness.report.wide import flat_wide
+from harness.run.store import check_each_game_once, find_runs
 from harness.schema.errors import Refused
 
 HTML, MARKDOWN = "report.html", "report.md"
@@ -105,12 +106,12 @@ def is_report(folder: Path) -> bool:
     return (folder / REPORT_MANIFEST).is_file() or all((folder / name).is_file() for name in (HTML, MARKDOWN))
 
 
-def check_report_out(out: Path, force: bool, paths: Sequence[Path]) -> None:
+def check_report_out(out: Path, force: bool, runs: Sequence[Path]) -> None:
     """Refuse an --out that would overwrite something, before any log is read or anything written: one inside or
     around a run read, a folder of other files, or an earlier report without --force (or with files it did not
     write) (Refused)."""
     check_place(out, "report")  # a path through a file is named before any run is looked for
-    if check_folder(out, find_runs(paths), "report", is_report):
+    if check_folder(out, runs, "report", is_report):
         if not force:
             raise Refused(f"--out {out} already holds a report; pass --force to replace it")
         check_replaceable(out, listed_files(out, REPORT_MANIFEST), "report")
@@ -124,8 +125,10 @@ def build_report(
     if len(set(by)) != len(by):
         raise Refused("--by repeats a dimension; list each one once")
     check_report_out(out, force, paths)
-    dataset = load(paths, by)
-    if not dataset.games:
+    runs = find_runs(paths)
+    check_each_game_once(runs)
+    dataset = load(runs, by)
+    if not dataset.rows:
         names = ", ".join(r.name for r in dataset.runs)
         if dataset.skipped:
             first = dataset.skipped[0]

@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 from scipy import stats as scipy_stats
 
-from harness.report.load import LoadedGame
+from harness.report.rows import GameRow
 from harness.report.stats import Interval, bootstrap_interval
 from harness.schema.records import MoveRecord
 from harness.schema.value_records import DecisionValueRecord, aligned
@@ -111,8 +111,8 @@ def rank_correlation(ratings: Sequence[float | None], values: Sequence[float]) -
     return float(scipy_stats.spearmanr(rated, valued).statistic), len(pairs)
 
 
-def decision(game: LoadedGame, record: MoveRecord, values: DecisionValueRecord) -> DecisionCalibration:
-    moves = aligned(values, record.legal_moves, record.move_index, game.row.game_id)
+def decision(game: GameRow, record: MoveRecord, values: DecisionValueRecord) -> DecisionCalibration:
+    moves = aligned(values, record.legal_moves, record.move_index, game.game_id)
     worth = [m.value for m in moves]
     rho, rated = rank_correlation(record.ratings, worth)
     missing: NoCorrelation | None = None
@@ -121,11 +121,11 @@ def decision(game: LoadedGame, record: MoveRecord, values: DecisionValueRecord) 
     best = max(worth)
     chosen = worth[record.move_index]
     return DecisionCalibration(
-        run=game.row.run,
-        run_id=game.row.run_id,
-        game_id=game.row.game_id,
-        group=game.row.group,
-        players=game.row.players,
+        run=game.run,
+        run_id=game.run_id,
+        game_id=game.game_id,
+        group=game.group,
+        players=game.players,
         turn=record.turn,
         seat=record.seat,
         rated_moves=rated,
@@ -141,28 +141,20 @@ def decision(game: LoadedGame, record: MoveRecord, values: DecisionValueRecord) 
     )
 
 
-def decisions(games: Sequence[LoadedGame]) -> list[DecisionCalibration]:
-    """Every valued decision of the complete games, in game and turn order."""
-    return [
-        decision(game, record, game.values[record.turn])
-        for game in games
-        if game.row.status == "complete"
-        for record in game.moves
-        if record.turn in game.values
-    ]
-
-
-def calibration(games: Sequence[LoadedGame], judged: Sequence[DecisionCalibration]) -> list[GroupCalibration]:
-    """Per group and player count (every group with games), from the valued decisions `judged`."""
-    keys = sorted({(g.row.group, g.row.players) for g in games})
+def calibration(
+    games: Sequence[GameRow], valued: Sequence[GameRow], judged: Sequence[DecisionCalibration]
+) -> list[GroupCalibration]:
+    """Per group and player count (every group with games), from the games with values and their valued decisions
+    `judged`."""
+    keys = sorted({(g.group, g.players) for g in games})
     by_key: dict[tuple[str, int], list[DecisionCalibration]] = defaultdict(list)
     for item in judged:
         by_key[(item.group, item.players)].append(item)
     table = []
     for key in keys:
-        members = [g for g in games if (g.row.group, g.row.players) == key]
-        complete = [g for g in members if g.row.status == "complete"]
-        valued = [g for g in complete if g.values]
+        members = [g for g in games if (g.group, g.players) == key]
+        complete = [g for g in members if g.status == "complete"]
+        with_values = [g for g in valued if (g.group, g.players) == key]
         found = by_key[key]
         correlated = [d.spearman for d in found if d.spearman is not None]
         table.append(
@@ -170,10 +162,10 @@ def calibration(games: Sequence[LoadedGame], judged: Sequence[DecisionCalibratio
                 group=key[0],
                 players=key[1],
                 complete_games=len(complete),
-                valued_games=len(valued),
+                valued_games=len(with_values),
                 not_complete_games=len(members) - len(complete),
                 decisions=len(found),
-                unvalued_decisions=sum(len(g.moves) for g in valued) - len(found),
+                unvalued_decisions=sum(g.moves for g in with_values) - len(found),
                 correlated=len(correlated),
                 skipped_unrated=sum(d.no_correlation == "unrated" for d in found),
                 skipped_tied=sum(d.no_correlation == "tied" for d in found),

@@ -6,30 +6,23 @@ export read.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from pydantic import BaseModel, ConfigDict
 
 from harness import __version__
-from harness.engine.replay import ReplayMismatch
 from harness.report import plots
 from harness.report.bestofk import KPoint, best_of_k
-from harness.report.calibration import DecisionCalibration, GroupCalibration, calibration, decisions
+from harness.report.calibration import DecisionCalibration, GroupCalibration, calibration
 from harness.report.costs import Spending, spending
 from harness.report.crossplay import CrossPlay, crossplay
 from harness.report.judge import JudgeSummary, judge_by_turn, judge_summaries
-from harness.report.load import Dataset, GameRow, RunInfo, SkippedLog
+from harness.report.load import Dataset
 from harness.report.paired import PairedSection, compare_groups
-from harness.report.quality import (
-    GameQuality,
-    MoveQuality,
-    QualitySummary,
-    assess_game,
-    game_quality,
-    summarize,
-)
+from harness.report.quality import GameQuality, MoveQuality, QualitySummary, summarize
 from harness.report.references import CompactReference, JudgeReference, compact, judge_references, references
 from harness.report.reliability import GroupReliability, error_kinds, reliability
+from harness.report.rows import GameRow, RunInfo, SkippedLog
 from harness.report.stats import BootstrapSettings
 from harness.report.summary import (
     GroupSummary,
@@ -48,14 +41,6 @@ from harness.report.tracking import (
 )
 from harness.report.wide import WideTable, wide_table
 from harness.schema.records import REJECTED_TEXT_KEPT_CHARS
-
-
-class Unreplayable(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    run: str
-    game_id: str
-    problem: str
 
 
 class Plots(BaseModel):
@@ -97,7 +82,6 @@ class ReportContent(BaseModel):
     paired: PairedSection
     quality: list[QualitySummary]
     quality_games: list[GameQuality]
-    unreplayable: list[Unreplayable]
     calibration: list[GroupCalibration]  # every group and player count; valued_games 0 where no values
     calibration_decisions: list[DecisionCalibration]
     tracking: list[TrackingSummary]
@@ -108,24 +92,14 @@ class ReportContent(BaseModel):
     plots: Plots
 
 
-def _quality(dataset: Dataset) -> tuple[list[QualitySummary], list[GameQuality], list[Unreplayable]]:
-    per_group: dict[str, list[MoveQuality]] = defaultdict(list)
-    games_per_group: dict[str, int] = defaultdict(int)
-    per_game: list[GameQuality] = []
-    problems: list[Unreplayable] = []
-    for game in dataset.games:
-        if game.row.status != "complete":
-            continue
-        try:
-            judged = assess_game(game)
-        except ReplayMismatch as exc:
-            problems.append(Unreplayable(run=game.row.run, game_id=game.row.game_id, problem=str(exc)))
-            continue
-        per_group[game.row.group].extend(judged)
-        games_per_group[game.row.group] += 1
-        per_game.append(game_quality(game.row.run_id, game.row.game_id, judged))
-    summaries = [summarize(g, games_per_group[g], per_group[g]) for g in sorted(per_group)]
-    return summaries, per_game, problems
+def _quality(dataset: Dataset) -> list[QualitySummary]:
+    """Per group: its judged moves and how many games they came from."""
+    group_of = {(row.run_id, row.game_id): row.group for row in dataset.rows}
+    games = Counter(group_of[(game.run_id, game.game_id)] for game in dataset.quality_games)
+    moves: dict[str, list[MoveQuality]] = defaultdict(list)
+    for move in dataset.quality:
+        moves[move.group].append(move)
+    return [summarize(group, games[group], moves[group]) for group in sorted(games)]
 
 
 def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
@@ -133,7 +107,6 @@ def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
     groups = group_summaries(rows, dataset.moves)
     by_players = players_summaries(rows)
     heat = heat_cells(rows)
-    quality, quality_games, unreplayable = _quality(dataset)
     tracking_turns = tracking_by_turn(dataset.moves, judge_by_turn(dataset.judged, TURN_BIN))
     colors = plots.colors_for([g.group for g in groups])
     counts = {s.players for s in by_players}
@@ -146,7 +119,6 @@ def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
     cross = crossplay(rows)
     curve = best_of_k(rows)
     judged = judge_summaries(dataset.judged)
-    valued = decisions(dataset.games)
     return ReportContent(
         version=__version__,
         by=by,
@@ -170,11 +142,10 @@ def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
         by_players=by_players,
         heat=heat,
         paired=compare_groups(rows),
-        quality=quality,
-        quality_games=quality_games,
-        unreplayable=unreplayable,
-        calibration=calibration(dataset.games, valued),
-        calibration_decisions=valued,
+        quality=_quality(dataset),
+        quality_games=dataset.quality_games,
+        calibration=calibration(rows, dataset.valued, dataset.decisions),
+        calibration_decisions=dataset.decisions,
         tracking=tracking_summaries(dataset.moves),
         tracking_turns=tracking_turns,
         turn_bin=TURN_BIN,

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.report.load import GameRow
+from harness.report.rows import GameRow
 
 
 class Spend(BaseModel):

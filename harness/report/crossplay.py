@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.report.load import GameRow
+from harness.report.rows import GameRow
 from harness.report.stats import score_stats
 
 

@@ -15,7 +15,7 @@ from itertools import combinations
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from harness.report.load import GameRow
+from harness.report.rows import GameRow
 from harness.report.stats import PairedStats, paired_stats
 
 Deal = tuple[str, int]  # the deck's digest (GameRow.deal), players

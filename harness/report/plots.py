@@ -25,8 +25,8 @@ from matplotlib.ticker import MaxNLocator
 from harness.report.bestofk import KPoint
 from harness.report.costs import Spend
 from harness.report.crossplay import CrossPlay, matrix
-from harness.report.load import GameRow
 from harness.report.references import Convention, Reference
+from harness.report.rows import GameRow
 from harness.report.stats import Interval
 from harness.report.summary import HeatCell, PlayersSummary
 from harness.report.tracking import TrackingByTurn

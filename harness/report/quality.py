@@ -5,7 +5,7 @@ at all are skipped and counted); whether a play was of a card the seat could kno
 its could-be sets allow, among the copies it cannot see, is unplayable: judged from the seat's own SeatView before
 the move); whether a clue told its target nothing new (no card's could-be set changed); and whether a discard threw
 away the last copy of a card still needed (not yet played, not dead, every other copy already discarded).
-The replay checks the logged final state digest; a game whose log does not replay is reported, never judged.
+Every log the report reads replays (the run's reader leaves out one that does not), so every complete game is judged.
 """
 
 from __future__ import annotations
@@ -16,11 +16,10 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from harness.engine.game import Game
-from harness.engine.replay import ReplayMismatch, replay
-from harness.report.load import LoadedGame
+from harness.engine.replay import replay
 from harness.schema.cards import COPIES, parse_card
 from harness.schema.moves import Move, MoveKind
-from harness.schema.records import MoveRecord
+from harness.schema.records import GameHeader, MoveRecord
 from harness.view.builder import build_view, dead_cards, is_playable
 
 
@@ -101,13 +100,10 @@ def chosen_is_top(ratings: Sequence[float | None], chosen: int) -> bool | None:
     return mine is not None and mine == max(given)
 
 
-def judge_moves(
-    players: int, deck: list[str], moves: Sequence[MoveRecord | Move], final_digest: str | None = None
-) -> list[MoveFlags]:
+def judge_moves(players: int, deck: list[str], moves: Sequence[MoveRecord | Move]) -> list[MoveFlags]:
     """Replay `moves` from the deck (logged records are checked step by step) and judge each one from the state
-    before it; with `final_digest`, check that the replay ends in that state."""
+    before it."""
     flags = []
-    last = None
     for last in replay(players, deck, moves):
         game, move, seat = last.game, last.move, last.seat
         unplayable = clue_is_empty = critical = False
@@ -139,8 +135,6 @@ def judge_moves(
                 critical_discard=critical,
             )
         )
-    if final_digest is not None and last is not None and not last.game.matches_digest(final_digest):
-        raise ReplayMismatch("the replayed final state does not match the logged state digest")
     return flags
 
 
@@ -148,19 +142,19 @@ def _could_be(game: Game, player: int) -> list[tuple[tuple[str, ...], tuple[int,
     return [(k.could_be_colors, k.could_be_ranks) for k in game.knowledge(player)]
 
 
-def assess_game(game: LoadedGame) -> list[MoveQuality]:
-    """Judge every move of a logged game; raises ReplayMismatch if the log does not replay."""
-    flags = judge_moves(game.header.players, game.header.deck, game.moves)
+def assess_game(header: GameHeader, moves: Sequence[MoveRecord], group: str) -> list[MoveQuality]:
+    """Judge every move of a logged game (one the run's reader read, so it replays)."""
+    flags = judge_moves(header.players, header.deck, moves)
     return [
         MoveQuality(
             **flag.model_dump(),
-            run_id=game.row.run_id,
-            game_id=game.row.game_id,
-            group=game.row.group,
+            run_id=header.run_id,
+            game_id=header.game_id,
+            group=group,
             rated=any(r is not None for r in record.ratings),
             chosen_top=chosen_is_top(record.ratings, record.move_index),
         )
-        for flag, record in zip(flags, game.moves, strict=True)
+        for flag, record in zip(flags, moves, strict=True)
     ]
 
 

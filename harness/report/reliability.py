@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.report.load import GameRow
+from harness.report.rows import GameRow
 from harness.schema.records import PROVIDER_ERROR_KINDS
 
 

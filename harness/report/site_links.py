@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.report.load import RunInfo
+from harness.report.rows import RunInfo
 from harness.schema.viewer_site import SITE_BESIDE_REPORT, read_site_index
 
 

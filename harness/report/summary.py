@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from harness.report.load import GameRow, MoveRow
+from harness.report.rows import GameRow, MoveRow
 from harness.report.stats import ScoreStats, score_stats
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from harness.report.load import MoveRow
+from harness.report.rows import MoveRow
 
 TURN_BIN = 5  # turns per point of the accuracy-over-turns plot
 

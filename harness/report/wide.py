@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from harness.report.grouping import group_label
-from harness.report.load import GameRow
+from harness.report.rows import GameRow
 from harness.report.stats import Interval, ScoreStats, score_stats
 
 ScoreConvention = Literal["fireworks", "engine"]

@@ -1,11 +1,11 @@
 """A run's progress read from its files alone: how many games are complete, interrupted or still to play.
 
-Reads the run through the one reader of run folders (harness.run.store), so a log damaged for any reader (a line
-that is not a record, invalid UTF-8, a header of another game, a move line out of sequence or not replaying) is
-damaged here too: it is named, and its game is not counted, as report and export leave it out and resume refuses it,
-and the run's status is "damaged" (whatever its last session recorded) until the log is moved aside or restored. A
-manifest or status file that cannot be read makes that run "unreadable", with the same one line the other commands
-give, never the listing fail.
+Reads the run through the one reader of run folders (harness.run.store: RunDir.results, which reads in full only the
+logs written since the run's status.json), so a log damaged for any reader (a line that is not a record, invalid
+UTF-8, a header of another game, a move line out of sequence or not replaying) is damaged here too: it is named, and
+its game is not counted, as report and export leave it out and resume refuses it, and the run's status is "damaged"
+(whatever its last session recorded) until the log is moved aside or restored. A manifest or status file that cannot
+be read makes that run "unreadable", with the same one line the other commands give, never the listing fail.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from harness.schema.records import Usage, total_saving
 
 class ProgressOnDisk(BaseModel):
     status: str  # running, stopped (writer gone or Ctrl-C), interrupted, complete, failed, damaged, unreadable
-    players: str
-    total: int
-    complete: int
-    interrupted: int
-    mean_score: float | None
-    updated_at: str | None
+    players: str = ""
+    total: int = 0
+    complete: int = 0
+    interrupted: int = 0
+    mean_score: float | None = None
+    updated_at: str | None = None
     corrupt: list[str] = []  # "games/<id>.jsonl line N: problem" for each damaged log
     problem: str | None = None  # why the run is unreadable
     # prompt caching over every attempt logged: the share of prompt tokens read from the cache (None: no prompt
@@ -42,35 +42,17 @@ def run_progress(path: Path) -> ProgressOnDisk:
         manifest = run.read_manifest()
         status = run.read_status()
     except RunFolderDamaged as exc:
-        return ProgressOnDisk(
-            problem=str(exc),
-            status="unreadable",
-            players="",
-            total=0,
-            complete=0,
-            interrupted=0,
-            mean_score=None,
-            updated_at=None,
-        )
+        return ProgressOnDisk(status="unreadable", problem=str(exc))
     games = manifest.games if manifest is not None else []
     results = []
     corrupt = []
-    usage, savings = Usage(), []  # prompt caching over every attempt: tokens, and each game's saving
-    for log in run.game_paths():
-        try:
-            contents = run.read_game(log)
-        except LogCorrupt as exc:
-            corrupt.append(f"{log.relative_to(path)} line {exc.line}: {exc.problem}")
-            continue
-        except OSError as exc:
-            corrupt.append(f"{log.relative_to(path)}: unreadable ({exc.strerror})")
-            continue
-        if contents.result is not None:
-            results.append(contents.result)
-        attempts = [a for c in [c for m in contents.moves for c in m.calls] + contents.failed_calls for a in c.attempts]
-        usage = sum((a.usage for a in attempts), usage)
-        if (saving := total_saving(attempts)) is not None:
-            savings.append(saving)
+    for log, result in run.results():
+        if isinstance(result, LogCorrupt):
+            corrupt.append(f"{log.relative_to(path)} {result.at}")
+        elif result is not None:
+            results.append(result)
+    usage = sum((r.usage for r in results), Usage())  # prompt caching over every game's attempts
+    savings = [r.cache_saving_usd for r in results if r.cache_saving_usd is not None]
     complete = [r for r in results if r.status == "complete"]
     interrupted = sum(1 for r in results if r.status == "interrupted")
     state: str = status.status if status else "new"

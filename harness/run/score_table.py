@@ -3,27 +3,22 @@ games complete and interrupted, mean score, tokens, cost, what prompt caching re
 rejected attempt by error kind.
 
 Counts cover every game of the run, whichever session played it, and every attempt ever made: the moves' calls and
-the failed calls of interrupted games. Error kinds are an open set: whatever the logs hold is counted by name. Only
-the lines whose bytes hold an `"error_kind":"..."` are parsed, so that the summary of a large run is quick, and in
-those only the attempts' own field counts: a move's memory keeps a model's free-form JSON as it came (the paper
-Mycroft's deduction block), which may hold such a key too. A missing figure is "-", never nan.
+the failed calls of interrupted games. Error kinds are an open set: whatever the logs hold is counted by name, from
+each game's facts as the run's reader counts them (harness.run.store.GameFacts). A missing figure is "-", never nan.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from collections import Counter, defaultdict
-from pathlib import Path
+from collections.abc import Sequence
 
 from pydantic import BaseModel
 from rich.table import Table
 
+from harness.schema.log_file import GameFacts
 from harness.schema.moves import EndReason
 from harness.schema.records import PROVIDER_ERROR_KINDS, GamePlan, GameResult
-
-ERROR_KIND = re.compile(rb'"error_kind":"([A-Za-z0-9_.-]{1,64})"')
 
 
 def score_table(results: list[tuple[GamePlan, GameResult]]) -> Table:
@@ -122,18 +117,15 @@ class RunSummary(BaseModel):
     provider_errors: dict[str, int]
 
 
-def summarize(games: list[tuple[GameResult | None, Path]], wall_s: float) -> RunSummary:
-    """Sum the results (None: a game without a result yet) and count each log's rejected attempts by kind."""
+def summarize(games: Sequence[tuple[GameResult | None, GameFacts | None]], wall_s: float) -> RunSummary:
+    """Sum the results (None: a game without a result yet) and count the rejected attempts of each game's facts (None:
+    a log that cannot be read) by kind."""
     results = [r for r, _ in games if r is not None]
     complete = [r for r in results if r.status == "complete"]
     scores = [r.fireworks_score for r in complete]
     kinds: Counter[str] = Counter()
-    for _, path in games:
-        try:
-            data = path.read_bytes() if path.exists() else b""
-        except OSError:
-            continue
-        kinds.update(_error_kinds(data))
+    for _, facts in games:
+        kinds.update(facts.error_kinds if facts is not None else {})
     spread = _standard_error(scores)
     costs = [r.cost_usd for r in results if r.cost_usd is not None]
     savings = [r.cache_saving_usd for r in results if r.cache_saving_usd is not None]
@@ -155,29 +147,6 @@ def summarize(games: list[tuple[GameResult | None, Path]], wall_s: float) -> Run
         invalid_replies={k: n for k, n in sorted(kinds.items()) if k not in PROVIDER_ERROR_KINDS},
         provider_errors={k: n for k, n in sorted(kinds.items()) if k in PROVIDER_ERROR_KINDS},
     )
-
-
-def _error_kinds(log: bytes) -> Counter[str]:
-    """The error kinds of a log's attempts: its moves' calls and its results' failed calls (a torn last line is no
-    record, and counts nothing)."""
-    kinds: Counter[str] = Counter()
-    for line in log.splitlines():
-        if ERROR_KIND.search(line) is None:
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(record, dict):
-            continue
-        calls = record.get("failed_calls") if record.get("type") == "result" else record.get("calls")
-        for call in calls if isinstance(calls, list) else []:
-            attempts = call.get("attempts") if isinstance(call, dict) else None
-            for attempt in attempts if isinstance(attempts, list) else []:
-                kind = attempt.get("error_kind") if isinstance(attempt, dict) else None
-                if isinstance(kind, str):
-                    kinds[kind] += 1
-    return kinds
 
 
 def summary_table(summary: RunSummary) -> Table:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,9 +32,17 @@ from pydantic import BaseModel, ValidationError
 from harness.engine.replay import ReplayMismatch, replay
 from harness.schema.config import SeedDeck
 from harness.schema.errors import Refused
-from harness.schema.log_file import GameLogContents, LogCorrupt, read_game_log
+from harness.schema.log_file import (
+    GameFacts,
+    GameLogContents,
+    LogCorrupt,
+    a_result,
+    check_header,
+    last_line,
+    read_game_log,
+)
 from harness.schema.manifest import RunManifest, SweepRecord
-from harness.schema.records import RunStatus
+from harness.schema.records import GameHeader, GameResult, RunStatus
 from harness.schema.secrets import redact
 
 MANIFEST = "manifest.json"
@@ -133,8 +141,86 @@ class RunDir:
         """A game log of this run, every line checked, its header against its name and this run, its moves in
         sequence and replayed (raises LogCorrupt at the first line that is not what the game logged)."""
         contents = read_game_log(path)
-        header = contents.header
-        if header is not None and header.run_id != self._manifest_run_id(header.run_id):
+        if contents.header is not None:
+            self._check_run(path, contents.header)
+        check_replays(path, contents)
+        return contents
+
+    def read(self, path: Path) -> GameLogContents | LogCorrupt | None:
+        """One game log read by `read_game`, or the damage that leaves it out of every reader (a file that cannot be
+        read at all too); None while nothing is written in it."""
+        try:
+            contents = self.read_game(path)
+        except LogCorrupt as exc:
+            return exc
+        except OSError as exc:
+            return LogCorrupt(path, None, f"unreadable ({exc.strerror or exc})")
+        return contents if contents.header is not None else None
+
+    def facts(self, game_id: str) -> GameFacts | None:
+        """The facts of one game of the run (`read`), None while its log holds nothing or is damaged."""
+        game = self.read(self.game_path(game_id))
+        return game.facts if isinstance(game, GameLogContents) else None
+
+    def games(self) -> Iterator[GameLogContents | LogCorrupt]:
+        """Every game log of the run, in name order, each read (`read`) only when the one before it was taken: a
+        caller that keeps only what it needs of each game holds one log at a time."""
+        for path in self.game_paths():
+            game = self.read(path)
+            if game is not None:
+                yield game
+
+    def results(self) -> Iterator[tuple[Path, GameResult | LogCorrupt | None]]:
+        """Each game log's result (None: none yet) or its damage, as `read` finds them. A log last written before the
+        run's status.json (by the session that then wrote the status) is read at its two ends only, when they show
+        nothing wrong: its header checked as `read_game` checks it, its result from its last line. So a run is
+        listed without reading its logs whole, while a log written since (a game being played, or a log edited or
+        copied in) is read in full."""
+        try:
+            written = (self.path / STATUS).stat().st_mtime_ns
+        except OSError:
+            written = None
+        for path in self.game_paths():
+            settled, result = False, None  # type: tuple[bool, GameResult | LogCorrupt | None]
+            try:
+                if written is not None and path.stat().st_mtime_ns < written:
+                    settled, result = self._ends(path)
+            except LogCorrupt as exc:
+                settled, result = True, exc
+            except OSError:
+                pass  # read in full, which names what is wrong
+            if not settled:
+                game = self.read(path)
+                result = game.result if isinstance(game, GameLogContents) else game
+            yield path, result
+
+    def _ends(self, path: Path) -> tuple[bool, GameResult | None]:
+        """(settled, the game's result) from a log's first and last lines: not settled when they cannot say (a torn
+        line, a line that is not the record it looks like), and the log is then read in full. Raises LogCorrupt for a
+        header that is not this game's, as `read_game` does."""
+        with path.open("rb") as handle:
+            first = handle.readline()
+        last = last_line(path)
+        if not first.endswith(b"\n") or last is None:
+            return False, None
+        try:
+            header = GameHeader.model_validate_json(first)
+        except ValidationError:
+            return False, None
+        check_header(path, header)
+        self._check_run(path, header)
+        if last.startswith(b'{"type":"move"') or last == first[:-1]:
+            return True, None
+        if not last.startswith(b'{"type":"result"'):
+            return False, None
+        try:
+            return True, a_result(GameResult.model_validate_json(last))
+        except ValidationError:
+            return False, None
+
+    def _check_run(self, path: Path, header: GameHeader) -> None:
+        """Raise LogCorrupt unless the header is of this run (while the manifest can be read)."""
+        if header.run_id != self._manifest_run_id(header.run_id):
             raise LogCorrupt(
                 path,
                 1,
@@ -142,8 +228,6 @@ class RunDir:
                 "moved here?",
                 fix="move it back to the run it came from, out of this run's games folder",
             )
-        check_replays(path, contents)
-        return contents
 
     def _manifest_run_id(self, default: str) -> str:
         """The run id the manifest records (read once), or `default` while there is no readable manifest."""

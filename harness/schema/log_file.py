@@ -17,14 +17,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
 from harness.schema.disk import with_path
-from harness.schema.records import LOG_LINE, SCHEMA_VERSION, Call, GameHeader, GameResult, MoveRecord
+from harness.schema.records import (
+    LOG_LINE,
+    PROVIDER_ERROR_KINDS,
+    SCHEMA_VERSION,
+    Call,
+    GameHeader,
+    GameResult,
+    MoveRecord,
+    total_cost,
+    total_saving,
+)
 from harness.schema.secrets import redact
 
 DAMAGED_LOG_FIX = (
@@ -35,15 +48,20 @@ DAMAGED_LOG_FIX = (
 
 class LogCorrupt(ValueError):
     """A game log line other than the last one is not a valid record, the header is not the game the file's name
-    says, or a move line is out of sequence (or, from the run store's reader, does not replay). The message is
-    `path:line: problem`; `refusal` adds what to do about it."""
+    says, or a move line is out of sequence (or, from the run store's reader, does not replay, or the file cannot be
+    read at all: `line` None). The message is `path:line: problem`; `refusal` adds what to do about it."""
 
-    def __init__(self, path: Path, line: int, problem: str, fix: str = DAMAGED_LOG_FIX) -> None:
-        super().__init__(f"{path}:{line}: {problem}")
+    def __init__(self, path: Path, line: int | None, problem: str, fix: str = DAMAGED_LOG_FIX) -> None:
+        super().__init__(f"{path}:{line}: {problem}" if line is not None else f"{path}: {problem}")
         self.path = path
         self.line = line
         self.problem = problem
         self.fix = fix
+
+    @property
+    def at(self) -> str:
+        """The problem with its line, as a listing beside the file's name gives it: `line 5: problem`."""
+        return f"line {self.line}: {self.problem}" if self.line is not None else self.problem
 
     @property
     def refusal(self) -> str:
@@ -70,6 +88,41 @@ def check_header(path: Path, header: GameHeader) -> None:
 
 
 GameStatus = Literal["complete", "interrupted", "unfinished"]
+
+
+@dataclass(frozen=True)
+class GameFacts:
+    """A game's facts, counted once from its log (GameLogContents.facts): who played it, how it ended, and what it
+    spent over every attempt: its moves' calls and the failed calls of every interruption and stop."""
+
+    header: GameHeader
+    status: GameStatus
+    result: GameResult | None  # the game's result: its complete or interrupted line (a stop is none)
+    moves: int
+    interruptions: int  # moves that could not be made (one per interrupted line)
+    calls: int
+    attempts: int
+    error_kinds: dict[str, int]  # attempts per error kind, in name order (an open set: whatever the log holds)
+    replies_cut: int  # rejected replies (or reasoning) the log keeps only the start of (Attempt.cut)
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None  # None: not known (an attempt of an unpriced model, see total_cost), never a guessed $0
+    latency_s: float  # summed over the logged moves' attempts
+    cached_tokens: int  # prompt tokens read from a provider's prompt cache (counted in prompt_tokens)
+    cache_write_tokens: int  # prompt tokens written to it
+    cache_saving_usd: float | None  # what prompt caching saved (total_saving); None: nothing recorded
+
+    @property
+    def retries(self) -> int:
+        return self.attempts - self.calls
+
+    @property
+    def invalid_replies(self) -> int:
+        return sum(n for kind, n in self.error_kinds.items() if kind not in PROVIDER_ERROR_KINDS)
+
+    @property
+    def provider_errors(self) -> int:
+        return sum(n for kind, n in self.error_kinds.items() if kind in PROVIDER_ERROR_KINDS)
 
 
 class GameLogContents(BaseModel):
@@ -103,6 +156,32 @@ class GameLogContents(BaseModel):
     @property
     def failed_calls(self) -> list[Call]:
         return [call for r in self.results for call in r.failed_calls]
+
+    @cached_property
+    def facts(self) -> GameFacts:
+        """The game's facts (of a log with its header), counted on first use."""
+        assert self.header is not None
+        calls = [c for m in self.moves for c in m.calls] + self.failed_calls
+        attempts = [a for c in calls for a in c.attempts]
+        kinds = Counter(str(a.error_kind) for a in attempts if a.error_kind)
+        return GameFacts(
+            header=self.header,
+            status=self.status,
+            result=self.result,
+            moves=len(self.moves),
+            interruptions=sum(r.status == "interrupted" for r in self.results),
+            calls=len(calls),
+            attempts=len(attempts),
+            error_kinds=dict(sorted(kinds.items())),
+            replies_cut=sum(a.cut for a in attempts),
+            prompt_tokens=sum(a.usage.prompt_tokens for a in attempts),
+            completion_tokens=sum(a.usage.completion_tokens for a in attempts),
+            cost_usd=total_cost(attempts),
+            latency_s=sum(m.latency_s for m in self.moves),
+            cached_tokens=sum(a.usage.cached_tokens for a in attempts),
+            cache_write_tokens=sum(a.usage.cache_write_tokens for a in attempts),
+            cache_saving_usd=total_saving(attempts),
+        )
 
     def records(self) -> list[MoveRecord | GameResult]:
         """The moves and result lines in the order the log holds them: each result line follows the moves made
@@ -169,10 +248,9 @@ def check_sequence(path: Path, line: int, contents: GameLogContents, record: Mov
     raise LogCorrupt(path, line, f"move line out of sequence: expected the move of {expected}, found {found}")
 
 
-def last_result(path: Path) -> GameResult | None:
-    """The game's result at the end of its log, if the log ends with one, read from the end of the file only (as
-    GameLogContents.result: a stop is no result). A last line without its line break is torn, as every reader takes it
-    (read_game_log): not a result, whatever it holds."""
+def last_line(path: Path) -> bytes | None:
+    """The log's last line, read from the end of the file only; None for an empty file or a last line without its
+    line break (torn)."""
     with path.open("rb") as handle:
         size = handle.seek(0, 2)
         if size == 0:
@@ -180,15 +258,21 @@ def last_result(path: Path) -> GameResult | None:
         handle.seek(size - 1)
         if handle.read(1) != b"\n":
             return None
-        window = 65536
+        window = 4096
         while True:
             handle.seek(max(0, size - window))
-            lines = handle.read().rstrip(b"\n").rsplit(b"\n", 1)
+            lines = handle.read()[:-1].rsplit(b"\n", 1)
             if len(lines) == 2 or window >= size:  # the whole last line is in the window
-                break
+                return lines[-1]
             window *= 4
-        tail = lines[-1]
-    if b'"type":"result"' not in tail:
+
+
+def last_result(path: Path) -> GameResult | None:
+    """The game's result at the end of its log, if the log ends with one, read from the end of the file only (as
+    GameLogContents.result: a stop is no result). A last line without its line break is torn, as every reader takes it
+    (read_game_log): not a result, whatever it holds."""
+    tail = last_line(path)
+    if tail is None or b'"type":"result"' not in tail:
         return None
     try:
         return a_result(GameResult.model_validate_json(tail))

@@ -102,11 +102,15 @@ def aligned(
     return [by_index[i] for i in range(len(legal_moves))]
 
 
-def check_game(values: dict[int, DecisionValueRecord], moves: Sequence[MoveRecord], where: str) -> None:
-    """ValuesUnreadable (naming `where`) unless each valued turn is a logged move whose decision the values describe."""
+def game_values(run: Path, game_id: str, moves: Sequence[MoveRecord]) -> dict[int, DecisionValueRecord]:
+    """A game's move values by turn ({} when its run has none); ValuesUnreadable for a damaged file, or unless each
+    valued turn is a logged move of `moves` whose decision the values describe."""
+    path = values_path(run, game_id)
+    values = read_values(path)
     logged = {record.turn: record for record in moves}
     for turn, record in values.items():
         move = logged.get(turn)
         if move is None:
-            raise ValuesUnreadable(f"{where}: turn {turn} is not a logged move of the game")
-        aligned(record, move.legal_moves, move.move_index, where)
+            raise ValuesUnreadable(f"{path}: turn {turn} is not a logged move of the game")
+        aligned(record, move.legal_moves, move.move_index, str(path))
+    return values

@@ -18,13 +18,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from harness.report.load import SkippedLog
-from harness.run.store import RunDir, find_runs
-from harness.schema.log_file import GameLogContents, GameStatus, LogCorrupt
-from harness.schema.records import Call, total_cost
-from harness.schema.value_records import ValuesUnreadable, check_game, read_values, values_path
+from harness.report.rows import SkippedLog
+from harness.run.store import RunDir, RunFolderDamaged, find_runs
+from harness.schema.log_file import GameStatus, LogCorrupt
+from harness.schema.value_records import ValuesUnreadable, game_values, values_path
 from harness.web.marks import reasked_turns, regrets, strike_turns
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
@@ -167,15 +166,15 @@ class Catalog:
                 scaffolds = list(dict.fromkeys(s.scaffold for s in seats))
                 players = list(manifest.config.players)
                 planned = len(manifest.games) if "games" in manifest.model_fields_set else None
-        except (OSError, ValueError) as exc:  # RunFolderDamaged: one line naming the file
-            problem = _first_error(exc)
+        except RunFolderDamaged as exc:  # one line naming the file
+            problem = str(exc)
         status = reason = None
         try:
             recorded = run.read_status()
             if recorded is not None:
                 status, reason = recorded.status, recorded.reason
-        except (OSError, ValueError) as exc:
-            problem = problem or _first_error(exc)
+        except RunFolderDamaged as exc:
+            problem = problem or str(exc)
         paths = run.game_paths()
         pages = unique_names([p.stem for p in paths])
         games: list[GameSummary] = []
@@ -220,44 +219,25 @@ def _page_of(read: GameSummary | SkippedLog) -> str | None:
     return read.page if isinstance(read, GameSummary) else None
 
 
-def _first_error(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        error = exc.errors()[0]
-        return f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-
-
-def read_log(path: Path, run: RunDir | None = None) -> GameLogContents:
-    """A game log (`<run>/games/<game>.jsonl`) read by the run store's reader (`run`'s, which reads its manifest
-    once for all its logs): every line typed, its header checked against its file name and run (LogCorrupt
-    otherwise), a torn last line ignored."""
-    return (run or RunDir(path.parent.parent)).read_game(path)
-
-
 def summarize(run: RunDir, path: Path, page: str) -> GameSummary | SkippedLog | None:
-    """One game log as the run page lists it; SkippedLog for a log that cannot be read; None before its header."""
-    try:
-        contents = read_log(path, run)
-    except LogCorrupt as exc:
-        return SkippedLog(run=run.path.name, path=str(path), problem=f"line {exc.line}: {exc.problem}")
-    except (OSError, UnicodeError) as exc:
-        return SkippedLog(run=run.path.name, path=str(path), problem=f"unreadable ({exc})")
-    header = contents.header
-    if header is None:
+    """One game log as the run page lists it, from the run's reader; SkippedLog for a log that cannot be read; None
+    before its header."""
+    game = run.read(path)
+    if game is None:
         return None  # nothing written yet: not a game
-    result = contents.result
+    if isinstance(game, LogCorrupt):
+        return SkippedLog(run=run.path.name, path=str(path), problem=game.at)
+    facts, moves = game.facts, game.moves
+    header, result = facts.header, facts.result
     values_problem = None
     game_regrets: dict[int, float] = {}
-    if contents.complete:
-        where = values_path(run.path, header.game_id)
+    if facts.status == "complete":
         try:
-            values = read_values(where)
-            check_game(values, contents.moves, str(where))
-            game_regrets = regrets(contents.moves, values)
+            game_regrets = regrets(moves, game_values(run.path, header.game_id, moves))
         except ValuesUnreadable as exc:
             values_problem = str(exc)
     worst = max(game_regrets.items(), key=lambda item: (item[1], -item[0]), default=None)
-    calls: list[Call] = [c for m in contents.moves for c in m.calls] + contents.failed_calls
+    strikes = strike_turns(moves)
     return GameSummary(
         game_id=header.game_id,
         page=f"{page}.html",
@@ -267,19 +247,19 @@ def summarize(run: RunDir, path: Path, page: str) -> GameSummary | SkippedLog | 
         repeat=header.repeat,
         players=header.players,
         seats=[seat.label for seat in header.seats],
-        status=contents.status,
+        status=facts.status,
         interrupted_reason=result.interrupted_reason if result else None,
         end_reason=str(result.end_reason) if result and result.end_reason else None,
         fireworks_score=result.fireworks_score if result else None,
         engine_score=result.engine_score if result else None,
-        strikes=len(strike_turns(contents.moves)),
-        moves=len(contents.moves),
-        calls=len(calls),
-        attempts=sum(len(c.attempts) for c in calls),
-        strike_turns=strike_turns(contents.moves),
-        reasked_turns=reasked_turns(contents.moves),
+        strikes=len(strikes),
+        moves=facts.moves,
+        calls=facts.calls,
+        attempts=facts.attempts,
+        strike_turns=strikes,
+        reasked_turns=reasked_turns(moves),
         worst_regret=worst[1] if worst else None,
         worst_regret_turn=worst[0] if worst and worst[1] > 0 else None,
         values_problem=values_problem,
-        cost_usd=total_cost(a for c in calls for a in c.attempts),  # unknown beside an unpriced model, never $0
+        cost_usd=facts.cost_usd,  # unknown beside an unpriced model, never $0
     )

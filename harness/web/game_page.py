@@ -17,18 +17,13 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.engine.game import Game
 from harness.engine.replay import ReplayMismatch, ReplayStep, replay
+from harness.run.store import RunDir
 from harness.schema.log_file import GameLogContents
 from harness.schema.moves import Move, MoveKind
 from harness.schema.records import PROVIDER_ERROR_KINDS, Call, GameHeader, GameResult, Message, MoveRecord
-from harness.schema.value_records import (
-    DecisionValueRecord,
-    ValuesUnreadable,
-    check_game,
-    read_values,
-    values_path,
-)
+from harness.schema.value_records import DecisionValueRecord, ValuesUnreadable, game_values
 from harness.web.board import Board, board_of
-from harness.web.catalog import GameSummary, read_log
+from harness.web.catalog import GameSummary
 from harness.web.deductions import Deductions, deductions_of
 from harness.web.marks import aligned_values, reasked, regret
 
@@ -314,10 +309,8 @@ def _values(run: Path, contents: GameLogContents) -> tuple[dict[int, DecisionVal
     assert contents.header is not None
     if not contents.complete:
         return {}, None
-    where = values_path(run, contents.header.game_id)
     try:
-        values = read_values(where)
-        check_game(values, contents.moves, str(where))
+        values = game_values(run, contents.header.game_id, contents.moves)
     except ValuesUnreadable:
         return {}, None  # the run page names the problem
     if not values:
@@ -326,13 +319,14 @@ def _values(run: Path, contents: GameLogContents) -> tuple[dict[int, DecisionVal
     return values, f"{first.rollouts} rollouts of local/{first.bot}, seed {first.base_seed}"
 
 
-def build_game_page(run: Path, summary: GameSummary) -> GamePage:
-    """The page of one game of the run folder `run`, read from its log now."""
-    contents = read_log(Path(summary.log))
+def build_game_page(run: RunDir, summary: GameSummary) -> GamePage:
+    """The page of one game of the run `run`, read from its log now by the run's reader (LogCorrupt when it is
+    damaged)."""
+    contents = run.read_game(Path(summary.log))
     header = contents.header
     if header is None:
         raise ValueError(f"{summary.log}: the log has no header")
-    values, values_note = _values(run, contents)
+    values, values_note = _values(run.path, contents)
     who = [seat.label for seat in header.seats]
     stops: dict[int, list[GameResult]] = {}  # interruptions and stops by the number of moves made before them
     for result in contents.results:

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from harness.engine.replay import ReplayMismatch
-from harness.schema.log_file import LogCorrupt
+from harness.run.store import RunDir
 from harness.schema.value_records import values_path
 from harness.web.catalog import Catalog, RunEntry, stamp_of
 from harness.web.game_page import build_game_page
@@ -102,9 +101,9 @@ def _game(run: RunEntry, name: str, cache: PageCache) -> Response:
         key = (run.path, name, stamp, tuple(g.page for g in run.games))
         html = cache.get(key)
         if html is None:
-            html = render_game(run, build_game_page(Path(run.path), game)).encode()
+            html = render_game(run, build_game_page(RunDir(Path(run.path)), game)).encode()
             cache.put(key, html)
-    except (LogCorrupt, ReplayMismatch, OSError, UnicodeError, ValueError) as exc:
+    except (OSError, ValueError) as exc:  # LogCorrupt: a log damaged since the catalog read it
         return _text(HTTPStatus.NOT_FOUND, f"the game's log cannot be shown now: {exc}")
     return Response(HTTPStatus.OK, html)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from harness import __version__
 from harness.export.writer import check_apart, check_place, check_replaceable, write_export
-from harness.run.store import find_runs
+from harness.run.store import RunDir, find_runs
 from harness.schema.errors import Refused
 from harness.schema.records import now_iso
 from harness.schema.viewer_site import SITE_INDEX, SiteIndex, SiteRun, read_site_index
@@ -90,21 +90,21 @@ def _one(text: str) -> Iterator[str]:
     yield text
 
 
-_RUNS: list[RunEntry] = []  # a worker process's copy of the runs, sent once when it starts
+_RUNS: list[tuple[RunEntry, RunDir]] = []  # a worker process's copy of the runs, sent once when it starts
 
 
 def _keep_runs(runs: list[RunEntry]) -> None:
-    _RUNS[:] = runs
+    _RUNS[:] = [(run, RunDir(Path(run.path))) for run in runs]  # each run's reader reads its manifest once
 
 
 def _game_html(task: tuple[int, str]) -> str:
     """One game page's HTML, by the run's place in _RUNS and the page's name (in a worker, a task is these two
     small values: the run, with every game's summary, crosses to each worker once, not once per page)."""
     number, page = task
-    run = _RUNS[number]
+    run, folder = _RUNS[number]
     game = run.game(page)
     assert game is not None  # pages come from the run's own list
-    return render_game(run, build_game_page(Path(run.path), game))
+    return render_game(run, build_game_page(folder, game))
 
 
 def write_site(catalog: Catalog, out: Path, sources: list[str], jobs: int = 1) -> SiteIndex:

@@ -54,7 +54,7 @@ CHECKED_TURNS = {"2p-custom-seed1": (1, 25, -1), "4p-custom-seed1": (25, 40, -1)
 
 
 def test_values_files_are_byte_identical_to_the_pinned_ones(run_dir: Path, tmp_path: Path) -> None:
-    logs, skipped, corrupt = complete_games(RunDir(run_dir).game_paths())
+    logs, skipped, corrupt = complete_games(RunDir(run_dir))
     assert len(logs) == 2 and not skipped and not corrupt
     assert {log.header.game_id for log in logs if log.header is not None} == set(CHECKED_TURNS)
     for log in logs:

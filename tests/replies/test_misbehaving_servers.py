@@ -15,6 +15,7 @@ from harness.cli.main import main
 from harness.formats import parse_reply
 from harness.models import retry_events
 from harness.run.score_table import summarize
+from harness.run.store import RunDir
 from harness.schema.log_file import count_moves, read_game_log
 from harness.schema.records import PROVIDER_ERROR_KINDS
 from tests.fakeserver import FakeModelServer, Reply, careful_player, legal_moves_in
@@ -265,7 +266,7 @@ def test_a_models_own_json_kept_in_the_log_is_never_counted_as_an_error_or_a_mov
     (path,) = list((run_dir / "games").glob("*.jsonl"))
     assert b'"error_kind":"server_error"' in path.read_bytes()  # the model's block is in the log as it came
     contents = read_game_log(path)
-    summary = summarize([(contents.result, path)], 0.0)
+    summary = summarize([(contents.result, RunDir(run_dir).facts(path.stem))], 0.0)
     assert summary.provider_errors == {} and summary.invalid_replies == {}
     assert count_moves(path) == len(contents.moves)
 

@@ -15,6 +15,7 @@ from harness.engine.seeds import resolve_seeds
 from harness.report.load import load
 from harness.report.paired import compare_groups
 from harness.report.wide import wide_table
+from harness.run.store import find_runs
 from harness.schema.config import RunConfig
 from harness.schema.log_file import read_game_log
 from harness.schema.records import SeatConfig
@@ -121,7 +122,7 @@ def test_paired_statistics_take_the_mean_over_repeats_of_a_deal(tmp_path: Path) 
         ]
         assert main([*base, "--repeats", "3", "--no-progress"]) == 0
     assert main(["run", "--model", "local/smart", "--seeds", "1,2", "--out", str(out), "--no-progress"]) == 0
-    dataset = load([out], by=["model"])
+    dataset = load(find_runs([out]), by=["model"])
     rows = dataset.rows
     assert len(rows) == 8
     (comparison,) = compare_groups(rows).comparisons

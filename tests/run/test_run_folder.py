@@ -213,6 +213,22 @@ def test_a_move_line_repeated_or_deleted_is_named_and_left_out_by_every_reader(
     assert status_column(listing(run.parent, capsys)) == "complete"
 
 
+def test_a_log_that_cannot_be_read_at_all_is_named_and_left_out_by_every_reader(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = run / "games" / "2p-custom-seed2.jsonl"
+    log.unlink()
+    log.mkdir()  # what the reader finds where the log should be: not a file it can read
+    named = "unreadable (Is a directory)"
+
+    out = listing(run.parent, capsys)
+    assert f"corrupt log {log} {named}" in out
+    assert done_column(out) == "1" and status_column(out) == "damaged"
+    report_and_export_leave_it_out(run, tmp_path, capsys, named, seeds={1})
+    assert main(["view", str(run), "--out", str(tmp_path / "site")]) == 0
+    assert f"skipped {log}: {named}" in capsys.readouterr().err
+
+
 def test_a_finished_games_move_that_does_not_replay_is_named_and_left_out_by_every_reader(
     run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

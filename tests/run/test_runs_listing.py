@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,26 @@ def test_a_corrupted_finished_log_is_named_and_the_folder_still_listed(
     # the run whose finished log is damaged is not shown complete, whatever its last session recorded
     assert sorted(statuses.values()) == ["complete", "damaged"]
     assert "nan" not in out
+
+
+def test_a_log_moved_in_from_another_run_is_named_however_old_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`runs` reads a log last written before its run's status at its two ends only; a log moved in from another run
+    keeps its modification time, and its header still tells it apart."""
+    for seed, name in (("1", "a"), ("2", "b")):
+        argv = ["run", "--players", "2", "--seeds", seed, "--run-name", name, "--out", str(tmp_path), "--no-progress"]
+        assert main(argv) == 0
+    moved = tmp_path / "a" / "games" / "2p-custom-seed2.jsonl"
+    (tmp_path / "b" / "games" / moved.name).rename(moved)
+    older = (tmp_path / "a" / "status.json").stat().st_mtime_ns - 10**9
+    os.utime(moved, ns=(older, older))
+    capsys.readouterr()
+    assert main(["runs", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"corrupt log {moved} line 1: the header is of run b-" in out.replace("\n", "")
+    rows = {row.split("│")[1].strip(): row.split("│")[3].strip() for row in out.splitlines() if row.startswith("│")}
+    assert rows == {"a": "damaged", "b": "complete"}
 
 
 def test_an_unreadable_manifest_does_not_hide_the_other_runs(
