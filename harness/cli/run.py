@@ -15,7 +15,7 @@ from harness.cli.table import add_table_options, linger, table_for
 from harness.run.score_table import score_table, summarize, summary_table, sweep_table
 from harness.schema.config import SESSION_FLAGS, RunConfig, SessionOptions
 from harness.schema.errors import EXIT_FAILED, EXIT_OK, Refused
-from harness.schema.records import DEFAULT_TIMEOUT_S, GameResult, SeatConfig
+from harness.schema.records import DEFAULT_TIMEOUT_S, SeatConfig
 from harness.schema.secrets import public_command
 from harness.session.launch import play_run, play_sweep
 from harness.session.request import DEFAULT_MODEL, RunRequest, plan_run, plan_sweep

@@ -106,15 +106,18 @@ def is_report(folder: Path) -> bool:
     return (folder / REPORT_MANIFEST).is_file() or all((folder / name).is_file() for name in (HTML, MARKDOWN))
 
 
-def check_report_out(out: Path, force: bool, runs: Sequence[Path]) -> None:
-    """Refuse an --out that would overwrite something, before any log is read or anything written: one inside or
-    around a run read, a folder of other files, or an earlier report without --force (or with files it did not
-    write) (Refused)."""
-    check_place(out, "report")  # a path through a file is named before any run is looked for
+def check_report_out(out: Path, force: bool, paths: Sequence[Path]) -> list[Path]:
+    """Refuse an --out that would overwrite something, before any log is read or anything written: a path through a
+    file, one inside or around a run read, a folder of other files, or an earlier report without --force (or with
+    files it did not write) (Refused). Returns the run folders `paths` name, each game in only one of them."""
+    check_place(out, "report")
+    runs = find_runs(paths)
+    check_each_game_once(runs)
     if check_folder(out, runs, "report", is_report):
         if not force:
             raise Refused(f"--out {out} already holds a report; pass --force to replace it")
         check_replaceable(out, listed_files(out, REPORT_MANIFEST), "report")
+    return runs
 
 
 def build_report(
@@ -124,9 +127,7 @@ def build_report(
     content and the files written."""
     if len(set(by)) != len(by):
         raise Refused("--by repeats a dimension; list each one once")
-    check_report_out(out, force, paths)
-    runs = find_runs(paths)
-    check_each_game_once(runs)
+    runs = check_report_out(out, force, paths)
     dataset = load(runs, by)
     if not dataset.rows:
         names = ", ".join(r.name for r in dataset.runs)

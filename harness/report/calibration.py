@@ -24,8 +24,6 @@ from harness.report.stats import Interval, bootstrap_interval
 from harness.schema.records import MoveRecord
 from harness.schema.value_records import DecisionValueRecord, aligned
 
-BOOTSTRAP_BATCH = 500  # resamples drawn at once: a run of many games has thousands of decisions
-
 NoCorrelation = Literal["unrated", "tied"]
 
 
@@ -95,7 +93,7 @@ def _estimate(values: Sequence[float]) -> Estimate:
         n=len(data),
         mean=float(np.mean(data)),
         se=float(np.std(data, ddof=1) / np.sqrt(len(data))) if len(data) >= 2 else None,
-        ci=bootstrap_interval(data, np.mean, batch=BOOTSTRAP_BATCH),
+        ci=bootstrap_interval(data, np.mean),
     )
 
 

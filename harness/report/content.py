@@ -6,7 +6,7 @@ export read.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 
 from pydantic import BaseModel, ConfigDict
 
@@ -19,7 +19,7 @@ from harness.report.crossplay import CrossPlay, crossplay
 from harness.report.judge import JudgeSummary, judge_by_turn, judge_summaries
 from harness.report.load import Dataset
 from harness.report.paired import PairedSection, compare_groups
-from harness.report.quality import GameQuality, MoveQuality, QualitySummary, summarize
+from harness.report.quality import GameQuality, QualitySummary, summarize
 from harness.report.references import CompactReference, JudgeReference, compact, judge_references, references
 from harness.report.reliability import GroupReliability, error_kinds, reliability
 from harness.report.rows import GameRow, RunInfo, SkippedLog
@@ -96,18 +96,15 @@ def _quality(dataset: Dataset) -> list[QualitySummary]:
     """Per group: its judged moves and how many games they came from."""
     group_of = {(row.run_id, row.game_id): row.group for row in dataset.rows}
     games = Counter(group_of[(game.run_id, game.game_id)] for game in dataset.quality_games)
-    moves: dict[str, list[MoveQuality]] = defaultdict(list)
-    for move in dataset.quality:
-        moves[move.group].append(move)
-    return [summarize(group, games[group], moves[group]) for group in sorted(games)]
+    return [summarize(group, games[group], dataset.quality[group]) for group in sorted(games)]
 
 
 def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
     rows = dataset.rows
-    groups = group_summaries(rows, dataset.moves)
+    groups = group_summaries(rows, dataset.latencies)
     by_players = players_summaries(rows)
     heat = heat_cells(rows)
-    tracking_turns = tracking_by_turn(dataset.moves, judge_by_turn(dataset.judged, TURN_BIN))
+    tracking_turns = tracking_by_turn(dataset.tracked, judge_by_turn(dataset.judged, TURN_BIN))
     colors = plots.colors_for([g.group for g in groups])
     counts = {s.players for s in by_players}
     drawn = {
@@ -146,7 +143,7 @@ def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
         quality_games=dataset.quality_games,
         calibration=calibration(rows, dataset.valued, dataset.decisions),
         calibration_decisions=dataset.decisions,
-        tracking=tracking_summaries(dataset.moves),
+        tracking=tracking_summaries(dataset.tracked),
         tracking_turns=tracking_turns,
         turn_bin=TURN_BIN,
         references=compact(references(), drawn),

@@ -1,5 +1,6 @@
-"""Reads run directories into what the report shows: the runs, one row per game and per move, and what each game's
-moves give (play quality, calibration against move values), derived as each log is read and its moves let go.
+"""Reads run directories into what the report shows: the runs, one row per game, and what each game's moves give
+(latencies, state tracking, play quality counted per group, calibration against move values), derived as each log
+is read and its moves let go.
 
 Reads manifest.json, status.json, the game logs, move values and judge files through the one reader of run folders
 (harness.run.store); never calls a model and never writes into a run directory. A game counts as complete only when
@@ -20,8 +21,8 @@ from pydantic import ValidationError
 from harness.report.calibration import DecisionCalibration, decision
 from harness.report.grouping import group_label, lineup_of, models_of, scaffolds_of
 from harness.report.judge import JudgedTurn, judged_turns
-from harness.report.quality import GameQuality, MoveQuality, assess_game, game_quality
-from harness.report.rows import GameRow, MoveRow, RunInfo, SkippedLog
+from harness.report.quality import GameQuality, QualityCounts, assess_game, game_quality
+from harness.report.rows import GameRow, RunInfo, SkippedLog, TrackedMove
 from harness.run.store import RunDir
 from harness.schema.cards import deck_digest
 from harness.schema.errors import Refused
@@ -36,13 +37,14 @@ from harness.view.tracking_score import Tracking
 
 @dataclass
 class Dataset:
-    """What the report keeps of the runs it read, filled one game log at a time: small rows only, never a game's
-    logged moves."""
+    """What the report keeps of the runs it read, filled one game log at a time: a row per game and what the
+    sections need of its moves (counts, a latency each, the Mycroft moves' tracking), never a game's logged moves."""
 
     runs: list[RunInfo] = field(default_factory=list)
     rows: list[GameRow] = field(default_factory=list)
-    moves: list[MoveRow] = field(default_factory=list)
-    quality: list[MoveQuality] = field(default_factory=list)  # every move of the complete games, judged by replay
+    latencies: dict[str, list[float]] = field(default_factory=dict)  # per group: each move's of its complete games
+    tracked: list[TrackedMove] = field(default_factory=list)  # the complete games' moves with measured tracking
+    quality: dict[str, QualityCounts] = field(default_factory=dict)  # per group: its complete games' moves judged
     quality_games: list[GameQuality] = field(default_factory=list)
     valued: list[GameRow] = field(default_factory=list)  # the complete games with move values
     decisions: list[DecisionCalibration] = field(default_factory=list)  # their valued decisions, in turn order
@@ -83,7 +85,6 @@ def load(runs: Sequence[Path], by: Sequence[str]) -> Dataset:
             row = game_row(game.facts, label, by)
             rows.append(row)
             commits.append(game.facts.header.git_commit or "")
-            data.moves.extend(_move_row(row, record) for record in game.moves)
             if row.status == "complete":
                 values = _values(path, label, game.facts.header, game.moves, values_skipped)
                 _derive(data, row, game.facts.header, game.moves, values)
@@ -99,13 +100,18 @@ def load(runs: Sequence[Path], by: Sequence[str]) -> Dataset:
 def _derive(
     into: Dataset, row: GameRow, header: GameHeader, moves: list[MoveRecord], values: dict[int, DecisionValueRecord]
 ) -> None:
-    """Add what a complete game's moves give: its valued decisions, and its moves judged by replaying them."""
+    """Add what a complete game's moves give: their latencies and tracking, its valued decisions, and its moves
+    judged by replaying them."""
+    into.latencies.setdefault(row.group, []).extend(record.latency_s for record in moves)
+    into.tracked.extend(move for move in (_tracked(row, record) for record in moves) if move is not None)
     if values:
         into.valued.append(row)
         into.decisions.extend(decision(row, record, values[record.turn]) for record in moves if record.turn in values)
-    judged = assess_game(header, moves, row.group)
-    into.quality.extend(judged)
-    into.quality_games.append(game_quality(row.run_id, row.game_id, judged))
+    judged = assess_game(header, moves)
+    counts = QualityCounts()
+    counts.add(judged)
+    into.quality.setdefault(row.group, QualityCounts()).add(judged)
+    into.quality_games.append(game_quality(row.run_id, row.game_id, counts))
 
 
 def _best_of(seat: SeatConfig) -> int | None:
@@ -203,22 +209,15 @@ def _values(
     return values
 
 
-def _move_row(game: GameRow, record: MoveRecord) -> MoveRow:
-    tracking = None
-    if record.tracking is not None:
-        try:
-            tracking = Tracking.model_validate(record.tracking)
-        except ValidationError:
-            tracking = None
-    return MoveRow(
-        run_id=game.run_id,
-        game_id=game.game_id,
-        group=game.group,
-        game_status=game.status,
-        turn=record.turn,
-        latency_s=record.latency_s,
-        tracking=tracking,
-    )
+def _tracked(game: GameRow, record: MoveRecord) -> TrackedMove | None:
+    """The move with its measured tracking, None for a move without one (or with one that is not a Tracking)."""
+    if record.tracking is None:
+        return None
+    try:
+        tracking = Tracking.model_validate(record.tracking)
+    except ValidationError:
+        return None
+    return TrackedMove(run_id=game.run_id, game_id=game.game_id, group=game.group, turn=record.turn, tracking=tracking)
 
 
 def _run_info(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
@@ -37,9 +38,6 @@ class MoveFlags(BaseModel):
 
 
 class MoveQuality(MoveFlags):
-    run_id: str
-    game_id: str
-    group: str
     rated: bool  # the reply rated at least one legal move
     chosen_top: bool | None  # the chosen move has the highest rating given (ties included); None when unrated
 
@@ -142,15 +140,12 @@ def _could_be(game: Game, player: int) -> list[tuple[tuple[str, ...], tuple[int,
     return [(k.could_be_colors, k.could_be_ranks) for k in game.knowledge(player)]
 
 
-def assess_game(header: GameHeader, moves: Sequence[MoveRecord], group: str) -> list[MoveQuality]:
+def assess_game(header: GameHeader, moves: Sequence[MoveRecord]) -> list[MoveQuality]:
     """Judge every move of a logged game (one the run's reader read, so it replays)."""
     flags = judge_moves(header.players, header.deck, moves)
     return [
         MoveQuality(
             **flag.model_dump(),
-            run_id=header.run_id,
-            game_id=header.game_id,
-            group=group,
             rated=any(r is not None for r in record.ratings),
             chosen_top=chosen_is_top(record.ratings, record.move_index),
         )
@@ -158,15 +153,37 @@ def assess_game(header: GameHeader, moves: Sequence[MoveRecord], group: str) -> 
     ]
 
 
-def game_quality(run_id: str, game_id: str, moves: Sequence[MoveQuality]) -> GameQuality:
+@dataclass
+class QualityCounts:
+    """Judged moves counted, of one game or of every game of a group: what GameQuality and QualitySummary give."""
+
+    moves: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)
+    rated: int = 0
+    off_top: int = 0
+    unplayable: int = 0
+    empty: int = 0
+    critical: int = 0
+
+    def add(self, judged: Sequence[MoveQuality]) -> None:
+        self.moves += len(judged)
+        self.kinds.update(m.kind for m in judged)
+        self.rated += sum(m.rated for m in judged)
+        self.off_top += sum(m.chosen_top is False for m in judged)
+        self.unplayable += sum(m.known_unplayable_play for m in judged)
+        self.empty += sum(m.uninformative_clue for m in judged)
+        self.critical += sum(m.critical_discard for m in judged)
+
+
+def game_quality(run_id: str, game_id: str, counts: QualityCounts) -> GameQuality:
     return GameQuality(
         run_id=run_id,
         game_id=game_id,
-        rated_moves=sum(m.rated for m in moves),
-        off_top_choices=sum(m.chosen_top is False for m in moves),
-        known_unplayable_plays=sum(m.known_unplayable_play for m in moves),
-        uninformative_clues=sum(m.uninformative_clue for m in moves),
-        critical_discards=sum(m.critical_discard for m in moves),
+        rated_moves=counts.rated,
+        off_top_choices=counts.off_top,
+        known_unplayable_plays=counts.unplayable,
+        uninformative_clues=counts.empty,
+        critical_discards=counts.critical,
     )
 
 
@@ -174,17 +191,13 @@ def _ratio(count: int, total: int) -> float | None:
     return count / total if total else None
 
 
-def summarize(group: str, games: int, moves: Sequence[MoveQuality]) -> QualitySummary:
-    n = len(moves)
-    kinds = Counter(m.kind for m in moves)
+def summarize(group: str, games: int, counts: QualityCounts) -> QualitySummary:
+    n, kinds = counts.moves, counts.kinds
     plays = kinds[str(MoveKind.PLAY)]
     hints = kinds[str(MoveKind.REVEAL_COLOR)] + kinds[str(MoveKind.REVEAL_RANK)]
     discards = kinds[str(MoveKind.DISCARD)]
-    rated = sum(m.rated for m in moves)
-    off_top = sum(m.chosen_top is False for m in moves)
-    unplayable = sum(m.known_unplayable_play for m in moves)
-    empty = sum(m.uninformative_clue for m in moves)
-    critical = sum(m.critical_discard for m in moves)
+    rated, off_top, unplayable = counts.rated, counts.off_top, counts.unplayable
+    empty, critical = counts.empty, counts.critical
     return QualitySummary(
         group=group,
         games=games,

@@ -98,15 +98,13 @@ class GameRow(BaseModel):
     cache_saving_usd: float | None = None  # what prompt caching saved (total_saving); None: nothing recorded
 
 
-class MoveRow(BaseModel):
-    """One logged move with its cost in time and, for Mycroft, its measured state tracking."""
+class TrackedMove(BaseModel):
+    """A move of a complete game whose seat keeps working memory (Mycroft), with its measured state tracking."""
 
     model_config = ConfigDict(frozen=True)
 
     run_id: str
     game_id: str
     group: str
-    game_status: GameStatus
     turn: int
-    latency_s: float
-    tracking: Tracking | None
+    tracking: Tracking

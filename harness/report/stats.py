@@ -2,7 +2,9 @@
 and paired comparisons (mean difference, probability of improvement).
 
 Intervals are percentile bootstrap intervals from scipy.stats.bootstrap (95%, 9,999 resamples), the method rliable
-uses by default, each drawn from a generator seeded with BOOTSTRAP_SEED, so the same logs give the same report.
+uses by default, each drawn from a generator seeded with BOOTSTRAP_SEED, so the same logs give the same report. The
+resamples are drawn in batches of at most BATCH_VALUES values, so an interval over many games holds little memory;
+the generator gives the same stream whatever the batch, so the interval does not depend on it.
 The IQM is the 25% trimmed mean (scipy.stats.trim_mean), as in rliable.
 """
 
@@ -19,6 +21,7 @@ BOOTSTRAP_SEED = 2025
 BOOTSTRAP_RESAMPLES = 9999
 BOOTSTRAP_METHOD = "percentile"
 CONFIDENCE = 0.95
+BATCH_VALUES = 1 << 20  # resampled values drawn at once (8 MB of floats)
 
 # scipy renamed `random_state` to `rng` in 1.15; pass the generator under whichever name this scipy takes.
 _RNG_ARGUMENT = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
@@ -85,11 +88,8 @@ def iqm(values: Sequence[float] | np.ndarray) -> float:
     return float(_iqm(np.asarray(values, dtype=float)))
 
 
-def bootstrap_interval(
-    values: Sequence[float] | np.ndarray, statistic: Statistic, batch: int | None = None
-) -> Interval | None:
-    """95% percentile bootstrap interval of `statistic`, reproducible; None for fewer than 2 values. `batch`: resamples
-    drawn at once (bounds memory for thousands of values; None draws all at once)."""
+def bootstrap_interval(values: Sequence[float] | np.ndarray, statistic: Statistic) -> Interval | None:
+    """95% percentile bootstrap interval of `statistic`, reproducible; None for fewer than 2 values."""
     data = np.asarray(values, dtype=float)
     if data.size < 2:
         return None
@@ -103,7 +103,7 @@ def bootstrap_interval(
         confidence_level=CONFIDENCE,
         method=BOOTSTRAP_METHOD,
         vectorized=True,
-        batch=batch,
+        batch=max(1, BATCH_VALUES // data.size),
         **{_RNG_ARGUMENT: np.random.default_rng(BOOTSTRAP_SEED)},
     )
     return Interval(low=float(result.confidence_interval.low), high=float(result.confidence_interval.high))

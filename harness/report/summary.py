@@ -8,12 +8,12 @@ Rates per move are totals over the complete games divided by their moves.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from harness.report.rows import GameRow, MoveRow
+from harness.report.rows import GameRow
 from harness.report.stats import ScoreStats, score_stats
 
 
@@ -83,15 +83,12 @@ def complete(rows: Sequence[GameRow]) -> list[GameRow]:
     return [r for r in rows if r.status == "complete"]
 
 
-def group_summaries(rows: Sequence[GameRow], moves: Sequence[MoveRow]) -> list[GroupSummary]:
+def group_summaries(rows: Sequence[GameRow], latencies: Mapping[str, list[float]]) -> list[GroupSummary]:
+    """Each group's figures; `latencies`: per group, the latency of every move of its complete games."""
     by_group: dict[str, list[GameRow]] = defaultdict(list)
     for row in rows:
         by_group[row.group].append(row)
-    latencies: dict[str, list[float]] = defaultdict(list)
-    for move in moves:
-        if move.game_status == "complete":
-            latencies[move.group].append(move.latency_s)
-    return [_summary(group, by_group[group], latencies[group]) for group in sorted(by_group)]
+    return [_summary(group, by_group[group], latencies.get(group, [])) for group in sorted(by_group)]
 
 
 def _summary(group: str, rows: list[GameRow], latencies: list[float]) -> GroupSummary:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from harness.report.rows import MoveRow
+from harness.report.rows import TrackedMove
 
 TURN_BIN = 5  # turns per point of the accuracy-over-turns plot
 
@@ -41,8 +41,8 @@ class TrackingByTurn(TrackingFigures):
     judge_overall: float | None = None  # their mean overall rating (0-1)
 
 
-def _figures(moves: Sequence[MoveRow]) -> dict[str, float | None]:
-    tracked = [m.tracking for m in moves if m.tracking is not None]
+def _figures(moves: Sequence[TrackedMove]) -> dict[str, float | None]:
+    tracked = [m.tracking for m in moves]
     figures: dict[str, float | None] = {}
     for side in ("own", "others"):
         for measure in ("exact", "precision", "recall"):
@@ -51,15 +51,14 @@ def _figures(moves: Sequence[MoveRow]) -> dict[str, float | None]:
     return figures
 
 
-def _measured(moves: Sequence[MoveRow]) -> dict[str, list[MoveRow]]:
-    by_group: dict[str, list[MoveRow]] = defaultdict(list)
+def _measured(moves: Sequence[TrackedMove]) -> dict[str, list[TrackedMove]]:
+    by_group: dict[str, list[TrackedMove]] = defaultdict(list)
     for move in moves:
-        if move.tracking is not None and move.game_status == "complete":
-            by_group[move.group].append(move)
+        by_group[move.group].append(move)
     return by_group
 
 
-def tracking_summaries(moves: Sequence[MoveRow]) -> list[TrackingSummary]:
+def tracking_summaries(moves: Sequence[TrackedMove]) -> list[TrackingSummary]:
     return [
         TrackingSummary(
             group=group,
@@ -72,12 +71,12 @@ def tracking_summaries(moves: Sequence[MoveRow]) -> list[TrackingSummary]:
 
 
 def tracking_by_turn(
-    moves: Sequence[MoveRow], judged: dict[tuple[str, int], tuple[int, float]] | None = None
+    moves: Sequence[TrackedMove], judged: dict[tuple[str, int], tuple[int, float]] | None = None
 ) -> list[TrackingByTurn]:
     """Per group and bin of TURN_BIN turns: the measured figures, and the judge's (turns, mean overall rating)
     from `judged` (keyed by group and bin index) where it rated turns of that bin."""
     judged = judged or {}
-    bins: dict[tuple[str, int], list[MoveRow]] = defaultdict(list)
+    bins: dict[tuple[str, int], list[TrackedMove]] = defaultdict(list)
     for group, measured in _measured(moves).items():
         for move in measured:
             bins[(group, (move.turn - 1) // TURN_BIN)].append(move)

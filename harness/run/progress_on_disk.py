@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from harness.run.lock import holder_alive
 from harness.run.store import RunDir, RunFolderDamaged
 from harness.schema.log_file import LogCorrupt
-from harness.schema.records import Usage, total_saving
+from harness.schema.records import Usage
 
 
 class ProgressOnDisk(BaseModel):
