@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import os
 import random
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,13 @@ from harness.schema.moves import MoveKind
 
 ROOT = Path(__file__).resolve().parent.parent  # the checkout
 DATA = ROOT / "tests" / "data"
+
+
+def command(argv: list[str], **popen: Any) -> subprocess.Popen[str]:
+    """`hanabi-eval argv` started as a process of its own from the checkout, in text mode, its output to pipes unless
+    `popen` says otherwise."""
+    options: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **popen}
+    return subprocess.Popen([sys.executable, "-m", "harness.cli", *argv], cwd=ROOT, text=True, **options)
 
 
 def one_line(err: str) -> str:
@@ -90,6 +100,14 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+
+def launched_chromium() -> Iterator[Any]:
+    """Debian's chromium, launched headless through Playwright for as long as the generator runs (a fixture's)."""
+    with chromium_driver()() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()
 
 
 def chromium_driver() -> Any:

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 from urllib.parse import unquote, urlsplit
 
 from harness.run.store import RunDir
@@ -154,23 +154,14 @@ def _handler(catalog: Catalog, sources: list[str]) -> type[BaseHTTPRequestHandle
     return Handler
 
 
-class ViewerServer:
-    """The viewer served on 127.0.0.1:`port` (0: a free port). Binding raises OSError (port in use, not allowed)."""
+class BackgroundServer:
+    """An HTTP server that `start` serves from a background thread (tests, the table beside a run) and `stop` shuts
+    down, closing its socket."""
 
-    def __init__(self, catalog: Catalog, sources: list[str], port: int = 0) -> None:
-        self._server = ThreadingHTTPServer((HOST, port), _handler(catalog, sources))
-        self._server.daemon_threads = True
-        self._thread: threading.Thread | None = None
+    _server: ThreadingHTTPServer
+    _thread: threading.Thread | None = None
 
-    @property
-    def url(self) -> str:
-        return f"http://{HOST}:{self._server.server_address[1]}/"
-
-    def serve_forever(self) -> None:
-        self._server.serve_forever()
-
-    def start(self) -> ViewerServer:
-        """Serve from a background thread (for tests and embedding); `stop` ends it."""
+    def start(self) -> Self:
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
         return self
@@ -180,6 +171,21 @@ class ViewerServer:
             self._server.shutdown()
             self._thread.join()
         self._server.server_close()
+
+
+class ViewerServer(BackgroundServer):
+    """The viewer served on 127.0.0.1:`port` (0: a free port). Binding raises OSError (port in use, not allowed)."""
+
+    def __init__(self, catalog: Catalog, sources: list[str], port: int = 0) -> None:
+        self._server = ThreadingHTTPServer((HOST, port), _handler(catalog, sources))
+        self._server.daemon_threads = True
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self._server.server_address[1]}/"
+
+    def serve_forever(self) -> None:
+        self._server.serve_forever()
 
     def __enter__(self) -> ViewerServer:
         return self.start()

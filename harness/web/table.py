@@ -36,7 +36,7 @@ from harness.schema.moves import MoveKind
 from harness.web.board import Board, view_board
 from harness.web.catalog import Catalog
 from harness.web.pages import CSP, asset, render_template
-from harness.web.server import PageCache, route
+from harness.web.server import BackgroundServer, PageCache, route
 
 LOOPBACK = "127.0.0.1"
 POLL_S = 15.0  # the longest a state request waits for a change
@@ -230,7 +230,7 @@ def _refusal(status: HTTPStatus, message: str, back: str | None = None) -> _Repl
     return _Reply(status, html.encode())
 
 
-class TableServer:
+class TableServer(BackgroundServer):
     """The table pages of the open desks, served on `host`:`port` (0: a free port) from a background thread."""
 
     def __init__(self, desks: dict[str, Desk], host: str = LOOPBACK, port: int = 0) -> None:
@@ -241,7 +241,6 @@ class TableServer:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer((host, port), _handler(self))
         self._server.daemon_threads = True
-        self._thread: threading.Thread | None = None
 
     @property
     def port(self) -> int:
@@ -250,17 +249,6 @@ class TableServer:
     def url(self, name: str) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}{seat_path(name)}?token={self.desks[name].token}"
-
-    def start(self) -> TableServer:
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._thread is not None:
-            self._server.shutdown()
-            self._thread.join()
-        self._server.server_close()
 
     def allowed_host(self, host_header: str) -> bool:
         """A Host naming this server by an address (or `localhost` when it listens on the loopback), at its port:

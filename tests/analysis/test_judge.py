@@ -17,6 +17,7 @@ from harness.run.store import RunDir
 from harness.schema.judge_records import JudgeRecord
 from harness.schema.log_file import read_game_log
 from tests.fakeserver import FakeModelServer, Reply
+from tests.helpers import command
 
 VERDICT = {
     "overall_rating": 0.5,
@@ -342,7 +343,6 @@ def test_ctrl_c_stops_judging_as_every_long_command_stops(run: Path) -> None:
     import os
     import signal
     import subprocess
-    import sys
     import time
 
     def slow_judge(request: dict[str, Any]) -> Reply:
@@ -350,17 +350,9 @@ def test_ctrl_c_stops_judging_as_every_long_command_stops(run: Path) -> None:
             return Reply(content=json.dumps(VERDICT), delay_s=30.0)
         return Reply(content="Rating: fine.")  # no JSON: re-asked
 
-    root = Path(__file__).resolve().parents[2]
     with FakeModelServer(slow_judge) as server:
         argv = ["judge", str(run), "--model", "openai/judge", "--api-base", server.base_url, "--concurrency", "1"]
-        process = subprocess.Popen(
-            [sys.executable, "-m", "harness.cli", *argv],
-            cwd=root,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
+        process = command(argv, stdout=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + 90
         while len(server.exchanges) < 2:
             assert process.poll() is None and time.monotonic() < deadline

@@ -5,25 +5,17 @@ nothing about disks. Real subprocesses whose stdout pipe is closed by its reader
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from harness.schema.log_file import read_game_log
-from tests.helpers import ROOT
+from tests.helpers import command
 
 
 def with_reader_gone(*args: str) -> tuple[int, str]:
     """Run hanabi-eval with its stdout a pipe whose reader has already gone, as after `| head -1`."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", *args],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = command(list(args))
     assert process.stdout is not None and process.stderr is not None
     process.stdout.close()
     err = process.stderr.read()

@@ -9,7 +9,6 @@ import random
 import re
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ import pytest
 
 from harness.schema.log_file import read_game_log
 from tests.fakeserver import FakeModelServer, careful_player
-from tests.helpers import CHROMIUM, CHROMIUM_FLAGS, ROOT, chromium_driver
+from tests.helpers import command, launched_chromium
 from tests.web.table_sessions import (
     URL,
     TableSession,
@@ -31,11 +30,7 @@ from tests.web.table_sessions import (
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    sync_playwright = chromium_driver()
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
-        yield chromium
-        chromium.close()
+    yield from launched_chromium()
 
 
 @pytest.fixture
@@ -153,13 +148,7 @@ def test_two_people_each_play_from_their_own_page(browser: Any, tmp_path: Path) 
 
 
 def _start(argv: list[str]) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", *argv],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = command(argv)
     assert process.stdout is not None
     line = process.stdout.readline()
     found = URL.match(line)

@@ -26,7 +26,7 @@ from harness.schema.value_records import read_values, values_path
 from harness.web.catalog import Catalog
 from harness.web.server import ViewerServer
 from harness.web.site import write_site
-from tests.helpers import CHROMIUM, CHROMIUM_FLAGS, chromium_driver
+from tests.helpers import launched_chromium
 from tests.viewer_runs import make_many, make_runs
 
 
@@ -48,11 +48,7 @@ def many(results: Path) -> Path:
 def browser(results: Path) -> Iterator[Any]:
     """One chromium for the module, started after the runs are made: Playwright's sync API runs an event loop of
     its own in this thread, and a run needs the thread's loop free."""
-    sync_playwright = chromium_driver()
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
-        yield chromium
-        chromium.close()
+    yield from launched_chromium()
 
 
 @pytest.fixture
