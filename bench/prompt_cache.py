@@ -30,9 +30,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-bench-not-a-key")  # the scripted server takes any
 
 from bench.options import BenchParser, int_in, seed_list  # noqa: E402
-from bench.tokens import common_prefix, tokens  # noqa: E402
+from bench.tokens import tokens  # noqa: E402
 from harness.cli.main import main as cli  # noqa: E402
 from harness.models.client import litellm  # noqa: E402
+from harness.models.prompt_cache import common_length  # noqa: E402
 from harness.schema.log_file import read_game_log  # noqa: E402
 from harness.schema.records import Attempt  # noqa: E402
 from harness.strategies.scaffold import scaffold_names  # noqa: E402
@@ -75,10 +76,10 @@ def cacheable_shares(out: Path) -> tuple[float, float]:
             for call in record.calls:
                 sent = tokens("\n".join(m.content for m in call.attempts[-1].messages))
                 if previous is not None:
-                    by_game.append(common_prefix(sent, previous) / len(sent))
+                    by_game.append(common_length(sent, previous) / len(sent))
                 key = (record.seat, call.role)
                 if key in seat_role:
-                    by_seat.append(common_prefix(sent, seat_role[key]) / len(sent))
+                    by_seat.append(common_length(sent, seat_role[key]) / len(sent))
                 previous = seat_role[key] = sent
     return statistics.fmean(by_game or [0.0]), statistics.fmean(by_seat or [0.0])
 
