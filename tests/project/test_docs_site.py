@@ -84,7 +84,7 @@ def test_the_built_site_opens_in_chromium_without_a_console_error_and_search_fin
         page.keyboard.press("/")  # Material's key for the search box
         page.locator("input.md-search__input").fill("candidate_rated")
         result = page.locator(".md-search-result__item a").first
-        result.wait_for()
+        result.wait_for(timeout=90_000)  # the search worker indexes the whole site first: slow on a busy machine
         assert "exports" in (result.get_attribute("href") or "")
         browser.close()
     assert errors == []
