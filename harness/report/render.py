@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jinja2
 
-from harness.report.calibration import Estimate
-from harness.report.content import ReportContent
-from harness.report.crossplay import matrix
 from harness.report.site_links import SiteLinks
-from harness.report.stats import Interval
+
+if TYPE_CHECKING:  # the viewer and the table format numbers here without loading the report's statistics
+    from harness.report.calibration import Estimate
+    from harness.report.content import ReportContent
+    from harness.report.stats import Interval
 
 MISSING = "—"
 UNPRICED = "unpriced"
@@ -113,6 +115,8 @@ def _environment(autoescape: bool) -> jinja2.Environment:
 
 
 def _render(template: str, content: ReportContent, autoescape: bool, links: SiteLinks) -> str:
+    from harness.report.crossplay import matrix
+
     grid = matrix(content.crossplay) if content.crossplay else []
     return _environment(autoescape).get_template(template).render(r=content, crossplay_grid=grid, links=links)
 
