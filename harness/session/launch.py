@@ -70,10 +70,14 @@ def hint_if_resumable(folder: Path, record: str) -> Callable[[], str]:
 
 @contextlib.contextmanager
 def session_errors(hint_now: Callable[[], str]) -> Iterator[None]:
-    """Turn a stopped or failed session into one line and an exit code (raised as Ended); the resume hint
-    is given only where the session left something to resume."""
+    """Turn a stopped or failed session into one line and an exit code (raised as Ended), and a damaged log into
+    its refusal (Refused); the resume hint is given only where the session left something to resume."""
     try:
         yield
+    except LogCorrupt as exc:  # a damaged log: its file and line, and how to play that game again
+        raise Refused(exc.refusal) from None
+    except ReplayMismatch as exc:
+        raise Refused(str(exc)) from None
     except KeyboardInterrupt as exc:
         raise Ended(_then(f"Stopped by {cause(exc)}", hint_now()), EXIT_STOPPED) from None
     except DiskFault as exc:
@@ -138,23 +142,20 @@ def play_run(
     to_play = expected.games, expected.calls
     confirm(*to_play)
     confirm_cost(expected.cost_usd)
-    with session_errors(hint_if_resumable(run_path, MANIFEST)):
-        try:
-            with open_run(run_path, config, command, options) as (run, manifest):
-                record_session(run, manifest)
-                seats = ", ".join(sorted({s.label for s in config.seats}))
-                games = config.game_count()
-                say(f"Run {run.path} · {games} game{'' if games == 1 else 's'} · {seats}")
-                say(expected_calls_line(*to_play))
-                if (line := expected_cost_line(expected, options)) is not None:
-                    say(line)
-                started = time.monotonic()
-                results = execute(config, run, manifest, options, hint)
-                wall_s = time.monotonic() - started
-        except LogCorrupt as exc:  # a damaged log: its file and line, and how to play that game again
-            raise Refused(exc.refusal) from None
-        except ReplayMismatch as exc:
-            raise Refused(str(exc)) from None
+    with (
+        session_errors(hint_if_resumable(run_path, MANIFEST)),
+        open_run(run_path, config, command, options) as (run, manifest),
+    ):
+        record_session(run, manifest)
+        seats = ", ".join(sorted({s.label for s in config.seats}))
+        games = config.game_count()
+        say(f"Run {run.path} · {games} game{'' if games == 1 else 's'} · {seats}")
+        say(expected_calls_line(*to_play))
+        if (line := expected_cost_line(expected, options)) is not None:
+            say(line)
+        started = time.monotonic()
+        results = execute(config, run, manifest, options, hint)
+        wall_s = time.monotonic() - started
     return RunOutcome(run=run, results=results, wall_s=wall_s)
 
 
@@ -194,28 +195,21 @@ def play_sweep(
     confirm(*to_play)
     confirm_cost(expected.cost_usd)
     with session_errors(hint_if_resumable(folder, SWEEP_FILE)):
-        try:
-            open_sweep_dir(folder, sweep, {**source, "created_at": now_iso(), "config": recorded})
-            with ExitStack() as stack:
-                jobs = []
-                for config, planned in named:
-                    run, manifest = stack.enter_context(
-                        open_run(planned.path, config, command, options)
-                    )
-                    jobs.append(RunJob(config=config, run=run, manifest=manifest))
-                for job in jobs:  # every run is checked: now the session is recorded
-                    record_session(job.run, job.manifest)
-                games = sum(job.config.game_count() for job in jobs)
-                say(f"Sweep {folder} · {len(jobs)} runs · {games} games")
-                say(expected_calls_line(*to_play))
-                if (line := expected_cost_line(expected, options)) is not None:
-                    say(line)
-                started = time.monotonic()
-                results = play_session(jobs, options, hint)
-        except LogCorrupt as exc:
-            raise Refused(exc.refusal) from None
-        except ReplayMismatch as exc:
-            raise Refused(str(exc)) from None
+        open_sweep_dir(folder, sweep, {**source, "created_at": now_iso(), "config": recorded})
+        with ExitStack() as stack:
+            jobs = []
+            for config, planned in named:
+                run, manifest = stack.enter_context(open_run(planned.path, config, command, options))
+                jobs.append(RunJob(config=config, run=run, manifest=manifest))
+            for job in jobs:  # every run is checked: now the session is recorded
+                record_session(job.run, job.manifest)
+            games = sum(job.config.game_count() for job in jobs)
+            say(f"Sweep {folder} · {len(jobs)} runs · {games} games")
+            say(expected_calls_line(*to_play))
+            if (line := expected_cost_line(expected, options)) is not None:
+                say(line)
+            started = time.monotonic()
+            results = play_session(jobs, options, hint)
     wall_s = time.monotonic() - started
     return SweepOutcome(folder=folder, jobs=jobs, results=results, wall_s=wall_s)
 
