@@ -1,15 +1,19 @@
 """A run directory on disk: manifest.json, status.json and one append-only JSONL log per game; and the one reader of
-run folders that every command uses (run, resume, runs, report, export, values, judge, sweep resume).
+run folders that every command uses (run, resume, runs, report, export, view, values, judge, sweep resume).
 
 Reading is typed and strict: the manifest is a RunManifest, the status a RunStatus, a sweep folder's record a
 SweepRecord, a game log is read by harness.schema.log_file (its header checked against its file name, its move lines
 in sequence) and then replayed through the engine's one checked replay (harness.engine.replay: every move legal and
 reaching its logged state digest), so that a log every reader gets from here either plays back as logged or is
-LogCorrupt at the line of the first move that does not. A file that
-cannot be read as what it should be raises RunFolderDamaged, one line naming the file and the problem, so one file's
-damage gets the same verdict from every command. `find_runs` is the one rule for which folders are runs: those that
-hold a manifest.json; `check_each_game_once` the one rule that a reader adding runs up (report, export) counts no
-game twice.
+LogCorrupt at the line of the first move that does not. A manifest, status or sweep record that cannot be read as
+what it should be raises RunFolderDamaged, one line naming the file and the problem, so one file's damage gets the
+same verdict from every command. `find_runs` is the one rule for which folders are runs: those that hold a
+manifest.json; `check_each_game_once` the one rule that a reader adding runs up (report, export) counts no game twice.
+
+The commands that read runs take their logs from RunDir.games: each log read in turn, or its damage as a LogCorrupt
+record (RunDir.read, the one place a damaged log is sorted out), so a command holds one log at a time and keeps its
+facts (GameLogContents.facts: status, result, calls, attempts, error kinds, tokens, cost, counted once). `runs` takes
+each log's result from RunDir.results, which reads a log written before the run's status.json at its two ends only.
 
 Each log line is flushed and fsynced, and a line is written only once the line before it is on disk, so a log is
 always a prefix of the game. A torn last line (a crash mid-write) is detected on reading and ignored, never parsed
