@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -44,17 +45,33 @@ def decision_seed(seed: int, game_id: str, turn: int) -> int:
     return int(digest[:12], 16)
 
 
-def complete_games(run: RunDir) -> tuple[list[GameLogContents], list[str], list[str]]:
-    """The complete games of a run (its reader's), the ids of the others (skipped), and the damaged logs' problems."""
-    complete, skipped, corrupt = [], [], []
+@dataclass(frozen=True)
+class GamePlan:
+    """One complete game of a run: its values file, the turns already valued there, and the decisions to value."""
+
+    game_id: str
+    path: Path
+    done: int
+    tasks: list[DecisionTask]
+
+
+def plan_run(
+    run: RunDir, rollouts: int, base_seed: int, from_turn: int = 1
+) -> tuple[list[GamePlan], list[str], list[str]]:
+    """The plan of each complete game (its log read once and let go; its earlier values checked against these
+    settings before any work starts), the ids of the other games (skipped) and the damaged logs' problems."""
+    plans: list[GamePlan] = []
+    skipped, corrupt = [], []
     for game in run.games():
         if isinstance(game, LogCorrupt):
             corrupt.append(str(game))
-        elif game.complete:
-            complete.append(game)
-        else:
+        elif not game.complete:
             skipped.append(game.facts.header.game_id)
-    return complete, skipped, corrupt
+        else:
+            path = values_file(run.path, game)
+            done = done_turns(path, rollouts, base_seed)
+            plans.append(GamePlan(path.stem, path, len(done), plan_game(game, done, rollouts, base_seed, from_turn)))
+    return plans, skipped, corrupt
 
 
 def values_file(run: Path, log: GameLogContents) -> Path:

@@ -11,10 +11,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing import get_context
-from pathlib import Path
 from typing import Protocol
 
-from harness.analysis.valuation import DecisionTask, ValuesWriter, value_decision
+from harness.analysis.valuation import DecisionTask, GamePlan, ValuesWriter, value_decision
 from harness.run.workers import WorkerLost
 
 TASKS_PER_WORKER = 2  # decisions in flight per worker: enough to keep every worker busy while lines come back
@@ -100,16 +99,6 @@ class LocalProcesses:
         for process in list(getattr(self._pool, "_processes", {}).values()):
             process.kill()
         self._pool.shutdown(wait=True, cancel_futures=True)
-
-
-@dataclass(frozen=True)
-class GamePlan:
-    """One complete game of a run: its values file, the turns already valued there, and the decisions to value."""
-
-    game_id: str
-    path: Path
-    done: int
-    tasks: list[DecisionTask]
 
 
 def value_plans(

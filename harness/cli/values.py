@@ -22,9 +22,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemaini
 from rich.progress import Progress as Bar
 
 from harness.analysis.cluster import Cluster
-from harness.analysis.valuation import complete_games, done_turns, plan_game, values_file
+from harness.analysis.valuation import GamePlan, plan_run
 from harness.analysis.valuers import (
-    GamePlan,
     InProcess,
     LocalProcesses,
     Progress,
@@ -95,20 +94,11 @@ def _valuer(ray: str | None, workers: int | None) -> Valuer:
 
 
 def _value(args: argparse.Namespace, settings: ValuesSettings, run: RunDir) -> int:
-    complete, skipped, corrupt = complete_games(run)
+    plans, skipped, corrupt = plan_run(run, settings.rollouts, settings.seed, settings.from_turn)
     for problem in corrupt:
         print(f"skipping a corrupt game log: {problem}", file=sys.stderr)
     if skipped:
         print(f"skipping {len(skipped)} incomplete game(s): {', '.join(skipped)}")
-    targets = [values_file(args.run, log) for log in complete]
-    # every game's earlier values are checked against these settings before any work starts
-    done = [done_turns(path, settings.rollouts, settings.seed) for path in targets]
-    plans = [
-        GamePlan(
-            path.stem, path, len(turns), plan_game(log, turns, settings.rollouts, settings.seed, settings.from_turn)
-        )
-        for log, path, turns in zip(complete, targets, done, strict=True)
-    ]
     # before anything is written: a cluster that cannot be used is refused in one line
     valuer = _valuer(args.ray, settings.workers)
     try:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.analysis.valuation import DecisionTask, ValuesWriter, complete_games, plan_game, value_game
-from harness.analysis.valuers import GamePlan, value_plans
+from harness.analysis.valuation import DecisionTask, GamePlan, ValuesWriter, plan_game, plan_run, value_game
+from harness.analysis.valuers import value_plans
 from harness.cli.main import main
 from harness.play.values import MAX_ROLLOUTS
 from harness.run.store import RunDir
@@ -54,8 +54,9 @@ CHECKED_TURNS = {"2p-custom-seed1": (1, 25, -1), "4p-custom-seed1": (25, 40, -1)
 
 
 def test_values_files_are_byte_identical_to_the_pinned_ones(run_dir: Path, tmp_path: Path) -> None:
-    logs, skipped, corrupt = complete_games(RunDir(run_dir))
-    assert len(logs) == 2 and not skipped and not corrupt
+    plans, skipped, corrupt = plan_run(RunDir(run_dir), 3, 0)
+    assert len(plans) == 2 and not skipped and not corrupt
+    logs = [read_game_log(run_dir / "games" / f"{plan.game_id}.jsonl") for plan in plans]
     assert {log.header.game_id for log in logs if log.header is not None} == set(CHECKED_TURNS)
     for log in logs:
         assert log.header is not None
