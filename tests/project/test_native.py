@@ -18,6 +18,8 @@ import pytest
 import harness
 from tests.helpers import ROOT
 
+pytestmark = pytest.mark.build  # a real package build (about 30 s of one core): CI's `pytest -m "bench or build"` step
+
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 LISTED = PYPROJECT["tool"]["hanabi-eval"]["compiled"]  # the source files setup.py compiles, in its order
 COMPILED = sorted(path.removesuffix(".py").replace("/", ".") for path in LISTED)
