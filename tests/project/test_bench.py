@@ -1,6 +1,7 @@
 """Every benchmark script runs on the current code: each script in bench/ (found by its `__main__` block, so a new
 script is covered the day it lands) plays its `--quick` mode to the end, and refuses a nonsense option in one line
-with exit code 2. Marked `bench`: `.ci/run` runs them as a step of their own (`pytest -m "bench or build"`), beside the suite.
+with exit code 2. Marked `bench`: `.ci/run` runs them as a step of their own (`pytest -m "bench or build"`), beside
+the suite.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from harness.rl.gym_env import HanabiSeatEnv
 from harness.rl.rewards import RewardSpec
 from harness.rl.verifiers_env import HanabiTask, HanabiTaskset, HanabiTasksetConfig, load_taskset, reply_trace
 from harness.schema.errors import Refused
-from tests.models.test_offline_imports import probe_output, start_probe
+from tests.models.test_offline_imports import start_probe
 
 SCAFFOLDS = ("watson", "mycroft")  # a text format, and a JSON one whose seat carries working memory
 VALUED_TURNS = 4  # the last decisions of the game valued by rollouts (cheap: little game is left to play out)
@@ -267,9 +267,13 @@ def offline_probe() -> Iterator[subprocess.Popen[str]]:
         process.communicate()
 
 
-def test_the_rl_environments_open_no_connection(offline_probe: subprocess.Popen[str]) -> None:
-    out = probe_output(offline_probe)
+def test_the_rl_environments_open_no_connection_and_print_nothing_of_litellms(
+    offline_probe: subprocess.Popen[str],
+) -> None:
+    out, err = offline_probe.communicate(timeout=120)
+    assert offline_probe.returncode == 0, err[-2000:]
     assert "ATTEMPTS 0 " in out
+    assert err == ""  # nothing of LiteLLM's on stderr, where it would hide a trainer's own output
 
 
 def test_episodes_that_part_ways_are_scored_at_their_own_positions() -> None:
