@@ -58,8 +58,8 @@ class GamePlan:
 def plan_run(
     run: RunDir, rollouts: int, base_seed: int, from_turn: int = 1
 ) -> tuple[list[GamePlan], list[str], list[str]]:
-    """The plan of each complete game (its log read once and let go; its earlier values checked against these
-    settings before any work starts), the ids of the other games (skipped) and the damaged logs' problems."""
+    """The plan of each complete game, every decision from `from_turn` on (its log read once and let go), the ids of
+    the other games (skipped) and the damaged logs' problems; `resumed` then leaves out what is valued already."""
     plans: list[GamePlan] = []
     skipped, corrupt = [], []
     for game in run.games():
@@ -69,9 +69,15 @@ def plan_run(
             skipped.append(game.facts.header.game_id)
         else:
             path = values_file(run.path, game)
-            done = done_turns(path, rollouts, base_seed)
-            plans.append(GamePlan(path.stem, path, len(done), plan_game(game, done, rollouts, base_seed, from_turn)))
+            plans.append(GamePlan(path.stem, path, 0, plan_game(game, set(), rollouts, base_seed, from_turn)))
     return plans, skipped, corrupt
+
+
+def resumed(plan: GamePlan, rollouts: int, base_seed: int) -> GamePlan:
+    """The plan without the decisions its values file holds already; refused when the file holds values made with
+    other settings."""
+    done = done_turns(plan.path, rollouts, base_seed)
+    return GamePlan(plan.game_id, plan.path, len(done), [task for task in plan.tasks if task.turn not in done])
 
 
 def values_file(run: Path, log: GameLogContents) -> Path:

@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemaini
 from rich.progress import Progress as Bar
 
 from harness.analysis.cluster import Cluster
-from harness.analysis.valuation import GamePlan, plan_run
+from harness.analysis.valuation import GamePlan, plan_run, resumed
 from harness.analysis.valuers import (
     InProcess,
     LocalProcesses,
@@ -99,6 +99,8 @@ def _value(args: argparse.Namespace, settings: ValuesSettings, run: RunDir) -> i
         print(f"skipping a corrupt game log: {problem}", file=sys.stderr)
     if skipped:
         print(f"skipping {len(skipped)} incomplete game(s): {', '.join(skipped)}")
+    # every game's earlier values are checked against these settings before any work starts
+    plans = [resumed(plan, settings.rollouts, settings.seed) for plan in plans]
     # before anything is written: a cluster that cannot be used is refused in one line
     valuer = _valuer(args.ray, settings.workers)
     try:

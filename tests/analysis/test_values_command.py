@@ -113,6 +113,12 @@ def test_values_cover_the_late_decisions_resume_and_skip_incomplete_games(
     assert values_path.read_bytes() == before
     assert main(args) == 0
     assert "0 decision(s) valued, 3 already done" in capsys.readouterr().out
+    # values made with other settings are refused, never mixed, after the games left out are named
+    assert main([*args[:3], "3", *args[4:]]) == 2
+    out, err = capsys.readouterr()
+    assert "skipping 1 incomplete game(s): 2p-unfinished" in out
+    assert f"{values_path} holds values made with --rollouts 2 --seed 0; repeat those options" in err
+    assert values_path.read_bytes() == before
 
 
 @pytest.mark.parametrize("count", ["0", "-3", str(MAX_ROLLOUTS + 1)])
