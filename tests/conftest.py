@@ -18,8 +18,9 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-# The files that take longest (real processes, browsers, slow scripted servers), handed out first: pytest-xdist gives
-# each worker one file at a time, and a long file handed out last keeps one core busy after the other has finished.
+# The files that take longest (real processes, browsers, slow scripted servers), handed out first: pytest-xdist hands
+# whole files to its workers in this order, and a long file handed out last keeps one core busy after the other has
+# finished.
 LONGEST_FIRST = (
     "run/test_resume.py",
     "run/test_interrupt.py",
@@ -38,7 +39,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
 
     def rank(item: pytest.Item) -> int:
-        path = item.path.relative_to(here).as_posix()
+        path = item.path.relative_to(here).as_posix() if item.path.is_relative_to(here) else ""
         return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
 
     items.sort(key=rank)  # a stable sort: every other file keeps its place
