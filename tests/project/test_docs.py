@@ -57,6 +57,7 @@ OTHER_PROGRAMS = {
     },
     "hanabi-eval": {"--version", "--help"},
     "perf record": {"--call-graph"},
+    "pytest": {"--durations"},
 }
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
