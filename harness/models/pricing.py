@@ -71,19 +71,6 @@ def listed_prices(model: str, price_list: Mapping[str, Mapping[str, object]]) ->
     )
 
 
-def litellm_entry(model: str, price: ModelPrice) -> dict[str, object]:
-    """The price-list entry that makes LiteLLM count a model at the user's prices."""
-    prices = given_prices(price)
-    return {
-        "input_cost_per_token": prices.input,
-        "output_cost_per_token": prices.output,
-        "cache_read_input_token_cost": prices.cache_read,
-        "cache_creation_input_token_cost": prices.cache_write,
-        "litellm_provider": provider_of(model),
-        "mode": "chat",
-    }
-
-
 def longest_reply(seat: SeatConfig, model: str, price_list: Mapping[str, Mapping[str, object]]) -> int | None:
     """The most tokens one reply of the seat may take: its --max-tokens (or the larger limit a truncated reply is
     asked again with), else the model's largest output in LiteLLM's list; None where neither is known."""
