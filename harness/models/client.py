@@ -246,6 +246,16 @@ class RetryingCaller:
     cache: CacheStyle | None = None  # how the seat's prompts are cached (None: prompt caching off or not offered)
     longest_reply: int | None = None  # the most tokens a reply may take (the budget's count of a call)
 
+    def take_prices(self, models: Collection[str], given: ModelPrice | None, prompt_cache: bool) -> None:
+        """The seat's prices (the user's `given`, else LiteLLM's list), the longest reply any of the `models` it calls
+        may give, and how its prompts are cached (none with `prompt_cache` off)."""
+        price_list = litellm().model_cost
+        listed = listed_prices(self.seat.model, price_list) if _is_priced(self.seat.model) else None
+        self.prices = given_prices(given) if given is not None else listed
+        replies = [longest_reply(self.seat, model, price_list) for model in models]
+        self.longest_reply = max((r for r in replies if r is not None), default=None)
+        self.cache = cache_style(self.seat.model, price_list) if prompt_cache else None
+
     @property
     def offline_bot(self) -> str | None:
         """The built-in player served, whose reply comes in the request metadata (no other provider sees it)."""
@@ -407,11 +417,7 @@ class ModelClient(RetryingCaller):
         # LiteLLM knows the price of every model the seat may call; otherwise no cost is recorded
         models = {seat.model, *(d.model or seat.model for d in seat.deployments)}
         self.priced = given is not None or all(_is_priced(model) for model in models)
-        price_list = litellm().model_cost
-        self.prices = self._given or (listed_prices(seat.model, price_list) if _is_priced(seat.model) else None)
-        replies = [longest_reply(seat, model, price_list) for model in models]
-        self.longest_reply = max((r for r in replies if r is not None), default=None)
-        self.cache = cache_style(seat.model, price_list) if prompt_cache else None
+        self.take_prices(models, given, prompt_cache)
         for model in models:
             if not _is_priced(model):
                 list_at_zero_price(model)

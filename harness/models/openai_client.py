@@ -24,16 +24,13 @@ from harness.models.client import (
     NO_KEY_PLACEHOLDER,
     RetryingCaller,
     RetryPolicy,
-    _is_priced,
     answered,
     check_direct,
     direct_params,
     failed,
-    litellm,
     timed_out,
 )
-from harness.models.pricing import given_prices, listed_prices, longest_reply
-from harness.models.prompt_cache import PROMPT_CACHE_KEY, cache_style
+from harness.models.prompt_cache import PROMPT_CACHE_KEY
 from harness.schema.config import ModelPrice
 from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig
 from harness.schema.secrets import register_secret, split_credentials
@@ -68,12 +65,7 @@ class OpenAIClient(RetryingCaller):
         params.pop("timeout"), params.pop("max_retries")  # the SDK client's settings, not the request body's
         self._body = params
         # the user's price, or one LiteLLM's list knows (a hosted model reached directly); a served one has none
-        given = (prices or {}).get(seat.model)
-        price_list = litellm().model_cost
-        listed = listed_prices(seat.model, price_list) if _is_priced(seat.model) else None
-        self.prices = given_prices(given) if given is not None else listed
-        self.longest_reply = longest_reply(seat, seat.model, price_list)
-        self.cache = cache_style(seat.model, price_list) if prompt_cache else None
+        self.take_prices([seat.model], (prices or {}).get(seat.model), prompt_cache)
 
     def _client(self) -> Any:
         import openai
