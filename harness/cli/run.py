@@ -109,14 +109,15 @@ def add_session_options(parser: argparse.ArgumentParser, recorded: bool, playing
     (workers, the display), which `judge` has not."""
     defaults = SessionOptions()
 
+    def unless_recorded(default: str) -> str:
+        return "(default: as recorded)" if recorded else default
+
     def said(path: str, unit: str = "") -> str:
-        if recorded:
-            return "(default: as recorded)"
         value = defaults.model_dump()
         for part in path.split("."):
             value = value[part]
         default = f"{value:g}{unit}" if value is not None else f"{DEFAULT_TIMEOUT_S:g}{unit}"
-        return f"(default {default}" + ("; with --config: the sweep file's)" if playing else ")")
+        return unless_recorded(f"(default {default}" + ("; with --config: the sweep file's)" if playing else ")"))
 
     def add(path: str, kind: type, words: str, unit: str = "") -> None:
         parser.add_argument(SESSION_FLAGS[path], dest=path, type=kind, help=f"{words} {said(path, unit)}")
@@ -143,7 +144,7 @@ def add_session_options(parser: argparse.ArgumentParser, recorded: bool, playing
             choices=["on", "off"],
             help="mark (Anthropic, Claude on Bedrock and Vertex AI) or key (OpenAI) the prompts' stable prefixes so "
             "that the provider bills them as cache reads "
-            + ("(default: as recorded)" if recorded else "(default on, where the provider caches prompts)"),
+            + unless_recorded("(default on, where the provider caches prompts)"),
         )
         parser.add_argument(
             SESSION_FLAGS["max_cost_usd"],
@@ -151,8 +152,7 @@ def add_session_options(parser: argparse.ArgumentParser, recorded: bool, playing
             type=float,
             metavar="USD",
             help="stop before a call that could take the run's spend (every session's) past this budget; the run "
-            "stops with status `budget`, resumable with a higher one "
-            + ("(default: as recorded)" if recorded else "(default: no budget)"),
+            "stops with status `budget`, resumable with a higher one " + unless_recorded("(default: no budget)"),
         )
         parser.add_argument(
             SESSION_FLAGS["prices"],

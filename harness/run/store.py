@@ -192,7 +192,7 @@ class RunDir:
             except LogCorrupt as exc:
                 settled, result = True, exc
             except OSError:
-                pass  # read in full, which names what is wrong
+                pass  # not settled: the full read below names what is wrong
             if not settled:
                 game = self.read(path)
                 result = game.result if isinstance(game, GameLogContents) else game
