@@ -3,11 +3,17 @@ helpers are in helpers.py)."""
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 
 import pytest
 
-from harness.engine.game import deck_for_seed
+# The suite starts some hundred Python processes that import the same modules: they share Python's bytecode caches
+# (__pycache__, ignored by git) even where the environment turns the caches off, instead of each compiling them again.
+# Set before anything of the harness is imported (this module imports it only in fixtures).
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -33,4 +39,6 @@ def client(request: pytest.FixtureRequest) -> list[str]:
 
 @pytest.fixture
 def deck() -> list[str]:
+    from harness.engine.game import deck_for_seed
+
     return deck_for_seed(1)

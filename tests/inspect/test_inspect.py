@@ -16,10 +16,9 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from inspect_ai.log import EvalLog, read_eval_log, resolve_sample_attachments
 
 from harness.cli.main import main
 from harness.inspect.options import parse_options
@@ -27,6 +26,9 @@ from harness.schema.errors import Refused
 from harness.schema.log_file import GameLogContents, read_game_log
 from harness.schema.records import PROVIDER_ERROR_KINDS, Attempt
 from tests.fakeserver import FakeModelServer, Reply, careful_player
+
+if TYPE_CHECKING:  # Inspect itself is imported by the tests that read its logs, not by every worker's collection
+    from inspect_ai.log import EvalLog
 
 INSPECT = Path(sys.executable).with_name("inspect")
 
@@ -57,6 +59,8 @@ class InspectEval:
 
     def result(self) -> tuple[int, EvalLog, str]:
         """Its exit code, its log and its output, once it is over."""
+        from inspect_ai.log import read_eval_log
+
         try:
             code = self.process.wait(timeout=600)
         finally:
@@ -298,6 +302,8 @@ def test_bad_replies_are_re_asked_through_inspect_exactly_as_hanabi_eval_run_re_
     retried = [a.error_kind for m in theirs.moves for c in m.calls for a in c.attempts if a.error_kind]
     assert sorted(set(retried) & PROVIDER_ERROR_KINDS) == ["rate_limited", "server_error"]
     assert inspect_requests == run_requests  # the same requests reached the server, the two failed ones included
+    from inspect_ai.log import resolve_sample_attachments
+
     sample = resolve_sample_attachments((log.samples or [])[0])
     failed = [e for e in sample.events if e.event == "model" and e.error]
     assert len(failed) == 2  # Inspect's transcript shows the two requests it retried

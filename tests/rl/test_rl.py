@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import verifiers.v1 as vf
 from gymnasium.utils.env_checker import check_env
 
 from harness.cli.main import main
@@ -25,7 +24,6 @@ from harness.export.rewards import grpo_reward_function, rating_reward
 from harness.rl.grpo import decision_rows, grpo_move_reward
 from harness.rl.gym_env import HanabiSeatEnv
 from harness.rl.rewards import RewardSpec
-from harness.rl.verifiers_env import HanabiTask, HanabiTaskset, HanabiTasksetConfig, load_taskset, reply_trace
 from harness.schema.errors import Refused
 from tests.models.test_offline_imports import start_probe
 
@@ -138,6 +136,16 @@ def test_invalid_replies_are_penalised_re_asked_and_never_played(
 def test_verifiers_tasks_are_the_runs_decisions_and_score_replies_as_the_exports_do(
     exported: dict[str, list[dict[str, Any]]],
 ) -> None:
+    import verifiers.v1 as vf  # verifiers is imported by its tests, not by every worker's collection
+
+    from harness.rl.verifiers_env import (
+        HanabiTask,
+        HanabiTaskset,
+        HanabiTasksetConfig,
+        load_taskset,
+        reply_trace,
+    )
+
     rows = exported["watson"]
     taskset = vf.load_taskset(HanabiTasksetConfig(id="hanabi-eval-rl", scaffold="watson", seeds="1"))
     assert isinstance(taskset, HanabiTaskset)
@@ -189,6 +197,8 @@ def test_verifiers_tasks_are_the_runs_decisions_and_score_replies_as_the_exports
 def test_the_engine_reward_is_the_values_command_s_regret_of_the_move(
     exported: dict[str, list[dict[str, Any]]], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from harness.rl.verifiers_env import load_taskset, reply_trace
+
     rows = exported["watson"]
     run: Path = exported["watson-run"]  # type: ignore[assignment]
     from_turn = rows[-VALUED_TURNS]["turn"]
