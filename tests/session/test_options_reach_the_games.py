@@ -35,16 +35,17 @@ def all_complete(folder: Path) -> bool:
 
 
 def test_workers_share_out_the_rate_limits_of_deployments(tmp_path: Path) -> None:
+    # four games at once, one request each in flight: two workers that each took the whole limit would send four
     with FakeModelServer(slow_player) as server:
         entry = (
             "  - model: hosted_vllm/served\n    deployments:\n"
-            f"      - {{api_base: '{server.base_url}', max_parallel_requests: 4, rpm: 100000, tpm: 100000000}}\n"
+            f"      - {{api_base: '{server.base_url}', max_parallel_requests: 2, rpm: 100000, tpm: 100000000}}\n"
         )
         out = tmp_path / "out"
         assert (
             main(["run", "--config", str(sweep(tmp_path, entry)), "--workers", "2", "--out", str(out)]) == 0
         )
-        assert server.max_in_flight <= 4
+        assert server.max_in_flight <= 2
     assert all_complete(out)
 
 
