@@ -284,6 +284,8 @@ def messy_eval(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Inspe
 def test_bad_replies_are_re_asked_through_inspect_exactly_as_hanabi_eval_run_re_asks_them(
     tmp_path: Path, messy_eval: tuple[InspectEval, FakeModelServer]
 ) -> None:
+    from inspect_ai.log import resolve_sample_attachments
+
     started, inspect_server = messy_eval
     code, log, output = started.result()
     inspect_requests = len(inspect_server.exchanges)
@@ -302,8 +304,6 @@ def test_bad_replies_are_re_asked_through_inspect_exactly_as_hanabi_eval_run_re_
     retried = [a.error_kind for m in theirs.moves for c in m.calls for a in c.attempts if a.error_kind]
     assert sorted(set(retried) & PROVIDER_ERROR_KINDS) == ["rate_limited", "server_error"]
     assert inspect_requests == run_requests  # the same requests reached the server, the two failed ones included
-    from inspect_ai.log import resolve_sample_attachments
-
     sample = resolve_sample_attachments((log.samples or [])[0])
     failed = [e for e in sample.events if e.event == "model" and e.error]
     assert len(failed) == 2  # Inspect's transcript shows the two requests it retried
