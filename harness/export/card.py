@@ -13,7 +13,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from statistics import mean
 
-import jinja2
 import yaml
 from pydantic import BaseModel, ConfigDict
 
@@ -34,6 +33,7 @@ from harness.export.rows import (
 from harness.export.schema import ROW_MODELS, SCHEMA_VERSION, features, type_words
 from harness.export.source import ExportGame, Selection
 from harness.schema.errors import Refused
+from harness.schema.paths import template_environment
 from harness.schema.records import MoveRecord
 from harness.schema.value_records import ValuesUnreadable
 
@@ -260,14 +260,7 @@ TEMPLATES = Path(__file__).with_name("templates")  # the export's own templates,
 
 def render_card(facts: CardFacts) -> str:
     """The dataset card (README.md of an export); runs of blank lines collapse to one."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-    )
-    text = env.get_template("dataset_card.md.j2").render(card=facts)
+    text = template_environment(TEMPLATES).get_template("dataset_card.md.j2").render(card=facts)
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
 
 

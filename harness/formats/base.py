@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 from harness.formats import doubt, reading
 from harness.formats.reading import Unreadable
 from harness.schema.moves import Move
-from harness.schema.paths import prompts_dir
+from harness.schema.paths import prompts_dir, template_environment
 
 
 class ReplyProblem(ValueError):
@@ -47,14 +47,7 @@ class ParsedReply(BaseModel):
 
 @cache
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(prompts_dir())),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-        auto_reload=False,
-    )
+    return template_environment(prompts_dir(), auto_reload=False)
 
 
 def render(template: str, **context: Any) -> str:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import jinja2
 
 from harness.report.site_links import SiteLinks
+from harness.schema.paths import template_environment
 
 if TYPE_CHECKING:  # the viewer and the table format numbers here without loading the report's statistics
     from harness.report.calibration import Estimate
@@ -91,14 +92,7 @@ def md_cell(text: object) -> str:
 
 
 def _environment(autoescape: bool) -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        autoescape=autoescape,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
+    env = template_environment(TEMPLATES, autoescape, keep_trailing_newline=True)
     env.filters.update(
         num=num,
         pct=pct,

@@ -7,6 +7,10 @@ editable install, a wheel, and a plain checkout on sys.path. Never write into th
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import jinja2
 
 
 def data_root() -> Path:
@@ -28,3 +32,18 @@ def scaffolds_dir() -> Path:
 
 def seeds_dir() -> Path:
     return data_root() / "seeds"
+
+
+def template_environment(folder: Path, autoescape: bool = False, **options: Any) -> jinja2.Environment:
+    """Jinja for the templates in `folder`, as all of the project's templates are written: a name the template is
+    not given is an error, and a block tag's own line break and indentation are left out. `options` add Jinja's own."""
+    import jinja2  # loaded by the commands that render templates only
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(folder)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=autoescape,
+        **options,
+    )

@@ -19,7 +19,7 @@ import jinja2
 from harness.engine.game import MAX_INFO_TOKENS, MAX_LIFE_TOKENS
 from harness.models.prompt_cache import common_length
 from harness.schema.cards import COLOR_NAMES, MAX_SCORE
-from harness.schema.paths import prompts_dir
+from harness.schema.paths import prompts_dir, template_environment
 from harness.schema.records import CacheBreak, Message
 from harness.strategies.definition import CallDef, ScaffoldDef
 from harness.view.seat_view import SeatView
@@ -32,15 +32,8 @@ _BREAK = f"\x00cache-break-{uuid.uuid4().hex}\x00"
 
 @cache
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(prompts_dir())),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
-        autoescape=False,
-        auto_reload=False,  # templates do not change during a run; checking their mtimes cost a stat per render
-    )
+    # templates do not change during a run; checking their mtimes cost a stat per render
+    env = template_environment(prompts_dir(), auto_reload=False)
     env.globals["COLOR_NAMES"] = COLOR_NAMES
     env.globals.update(MAX_SCORE=MAX_SCORE, MAX_INFO_TOKENS=MAX_INFO_TOKENS, MAX_LIFE_TOKENS=MAX_LIFE_TOKENS)
     env.filters["color_name_of"] = COLOR_NAMES.__getitem__

@@ -19,6 +19,7 @@ import jinja2
 
 from harness.report.render import cost, num, pct
 from harness.schema.cards import COLOR_NAMES
+from harness.schema.paths import template_environment
 from harness.web.catalog import RunEntry
 from harness.web.game_page import GamePage
 
@@ -49,13 +50,7 @@ def asset(name: str) -> bytes:
 
 
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
+    env = template_environment(TEMPLATES, autoescape=True)
     env.filters.update(num=num, pct=pct, cost=cost)
     env.globals.update(csp=CSP, color_names=COLOR_NAMES)
     return env
