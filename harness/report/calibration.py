@@ -11,7 +11,6 @@ skips them); they are counted beside the table, as are the groups whose runs hav
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from typing import Literal
 
@@ -19,6 +18,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 from scipy import stats as scipy_stats
 
+from harness.report.grouping import grouped
 from harness.report.rows import GameRow
 from harness.report.stats import Interval, bootstrap_interval
 from harness.schema.records import MoveRecord
@@ -145,9 +145,7 @@ def calibration(
     """Per group and player count (every group with games), from the games with values and their valued decisions
     `judged`."""
     keys = sorted({(g.group, g.players) for g in games})
-    by_key: dict[tuple[str, int], list[DecisionCalibration]] = defaultdict(list)
-    for item in judged:
-        by_key[(item.group, item.players)].append(item)
+    by_key = grouped(judged, lambda item: (item.group, item.players))
     table = []
     for key in keys:
         members = [g for g in games if (g.group, g.players) == key]

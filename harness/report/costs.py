@@ -11,11 +11,11 @@ provider's cache and what that saved, as each attempt recorded it.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.report.grouping import grouped
 from harness.report.rows import GameRow
 
 
@@ -87,11 +87,7 @@ class Spending(BaseModel):
 
 
 def spending(rows: Sequence[GameRow]) -> Spending:
-    by_run: dict[str, list[GameRow]] = defaultdict(list)
-    by_group: dict[str, list[GameRow]] = defaultdict(list)
-    for row in rows:
-        by_run[row.run].append(row)
-        by_group[row.group].append(row)
+    by_run, by_group = grouped(rows, lambda row: row.run), grouped(rows, lambda row: row.group)
     return Spending(
         runs=[spend(name, by_run[name]) for name in sorted(by_run)],
         groups=[spend(name, by_group[name]) for name in sorted(by_group)],

@@ -9,9 +9,14 @@ that differ in who sits after whom stay apart. It is one label when every seat i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from harness.schema.records import SeatConfig
+
+T = TypeVar("T")
+K = TypeVar("K")
 
 DIMENSIONS: tuple[str, ...] = ("model", "scaffold", "players", "seats", "run")
 DEFAULT_BY: tuple[str, ...] = ("model", "scaffold")
@@ -39,3 +44,11 @@ def lineup_of(seats: Sequence[SeatConfig]) -> str:
 def group_label(values: dict[str, str], by: Sequence[str]) -> str:
     """The group a game belongs to: its values of the chosen dimensions, joined with " · "."""
     return " · ".join(values[dimension] for dimension in by)
+
+
+def grouped(items: Iterable[T], key: Callable[[T], K]) -> defaultdict[K, list[T]]:
+    """The items in lists by their key, each list in the items' order; a key no item has reads as an empty list."""
+    groups: defaultdict[K, list[T]] = defaultdict(list)
+    for item in items:
+        groups[key(item)].append(item)
+    return groups

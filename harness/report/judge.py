@@ -16,6 +16,7 @@ from typing import Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from harness.report.grouping import grouped
 from harness.schema.judge_records import RATINGS, judge_files, read_judgements
 
 
@@ -92,10 +93,7 @@ def _means(turns: Sequence[JudgedTurn]) -> dict[str, float]:
 
 def judge_summaries(turns: Sequence[JudgedTurn]) -> list[JudgeSummary]:
     """Mean judge ratings per group over the judged turns of complete games."""
-    by_group: dict[str, list[JudgedTurn]] = defaultdict(list)
-    for turn in turns:
-        if turn.game_status == "complete":
-            by_group[turn.group].append(turn)
+    by_group = grouped((turn for turn in turns if turn.game_status == "complete"), lambda turn: turn.group)
     return [
         JudgeSummary(
             group=group,

@@ -9,11 +9,11 @@ instead of vanishing from the table.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.report.grouping import grouped
 from harness.report.rows import GameRow
 from harness.schema.records import PROVIDER_ERROR_KINDS
 
@@ -60,9 +60,7 @@ def error_kinds(rows: Sequence[GameRow]) -> list[str]:
 
 def reliability(rows: Sequence[GameRow]) -> list[GroupReliability]:
     kinds = error_kinds(rows)
-    by_group: dict[str, list[GameRow]] = defaultdict(list)
-    for row in rows:
-        by_group[row.group].append(row)
+    by_group = grouped(rows, lambda row: row.group)
     table = []
     for group in sorted(by_group):
         games = by_group[group]

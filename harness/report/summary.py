@@ -7,12 +7,12 @@ Rates per move are totals over the complete games divided by their moves.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from harness.report.grouping import grouped
 from harness.report.rows import GameRow
 from harness.report.stats import ScoreStats, score_stats
 
@@ -85,9 +85,7 @@ def complete(rows: Sequence[GameRow]) -> list[GameRow]:
 
 def group_summaries(rows: Sequence[GameRow], latencies: Mapping[str, list[float]]) -> list[GroupSummary]:
     """Each group's figures; `latencies`: per group, the latency of every move of its complete games."""
-    by_group: dict[str, list[GameRow]] = defaultdict(list)
-    for row in rows:
-        by_group[row.group].append(row)
+    by_group = grouped(rows, lambda row: row.group)
     return [_summary(group, by_group[group], latencies.get(group, [])) for group in sorted(by_group)]
 
 
@@ -130,9 +128,7 @@ def _summary(group: str, rows: list[GameRow], latencies: list[float]) -> GroupSu
 
 
 def players_summaries(rows: Sequence[GameRow]) -> list[PlayersSummary]:
-    cells: dict[tuple[str, int], list[GameRow]] = defaultdict(list)
-    for row in complete(rows):
-        cells[(row.group, row.players)].append(row)
+    cells = grouped(complete(rows), lambda row: (row.group, row.players))
     summaries = []
     for (group, players), done in sorted(cells.items()):
         summaries.append(
@@ -150,9 +146,7 @@ def players_summaries(rows: Sequence[GameRow]) -> list[PlayersSummary]:
 
 
 def heat_cells(rows: Sequence[GameRow]) -> list[HeatCell]:
-    cells: dict[tuple[str, str], list[GameRow]] = defaultdict(list)
-    for row in complete(rows):
-        cells[(row.scaffold, row.model)].append(row)
+    cells = grouped(complete(rows), lambda row: (row.scaffold, row.model))
     return [
         HeatCell(
             scaffold=scaffold,

@@ -6,12 +6,12 @@ Beside it, per bin, the LLM judge's mean overall rating of the same turns when t
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from harness.report.grouping import grouped
 from harness.report.rows import TrackedMove
 
 TURN_BIN = 5  # turns per point of the accuracy-over-turns plot
@@ -51,13 +51,6 @@ def _figures(moves: Sequence[TrackedMove]) -> dict[str, float | None]:
     return figures
 
 
-def _measured(moves: Sequence[TrackedMove]) -> dict[str, list[TrackedMove]]:
-    by_group: dict[str, list[TrackedMove]] = defaultdict(list)
-    for move in moves:
-        by_group[move.group].append(move)
-    return by_group
-
-
 def tracking_summaries(moves: Sequence[TrackedMove]) -> list[TrackingSummary]:
     return [
         TrackingSummary(
@@ -66,7 +59,7 @@ def tracking_summaries(moves: Sequence[TrackedMove]) -> list[TrackingSummary]:
             moves=len(measured),
             **_figures(measured),
         )
-        for group, measured in sorted(_measured(moves).items())
+        for group, measured in sorted(grouped(moves, lambda move: move.group).items())
     ]
 
 
@@ -76,10 +69,7 @@ def tracking_by_turn(
     """Per group and bin of TURN_BIN turns: the measured figures, and the judge's (turns, mean overall rating)
     from `judged` (keyed by group and bin index) where it rated turns of that bin."""
     judged = judged or {}
-    bins: dict[tuple[str, int], list[TrackedMove]] = defaultdict(list)
-    for group, measured in _measured(moves).items():
-        for move in measured:
-            bins[(group, (move.turn - 1) // TURN_BIN)].append(move)
+    bins = grouped(moves, lambda move: (move.group, (move.turn - 1) // TURN_BIN))
     rows = []
     for group, index in sorted(set(bins) | set(judged)):
         in_bin = bins.get((group, index), [])

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.report.grouping import group_label
+from harness.report.grouping import group_label, grouped
 from harness.report.rows import GameRow
 from harness.report.stats import Interval, ScoreStats, score_stats
 
@@ -78,9 +78,7 @@ def _deal_means(games: Sequence[GameRow], convention: ScoreConvention) -> list[f
 
 def wide_table(rows: Sequence[GameRow], by: Sequence[str], convention: ScoreConvention) -> WideTable:
     counts = sorted({r.players for r in rows})
-    by_row: dict[str, list[GameRow]] = defaultdict(list)
-    for row in rows:
-        by_row[row_label(row, by)].append(row)
+    by_row = grouped(rows, lambda row: row_label(row, by))
     table_rows = []
     for label in sorted(by_row):
         games = by_row[label]
