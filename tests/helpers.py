@@ -30,6 +30,20 @@ def command(argv: list[str], **popen: Any) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "harness.cli", *argv], cwd=ROOT, text=True, **options)
 
 
+def read_terminal(controller: int) -> bytes:
+    """Everything a command writes to the pseudo-terminal whose controlling end is `controller`, until it closes."""
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # the other end closed: the command is over
+            break
+        if not chunk:
+            break
+        shown += chunk
+    return shown
+
+
 def one_line(err: str) -> str:
     """The one line a command printed to stderr: no traceback, nothing else."""
     assert "Traceback" not in err, err

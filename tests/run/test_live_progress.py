@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakeserver import FakeModelServer, Reply, careful_player
-from tests.helpers import ROOT
+from tests.helpers import ROOT, read_terminal
 
 
 def test_the_display_counts_down_provider_back_offs_and_shows_an_eta(tmp_path: Path) -> None:
@@ -42,15 +42,7 @@ def test_the_display_counts_down_provider_back_offs_and_shows_an_eta(tmp_path: P
             env={**os.environ, "COLUMNS": "250", "TERM": "xterm"},
         )
         os.close(terminal)
-        shown = b""
-        while True:
-            try:
-                chunk = os.read(controller, 65536)
-            except OSError:  # the other end closed: the run is over
-                break
-            if not chunk:
-                break
-            shown += chunk
+        shown = read_terminal(controller)
         process.wait(timeout=120)
     os.close(controller)
     assert process.returncode == 0

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli.main import main
-from tests.helpers import ROOT
+from tests.helpers import ROOT, read_terminal
 
 THOUSAND_AND_ONE = ",".join(str(seed) for seed in range(1001))
 
@@ -128,15 +128,7 @@ def test_over_a_thousand_games_at_a_terminal_asks_first(tmp_path: Path) -> None:
             asked += os.read(controller, 1024)
     assert b"1,001 games to play" in asked
     os.write(controller, b"n\n")
-    answered = b""
-    while True:
-        try:
-            chunk = os.read(controller, 1024)
-        except OSError:  # the other end closed: the command is over
-            break
-        if not chunk:
-            break
-        answered += chunk
+    answered = read_terminal(controller)
     process.wait(timeout=60)
     os.close(controller)
     assert process.returncode == 2 and b"not started" in answered
