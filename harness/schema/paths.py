@@ -35,8 +35,9 @@ def seeds_dir() -> Path:
 
 
 def template_environment(folder: Path, autoescape: bool = False, **options: Any) -> jinja2.Environment:
-    """Jinja for the templates in `folder`, as all of the project's templates are written: a name the template is
-    not given is an error, and a block tag's own line break and indentation are left out. `options` add Jinja's own."""
+    """Jinja for the templates in `folder`, as the prompts, reply formats, report, viewer pages and dataset card are
+    written: a name the template is not given is an error, and a block tag's own line break and indentation are left
+    out. `options` add Jinja's own. (Inspect's turn summaries, inspect/transcript.py, keep Jinja's defaults.)"""
     import jinja2  # loaded by the commands that render templates only
 
     return jinja2.Environment(
