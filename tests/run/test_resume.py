@@ -199,7 +199,10 @@ def test_killing_the_parent_stops_its_workers_and_the_run_resumes(
     wait_until_group_gone(process.pid)  # the orphaned workers stop by themselves: none is left to write
     # resumed by a process of its own, as a user would: this one's workers may have to be spawned (test_workers.py)
     resumed = command(["resume", str(next(tmp_path.iterdir())), "--workers", "2", "--no-progress"])
-    _, err = resumed.communicate(timeout=120)
+    try:
+        _, err = resumed.communicate(timeout=120)
+    finally:
+        resumed.kill()  # only if it is still running
     assert resumed.returncode == 0, err
     # the games, spread over the workers of both sessions, logged the moves of an uninterrupted run in one process
     assert {name: comparable(path) for name, path in game_logs(tmp_path).items()} == reference

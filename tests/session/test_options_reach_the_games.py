@@ -45,7 +45,10 @@ def test_workers_share_out_the_rate_limits_of_deployments(tmp_path: Path) -> Non
         out = tmp_path / "out"
         # a process of its own, as a user would start it: this one's workers may have to be spawned (test_workers.py)
         run = command(["run", "--config", str(sweep(tmp_path, entry)), "--workers", "2", "--out", str(out)])
-        _, err = run.communicate(timeout=120)
+        try:
+            _, err = run.communicate(timeout=120)
+        finally:
+            run.kill()  # only if it is still running
         assert run.returncode == 0, err
         assert server.max_in_flight <= 2
     assert all_complete(out)
