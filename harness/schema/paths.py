@@ -2,6 +2,7 @@
 
 The folders sit at the repository root and are packaged as `harness.data`, so the same lookup works for an
 editable install, a wheel, and a plain checkout on sys.path. Never write into these folders at run time.
+template_environment sets Jinja up for a folder of templates, the prompts' or another layer's own.
 """
 
 from __future__ import annotations
