@@ -30,6 +30,14 @@ def command(argv: list[str], **popen: Any) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "harness.cli", *argv], cwd=ROOT, text=True, **options)
 
 
+def finished(argv: list[str], timeout_s: float = 120) -> subprocess.CompletedProcess[str]:
+    """`hanabi-eval argv` run to its end as a process of its own, its output captured; killed if it outlives
+    `timeout_s`."""
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", *argv], cwd=ROOT, text=True, capture_output=True, timeout=timeout_s
+    )
+
+
 def read_terminal(controller: int) -> bytes:
     """Everything a command writes to the pseudo-terminal whose controlling end is `controller`, until it closes."""
     shown = b""

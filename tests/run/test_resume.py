@@ -23,7 +23,7 @@ import pytest
 
 from harness.cli.main import main
 from harness.schema.log_file import read_game_log
-from tests.helpers import ROOT, command
+from tests.helpers import ROOT, finished
 from tests.processes import wait_until_group_gone
 
 SLOW = ["--model", "local/smart@25ms", "--players", "2", "3", "--seeds", "1,2,3", "--concurrency", "6"]
@@ -198,12 +198,8 @@ def test_killing_the_parent_stops_its_workers_and_the_run_resumes(
     process.wait()
     wait_until_group_gone(process.pid)  # the orphaned workers stop by themselves: none is left to write
     # resumed by a process of its own, as a user would: this one's workers may have to be spawned (test_workers.py)
-    resumed = command(["resume", str(next(tmp_path.iterdir())), "--workers", "2", "--no-progress"])
-    try:
-        _, err = resumed.communicate(timeout=120)
-    finally:
-        resumed.kill()  # only if it is still running
-    assert resumed.returncode == 0, err
+    resumed = finished(["resume", str(next(tmp_path.iterdir())), "--workers", "2", "--no-progress"])
+    assert resumed.returncode == 0, resumed.stderr
     # the games, spread over the workers of both sessions, logged the moves of an uninterrupted run in one process
     assert {name: comparable(path) for name, path in game_logs(tmp_path).items()} == reference
     status = json.loads(next(tmp_path.glob("*/status.json")).read_text())

@@ -10,7 +10,7 @@ from typing import Any
 from harness.cli.main import main
 from harness.schema.log_file import read_game_log
 from tests.fakeserver import FakeModelServer, Reply, careful_player, slow_player
-from tests.helpers import command
+from tests.helpers import finished
 
 
 def refused(request: dict[str, Any]) -> Reply:
@@ -44,12 +44,8 @@ def test_workers_share_out_the_rate_limits_of_deployments(tmp_path: Path) -> Non
         )
         out = tmp_path / "out"
         # a process of its own, as a user would start it: this one's workers may have to be spawned (test_workers.py)
-        run = command(["run", "--config", str(sweep(tmp_path, entry)), "--workers", "2", "--out", str(out)])
-        try:
-            _, err = run.communicate(timeout=120)
-        finally:
-            run.kill()  # only if it is still running
-        assert run.returncode == 0, err
+        run = finished(["run", "--config", str(sweep(tmp_path, entry)), "--workers", "2", "--out", str(out)])
+        assert run.returncode == 0, run.stderr
         assert server.max_in_flight <= 2
     assert all_complete(out)
 
