@@ -411,8 +411,9 @@ class ModelClient(RetryingCaller):
         self._given = given_prices(given) if given is not None else None  # costs counted here, at these prices
         if provider_of(seat.model) == LOCAL_PROVIDER:
             list_at_zero_price(seat.model)
-            self.priced = True  # offline models really cost nothing
-            self.prices = FREE
+            self.priced = True  # offline models cost nothing, or what the user's --price says (budget included)
+            self.prices = self._given or FREE
+            self.longest_reply = longest_reply(seat, seat.model, {})
             return
         # LiteLLM knows the price of every model the seat may call; otherwise no cost is recorded
         models = {seat.model, *(d.model or seat.model for d in seat.deployments)}

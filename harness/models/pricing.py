@@ -97,8 +97,8 @@ def check_budget_prices(
     model is LiteLLM's (not one the harness listed at $0)."""
     for seat in seats:
         for model in dict.fromkeys([seat.model, *(d.model or seat.model for d in seat.deployments)]):
-            if provider_of(model) == LOCAL_PROVIDER:
-                continue
+            if provider_of(model) == LOCAL_PROVIDER and model not in given:
+                continue  # a built-in player costs nothing unless the user prices it
             if model not in given and not (listed(model) and listed_prices(model, price_list) is not None):
                 raise Refused(
                     f"--max-cost needs the price of {model}, which LiteLLM does not list; give it with --price "

@@ -344,6 +344,18 @@ def test_bad_budgets_and_prices_are_refused_in_one_line(
     assert not any(tmp_path.iterdir())  # nothing written
 
 
+def test_a_priced_built_in_player_keeps_to_its_budget_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A --price given to a built-in player counts in the budget as in its costs: without its longest reply the
+    budget is refused first, and with it no call is sent that could take the spend past --max-cost."""
+    argv = ["run", "--model", "local/smart", "--seeds", "7", "--price", "local/smart=1,2", "--max-cost", "0.01",
+            "--out", str(tmp_path / "r"), "--no-progress"]  # fmt: skip
+    assert main(argv) == 2
+    assert "--max-cost needs the longest reply local/smart may send" in capsys.readouterr().err
+    assert main([*argv, "--max-tokens", "300"]) == 3
+    (log,) = (tmp_path / "r").glob("*/games/*.jsonl")
+    assert 0.005 < sum(a.cost_usd or 0.0 for a in attempts_of(log)) <= 0.01
+
+
 def test_an_expensive_run_asks_first_unless_its_budget_is_small(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
