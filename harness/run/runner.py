@@ -251,6 +251,8 @@ def estimate(runs: Iterable[tuple[RunConfig, RunDir]], price_of: Callable[[str],
                 team = config.seats * players if len(config.seats) == 1 else config.seats
                 seat_calls, seat_cost = 0.0, 0.0
                 for seat in team:
+                    if seat.human:  # a person makes no model call and costs nothing
+                        continue
                     made = calls_per_move(load_scaffold(seat.scaffold, seat.k), players)
                     seat_calls += made
                     prices = price_of(seat.model)

@@ -13,7 +13,12 @@ from harness.cli.main import main
 from harness.engine.game import Game, deck_for_seed
 from harness.engine.replay import replay_to_end
 from harness.formats import parse_reply
+from harness.models.client import price_of
+from harness.run.runner import estimate, planned_calls
+from harness.run.store import RunDir
 from harness.schema.moves import Move, MoveKind
+from harness.session.launch import expected_cost_line
+from harness.session.request import RunRequest, plan_run
 from harness.strategies.rendering import render_messages
 from harness.strategies.scaffold import load_scaffold
 from harness.view.builder import build_view
@@ -182,6 +187,16 @@ def test_scaffolds_listing_and_expected_calls(tmp_path: Path, capsys: pytest.Cap
     assert "Expected model calls: about 366 for 1 unfinished game " in capsys.readouterr().out
     assert main([*argv, "--no-progress"]) == 0
     assert "Every game is finished: no model calls needed." in capsys.readouterr().out
+
+
+def test_a_person_at_the_table_is_no_model_call_and_has_no_price(tmp_path: Path) -> None:
+    """What a game with a person is said to take before it starts counts its model seats alone: a person makes no
+    model call and costs nothing, so no price is asked for."""
+    run_path, config, options = plan_run(RunRequest(seat=["human", "local/smart"], seeds="7", out=tmp_path))
+    expected = estimate([(config, RunDir(run_path))], lambda model: price_of(model, options.prices))
+    assert (expected.games, expected.calls) == planned_calls([config], 1)  # the partner's calls only
+    assert expected.cost_usd == 0.0 and expected.unpriced == ()
+    assert expected_cost_line(expected, options) is None  # no "Expected cost: unknown, no price for human"
 
 
 @pytest.mark.parametrize(
