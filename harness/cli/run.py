@@ -8,9 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from harness.cli.arguments import folder
+from harness.cli.streams import table_console
 from harness.cli.table import add_table_options, linger, table_for
 from harness.run.score_table import score_table, summarize, summary_table, sweep_table
 from harness.schema.config import SESSION_FLAGS, RunConfig, SessionOptions
@@ -186,7 +185,7 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
     def confirm(games: int, calls: int) -> None:  # a run sized before its decks are dealt (session.request)
         confirm_size(games, calls, request.given["yes"])
 
-    say = Console().print
+    say = table_console().print
     if args.config is not None:
         folder, sweep, options = plan_sweep(args.config, request, confirm, say)
     else:
@@ -213,7 +212,7 @@ def seats_of(sweep: SweepConfig) -> list[SeatConfig]:
 
 def play_and_print_run(run_path: Path, config: RunConfig, options: SessionOptions, command: list[str]) -> int:
     """Play a run's unfinished games, then print the scores and where the logs are."""
-    console = Console()
+    console = table_console()
     outcome = play_run(
         run_path,
         config,
@@ -270,7 +269,7 @@ def play_and_print_sweep(
     folder: Path, sweep: SweepConfig, options: SessionOptions, source: dict[str, Any], command: list[str]
 ) -> int:
     """Play every run of a sweep, then print a table of its runs and the session's summary."""
-    console = Console()
+    console = table_console()
     outcome = play_sweep(
         folder,
         sweep,

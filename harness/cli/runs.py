@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from harness.cli.streams import table_console
 from harness.schema.errors import EXIT_OK, Refused
 
 
@@ -30,7 +31,6 @@ def cache_cell(share: float | None, saving: float | None) -> str:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
@@ -77,9 +77,7 @@ def handle(args: argparse.Namespace) -> int:
         if cached:
             cells.insert(len(cells) - 1, cache_cell(progress.cached_share, progress.cache_saving_usd))
         table.add_row(str(folder.relative_to(args.folder)), *cells)
-    console = Console()
-    if not console.is_terminal:  # a pipe or a file: whole names, not folded to 80 columns
-        console = Console(width=200)
+    console = table_console()
     if not runs:
         console.print(f"No runs under {args.folder}.")
         return EXIT_OK

@@ -13,7 +13,12 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+WIDE = 200  # the columns of a command's tables and lines written to a pipe or a file
 
 
 class _DropWhenClosed:
@@ -64,3 +69,12 @@ def output_may_close() -> Iterator[None]:
         for stream in guarded:
             stream.flush()
         sys.stdout, sys.stderr = originals
+
+
+def table_console() -> Console:
+    """A console for a command's tables and lines: a terminal's width, else (a pipe or a file) WIDE columns, so that
+    no name or cell is cut or folded at 80."""
+    from rich.console import Console
+
+    console = Console()
+    return console if console.is_terminal else Console(width=WIDE)

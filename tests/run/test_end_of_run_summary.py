@@ -48,7 +48,9 @@ def test_the_summary_counts_every_rejected_attempt_by_kind_including_an_interrup
     with FakeModelServer(every_third_reply_is_a_ramble) as server:
         argv = ["run", "--model", "openai/m", "--api-base", server.base_url, "--seeds", "1,2"]
         assert main([*argv, "--out", str(tmp_path / "a"), "--no-progress"]) == 0
-    rows = summary_rows(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    rows = summary_rows(out)
+    assert "┃ struck out ┃ interrupted ┃" in out  # written to a pipe, the score table is whole, not cut at 80 columns
     kinds = kinds_in_logs(tmp_path / "a")
     invalid = {k: n for k, n in kinds.items() if k not in PROVIDER_ERROR_KINDS}
     assert sum(invalid.values()) > 10
