@@ -22,7 +22,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from harness.schema.cards import MAX_PLAYERS, MAX_SEED, MIN_PLAYERS, MIN_SEED, validate_deck
 from harness.schema.errors import Refused
-from harness.schema.records import GamePlan, SeatConfig, checked, count, game_id, seconds, whole_above_zero
+from harness.schema.records import (
+    GamePlan,
+    SeatConfig,
+    checked,
+    count,
+    game_id,
+    seconds,
+    whole,
+    whole_above_zero,
+)
 from harness.schema.secrets import safe_url
 
 Rotation = Literal["seed", "all", "off"]
@@ -55,7 +64,8 @@ class RetryPolicy(BaseModel):
     wait_base_s: float = 2.0
     wait_max_s: float = 120.0
 
-    _counts = field_validator("provider_retries", "wait_base_s")(count)
+    _retries = field_validator("provider_retries")(whole)
+    _first = field_validator("wait_base_s")(count)
     _longest = field_validator("wait_max_s")(seconds)
 
 
@@ -138,7 +148,7 @@ class SessionOptions(BaseModel):
     prices: dict[str, ModelPrice] = {}  # per model string: prices given by the user, over LiteLLM's
 
     _at_once = field_validator("concurrency")(whole_above_zero)
-    _retries = field_validator("reply_retries")(count)
+    _retries = field_validator("reply_retries")(whole)
 
     @field_validator("max_cost_usd")
     @classmethod
@@ -359,7 +369,7 @@ class RecordedConfig(RunConfig):
     reply_retries: int = SessionOptions.model_fields["reply_retries"].default
     retry: RetryPolicy = RetryPolicy()
 
-    _retries = field_validator("reply_retries")(count)
+    _retries = field_validator("reply_retries")(whole)
 
 
 def _slug(text: str) -> str:

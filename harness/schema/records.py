@@ -43,9 +43,16 @@ def seconds(value: float) -> float:
 
 
 def count(value: float) -> float:
-    """A number of retries or seconds to wait that may be 0: finite, 0 or more (nan is not >= 0)."""
+    """Seconds to wait or dollars to spend that may be 0: finite, 0 or more (nan is not >= 0)."""
     if not (value >= 0 and math.isfinite(value)):
         raise ValueError("must be a finite number, 0 or more")
+    return value
+
+
+def whole(value: int) -> int:
+    """A number of retries: a whole number, 0 or more."""
+    if value < 0:
+        raise ValueError("must be a whole number, 0 or more")
     return value
 
 

@@ -384,7 +384,7 @@ def test_a_first_wait_longer_than_the_longest_is_refused(run: Path, capsys: pyte
         (["--retry-wait-max", "inf"], "--retry-wait-max inf must be a finite number of seconds above 0"),
         (["--timeout", "-1"], "--timeout -1.0 must be a finite number of seconds above 0"),
         (["--concurrency", "0"], "--concurrency 0 must be a whole number above 0"),
-        (["--max-retries", "-2"], "--max-retries -2 must be a finite number, 0 or more"),
+        (["--max-retries", "-2"], "--max-retries -2 must be a whole number, 0 or more"),
     ],
 )
 def test_a_bad_option_is_refused_as_run_refuses_it_before_any_log_is_read(

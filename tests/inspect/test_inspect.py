@@ -199,7 +199,7 @@ def test_a_mixed_team_with_multi_call_scaffolds_plays_as_under_hanabi_eval_run(t
         ({"seats": "openai/a:watson,hanabi/smart:holmes"}, "unknown scaffold 'holmes'"),
         ({"seats": "openai/a,hanabi/smart", "players": 3}, "a team of 2 seats plays 2-player games only"),
         ({"repeats": 0}, "repeats: 0 must be 1 or more"),
-        ({"max_retries": -1}, "max_retries: -1 must be a finite number, 0 or more"),
+        ({"max_retries": -1}, "max_retries: -1 must be a whole number, 0 or more"),
         ({"rotation": "all"}, "rotation: all: every seat is the same player"),
     ],
 )

@@ -38,6 +38,8 @@ THOUSAND_AND_ONE = ",".join(str(seed) for seed in range(1001))
         (["--timeout", "-1"], "--timeout -1.0 must be a finite number of seconds above 0"),
         (["--retry-wait-max", "nan"], "--retry-wait-max nan must be a finite number of seconds above 0"),
         (["--retry-wait", "inf"], "--retry-wait inf must be a finite number, 0 or more"),
+        (["--max-retries", "-1"], "--max-retries -1 must be a whole number, 0 or more"),
+        (["--provider-retries", "-1"], "--provider-retries -1 must be a whole number, 0 or more"),
         (["--temperature", "nan"], "--temperature nan is outside 0-2"),
         # contradictory limits: a re-ask after a cut-off reply with a smaller limit, a first wait above the longest
         (
