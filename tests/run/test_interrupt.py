@@ -114,9 +114,12 @@ def test_ctrl_c_stops_with_one_line_and_the_resume_command_counts_every_session(
     code, _, err = ctrl_c(second)
     assert code == 130 and len(err.strip().splitlines()) == 1, err
     assert status_of(tmp_path)["games_complete"] == finished_games(tmp_path) > done_first
+    assert_whole_logs(tmp_path)
     capsys.readouterr()
     assert main(["runs", str(tmp_path)]) == 0
-    row = next(line for line in capsys.readouterr().out.splitlines() if "stopped" in line)
+    listed = capsys.readouterr().out
+    row = next((line for line in listed.splitlines() if "stopped" in line), None)
+    assert row is not None, listed
     cells = [cell.strip() for cell in row.split("│")]
     assert cells[cells.index("stopped") + 1] == str(finished_games(tmp_path))  # the "done" column
 
