@@ -43,7 +43,7 @@ def seconds(value: float) -> float:
 
 
 def count(value: float) -> float:
-    """Seconds to wait or dollars to spend that may be 0: finite, 0 or more (nan is not >= 0)."""
+    """A wait in seconds, a price or a budget in USD, any of which may be 0: finite, 0 or more (nan is not >= 0)."""
     if not (value >= 0 and math.isfinite(value)):
         raise ValueError("must be a finite number, 0 or more")
     return value
