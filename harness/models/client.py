@@ -412,8 +412,7 @@ class ModelClient(RetryingCaller):
         if provider_of(seat.model) == LOCAL_PROVIDER:
             list_at_zero_price(seat.model)
             self.priced = True  # offline models cost nothing, or what the user's --price says (budget included)
-            self.prices = self._given or FREE
-            self.longest_reply = longest_reply(seat, seat.model, {})
+            self.take_prices({seat.model}, given, prompt_cache)
             return
         # LiteLLM knows the price of every model the seat may call; otherwise no cost is recorded
         models = {seat.model, *(d.model or seat.model for d in seat.deployments)}
