@@ -13,6 +13,7 @@ from harness.cli.table import add_table_options, linger, table_for
 from harness.schema.config import SessionOptions
 from harness.schema.errors import Refused
 from harness.session.request import RunRequest, plan_run
+from harness.session.seats import HUMAN_NAME
 
 DEFAULT_SEEDS = "1"
 
@@ -41,9 +42,12 @@ def handle(args: argparse.Namespace) -> int:
         raise Refused(f"--players {args.players} is outside 2-5; Hanabi takes 2 to 5 players")
     if args.partner.split(":")[0].split(",")[0].strip() == "human":
         raise Refused("--partner names a model or a built-in player; seat more people with run --seat human:NAME")
+    if args.name is not None and not HUMAN_NAME.fullmatch(args.name):
+        raise Refused(f"--name {args.name!r}: a person's name is 1-32 letters, digits, _ or -")
     me = f"human:{args.name}" if args.name else "human"
     request = RunRequest(
         seat=[me] + [args.partner] * (args.players - 1),
+        seat_flag="--partner",
         seeds=args.seeds,
         out=args.out,
         run_name=args.run_name,

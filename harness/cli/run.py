@@ -178,7 +178,7 @@ def handle(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, command: list[str]) -> int:
     request = RunRequest(
-        **{name: getattr(args, name) for name in RunRequest.model_fields if name != "given"},
+        **{name: getattr(args, name) for name in RunRequest.model_fields if name not in ("given", "seat_flag")},
         given=given_options(args),
     )
 

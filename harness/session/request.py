@@ -48,6 +48,7 @@ class RunRequest(BaseModel):
     seeds: str | None = None
     repeats: int | None = None
     seat: list[str] | None = None
+    seat_flag: str = "--seat"  # the option the seat specs came by, named in their refusals
     exclude_seeds_of: Path | None = None
     skip_excluded_seeds: bool = False
     rotation: Rotation | None = None
@@ -164,7 +165,10 @@ def plan_run(
         exported = load_exported_seeds(request.exclude_seeds_of)
         seeds = check_seeds(seeds, exported, skip=request.skip_excluded_seeds)
     if request.seat:
-        seats = tuple(parse_seat(spec, scaffold, params, request.k, request.api_base) for spec in request.seat)
+        seats = tuple(
+            parse_seat(spec, scaffold, params, request.k, request.api_base, request.seat_flag)
+            for spec in request.seat
+        )
         check_humans(seats)
         for seat in seats:
             load_scaffold(seat.scaffold, seat.k)

@@ -28,15 +28,16 @@ HUMAN_SCAFFOLD = "watson"  # a person's seat records a scaffold as every seat do
 HUMAN_NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
-def human_seat(spec: str) -> SeatConfig | None:
-    """`human` or `human:NAME` as a seat (a person at the table page); None for any other spec."""
+def human_seat(spec: str, flag: str = "--seat") -> SeatConfig | None:
+    """`human` or `human:NAME` as a seat (a person at the table page); None for any other spec. `flag` is the
+    option that gave the spec, named in a refusal."""
     head = spec.strip()
     if head != HUMAN and not head.startswith(HUMAN + ":"):
         return None
     name = head.partition(":")[2]
     if head != HUMAN and not HUMAN_NAME.fullmatch(name):
         raise Refused(
-            f"--seat {spec!r}: a person's name is 1-32 letters, digits, _ or -, and a human seat takes no "
+            f"{flag} {spec!r}: a person's name is 1-32 letters, digits, _ or -, and a human seat takes no "
             "settings (e.g. human:alice)"
         )
     return SeatConfig(model=head, scaffold=HUMAN_SCAFFOLD)
@@ -58,28 +59,30 @@ def parse_seat(
     default_params: GenerationParams,
     default_k: int | None = None,
     default_api_base: str | None = None,
+    flag: str = "--seat",
 ) -> SeatConfig:
     """One `--seat` spec. Settings it leaves out come from the run-wide options; the run-wide `--api-base` serves
     every seat that names no server of its own, except the built-in `local/` players, which need none. `human`
-    and `human:NAME` seat a person (human_seat)."""
-    person = human_seat(spec)
+    and `human:NAME` seat a person (human_seat). A refusal names `flag`, the option that gave the spec."""
+    person = human_seat(spec, flag)
     if person is not None:
         return person
+    where = f"{flag} {spec!r}"
     head, *pairs = spec.split(",")
-    model, scaffold = model_and_scaffold(head, default_scaffold, f"--seat {spec!r}")
+    model, scaffold = model_and_scaffold(head, default_scaffold, where)
     settings: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         key = key.strip()
         if not sep or key not in SEAT_KEYS:
             raise Refused(
-                f"--seat {spec!r}: {pair!r} is not a setting; use key=value with keys {', '.join(SEAT_KEYS)}"
+                f"{where}: {pair!r} is not a setting; use key=value with keys {', '.join(SEAT_KEYS)}"
             )
         if key in settings:
-            raise Refused(f"--seat {spec!r}: {key} is set twice; give each setting once")
+            raise Refused(f"{where}: {key} is set twice; give each setting once")
         settings[key] = value.strip()
     if "api_base" in settings:
-        check_url(settings["api_base"], f"--seat {spec!r}: api_base")
+        check_url(settings["api_base"], f"{where}: api_base")
     params = default_params.model_dump()
     for key in ("temperature", "max_tokens", "reasoning_effort"):
         if key in settings:
@@ -87,7 +90,7 @@ def parse_seat(
     if "timeout" in settings:
         params["timeout_s"] = settings["timeout"]
     from_flags = [k for k in params if k not in settings and not (k == "timeout_s" and "timeout" in settings)]
-    checked = checked_params(params, f"--seat {spec!r}: ", from_flags)
+    checked = checked_params(params, f"{where}: ", from_flags)
     try:
         k = parse_k(settings["k"], "") if "k" in settings else default_k
         load_scaffold(scaffold, k)
@@ -100,7 +103,7 @@ def parse_seat(
             k=k,
         )
     except Refused as exc:
-        raise Refused(f"--seat {spec!r}: {exc}") from None
+        raise Refused(f"{where}: {exc}") from None
     except ValidationError as exc:
         error = exc.errors()[0]
-        raise Refused(f"--seat {spec!r}: {'.'.join(map(str, error['loc']))}: {error['msg']}") from None
+        raise Refused(f"{where}: {'.'.join(map(str, error['loc']))}: {error['msg']}") from None

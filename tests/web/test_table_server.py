@@ -114,7 +114,9 @@ def test_pages_carry_the_viewer_s_security_headers(tmp_path: Path) -> None:
     [
         (["play", "--partner", "local/smart", "--players", "7"], "--players 7"),
         (["play", "--partner", "human"], "--partner"),
-        (["play", "--partner", "local/smart", "--name", "a b"], "name"),
+        (["play", "--partner", "local/smart", "--name", "a b"], "--name 'a b': a person's name is 1-32 letters"),
+        (["play", "--partner", "local/smart:sherlok"], "--partner 'local/smart:sherlok': unknown scaffold"),
+        (["play", "--partner", "local/smart,temperature=9"], "--partner 'local/smart,temperature=9': temperature"),
         (["play", "--partner", "local/smart", "--port", "70000"], "--port 70000"),
         (["run", "--model", "human"], "--model"),
         (["run", "--seat", "human", "--seat", "human", "--seat", "local/smart"], "human:alice"),
