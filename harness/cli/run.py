@@ -119,7 +119,10 @@ def add_session_options(parser: argparse.ArgumentParser, recorded: bool, playing
         return unless_recorded(f"(default {default}" + ("; with --config: the sweep file's)" if playing else ")"))
 
     def add(path: str, kind: type, words: str, unit: str = "") -> None:
-        parser.add_argument(SESSION_FLAGS[path], dest=path, type=kind, help=f"{words} {said(path, unit)}")
+        metavar = "SECONDS" if kind is float else "N"
+        parser.add_argument(
+            SESSION_FLAGS[path], dest=path, type=kind, metavar=metavar, help=f"{words} {said(path, unit)}"
+        )
 
     add("timeout_s", float, "seconds per request")
     add("concurrency", int, "games played at once" if playing else "requests at once")
@@ -128,6 +131,7 @@ def add_session_options(parser: argparse.ArgumentParser, recorded: bool, playing
             SESSION_FLAGS["workers"],
             dest="workers",
             type=int,
+            metavar="N",
             default=defaults.workers,
             help="processes to spread the games over, to use more cores (default 1)",
         )
