@@ -57,8 +57,10 @@ def read_log(path: Path) -> EvalLog:
     except FileNotFoundError:
         raise Refused(f"{path}: no such file; give an Inspect log (.eval or .json)") from None
     except Exception as exc:  # Inspect raises several kinds for a file that is not a log
+        first = " ".join(str(exc).split())[:200]
         raise Refused(
-            f"{path}: not a readable Inspect log ({type(exc).__name__}: {exc})"[:300]
+            f"{path}: not a readable Inspect log ({type(exc).__name__}: {first}); give the .eval or .json log that "
+            "`inspect eval hanabi_eval/hanabi` wrote"
         ) from None
     if log.eval.task not in TASK_NAMES:
         raise Refused(f"{path} is a log of task {log.eval.task!r}, not of hanabi_eval/hanabi")

@@ -26,6 +26,7 @@ from harness.schema.errors import Refused
 from harness.schema.log_file import GameLogContents, read_game_log
 from harness.schema.records import PROVIDER_ERROR_KINDS, Attempt
 from tests.fakeserver import FakeModelServer, Reply, careful_player
+from tests.helpers import refused
 
 if TYPE_CHECKING:  # Inspect itself is imported by the tests that read its logs, not by every worker's collection
     from inspect_ai.log import EvalLog
@@ -207,6 +208,18 @@ def test_bad_task_options_are_refused_naming_the_option(options: dict[str, Any],
     with pytest.raises(Refused, match="hanabi task option") as refused:
         parse_options(**options)
     assert named in str(refused.value)
+
+
+@pytest.mark.parametrize("text", ["{}", "not a log"], ids=["json of something else", "not json"])
+def test_importing_a_file_that_is_no_inspect_log_is_refused_in_one_line_naming_what_to_give(
+    text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    given = tmp_path / "other.json"
+    given.write_text(text)
+    line = refused(["import-inspect", str(given), "--out", str(tmp_path / "out")], capsys)
+    assert line.startswith(f"hanabi-eval: error: {given}: not a readable Inspect log (")
+    assert line.endswith("give the .eval or .json log that `inspect eval hanabi_eval/hanabi` wrote")
+    assert not (tmp_path / "out").exists()
 
 
 def test_inspect_eval_refuses_a_bad_option_in_one_line_before_any_game_starts(tmp_path: Path) -> None:
