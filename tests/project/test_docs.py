@@ -122,6 +122,17 @@ def test_every_command_and_every_option_of_its_help_is_on_its_page() -> None:
     assert not missing, "\n".join(missing)
 
 
+def test_every_options_value_in_help_is_a_word_not_a_field_path() -> None:
+    """`--provider-retries N`, not `--provider-retries RETRY.PROVIDER_RETRIES`."""
+    shown = {
+        f"hanabi-eval {command} {option} {value}"
+        for command, parser in subcommands().items()
+        for option, value in re.findall(r"(--[a-z0-9-]+) ([A-Z][A-Z0-9_.]*)\b", parser.format_help())
+        if "." in value or value.endswith("_S")
+    }
+    assert not shown, shown
+
+
 def test_every_option_the_docs_name_exists() -> None:
     known = set().union(*map(options_of, subcommands().values()), *OTHER_PROGRAMS.values(), script_options())
     unknown = [
