@@ -55,7 +55,7 @@ def handle(args: argparse.Namespace) -> int:
     )
     run_path, config, options = plan_run(request)
     options = SessionOptions.model_validate({**options.model_dump(), "concurrency": 1})
-    with table_for(config.seats, args) as server:
+    with table_for(config.seats, args, run_path) as server:
         code = play_and_print_run(run_path, config, options, args.argv)
         linger(server)
     return code

@@ -45,12 +45,12 @@ def handle(args: argparse.Namespace) -> int:
                 "--api-base applies to one run; resume a run of the sweep with it, or edit the sweep file"
             )
         sweep, options = resume_sweep(args.run_dir, given_options(args))
-        with table_for(seats_of(sweep), args) as server:
+        with table_for(seats_of(sweep), args, args.run_dir) as server:
             code = play_and_print_sweep(args.run_dir, sweep, options, {"resumed": True}, args.argv)
             linger(server)
         return code
     config, options = resume_run(args.run_dir, given_options(args), args.api_base)
-    with table_for(config.seats, args) as server:
+    with table_for(config.seats, args, args.run_dir) as server:
         code = play_and_print_run(args.run_dir, config, options, args.argv)
         linger(server)
     return code

@@ -196,11 +196,11 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
         run_path, config, options = plan_run(request, confirm, say)
     if args.config is not None:
         source = {"file": str(args.config), "command": public_command(command)}
-        with table_for(seats_of(sweep), args) as server:
+        with table_for(seats_of(sweep), args, folder) as server:
             code = play_and_print_sweep(folder, sweep, options, source, command)
             linger(server)
         return code
-    with table_for(config.seats, args) as server:
+    with table_for(config.seats, args, run_path) as server:
         code = play_and_print_run(run_path, config, options, command)
         linger(server)
     return code

@@ -8,6 +8,7 @@ import contextlib
 import sys
 import time
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 from harness.schema.errors import Refused
 from harness.schema.records import SeatConfig
@@ -31,13 +32,15 @@ def check_table_options(args: argparse.Namespace) -> None:
 
 
 @contextlib.contextmanager
-def table_for(seats: Iterable[SeatConfig], args: argparse.Namespace) -> Iterator[TableServer | None]:
-    """Serve a table page per human seat of `seats` while the block plays (nothing without human seats); its
-    addresses are printed whole, one a line, never wrapped."""
+def table_for(
+    seats: Iterable[SeatConfig], args: argparse.Namespace, runs: Path
+) -> Iterator[TableServer | None]:
+    """Serve a table page per human seat of `seats` while the block plays the run or sweep folder `runs` (nothing
+    without human seats); its addresses are printed whole, one a line, never wrapped."""
     check_table_options(args)
     names = list(dict.fromkeys(seat.model for seat in seats if seat.human))
     with serving_table(names, getattr(args, "host", None), getattr(args, "port", None),
-                       getattr(args, "open", False), lambda line: print(line, flush=True)) as server:
+                       getattr(args, "open", False), lambda line: print(line, flush=True), runs) as server:
         yield server
 
 

@@ -29,7 +29,8 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.play.desk import TABLE, Desk, DeskState
+from harness.play.desk import TABLE, Desk, DeskState, FinishedGame
+from harness.run.store import RunDir, find_runs
 from harness.schema.cards import COLORS
 from harness.schema.errors import Refused
 from harness.schema.moves import MoveKind
@@ -165,11 +166,11 @@ def _history(state: DeskState) -> list[HistoryLine]:
     return lines[::-1]
 
 
-def table_page(state: DeskState, token: str, viewer: Callable[[str, Path], str | None]) -> TablePage:
-    """The page of a desk's state; `viewer` gives the viewer address of a finished game (or None)."""
+def table_page(state: DeskState, token: str, viewer: Callable[[FinishedGame], str | None]) -> TablePage:
+    """The page of a desk's state; `viewer` gives the viewer address of a finished game (None: not to be shown)."""
     view = state.view
-    finished = [FinishedLine(game_id=f.game_id, score=f.score, max_score=f.max_score,
-                             viewer=viewer(f.game_id, f.run_path)) for f in state.finished]
+    finished = [FinishedLine(game_id=f.game_id, score=f.score, max_score=f.max_score, viewer=viewer(f))
+                for f in state.finished]
     if view is None:
         return TablePage(name=state.name, token=token, version=state.version, game_id=None, seat=None, board=None,
                          fireworks=0, turn=None, status="stopped" if state.stopped else "waiting", to_move=None,
@@ -233,9 +234,10 @@ def _refusal(status: HTTPStatus, message: str, back: str | None = None) -> _Repl
 class TableServer(BackgroundServer):
     """The table pages of the open desks, served on `host`:`port` (0: a free port) from a background thread."""
 
-    def __init__(self, desks: dict[str, Desk], host: str = LOOPBACK, port: int = 0) -> None:
+    def __init__(self, desks: dict[str, Desk], host: str = LOOPBACK, port: int = 0, runs: Path | None = None) -> None:
         self.desks = desks
         self.host = host
+        self.runs = runs  # the session's run, or its sweep's folder: its games on a deal keep that deal's viewer shut
         self._catalogs: dict[Path, Catalog] = {}
         self._cache = PageCache()
         self._lock = threading.Lock()
@@ -266,6 +268,28 @@ class TableServer(BackgroundServer):
         except ValueError:
             return False
         return self.host in ("0.0.0.0", "::") or (address.is_loopback and _loopback(self.host))
+
+    def deal_played_out(self, name: str, finished: FinishedGame) -> bool:
+        """Whether every game that seats `name` on the finished game's seed, in its run and in the session's runs,
+        is complete: only then may the viewer show that game's deal to the seat, since a repeat, a later run of a
+        sweep or a game still to be resumed would deal the seat the very hand the viewer shows."""
+        try:
+            runs = {finished.run_path, *(find_runs([self.runs]) if self.runs is not None else [])}
+            manifests = {run: RunDir(run).read_manifest() for run in runs}
+        except (Refused, OSError):  # a damaged run folder: nothing can be vouched for
+            return False
+        planned = manifests.get(finished.run_path)
+        seeds = {g.seed for g in planned.games if g.game_id == finished.game_id} if planned is not None else set()
+        if len(seeds) != 1:
+            return False
+        for run, manifest in manifests.items():
+            for game in manifest.games if manifest is not None else []:
+                seated = not game.seats or any(seat.get("model") == name for seat in game.seats)
+                if game.seed in seeds and seated:
+                    facts = RunDir(run).facts(game.game_id)
+                    if facts is None or facts.status != "complete":
+                        return False
+        return True
 
     def viewer_path(self, game_id: str, run_path: Path) -> str | None:
         """The viewer's page of a game of `run_path` on this server, once its log is readable."""
@@ -316,9 +340,11 @@ class TableServer(BackgroundServer):
                 return _Reply(HTTPStatus.OK, json.dumps(state_json(desk.snapshot())).encode(), "application/json")
         return _refusal(HTTPStatus.NOT_FOUND, "no such page")
 
-    def _viewer_link(self, desk: Desk) -> Callable[[str, Path], str | None]:
-        def link(game_id: str, run_path: Path) -> str | None:
-            found = self.viewer_path(game_id, run_path)
+    def _viewer_link(self, desk: Desk) -> Callable[[FinishedGame], str | None]:
+        def link(finished: FinishedGame) -> str | None:
+            if not self.deal_played_out(desk.name, finished):
+                return None
+            found = self.viewer_path(finished.game_id, finished.run_path)
             return f"{found}?token={desk.token}" if found else None
 
         return link
@@ -337,10 +363,14 @@ class TableServer(BackgroundServer):
                 continue
             for finished in desk.snapshot().finished:
                 found = self.viewer_path(finished.game_id, finished.run_path)
-                if found is not None and unquote(found) == unquote(raw_path):
+                if found is None or unquote(found) != unquote(raw_path):
+                    continue
+                if self.deal_played_out(desk.name, finished):
                     answer = route(self._catalog(finished.run_path), [str(finished.run_path)], inner, self._cache)
                     return _Reply(answer.status, answer.body, answer.kind, answer.location)
-        return _refusal(HTTPStatus.FORBIDDEN, "the viewer shows a game here once it is over, to its players")
+        return _refusal(
+            HTTPStatus.FORBIDDEN, "the viewer shows a game here to its players once every game on its deal is over"
+        )
 
     def post(self, raw_path: str, body: bytes) -> _Reply:
         pieces = unquote(urlsplit(raw_path).path).split("/")[1:]
@@ -445,10 +475,16 @@ def _handler(table: TableServer) -> type[BaseHTTPRequestHandler]:
 
 @contextlib.contextmanager
 def serving_table(
-    names: list[str], host: str | None, port: int | None, open_pages: bool, say: Callable[[str], None]
+    names: list[str],
+    host: str | None,
+    port: int | None,
+    open_pages: bool,
+    say: Callable[[str], None],
+    runs: Path | None = None,
 ) -> Iterator[TableServer | None]:
-    """Open a desk for each human seat and serve their pages while the block runs (nothing when `names` is empty).
-    A port in use or an address that cannot be bound is refused in one line."""
+    """Open a desk for each human seat and serve their pages while the block runs (nothing when `names` is empty);
+    `runs`: the session's run or sweep folder (TableServer). A port in use or an address that cannot be bound is
+    refused in one line."""
     if not names:
         yield None
         return
@@ -456,7 +492,7 @@ def serving_table(
     desks = TABLE.open(names)
     try:
         try:
-            server = TableServer(desks, bind, port or 0)
+            server = TableServer(desks, bind, port or 0, runs)
         except OSError as exc:
             raise Refused(
                 f"cannot serve the table on {bind}:{port or 0}: {exc.strerror or exc}; give another --port or --host"

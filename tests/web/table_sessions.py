@@ -24,9 +24,9 @@ URL = re.compile(r"Table of (\S+): (http://\S+)")
 class TableSession:
     """A run of `seats` (with human seats) played in a thread, its table served until `close`; `urls` by seat."""
 
-    def __init__(self, out: Path, seats: list[str], seeds: str = "1") -> None:
+    def __init__(self, out: Path, seats: list[str], seeds: str = "1", repeats: int = 1) -> None:
         self.run_path, self.config, self.options = plan_run(
-            RunRequest(seat=seats, seeds=seeds, out=out, given={"show_progress": False})
+            RunRequest(seat=seats, seeds=seeds, repeats=repeats, out=out, given={"show_progress": False})
         )
         self.urls: dict[str, str] = {}
         self.outcome: RunOutcome | None = None

@@ -95,6 +95,35 @@ def test_tokens_turns_hosts_and_origins(tmp_path: Path) -> None:
     assert first["player"] == "human:ada" and first["move_index"] == 0 and first["turn"] == turn
 
 
+def play_until_over(url: str, game_id: str) -> None:
+    """Play the first offered move at every turn of the seat until its page says `game_id` is over."""
+    while f'data-game="{game_id}"' not in request(url)[1]:
+        text = request(url)[1]
+        found = re.search(r'name="turn" value="(\d+)"', text)
+        if found is None:
+            time.sleep(0.02)
+            continue
+        request(move_url(url), "POST", move_form(url, int(found.group(1))))
+
+
+def test_a_finished_games_viewer_stays_shut_while_the_seat_still_has_its_deal_to_play(tmp_path: Path) -> None:
+    """A repeat deals the same cards again: the first play's viewer would show the person the hand they hold."""
+    with TableSession(tmp_path, ["human", "local/smart"], repeats=2) as session:
+        url = session.urls["human"]
+        first, second = (plan.game_id for plan in session.config.plans())
+        viewer = url.split("/seat/")[0] + f"/view/runs/{session.run_path.name}/games/{first}.html?token="
+        viewer += url.split("token=")[1]
+        play_until_over(url, first)
+        wait_for_turn(url)  # the second play of the deal has begun
+        assert "viewer-link" not in request(url)[1]
+        status, text = request(viewer)
+        assert status == 403 and "once every game on its deal is over" in text
+        play_until_over(url, second)
+        session.finished()
+        assert len(re.findall('class="viewer-link"', request(url)[1])) == 2  # both plays are over: both shown
+        assert request(viewer)[0] == 200  # the address refused above, now served
+
+
 def test_pages_carry_the_viewer_s_security_headers(tmp_path: Path) -> None:
     with TableSession(tmp_path, ["human", "local/smart"]) as session:
         url = session.urls["human"]
