@@ -28,6 +28,7 @@ from typing import Any
 from harness.analysis.valuation import DecisionTask, ValuesWriter, code_digest, value_decision
 from harness.analysis.valuers import TASKS_PER_WORKER, Progress, Report
 from harness.schema.errors import Refused
+from harness.schema.records import is_digits
 
 RAY_MISSING = "--ray needs the ray package: pip install 'hanabi-eval[ray]'"
 TASK_RETRIES = 3  # times Ray runs a task again after its worker died
@@ -161,7 +162,7 @@ def _stderr_discarded() -> Iterator[None]:
 def _check_reachable(address: str) -> None:
     """One line (Refused) unless something listens at HOST:PORT (ray.init itself waits much longer)."""
     host, _, port = address.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not host or not is_digits(port) or not 0 < int(port) < 65536:
         raise Refused(
             f"--ray {address} is not an address: give HOST:PORT, auto, or nothing for a Ray instance on this machine"
         )

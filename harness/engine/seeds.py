@@ -24,6 +24,7 @@ from harness.schema.cards import MAX_SEED, MIN_SEED
 from harness.schema.config import SeedDeck
 from harness.schema.errors import Refused
 from harness.schema.paths import seeds_dir
+from harness.schema.records import is_digits
 
 SEED_RANGE = f"{MIN_SEED}-{MAX_SEED}"
 
@@ -161,7 +162,7 @@ def list_seeds(spec: str) -> list[SeedEntry]:
     if spec in set_names():
         return list_seed_file(seeds_dir() / f"{spec}.jsonl", spec)
     parts = [p.strip() for p in spec.split(",")]
-    if all(p.lstrip("-").isdigit() for p in parts if p) and any(parts):
+    if all(is_digits(p.lstrip("-")) for p in parts if p) and any(parts):
         shown = spec if len(spec) <= 40 else f"{spec[:37]}..."
         if not all(parts):
             raise Refused(

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from harness.engine.seeds import resolve_seeds
 from harness.schema.config import RunConfig, SessionOptions
 from harness.schema.errors import Refused
-from harness.schema.records import SeatConfig, checked
+from harness.schema.records import SeatConfig, checked, is_digits
 from harness.strategies.scaffold import load_scaffold, model_and_scaffold, parse_k
 
 OptionValue = str | int | float | bool | Sequence[str | int | float | bool] | None
@@ -41,7 +41,7 @@ def _items(value: OptionValue) -> list[str]:
 def _whole(option: str, value: OptionValue) -> int:
     """One whole number, as the option's value."""
     items = _items(value)
-    if len(items) != 1 or not items[0].lstrip("-").isdigit():
+    if len(items) != 1 or not is_digits(items[0].lstrip("-")):
         raise Refused(f"{named(option)} {value!r}: give one whole number")
     return int(items[0])
 
@@ -92,7 +92,7 @@ def parse_options(
     team = tuple(parse_seat(spec, str(scaffold), k_value) for spec in _items(seats))
     counts = _items(players)
     for item in counts:
-        if not item.isdigit():
+        if not is_digits(item):
             raise Refused(f"{named('players')} {item!r} is not a player count; Hanabi is for 2 to 5 players")
     if team and not 2 <= len(team) <= 5:
         raise Refused(f"{named('seats')} {len(team)} seats: a team has 2 to 5; for self-play use --model alone")

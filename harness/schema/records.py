@@ -56,6 +56,12 @@ def whole(value: int) -> int:
     return value
 
 
+def is_digits(text: str) -> bool:
+    """Whether `text` is a whole number written in ASCII digits: str.isdigit alone also takes "²", which int()
+    refuses, so a number typed by a user or sent to a server is checked with this before int()."""
+    return text.isascii() and text.isdigit()
+
+
 def whole_above_zero(value: int) -> int:
     """Games, requests or processes at once: a whole number above 0."""
     if value <= 0:

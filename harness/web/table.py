@@ -34,6 +34,7 @@ from harness.run.store import RunDir, find_runs
 from harness.schema.cards import COLORS
 from harness.schema.errors import Refused
 from harness.schema.moves import MoveKind
+from harness.schema.records import is_digits
 from harness.web.board import Board, view_board
 from harness.web.catalog import Catalog
 from harness.web.pages import CSP, asset, render_template
@@ -334,7 +335,7 @@ class TableServer(BackgroundServer):
                 return _Reply(HTTPStatus.OK, html.encode())
             if pieces[2] == "state":
                 since = (query.get("since") or [""])[0]
-                if since.isdigit():
+                if is_digits(since):
                     desk.wait(int(since), POLL_S)
                     desk.settle(SETTLE_POLL_S)
                 return _Reply(HTTPStatus.OK, json.dumps(state_json(desk.snapshot())).encode(), "application/json")
@@ -382,7 +383,7 @@ class TableServer(BackgroundServer):
             return _refusal(HTTPStatus.FORBIDDEN, "a move needs the seat's own token; nothing was played")
         back = f"{seat_path(desk.name)}?token={desk.token}"
         turn, move = (form.get("turn") or [""])[0], (form.get("move") or [""])[0]
-        if not (turn.isdigit() and move.isdigit()):
+        if not (is_digits(turn) and is_digits(move)):
             return _refusal(HTTPStatus.BAD_REQUEST, "a move names its turn and one legal move; nothing was played",
                             back)
         refused = desk.submit(int(turn), int(move))
@@ -446,7 +447,7 @@ def _handler(table: TableServer) -> type[BaseHTTPRequestHandler]:
             try:
                 reply = refused or table.get(self.path)
             except Exception as exc:  # one bad page must not stop the table
-                print(f"table: {self.path}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                print(f"table: {urlsplit(self.path).path}: {type(exc).__name__}: {exc}", file=sys.stderr)
                 reply = _refusal(HTTPStatus.INTERNAL_SERVER_ERROR, "this page could not be rendered")
             self._send(reply, with_body)
 
@@ -458,7 +459,7 @@ def _handler(table: TableServer) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             length = self.headers.get("Content-Length") or ""
-            if not length.isdigit() or int(length) > MAX_FORM:
+            if not is_digits(length) or int(length) > MAX_FORM:
                 self._send(_refusal(HTTPStatus.BAD_REQUEST, "a move is a small form; nothing was played"))
                 return
             body = self.rfile.read(int(length))
@@ -466,7 +467,7 @@ def _handler(table: TableServer) -> type[BaseHTTPRequestHandler]:
             try:
                 reply = refused or table.post(self.path, body)
             except Exception as exc:
-                print(f"table: {self.path}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                print(f"table: {urlsplit(self.path).path}: {type(exc).__name__}: {exc}", file=sys.stderr)
                 reply = _refusal(HTTPStatus.INTERNAL_SERVER_ERROR, "the move could not be taken")
             self._send(reply)
 

@@ -196,6 +196,8 @@ def test_a_mixed_team_with_multi_call_scaffolds_plays_as_under_hanabi_eval_run(t
     [
         ({"scaffold": "sherlok"}, "scaffold: unknown scaffold 'sherlok' (did you mean sherlock?)"),
         ({"players": ["2", "6"]}, "players: 2 6 is outside 2-5"),
+        ({"players": "²"}, "players: '²' is not a player count"),
+        ({"repeats": "²"}, "repeats: '²': give one whole number"),
         ({"seeds": "nosuch"}, "seeds: 'nosuch'"),
         ({"seats": "openai/a:watson,hanabi/smart:holmes"}, "unknown scaffold 'holmes'"),
         ({"seats": "openai/a,hanabi/smart", "players": 3}, "a team of 2 seats plays 2-player games only"),

@@ -25,6 +25,7 @@ def server():
         (["--players", "2", "2"], "repeats a player count"),
         (["--seeds", "nosuchset"], "is not a seed set"),
         (["--seeds", "1,1"], "repeats a seed"),
+        (["--seeds", "1,²"], "--seeds '1,²' is not a seed set"),  # a digit to str.isdigit, not to int()
         (["--model", "gpt4"], "not a LiteLLM model string"),
         (["--model", "nosuchprovider/x"], "unknown provider 'nosuchprovider'"),
         (["--model", "local/nosuchbot"], "no built-in player 'nosuchbot'"),

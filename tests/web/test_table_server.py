@@ -72,6 +72,9 @@ def test_tokens_turns_hosts_and_origins(tmp_path: Path) -> None:
         assert request(move_url(ada), "POST", {**move_form(ada, turn), "token": bob_token})[0] == 403
         status, text = request(move_url(bob), "POST", move_form(ada, turn))
         assert status == 403
+        # a turn or move that is not a number (a digit to str.isdigit, not to int()) is refused, nothing played
+        assert request(move_url(ada), "POST", {**move_form(ada, turn), "turn": "²"})[0] == 400
+        assert request(ada.split("?")[0] + f"/state?token={ada_token}&since=%C2%B2")[0] == 200
         # a stale turn, or a move that is not offered, is refused and nothing is played
         status, text = request(move_url(ada), "POST", move_form(ada, turn + 1))
         assert status == 409 and f"turn {turn + 1}" in text and "nothing was played" in text
