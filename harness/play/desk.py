@@ -97,7 +97,7 @@ class Desk:
         with self.condition:
             assert self.state is not None
             finished = self.state.finished
-            if to_move is None and all(f.game_id != game_id for f in finished):
+            if to_move is None and all((f.game_id, f.run_path) != (game_id, run_path) for f in finished):
                 finished = (*finished, FinishedGame(game_id, run_path, view.score, view.max_score))
             self.since = time.monotonic()
             self._update(

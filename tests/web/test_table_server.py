@@ -159,3 +159,17 @@ def test_bad_human_seats_are_refused_in_one_line(
     argv: list[str], named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert named in refused([*argv, "--out", str(tmp_path)], capsys)
+
+
+def test_two_runs_games_of_one_id_are_each_listed_as_finished(tmp_path: Path, deck: list[str]) -> None:
+    """A sweep's runs name their games alike (2p-custom-seed1-r0 in each): the page lists each run's game."""
+    from harness.engine.game import Game
+    from harness.play.desk import Desk
+    from harness.view.builder import build_view
+
+    game = Game(2, deck)
+    view = build_view(game.observe(0))
+    desk = Desk("human")
+    for run in ("a", "b", "b"):  # the last: the same game shown over again
+        desk.show("2p-custom-seed1-r0", tmp_path / run, ("human", "local/smart"), view, None)
+    assert [f.run_path.name for f in desk.snapshot().finished] == ["a", "b"]
