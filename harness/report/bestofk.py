@@ -66,7 +66,7 @@ def best_of_k(rows: Sequence[GameRow]) -> list[KPoint]:
         if row.status != "complete" or row.k is None:
             continue
         models = set(row.model.split(" + "))
-        prompts = {base_prompt(s) for s in row.scaffold.split(" + ")}
+        prompts = {base_prompt(s.split(",")[0]) for s in row.scaffold.split(" + ")}
         if len(models) == 1 and len(prompts) == 1:
             games[(f"{models.pop()} · {prompts.pop()}", row.k)].append(row)
     varied = {curve for curve, _ in games if len({k for c, k in games if c == curve}) > 1}

@@ -31,7 +31,9 @@ def odd_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run(out, "--seat", smart, "--seat", smart, "--seat", cautious, "--seat", cautious, "--seeds", "1")  # 2-2
     run(out, "--seat", smart, "--seat", cautious, "--seat", cautious, "--seeds", "1")  # one A, the rest B
     run(out, "--model", "local/smart", "--seeds", "1")
-    run(out, "--model", "local/smart", "--scaffold", "best-of-k-watson", "--k", "2", "--seeds", "1")
+    for k in ("2", "3"):
+        run(out, "--model", "local/smart", "--scaffold", "best-of-k-watson", "--k", k, "--seeds", "1",
+            "--run-name", f"k{k}")
     run(out, "--model", "local/cautious", "--scaffold", "mycroft", "--players", "3", "--seeds", "1")
     with FakeModelServer(lambda request: Reply(content="no idea")) as server:  # every game of it stops
         broken = ["--max-retries", "0", "--seeds", "1"]
@@ -49,6 +51,17 @@ def test_a_team_of_three_different_players_is_reported_without_a_cross_play_matr
     assert "1 complete mixed game, none with the paper's cross-play line-up" in markdown
     assert not (report / "crossplay.csv").exists() and not (report / "figures" / "crossplay.png").exists()
     assert (report / "figures" / "scores_fireworks.png").read_bytes().startswith(PNG)
+
+
+def test_two_sample_counts_of_one_best_of_k_scaffold_are_two_rows_not_repeats_of_one(
+    odd_runs: Path, tmp_path: Path
+) -> None:
+    report = tmp_path / "report"
+    assert main(["report", str(odd_runs / "k2"), str(odd_runs / "k3"), "--out", str(report)]) == 0
+    markdown = (report / "report.md").read_text()
+    for k in (2, 3):
+        assert f"| local/smart · best-of-k-watson,k={k} |" in markdown
+    assert "local/smart · best-of-k-watson |" not in markdown
 
 
 @pytest.mark.parametrize("by", [["model", "scaffold"], ["seats", "players", "run"]])

@@ -6,9 +6,9 @@ Runs (real, small): local/smart with Watson and Sherlock at 2, 3 and 4 players; 
 with Mycroft; a mixed team local/smart + local/cautious; a scripted model behind the local HTTP server that answers
 well for a few moves, then never again, so both of its games stop (one at its very first move); and two priced model
 names served by the scripted server, so that the score-against-cost plot has something to compare. Written
-directly with the harness's own records, because a run cannot vary a seat's k yet: copies of the Watson run's 2-player
-games whose header seats carry k=3 (local/smart plays the same whatever k says), and a repeat (`repeat` = 1) of one
-Sherlock deal. Judge files are written through a small pydantic model of the judge's schema.
+directly with the harness's own records: copies of the Watson run's 2-player games whose header seats carry k=3
+(local/smart plays the same whatever k says; the report keeps them apart as a setting of their own), and a repeat
+(`repeat` = 1) of one Sherlock deal. Judge files are written through a small pydantic model of the judge's schema.
 """
 
 from __future__ import annotations
@@ -160,7 +160,8 @@ def read_logs(runs: Path) -> list[dict[str, Any]]:
         moves = [line for line in lines if line["type"] == "move"]
         calls = [c for m in moves for c in m["calls"]] + [c for r in results for c in r["failed_calls"]]
         models = sorted({s["model"] for s in header["seats"]})  # a team's name: not one game's seat order
-        scaffolds = sorted({s["scaffold"] for s in header["seats"]})
+        # a seat's own sample count is part of its setting: k=3 and k=1 are never pooled as repeats of one deal
+        scaffolds = sorted({s["scaffold"] + (f",k={s['k']}" if s.get("k") else "") for s in header["seats"]})
         games.append(
             {
                 "header": header,
@@ -329,7 +330,7 @@ def test_paired_comparisons_per_player_count_count_a_repeated_deal_once(built) -
         assert row["95% CI"] == percentile_interval(differences, _mean)
     repeated = table[("sherlock", "watson", "2")]
     assert repeated["pairs"] == "2" and repeated["games A / B"].startswith("3 / ")  # seed 1 played twice
-    assert repeated["repeated"] == "2"  # that deal, and seed 1's extra watson game with k=3
+    assert repeated["repeated"] == "2"  # that deal, and both deals of watson, played by several models
     pooled = rows_by(md_table(markdown, "Paired comparisons"), "A", "B")
     assert pooled[("sherlock", "watson")]["pairs"] == "6"
     page, _ = html_page(built["scaffold"])
