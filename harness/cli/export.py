@@ -92,6 +92,7 @@ def warn(line: str) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from harness.export.build import export
+    from harness.export.card import exported_moves
 
     given = {
         name: value
@@ -127,7 +128,7 @@ def handle(args: argparse.Namespace) -> int:
         extra += f"; left out {tally.dropped[0]} pairs beyond --max-game-kb"
     games = f"{len(selection.games)} game{'' if len(selection.games) == 1 else 's'}"
     print(
-        f"Exported {tally.rows} {unit} from {games} ({selection.moves} moves) as "
+        f"Exported {tally.rows} {unit} from {games} ({exported_moves(args.format, selection, tally)} moves) as "
         f"{args.format} to {args.out}; skipped {selection.skipped_incomplete} interrupted or unfinished "
         f"games{damaged}{extra}"
     )

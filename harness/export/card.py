@@ -193,6 +193,12 @@ def _score_line(players: int, scores: list[tuple[int, int]]) -> ScoreLine:
     )
 
 
+def exported_moves(fmt: str, selection: Selection, tally: Tally) -> int:
+    """The moves the data files hold: a replay holds its whole game, every seat's moves (HLE's count); a dataset
+    row only the selected seats' moves."""
+    return sum(end.hle_moves for end in tally.replay_ends) if fmt == "hanablive" else selection.moves
+
+
 def card_facts(
     fmt: str,
     selection: Selection,
@@ -230,7 +236,7 @@ def card_facts(
         data_files=data_files,
         rows=tally.rows,
         games=len(games),
-        moves=selection.moves,
+        moves=exported_moves(fmt, selection, tally),
         skipped_incomplete=selection.skipped_incomplete,
         models=sorted({s.model for s in seats}),
         scaffolds=sorted({s.scaffold for s in seats}),

@@ -230,3 +230,19 @@ def test_replays_load_as_one_row_per_game_with_the_declared_features(
     assert loose.features == folder.features == declared
     assert loose.num_rows == folder.num_rows == len(files)
     assert sorted(len(a) for a in loose["actions"]) == sorted(len(json.loads(p.read_text())["actions"]) for p in files)
+
+
+def test_a_replay_of_a_mixed_team_counts_every_seats_moves_as_it_holds_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--model picks the games a seat of that model played; each replay still holds the whole game."""
+    team = ["--seat", "local/smart:watson", "--seat", "local/cautious:watson", "--seeds", "1"]
+    assert main(["run", *team, "--out", str(tmp_path / "runs"), "--no-progress"]) == 0
+    (run,) = (tmp_path / "runs").iterdir()
+    (log,) = (run / "games").glob("*.jsonl")
+    logged = len(read_game_log(log).moves)
+    capsys.readouterr()
+    argv = ["export", str(run), "--format", "hanablive", "--model", "local/smart", "--out", str(tmp_path / "out")]
+    assert main(argv) == 0
+    assert f"from 1 game ({logged} moves)" in capsys.readouterr().out
+    assert f"| 1 | 1 | {logged} |" in (tmp_path / "out" / "README.md").read_text()
