@@ -19,6 +19,7 @@ from harness.schema.paths import template_environment
 if TYPE_CHECKING:  # the viewer and the table format numbers here without loading the report's statistics
     from harness.report.calibration import Estimate
     from harness.report.content import ReportContent
+    from harness.report.costs import Spend
     from harness.report.stats import Interval
 
 MISSING = "—"
@@ -55,6 +56,11 @@ def usd(value: float | None) -> str:
 def cost(value: float | None) -> str:
     """A cost, or "unpriced" when no price was reported (never $0 for an unknown price)."""
     return UNPRICED if _absent(value) else f"${value:.4f}"
+
+
+def per_point(spend: Spend) -> str:
+    """Cost per fireworks point: "unpriced" without a price, "—" without a complete game's point to divide by."""
+    return cost(spend.cost_per_point) if spend.points or spend.cost_usd is None else MISSING
 
 
 def thousands(value: float | None) -> str:
@@ -100,6 +106,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         signed=signed,
         usd=usd,
         cost=cost,
+        per_point=per_point,
         thousands=thousands,
         md=md_cell,
         estimate=estimate,

@@ -489,3 +489,22 @@ def test_a_run_whose_every_log_is_corrupted_is_one_line_with_exit_code_2(
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and f"{log}: line 1: not a valid log record" in err
     assert not (tmp_path / "report").exists()
+
+
+@pytest.mark.parametrize(
+    ("cost", "points", "shown"), [(0.49, 0, "—"), (0.49, 7, "$0.0700"), (None, 0, "unpriced"), (None, 7, "unpriced")]
+)
+def test_cost_per_point_is_unpriced_only_without_a_price_and_a_dash_without_a_point(
+    cost: float | None, points: int, shown: str
+) -> None:
+    """A run stopped at its budget before any game was complete spent a known sum over no point: "—", not unpriced."""
+    from harness.report.costs import Spend
+    from harness.report.render import per_point
+
+    spend = Spend(
+        name="all runs", games=2, complete=0 if not points else 1, prompt_tokens=1, completion_tokens=1,
+        total_tokens=2, priced_games=2 if cost is not None else 0, unpriced_games=0 if cost is not None else 2,
+        cost_usd=cost, cost_per_game=None if cost is None else cost / 2, points=points,
+        cost_per_point=cost / points if cost is not None and points else None, mean_score=None,
+    )  # fmt: skip
+    assert per_point(spend) == shown
