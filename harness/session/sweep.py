@@ -148,8 +148,9 @@ class SweepConfig(BaseModel):
         bad = [p for p in value if not MIN_PLAYERS <= p <= MAX_PLAYERS]
         if bad:
             raise ValueError(f"player counts must be 2-5, not {bad}")
-        if len(set(value)) != len(value):
-            raise ValueError("a player count is listed twice")
+        twice = sorted({p for p in value if value.count(p) > 1})
+        if twice:
+            raise ValueError(f"{twice[0]} is listed twice; list each player count once")
         return value
 
     @field_validator("scaffolds")
@@ -165,8 +166,10 @@ class SweepConfig(BaseModel):
     @model_validator(mode="after")
     def _distinct_models(self) -> SweepConfig:
         models = [m.model for m in self.models]
-        if len(set(models)) != len(models):
-            raise ValueError("a model is listed twice; list each model once")
+        for index, model in enumerate(models):
+            if model in models[:index]:
+                first = models.index(model)
+                raise ValueError(f"models[{first}] and models[{index}] are both {model!r}; list each model once")
         if not (self.models and self.scaffolds) and not self.teams and not self.crossplay:
             raise ValueError("nothing to play: give models and scaffolds, teams, or crossplay")
         for index, entry in enumerate(self.crossplay):

@@ -156,15 +156,25 @@ TEAM = "{seats = ['local/smart:watson', 'local/cautious:watson']}"
             "crossplay[0] at 2 players (local/smart:watson, local/cautious:watson) is the same run as teams[0] "
             "(local/smart:watson, local/cautious:watson); remove one of them",
         ),
+        (
+            "scaffolds = ['watson']\nmodels = [{model = 'local/smart'}, {model = 'local/cautious'}, "
+            "{model = 'local/smart'}]",
+            "models[0] and models[2] are both 'local/smart'; list each model once",
+        ),
+        (
+            "scaffolds = ['watson']\nmodels = [{model = 'local/smart'}]\nplayers = [2, 3, 2]",
+            "players: 2 is listed twice; list each player count once",
+        ),
     ],
-    ids=["scaffold twice", "team twice", "crossplay also in teams"],
+    ids=["scaffold twice", "team twice", "crossplay also in teams", "model twice", "player count twice"],
 )
 def test_two_entries_of_one_run_are_refused_before_the_sweep_folder_is_made(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, named: str
 ) -> None:
     """Two entries that are the same run would play into one run folder at once: the sweep refused itself as a run
     "being written by" its own process, after writing sweep.json, and the folder could not be used again."""
-    config = write(tmp_path / "twice.toml", f"name = 'twice'\nplayers = [2]\nseeds = ['1']\n{text}\n")
+    players = "" if "\nplayers =" in f"\n{text}" else "players = [2]\n"
+    config = write(tmp_path / "twice.toml", f"name = 'twice'\n{players}seeds = ['1']\n{text}\n")
     out = tmp_path / "out"
     assert main(["run", "--config", str(config), "--out", str(out), "--no-progress"]) == 2
     err = capsys.readouterr().err
