@@ -183,8 +183,18 @@ def check_model(seat: SeatConfig, built_in: Collection[str]) -> None:
 
 
 def check_budget(seats: Iterable[SeatConfig], options: SessionOptions) -> None:
-    """With a budget (--max-cost), refuse a seat whose model has no price (LiteLLM's or --price) or no known longest
-    reply (harness.models.pricing.check_budget_prices), before any call."""
+    """Refuse a --price for a model no seat plays (a typo would leave the real model at LiteLLM's price) and, with a
+    budget (--max-cost), a seat whose model has no price (LiteLLM's or --price) or no known longest reply
+    (harness.models.pricing.check_budget_prices), before any call."""
+    seats = list(seats)
+    played = {model for seat in seats for model in (seat.model, *(d.model or seat.model for d in seat.deployments))}
+    stray = sorted(set(options.prices) - played)
+    if stray:
+        model = stray[0]
+        raise Refused(
+            f"--price {model}: no seat plays {model!r} (the seats play {', '.join(sorted(played))}); give each "
+            "price for a model string as --model or --seat names it"
+        )
     if options.max_cost_usd is not None:
         check_budget_prices(seats, options.prices, litellm().model_cost, _is_priced)
 
