@@ -172,11 +172,12 @@ def scores_by_players(
 
 
 def scaffold_model_heatmap(cells: Sequence[HeatCell]) -> str | None:
-    """Mean fireworks score of each scaffold (rows) with each model (columns)."""
-    if not cells:
-        return None
+    """Mean fireworks score of each scaffold (rows) with each model (columns); None for fewer than two cells, which
+    compare nothing."""
     scaffolds = sorted({c.scaffold for c in cells})
     models = sorted({c.model for c in cells})
+    if len(scaffolds) * len(models) < 2:
+        return None
     grid = np.full((len(scaffolds), len(models)), np.nan)
     games = np.zeros_like(grid, dtype=int)
     for cell in cells:

@@ -50,6 +50,7 @@ def test_a_team_of_three_different_players_is_reported_without_a_cross_play_matr
     markdown = (report / "report.md").read_text()
     assert "1 complete mixed game, none with the paper's cross-play line-up" in markdown
     assert not (report / "crossplay.csv").exists() and not (report / "figures" / "crossplay.png").exists()
+    assert not (report / "figures" / "heatmap.png").exists()  # one team, one scaffold pair: one cell compares nothing
     assert (report / "figures" / "scores_fireworks.png").read_bytes().startswith(PNG)
 
 
