@@ -32,7 +32,7 @@ from harness.analysis.valuers import (
 )
 from harness.play.values import MAX_ROLLOUTS, ValuesSettings
 from harness.run.interrupt import stopped_by_ctrl_c
-from harness.run.store import RunDir
+from harness.run.store import RunDir, runs_below
 from harness.run.workers import WorkerLost
 from harness.schema.errors import EXIT_FAILED, EXIT_OK, Refused
 from harness.schema.records import checked
@@ -80,6 +80,12 @@ def handle(args: argparse.Namespace) -> int:
     settings = checked(ValuesSettings, given, lambda name: "--" + name.replace("_", "-"))
     run = RunDir(args.run)
     if not args.run.is_dir() or run.read_manifest() is None:
+        below = runs_below(args.run) if args.run.is_dir() else []
+        if below:
+            raise Refused(
+                f"{args.run} holds run directories ({len(below)}) but is none itself: values takes one run "
+                f"directory, e.g. {below[0]}"
+            )
         raise Refused(f"{args.run} is not a run directory (no manifest.json); give a folder made by hanabi-eval run")
     return _value(args, settings, run)
 

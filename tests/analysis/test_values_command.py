@@ -15,7 +15,7 @@ from harness.cli.main import main
 from harness.play.values import MAX_ROLLOUTS
 from harness.run.store import RunDir
 from harness.schema.log_file import read_game_log
-from tests.helpers import DATA
+from tests.helpers import DATA, one_line
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +134,15 @@ def test_a_rollout_count_outside_the_cap_is_refused_before_any_work(
 def test_a_folder_that_is_not_a_run_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["values", str(tmp_path)]) == 2
     assert "not a run directory" in capsys.readouterr().err
+
+
+def test_the_out_folder_of_runs_is_refused_naming_a_run_in_it(
+    run_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`values results` after `run --out results`: the run directory is one level down, and the refusal names it."""
+    assert main(["values", str(run_dir.parent)]) == 2
+    line = one_line(capsys.readouterr().err)
+    assert f"{run_dir.parent} holds run directories (1) but is none itself" in line and str(run_dir) in line
 
 
 def test_two_worker_processes_write_the_bytes_of_one_process(run_dir: Path, tmp_path: Path) -> None:
