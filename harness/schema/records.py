@@ -216,6 +216,7 @@ class Usage(BaseModel):
     completion_tokens: int = 0
     cached_tokens: int = 0
     reasoning_tokens: int = 0
+    # prompt tokens written to the provider's cache (Anthropic bills a write); absent when 0
     cache_write_tokens: int = Field(default=0, exclude_if=lambda value: value == 0)
 
     @property
@@ -382,8 +383,8 @@ class Attempt(BaseModel):
     messages: list[Message]  # exactly what was sent
     reply: str | None = None  # the raw reply text (only its start, when reply_left_out is set)
     reasoning: str | None = None  # the provider's reasoning trace, when it returns one
-    # A rejected reply (or reasoning) longer than REJECTED_TEXT_KEPT_CHARS is kept as its start and the length and
-    # digest of the rest (see rejected); absent from the record otherwise, and in logs written before it existed.
+    # A rejected reply too long to keep whole keeps only its start in `reply`, and this the length and SHA-256 of
+    # the rest; absent otherwise, and in logs written before it existed.
     reply_left_out: LeftOut | None = Field(default=None, exclude_if=lambda value: value is None)
     reasoning_left_out: LeftOut | None = Field(default=None, exclude_if=lambda value: value is None)
     error_kind: ErrorKind | None = None  # None: the reply was used
