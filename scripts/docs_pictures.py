@@ -43,7 +43,7 @@ def hanabi_eval(work: Path, *args: str) -> None:
 
 
 def play(work: Path, quick: bool) -> None:
-    models = ["local/smart"] if quick else ["local/smart", "local/cautious"]
+    models = ["local/smart", "local/cautious"]  # two models: the heatmap compares at least two cells
     players = ["3"] if quick else ["2", "3", "4", "5"]
     seeds = "1" if quick else "1,2,3"
     for model in models:
@@ -88,7 +88,7 @@ def make(out: Path, quick: bool) -> dict[str, object]:
     files = {name: hashlib.sha256((out / name).read_bytes()).hexdigest() for name in (*PLOTS, *SHOTS)}
     manifest = {
         "made_by": "scripts/docs_pictures.py" + (" --quick" if quick else ""),
-        "runs": "local/smart and local/cautious, watson, 2-5 players, seeds 1,2,3" if not quick else "one game",
+        "runs": "local/smart and local/cautious, watson, 2-5 players, seeds 1,2,3" if not quick else "one game each",
         "screenshots_of": pages,
         "sha256": files,
     }

@@ -245,7 +245,7 @@ def test_every_picture_in_the_docs_was_made_by_the_pictures_script() -> None:
 
 @pytest.mark.bench
 def test_the_pictures_script_makes_every_picture_from_a_real_run(tmp_path: Path) -> None:
-    """Its --quick mode (one offline game, chromium): CI runs it in the `pytest -m "bench or build"` step."""
+    """Its --quick mode (one offline game per model, chromium): CI runs it in the `pytest -m "bench or build"` step."""
     done = subprocess.run(
         [sys.executable, "scripts/docs_pictures.py", "--quick", "--out", str(tmp_path)],
         cwd=ROOT, capture_output=True, text=True,
