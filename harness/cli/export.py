@@ -120,7 +120,7 @@ def handle(args: argparse.Namespace) -> int:
         )
         return EXIT_FAILED
     tally, selection = done.tally, done.selection
-    unit = "replay files" if args.format == "hanablive" else "rows"
+    unit = ("replay file" if args.format == "hanablive" else "row") + ("" if tally.rows == 1 else "s")
     stopped = sum(1 for end in tally.replay_ends if end.hanablive_actions < end.hle_moves)
     extra = f"; hanab.live ends {stopped} of them before HLE did" if args.format == "hanablive" else ""
     damaged = f"; left out {len(selection.corrupt)} damaged game logs" if selection.corrupt else ""

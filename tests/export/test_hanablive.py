@@ -244,5 +244,5 @@ def test_a_replay_of_a_mixed_team_counts_every_seats_moves_as_it_holds_them(
     capsys.readouterr()
     argv = ["export", str(run), "--format", "hanablive", "--model", "local/smart", "--out", str(tmp_path / "out")]
     assert main(argv) == 0
-    assert f"from 1 game ({logged} moves)" in capsys.readouterr().out
+    assert f"Exported 1 replay file from 1 game ({logged} moves)" in capsys.readouterr().out
     assert f"| 1 | 1 | {logged} |" in (tmp_path / "out" / "README.md").read_text()
