@@ -34,7 +34,7 @@ from harness.models.client import FatalModelError, ModelClient, ProviderGaveUp, 
 from harness.run.interrupt import stopped_by_ctrl_c
 from harness.run.lock import RunLock
 from harness.run.manifest import git_state
-from harness.run.store import RunDir, find_runs, write_json_atomic
+from harness.run.store import RunDir, write_json_atomic
 from harness.schema.config import RetryPolicy
 from harness.schema.disk import explain
 from harness.schema.errors import EXIT_FAILED, Ended, Refused
@@ -440,11 +440,11 @@ async def judge_run(run: RunDir, client: ModelClient, reply_retries: int, concur
     return outcome
 
 
-def runs_with_memory_games(paths: list[Path]) -> list[Path]:
-    """The runs named that hold working-memory games, each log read by the run's reader (a damaged one refused);
-    none at all is bad input."""
+def runs_with_memory_games(runs: list[Path], paths: list[Path]) -> list[Path]:
+    """The runs (found below the `paths` named) that hold working-memory games, each log read by the run's reader
+    (a damaged one refused); none at all is bad input."""
     found = []
-    for path in find_runs(paths):
+    for path in runs:
         memory = False
         for game in RunDir(path).games():
             if isinstance(game, LogCorrupt):

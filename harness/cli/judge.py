@@ -39,6 +39,7 @@ def handle(args: argparse.Namespace) -> int:
     from harness.analysis.judge import runs_with_memory_games
     from harness.bots import bot_names
     from harness.models.client import LOCAL_PROVIDER, check_model, provider_of
+    from harness.run.store import find_runs
     from harness.schema.records import SeatConfig, checked_params
     from harness.schema.urls import check_url
 
@@ -59,8 +60,9 @@ def handle(args: argparse.Namespace) -> int:
         "--",
     )
     seat = SeatConfig(model=args.model, scaffold="judge", api_base=args.api_base, params=params)
+    found = find_runs(args.runs)  # a folder that is not there is named before the judge's key
     check_model(seat, bot_names())
-    runs = runs_with_memory_games(args.runs)
+    runs = runs_with_memory_games(found, args.runs)
     return _judge(runs, seat, options, args)
 
 

@@ -17,7 +17,7 @@ from harness.run.store import RunDir
 from harness.schema.judge_records import JudgeRecord
 from harness.schema.log_file import read_game_log
 from tests.fakeserver import FakeModelServer, Reply
-from tests.helpers import command
+from tests.helpers import command, one_line
 
 VERDICT = {
     "overall_rating": 0.5,
@@ -396,3 +396,12 @@ def test_a_bad_option_is_refused_as_run_refuses_it_before_any_log_is_read(
     assert main(["judge", str(missing), "--model", "openai/judge", *option]) == 2
     err = capsys.readouterr().err
     assert named in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_folder_that_is_not_there_is_named_before_a_missing_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both are wrong: the folder, the more basic mistake, is said first (the suite runs without provider keys)."""
+    assert main(["judge", str(tmp_path / "no-such-run"), "--model", "openai/o4-mini"]) == 2
+    line = one_line(capsys.readouterr().err)
+    assert "no-such-run does not exist" in line and "OPENAI_API_KEY" not in line
