@@ -100,8 +100,7 @@ def test_tokens_turns_hosts_and_origins(tmp_path: Path) -> None:
 
 def play_until_over(url: str, game_id: str) -> None:
     """Play the first offered move at every turn of the seat until its page says `game_id` is over."""
-    while f'data-game="{game_id}"' not in request(url)[1]:
-        text = request(url)[1]
+    while f'data-game="{game_id}"' not in (text := request(url)[1]):
         found = re.search(r'name="turn" value="(\d+)"', text)
         if found is None:
             time.sleep(0.02)
