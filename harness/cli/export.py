@@ -27,12 +27,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--out", required=True, type=folder, help="export folder (data file, README.md, export_manifest.json)"
     )
-    parser.add_argument("--model", nargs="+", default=[], help="only seats played by these model strings")
-    parser.add_argument("--scaffold", nargs="+", default=[], help="only seats using these scaffolds")
+    # a filter given twice takes both lists (`--model a --model b` as `--model a b`), never only the last
+    parser.add_argument("--model", nargs="+", action="extend", default=[], help="only seats played by these models")
+    parser.add_argument("--scaffold", nargs="+", action="extend", default=[], help="only seats using these scaffolds")
     parser.add_argument(
-        "--players", nargs="+", type=int, default=[], help="only games of these player counts"
+        "--players", nargs="+", action="extend", type=int, default=[], help="only games of these player counts"
     )
-    parser.add_argument("--seed-set", nargs="+", default=[], help="only games dealt from these seed sets")
+    parser.add_argument(
+        "--seed-set", nargs="+", action="extend", default=[], help="only games dealt from these seed sets"
+    )
     parser.add_argument(
         "--min-score", type=int, help="only games whose final fireworks score is at least this"
     )

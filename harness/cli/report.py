@@ -28,8 +28,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--by",
         nargs="+",
+        action="extend",
         choices=DIMENSIONS,
-        default=list(DEFAULT_BY),
         help=f"what games are grouped by (default: {' '.join(DEFAULT_BY)})",
     )
     parser.add_argument("--force", action="store_true", help="replace the report already in --out")
@@ -41,7 +41,7 @@ def handle(args: argparse.Namespace) -> int:
     from harness.report.build import build_report
 
 
-    content, written = build_report(args.runs, args.out, args.by, args.force)
+    content, written = build_report(args.runs, args.out, args.by or list(DEFAULT_BY), args.force)
     for skipped in content.skipped:
         print(f"warning: skipped {skipped.path}: {skipped.problem}", file=sys.stderr)
     runs = len(content.runs)

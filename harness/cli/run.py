@@ -34,7 +34,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument(
         "--k", type=int, help="best-of-k scaffolds: samples per move, 1-7 (default: the scaffold's, 5)"
     )
-    run.add_argument("--players", type=int, nargs="+", help="player counts, 2-5 (default 2)")
+    run.add_argument("--players", type=int, nargs="+", action="extend", help="player counts, 2-5 (default 2)")
     run.add_argument(
         "--seeds", help="seed set name, comma-separated seeds, or a seed file (default standard)"
     )

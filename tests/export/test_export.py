@@ -387,6 +387,9 @@ def test_filters_select_games_and_seats(runs: dict[str, Path], tmp_path: Path) -
         [g for g in games if g.header.seats[0].model != "local/smart"]
     )
     assert exported("--players", "3") == ids([g for g in games if g.header.players == 3])
+    # a filter given twice takes both values, as one flag with two does (not only the last)
+    assert exported("--players", "2", "--players", "3") == exported("--players", "2", "3") == ids(games)
+    assert exported("--model", "openai/rater", "--model", "local/smart") == ids(games)
     assert exported("--min-score", str(best)) == ids([g for g in games if g.result.fireworks_score == best])
     assert exported("--seed-set", "custom", "--players", "2", "--model", "local/smart") == ids(
         [g for g in games if g.header.players == 2 and g.header.seats[0].model == "local/smart"]

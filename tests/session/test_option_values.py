@@ -109,6 +109,13 @@ def test_over_a_thousand_games_without_a_terminal_are_refused_unless_yes(
     assert not (tmp_path / "out").exists()
 
 
+def test_a_list_flag_given_twice_takes_both_lists(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--players 2 --players 3` is `--players 2 3`, not the last alone (counted here before any game is dealt)."""
+    argv = ["run", "--players", "2", "--players", "3", "--seeds", THOUSAND_AND_ONE, "--out", str(tmp_path / "out")]
+    assert main(argv) == 2
+    assert "2,002 games to play" in capsys.readouterr().err
+
+
 def test_over_a_thousand_games_at_a_terminal_asks_first(tmp_path: Path) -> None:
     controller, terminal = pty.openpty()
     process = subprocess.Popen(

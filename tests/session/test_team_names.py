@@ -26,6 +26,7 @@ def rotated_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     [
         ([], "local/cautious + local/smart · sherlock + watson"),
         (["--by", "seats"], "local/cautious:sherlock | local/smart:watson"),
+        (["--by", "seats", "--by", "players"], "local/cautious:sherlock | local/smart:watson · 2p"),  # both --by
     ],
 )
 def test_every_rotation_of_a_team_is_one_report_row(rotated_runs: Path, by: list[str], group: str) -> None:
