@@ -126,7 +126,8 @@ def handle(args: argparse.Namespace) -> int:
     unit = ("replay file" if args.format == "hanablive" else "row") + ("" if tally.rows == 1 else "s")
     stopped = sum(1 for end in tally.replay_ends if end.hanablive_actions < end.hle_moves)
     extra = f"; hanab.live ends {stopped} of them before HLE did" if args.format == "hanablive" else ""
-    damaged = f"; left out {len(selection.corrupt)} damaged game logs" if selection.corrupt else ""
+    corrupt = len(selection.corrupt)
+    damaged = f"; left out {corrupt} damaged game log{'' if corrupt == 1 else 's'}" if corrupt else ""
     if tally.dropped[0]:
         extra += f"; left out {tally.dropped[0]} pairs beyond --max-game-kb"
     games = f"{len(selection.games)} game{'' if len(selection.games) == 1 else 's'}"

@@ -41,10 +41,11 @@ def handle(args: argparse.Namespace) -> int:
     for log in args.logs:
         outcome = import_log(log, args.out, args.argv)
         interrupted += outcome.interrupted
+        added, total = len(outcome.added), outcome.total
         print(
-            f"{log} -> {outcome.run}: {len(outcome.added)} games added, {len(outcome.unchanged)} already there; "
-            f"the run holds {outcome.complete} complete and {outcome.interrupted} interrupted of its "
-            f"{outcome.total} games"
+            f"{log} -> {outcome.run}: {added} game{'' if added == 1 else 's'} added, {len(outcome.unchanged)} "
+            f"already there; the run holds {outcome.complete} complete and {outcome.interrupted} interrupted of "
+            f"its {total} game{'' if total == 1 else 's'}"
         )
         for skipped in outcome.skipped:
             print(f"  not imported (no game log): {skipped}")

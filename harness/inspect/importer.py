@@ -167,8 +167,11 @@ def import_log(path: Path, out: Path, command: list[str]) -> ImportOutcome:
         status = RunStatusFile(run, list(plans.values()))
         complete, interrupted = status.counts()
         if complete + interrupted < len(plans):
+            ended = complete + interrupted
             status.write(
-                "stopped", f"the Inspect log holds {complete + interrupted} of the run's {len(plans)} games"
+                "stopped",
+                f"the Inspect log holds {ended} ended game{'' if ended == 1 else 's'} of the run's {len(plans)}; "
+                "the others are missing or were cut short (an Inspect limit or a cancellation)",
             )
         else:
             status.write("done")
