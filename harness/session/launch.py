@@ -230,11 +230,16 @@ def resume_run(run_dir: Path, given: dict[str, Any], api_base: str | None) -> tu
     run = RunDir(run_dir)
     config = config_of(run)
     manifest = run.read_manifest()
+    assert manifest is not None  # config_of refuses a folder without one
+    if (manifest.model_extra or {}).get("inspect") is not None:  # written by import-inspect
+        raise Refused(
+            f"{run_dir} was imported from an Inspect log: its seats are Inspect models, which only Inspect plays; "
+            "continue it with `inspect eval-retry` on that log, then import-inspect the new log"
+        )
     if api_base is not None:
         if len({s.model for s in config.seats}) > 1:
             raise Refused("--api-base is ambiguous for a run with several models; resume without it")
         config = config.model_copy(update={"seats": tuple(_with_api_base(s, api_base) for s in config.seats)})
-    assert manifest is not None  # config_of refuses a folder without one
     options = manifest.session_options().merged(given, flag_of, "the run's record")
     config = config.model_copy(update={"seats": options.over_seats(config.seats)})
     for seat in dict.fromkeys(config.seats):  # every seat: two of one model may differ

@@ -157,7 +157,9 @@ def test_the_built_in_players_play_the_same_games_under_inspect_as_under_hanabi_
     assert metrics[("complete", "mean")] == 1.0 and metrics[("reasked", "moves_reasked")] == 0.0
 
 
-def test_an_imported_inspect_log_is_a_run_that_report_export_and_values_read(smart: SmartEval) -> None:
+def test_an_imported_inspect_log_is_a_run_that_report_export_and_values_read(
+    smart: SmartEval, capsys: pytest.CaptureFixture[str]
+) -> None:
     # the imported run is a run like any other: listed, reported, exported, valued; importing again changes nothing
     tmp_path = smart.folder
     run_dir = next((tmp_path / "inspect").iterdir())
@@ -170,6 +172,9 @@ def test_an_imported_inspect_log_is_a_run_that_report_export_and_values_read(sma
     before = {p: p.read_bytes() for p in (run_dir / "games").iterdir()}
     assert import_log(smart.log, tmp_path / "inspect") == 0
     assert {p: p.read_bytes() for p in (run_dir / "games").iterdir()} == before
+    # but only Inspect plays its seats (Inspect models): resume says how to go on instead
+    capsys.readouterr()
+    assert "continue it with `inspect eval-retry`" in refused(["resume", str(run_dir)], capsys)
 
 
 def test_a_mixed_team_with_multi_call_scaffolds_plays_as_under_hanabi_eval_run(tmp_path: Path) -> None:
