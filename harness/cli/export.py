@@ -28,7 +28,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--out", required=True, type=folder, help="export folder (data file, README.md, export_manifest.json)"
     )
     # a filter given twice takes both lists (`--model a --model b` as `--model a b`), never only the last
-    parser.add_argument("--model", nargs="+", action="extend", default=[], help="only seats played by these models")
+    parser.add_argument(
+        "--model", nargs="+", action="extend", default=[], help="only seats played by these model strings"
+    )
     parser.add_argument("--scaffold", nargs="+", action="extend", default=[], help="only seats using these scaffolds")
     parser.add_argument(
         "--players", nargs="+", action="extend", type=int, default=[], help="only games of these player counts"
