@@ -100,7 +100,9 @@ def test_tokens_turns_hosts_and_origins(tmp_path: Path) -> None:
 
 def play_until_over(url: str, game_id: str) -> None:
     """Play the first offered move at every turn of the seat until its page says `game_id` is over."""
+    deadline = time.monotonic() + 60
     while f'data-game="{game_id}"' not in (text := request(url)[1]):
+        assert time.monotonic() < deadline, f"{game_id} did not end"
         found = re.search(r'name="turn" value="(\d+)"', text)
         if found is None:
             time.sleep(0.02)
