@@ -7,7 +7,7 @@ to docs/assets/, with docs/assets/pictures.json naming each file's SHA-256 and t
 tests/project/test_docs.py refuses a picture in the docs that this script did not make.
 
     .venv/bin/python scripts/docs_pictures.py            # remake docs/assets/ (a few minutes on two cores)
-    .venv/bin/python scripts/docs_pictures.py --quick    # a game per model into a temporary folder: the whole path, quickly
+    .venv/bin/python scripts/docs_pictures.py --quick    # a game per model, into a temporary folder: the whole path
 """
 
 from __future__ import annotations
