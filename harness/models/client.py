@@ -187,7 +187,7 @@ def check_budget(seats: Iterable[SeatConfig], options: SessionOptions) -> None:
     budget (--max-cost), a seat whose model has no price (LiteLLM's or --price) or no known longest reply
     (harness.models.pricing.check_budget_prices), before any call."""
     seats = list(seats)
-    played = {model for seat in seats for model in (seat.model, *(d.model or seat.model for d in seat.deployments))}
+    played = {model for seat in seats for model in seat.models}
     stray = sorted(set(options.prices) - played)
     if stray:
         model = stray[0]
@@ -425,7 +425,7 @@ class ModelClient(RetryingCaller):
             self.take_prices({seat.model}, given, prompt_cache)
             return
         # LiteLLM knows the price of every model the seat may call; otherwise no cost is recorded
-        models = {seat.model, *(d.model or seat.model for d in seat.deployments)}
+        models = set(seat.models)
         self.priced = given is not None or all(_is_priced(model) for model in models)
         self.take_prices(models, given, prompt_cache)
         for model in models:

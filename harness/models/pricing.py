@@ -96,7 +96,7 @@ def check_budget_prices(
     Refused naming the first model without one, and how to give it. `listed`: whether the price list's entry of a
     model is LiteLLM's (not one the harness listed at $0)."""
     for seat in seats:
-        for model in dict.fromkeys([seat.model, *(d.model or seat.model for d in seat.deployments)]):
+        for model in seat.models:
             if provider_of(model) == LOCAL_PROVIDER and model not in given:
                 continue  # a built-in player costs nothing unless the user prices it
             if model not in given and not (listed(model) and listed_prices(model, price_list) is not None):

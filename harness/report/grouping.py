@@ -31,9 +31,9 @@ def models_of(seats: Sequence[SeatConfig]) -> str:
 
 
 def scaffolds_of(seats: Sequence[SeatConfig]) -> str:
-    """The seats' distinct scaffolds, each with the seat's own sample count (`best-of-k-watson,k=3`) where it sets
-    one: best-of-k at k=1 and at k=3 are two settings, never pooled as repeats of one."""
-    return _distinct([s.scaffold + (f",k={s.k}" if s.k is not None else "") for s in seats])
+    """The seats' distinct scaffold settings (`best-of-k-watson,k=3`: SeatConfig.setting), so that best-of-k at
+    k=1 and at k=3 are never pooled as repeats of one."""
+    return _distinct([s.setting for s in seats])
 
 
 def lineup_of(seats: Sequence[SeatConfig]) -> str:

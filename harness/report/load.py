@@ -125,13 +125,6 @@ def _best_of(seat: SeatConfig) -> int | None:
     return scaffold.k if scaffold.strategy in ("single", "memory", "best_of_k") else None
 
 
-def _player(seat: SeatConfig) -> str:
-    """Who sits in a seat, for cross-play: model:scaffold, with the seat's own k when it sets one."""
-    if seat.k is None or f"k={seat.k}" in seat.label:
-        return seat.label
-    return f"{seat.label} (k={seat.k})"
-
-
 def _common_k(seats: Sequence[SeatConfig]) -> int | None:
     ks = {_best_of(s) for s in seats}
     return ks.pop() if len(ks) == 1 else None
@@ -161,7 +154,7 @@ def game_row(facts: GameFacts, label: str, by: Sequence[str]) -> GameRow:
         deal=deck_digest(header.deck),
         repeat=header.repeat,
         k=_common_k(header.seats),
-        seat_players=[_player(s) for s in header.seats],
+        seat_players=[s.label for s in header.seats],  # model:scaffold, with its own k
         status=facts.status,
         interrupted_reason=result.interrupted_reason if result else None,
         end_reason=str(result.end_reason) if result and result.end_reason else None,

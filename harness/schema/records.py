@@ -197,12 +197,20 @@ class SeatConfig(BaseModel):
         return self.model == HUMAN or self.model.startswith(HUMAN + ":")
 
     @property
+    def models(self) -> tuple[str, ...]:
+        """The model strings the seat may call: its own, and its deployments' (each once, in order)."""
+        return tuple(dict.fromkeys([self.model, *(d.model or self.model for d in self.deployments)]))
+
+    @property
+    def setting(self) -> str:
+        """The scaffold, with `,k=N` for a best-of-k seat that sets its sample count: k=1 and k=3 are two settings."""
+        return self.scaffold + (f",k={self.k}" if self.k is not None else "")
+
+    @property
     def label(self) -> str:
         """`model:scaffold`, with `,k=N` for a best-of-k seat that sets its sample count (as a --seat spec); a
         human seat is its name alone."""
-        if self.human:
-            return self.model
-        return f"{self.model}:{self.scaffold}" + (f",k={self.k}" if self.k is not None else "")
+        return self.model if self.human else f"{self.model}:{self.setting}"
 
 
 class Usage(BaseModel):

@@ -34,7 +34,7 @@ from harness.run.store import RunDir, find_runs
 from harness.schema.cards import COLORS
 from harness.schema.errors import Refused
 from harness.schema.moves import MoveKind
-from harness.schema.records import is_digits
+from harness.schema.records import GameResult, is_digits
 from harness.web.board import Board, view_board
 from harness.web.catalog import Catalog
 from harness.web.pages import CSP, asset, render_template
@@ -240,6 +240,7 @@ class TableServer(BackgroundServer):
         self.host = host
         self.runs = runs  # the session's run, or its sweep's folder: its games on a deal keep that deal's viewer shut
         self._catalogs: dict[Path, Catalog] = {}
+        self._played_out: set[tuple[str, str, Path]] = set()  # finished games whose deal no game of a seat holds
         self._cache = PageCache()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer((host, port), _handler(self))
@@ -273,7 +274,11 @@ class TableServer(BackgroundServer):
     def deal_played_out(self, name: str, finished: FinishedGame) -> bool:
         """Whether every game that seats `name` on the finished game's seed, in its run and in the session's runs,
         is complete: only then may the viewer show that game's deal to the seat, since a repeat, a later run of a
-        sweep or a game still to be resumed would deal the seat the very hand the viewer shows."""
+        sweep or a game still to be resumed would deal the seat the very hand the viewer shows. Once true it stays
+        true (a complete game stays complete), so the runs are read again only while it is false."""
+        key = (name, finished.game_id, finished.run_path)
+        if key in self._played_out:
+            return True
         try:
             runs = {finished.run_path, *(find_runs([self.runs]) if self.runs is not None else [])}
             manifests = {run: RunDir(run).read_manifest() for run in runs}
@@ -284,12 +289,22 @@ class TableServer(BackgroundServer):
         if len(seeds) != 1:
             return False
         for run, manifest in manifests.items():
-            for game in manifest.games if manifest is not None else []:
-                seated = not game.seats or any(seat.get("model") == name for seat in game.seats)
-                if game.seed in seeds and seated:
-                    facts = RunDir(run).facts(game.game_id)
-                    if facts is None or facts.status != "complete":
-                        return False
+            dealt = {
+                game.game_id
+                for game in (manifest.games if manifest is not None else [])
+                if game.seed in seeds and (not game.seats or any(seat.get("model") == name for seat in game.seats))
+            }
+            if not dealt:
+                continue
+            complete = {
+                path.stem
+                for path, result in RunDir(run).results()  # a settled log read at its two ends only
+                if isinstance(result, GameResult) and result.status == "complete"
+            }
+            if not dealt <= complete:
+                return False
+        with self._lock:
+            self._played_out.add(key)
         return True
 
     def viewer_path(self, game_id: str, run_path: Path) -> str | None:
