@@ -85,9 +85,10 @@ def measure(moves: int) -> list[float]:
                 turn = int(page.locator("input[name=turn]").get_attribute("value") or 0)
                 started = time.perf_counter()
                 buttons.nth(choice).click()
+                # between two pages there may be no body yet: the `?.` reads that as "not yet"
                 page.wait_for_function(
-                    f"() => document.body.classList.contains('status-over') || (document.body.classList.contains("
-                    f"'status-yours') && Number(document.querySelector('input[name=turn]').value) > {turn})",
+                    f"() => document.body?.classList.contains('status-over') || (document.body?.classList.contains("
+                    f"'status-yours') && Number(document.querySelector('input[name=turn]')?.value) > {turn})",
                     polling=5,
                 )
                 served.append(page.evaluate(SERVED_MS))
