@@ -6,8 +6,10 @@ Each `generate` becomes one Attempt: the messages sent, the reply and reasoning 
 the finish reason in the harness's terms ("length" for a reply cut off by the token limit), usage, Inspect's cost
 when it knows the price, and latency. Provider errors are retried inside Inspect's generate (its own backoff, and the
 provider SDK's); one that outlasts those retries reaches the harness as a failed attempt with its error kind:
-ProviderGaveUp for a kind retrying could fix, FatalModelError for the others. Inspect's limits (tokens, messages,
-time) and anything that is not a provider error pass through untouched, for Inspect to handle as it always does.
+ProviderGaveUp for a kind retrying could fix, FatalModelError for the others. An Inspect limit a call reaches goes on
+up as InspectLimitReached: Inspect's own LimitExceededError, so that Inspect ends the sample as it ends any limit, and
+the harness's LimitReached, so that the game's log keeps the move's answered calls, the reply that reached a token
+limit included. Anything that is neither a provider error nor a limit passes through untouched.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import re
 import time
 from typing import Any
 
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import transcript
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -30,6 +34,7 @@ from inspect_ai.util import LimitExceededError
 from tenacity import RetryError
 
 from harness.inspect.seat_request import SEAT_REQUEST
+from harness.models.budget import LimitReached
 from harness.models.client import FatalModelError, ProviderGaveUp, received
 from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig, Usage
 
@@ -45,6 +50,19 @@ _CONTEXT_OVERFLOW = re.compile(
     r"context[ _](?:length|window|size)|maximum context|too many tokens|prompt is too long", re.IGNORECASE
 )
 _RETRYABLE: frozenset[ErrorKind] = frozenset({"rate_limited", "server_error", "timeout", "connection"})
+
+
+class InspectLimitReached(LimitExceededError, LimitReached):
+    """An Inspect limit reached while a move was being asked: Inspect's error as Inspect raised it, with the call's
+    attempts for the game's log."""
+
+    stopped_line = "an Inspect limit ended the game while this move was being asked; `inspect eval-retry` asks again"
+
+    @classmethod
+    def of(cls, limit: LimitExceededError, attempts: list[Attempt]) -> InspectLimitReached:
+        reached = cls(limit.type, value=limit.value, limit=limit.limit, message=limit.message, source=limit.source)
+        reached.attempts = attempts
+        return reached
 
 
 class InspectCaller:
@@ -76,11 +94,14 @@ class InspectCaller:
         base = Attempt(number=first_number, messages=list(messages))
         config = GenerateConfig(max_tokens=max_tokens) if max_tokens is not None else GenerateConfig()
         token = SEAT_REQUEST.set(metadata if self.offline_bot is not None else None)
+        chat = [_chat(m) for m in messages]
         started = time.perf_counter()
         try:
-            output = await self.model.generate([_chat(m) for m in messages], config=config)
-        except LimitExceededError:
-            raise  # Inspect's own limits end the sample as Inspect decides
+            output = await self.model.generate(chat, config=config)
+        except LimitExceededError as limit:
+            answered = _completed_output(chat[-1].id)
+            latency = time.perf_counter() - started
+            raise InspectLimitReached.of(limit, [attempt_of(base, answered, latency)] if answered else []) from None
         except Exception as raised:
             exc = _cause(raised)
             kind = error_kind(exc)
@@ -146,6 +167,15 @@ def attempt_of(base: Attempt, output: ModelOutput, latency: float) -> Attempt:
             "resolved_model": received(output.model) if output.model else None,
         }
     )
+
+
+def _completed_output(last_message_id: str | None) -> ModelOutput | None:
+    """The output of the sample's completed model call whose last input message has this id (each call sends
+    messages of its own): Inspect completes a call's transcript event before its token limit refuses to return it."""
+    for event in reversed(transcript().events):
+        if isinstance(event, ModelEvent) and event.input and event.input[-1].id == last_message_id:
+            return event.output if not event.pending and event.error is None else None
+    return None
 
 
 def _cause(exc: Exception) -> BaseException:

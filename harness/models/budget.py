@@ -18,13 +18,26 @@ from harness.schema.records import Attempt
 _SPENT, _RESERVED, _REACHED = 0, 1, 2
 
 
-class BudgetReached(Exception):
-    """A call was not sent: it could have taken the spend past the budget. `attempts` are the call's attempts made
-    before it (provider errors retried, replies rejected), which the log keeps."""
+class LimitReached(Exception):
+    """A limit of the session was reached while a move was being asked: the move stops unmade and its game stays
+    unfinished. `attempts` are the call's attempts the log keeps (provider errors retried, replies rejected, a reply
+    that reached the limit). The game loop writes the move's answered calls to a "stopped" line worded by
+    `stopped_line`, then lets this go on up to whoever set the limit: the session (BudgetReached), or Inspect."""
+
+    stopped_line = "a limit of the session was reached while this move was being asked"
 
     def __init__(self, message: str, attempts: list[Attempt] | None = None) -> None:
         super().__init__(message)
         self.attempts = attempts or []
+
+
+class BudgetReached(LimitReached):
+    """A call was not sent: it could have taken the spend past the budget (--max-cost)."""
+
+    stopped_line = (
+        "the run stopped at its budget (--max-cost) while this move was being asked; asked again on resume with a "
+        "higher budget"
+    )
 
 
 class Budget:

@@ -15,7 +15,7 @@ from typing import Any
 from harness import __version__
 from harness.engine.game import MAX_LIFE_TOKENS, Game
 from harness.engine.replay import replay
-from harness.models.budget import BudgetReached
+from harness.models.budget import LimitReached
 from harness.models.client import sent_params_record
 from harness.play.agent import SeatAgent
 from harness.play.human import humans_of, show_humans, stop_humans
@@ -42,10 +42,6 @@ MoveListener = Callable[[MoveRecord], None]
 # why a stopped move's result line was written (status "stopped")
 STOPPED_PAGE = "the run was stopped; it continues from this turn with `hanabi-eval resume`"
 STOPPED = "the run was stopped (Ctrl-C or SIGTERM) while this move was being asked; asked again on resume"
-BUDGET_STOPPED = (
-    "the run stopped at its budget (--max-cost) while this move was being asked; asked again on resume with a "
-    "higher budget"
-)
 
 
 def cache_key(run_id: str, game_id: str, seat: int) -> str:
@@ -73,8 +69,9 @@ async def play_game(
     git_commit: str | None,
     on_move: MoveListener | None = None,
 ) -> GameResult:
-    """Play (or continue) one game to its end or to an interruption; return its result. Raises BudgetReached when a
-    call of a move was not sent for the session's budget: the move is not made, the game stays unfinished."""
+    """Play (or continue) one game to its end or to an interruption; return its result. Raises LimitReached when a
+    limit of the session (its budget, an Inspect limit) stopped a move: the move is not made, the game stays
+    unfinished."""
     finished = finished_result(log_path)
     if finished is not None:
         return finished
@@ -120,10 +117,11 @@ async def play_game(
                 await log.append(result)
                 await log.durable()
                 return result
-            except BudgetReached:  # the move is not made: what it was answered is kept, the game stays unfinished
+            except LimitReached as limit:  # the move is not made: what it was answered is kept, the game unfinished
                 answered = journal_calls(journal, agent.config.model)
                 if answered:
-                    stopped = _result(game, moves, contents.failed_calls, BUDGET_STOPPED, seat, answered, stop=True)
+                    line = limit.stopped_line
+                    stopped = _result(game, moves, contents.failed_calls, line, seat, answered, stop=True)
                     await log.append(stopped)
                     await log.durable()
                 raise

@@ -546,7 +546,8 @@ class GameResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     type: Literal["result"] = "result"
-    # stopped: the user stopped the run (Ctrl-C, SIGTERM) while this move was being asked. Not a result of the game,
+    # stopped: the run was stopped while this move was being asked (Ctrl-C, SIGTERM, its budget, an Inspect limit;
+    # `interrupted_reason` says which). Not a result of the game,
     # which stays unfinished (GameLogContents.result): the line keeps the calls already answered for the move, asked
     # again on resume, so that what they cost and the replies they rejected are counted.
     status: Literal["complete", "interrupted", "stopped"]

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict
 
 from harness.formats import ParsedReply, ReplyFormat, ReplyProblem
-from harness.models.budget import BudgetReached
+from harness.models.budget import LimitReached
 from harness.models.caller import ModelCaller
 from harness.models.client import FatalModelError, ProviderGaveUp
 from harness.models.model_names import OFFLINE_REPLY_KEY
@@ -203,7 +203,7 @@ class Asker:
             except ProviderGaveUp as exc:
                 attempts.extend(exc.attempts)
                 raise MoveInterrupted(str(exc), [*earlier, self._call(spec.role, attempts)]) from None
-            except BudgetReached as exc:  # the move stops unmade; the journal keeps what it was answered
+            except LimitReached as exc:  # the move stops unmade; the journal keeps what it was answered
                 attempts.extend(exc.attempts)
                 raise
             except FatalModelError as exc:

@@ -362,3 +362,36 @@ def test_a_provider_that_stays_down_errors_the_sample_and_imports_as_an_interrup
     assert json.loads((run_dir / "status.json").read_text())["status"] == "interrupted"
     for path in [run_dir / "manifest.json", *run_dir.rglob("*.jsonl")]:
         assert "sk-test-inspect-0000" not in path.read_text()
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Inspect's own, of the retry library it calls
+def test_a_token_limit_ends_the_game_with_every_token_it_counted_in_the_imported_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Inspect's Python API, in this process: a mixture of agents asks five calls a move, and Inspect's token limit
+    # ends the game during a move; the call that reached it is in the log, as are the move's other answered calls
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))  # Inspect's traces and caches stay here
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    from inspect_ai import eval as inspect_eval
+
+    from hanabi_eval._registry import hanabi
+
+    (log,) = inspect_eval(
+        hanabi(seats="hanabi/smart:moa-watson,hanabi/smart:watson", seeds="1"),
+        model="hanabi/smart",
+        token_limit=20_000,
+        log_dir=str(tmp_path / "inspect-logs"),
+        display="none",
+    )
+    sample = (log.samples or [])[0]
+    assert sample.error is None and sample.limit is not None and sample.limit.type == "token"
+    counted = sum(u.total_tokens for u in sample.model_usage.values())
+    assert counted > 20_000
+    assert import_log(log, tmp_path / "inspect") == 0
+    ((_, contents),) = games_of(tmp_path / "inspect").items()
+    assert contents.result is None  # unfinished: `inspect eval-retry` plays it on
+    stopped = contents.records()[-1]
+    assert stopped.status == "stopped" and "Inspect limit" in (stopped.interrupted_reason or "")  # type: ignore[union-attr]
+    logged = [a for m in contents.moves for c in m.calls for a in c.attempts]
+    logged += [a for c in stopped.failed_calls for a in c.attempts]  # type: ignore[union-attr]
+    assert sum(a.usage.prompt_tokens + a.usage.completion_tokens for a in logged) == counted
