@@ -6,13 +6,14 @@ left, model calls, their cost).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from harness.models import retry_events
 from harness.models.budget import Budget
-from harness.models.client import run_calls
+from harness.models.client import price_of, run_calls
 from harness.models.pricing import Prices
 from harness.run.games import RunJob, play_plans
 from harness.run.interrupt import Stop, cause
@@ -40,7 +41,9 @@ def play_session(
     Raises Ended after a Ctrl-C or SIGTERM (status "stopped") and when a call did not fit the
     budget (status "budget") and DiskFault when a write fails (status "failed", where it can still be written);
     `resume_hint` ("continue with: hanabi-eval resume ...") ends their message."""
-    budget = Budget(options.max_cost_usd, spent_in_logs(jobs)) if options.max_cost_usd is not None else None
+    budget = None
+    if options.max_cost_usd is not None:
+        budget = Budget(options.max_cost_usd, spent_in_logs(jobs, lambda model: price_of(model, options.prices)))
     selected = [(index, plan) for index, job in enumerate(jobs) for plan in job.config.plans()]
     progress = RunProgress(
         total_games=len(selected),
@@ -139,14 +142,20 @@ def more_budget(limit: float, spent: float) -> float:
     return math.ceil(max(limit, spent, 0.005) * 2 * 100) / 100
 
 
-def spent_in_logs(jobs: Iterable[RunJob]) -> float:
-    """What the runs' logs say was spent so far, every attempt of every session (unpriced attempts count 0)."""
+def spent_in_logs(jobs: Iterable[RunJob], prices: Callable[[str], Prices | None]) -> float:
+    """What the runs' logs say was spent so far, every attempt of every session. An answered attempt whose cost was
+    unknown when it was made (a model then unpriced) costs its tokens at the model's `prices` now (--price)."""
+    price_now = functools.cache(prices)
     spent = 0.0
     for job in jobs:
         for path in job.run.game_paths():
             contents = job.run.read_game(path)
-            calls = [c for m in contents.moves for c in m.calls] + contents.failed_calls
-            spent += sum(a.cost_usd or 0.0 for c in calls for a in c.attempts)
+            for call in [c for m in contents.moves for c in m.calls] + contents.failed_calls:
+                for attempt in call.attempts:
+                    if attempt.cost_usd is not None:
+                        spent += attempt.cost_usd
+                    elif attempt.cost_unknown and (price := price_now(call.model)) is not None:
+                        spent += price.cost(attempt.usage)
     return spent
 
 

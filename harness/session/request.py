@@ -19,7 +19,7 @@ from harness.engine.seeds import SeedEntry, deal, list_seed_lists, list_seeds, t
 from harness.export.contamination import check_seeds, load_exported_seeds
 from harness.models.client import check_budget, check_model
 from harness.run.runner import planned_calls
-from harness.run.store import is_run_dir
+from harness.run.store import RunDir, is_run_dir
 from harness.schema.config import Rotation, RunConfig, SessionOptions, flag_of
 from harness.schema.errors import Refused
 from harness.schema.records import ClientName, SeatConfig, checked, checked_params
@@ -182,7 +182,13 @@ def plan_run(
     draft = draft.model_copy(update={"seats": seats, "rotation": rotation_of(request.rotation, seats)})
     options = size_first([draft], seeds, options, confirm, say)
     config = RunConfig.model_validate({**dict(draft), "seeds": tuple(deal(seeds))})
-    return request.out / (request.run_name or config.default_name()), config, options
+    path = request.out / (request.run_name or config.default_name())
+    recorded = RunDir(path).read_manifest() if is_run_dir(path) else None
+    if recorded is not None:  # the run again: continued as resume continues it, its recorded options under these
+        kept = recorded.session_options().merged(request.given, flag_of, "the run's record")
+        options = kept.model_copy(update={"yes": options.yes})
+        check_budget(seats, options)
+    return path, config, options
 
 
 def flag(path: str) -> str:

@@ -117,3 +117,59 @@ def test_the_cost_line_counts_one_game_in_the_singular() -> None:
     assert cost_line(None, 1) == "unpriced (1 game of models LiteLLM has no price for)"
     assert cost_line(0.5, 1) == "$0.5000 (without 1 game of models LiteLLM has no price for)"
     assert cost_line(0.5, 3) == "$0.5000 (without 3 games of models LiteLLM has no price for)"
+
+
+def test_a_budget_counts_what_earlier_sessions_spent_on_a_model_unpriced_then(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answered: list[int] = []
+
+    def stops_making_sense(request: dict[str, object]) -> Reply:
+        answered.append(1)
+        return careful_player(request) if len(answered) <= 12 else Reply(content="I cannot decide.")
+
+    with FakeModelServer(stops_making_sense, model_name="my-model") as server:
+        assert main(["run", "--model", "openai/my-model", "--api-base", server.base_url, "--seeds", "1",
+                     "--max-tokens", "200", "--max-retries", "0", "--out", str(tmp_path), "--no-progress"]) == 1
+        (run,) = tmp_path.iterdir()
+        contents = read_game_log(next((run / "games").iterdir()))
+        attempts = [a for m in contents.moves for c in m.calls for a in c.attempts]
+        attempts += [a for c in contents.failed_calls for a in c.attempts]
+        assert all(a.cost_usd is None for a in attempts)  # no price was known
+        # at $1,000 per million tokens either way, what the first session spent is more than the budget given now
+        spent = sum(a.usage.prompt_tokens + a.usage.completion_tokens for a in attempts) / 1000
+        sent = len(server.exchanges)
+        capsys.readouterr()
+        budget = f"{spent / 2:.4f}"
+        resumed = ["resume", str(run), "--price", "openai/my-model=1000,1000", "--max-cost", budget, "--no-progress"]
+        assert main(resumed) == 3
+        assert len(server.exchanges) == sent  # nothing more was sent
+    line = capsys.readouterr().err.strip()
+    assert line.startswith(f"Stopped at the budget: ${spent:,.4f} spent of --max-cost {float(budget):g}"), line
+
+
+def test_the_run_command_again_keeps_the_runs_budget_as_resume_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with FakeModelServer(careful_player, model_name="gpt-4o-mini") as server:  # priced by LiteLLM's price list
+        command = ["run", "--model", "openai/gpt-4o-mini", "--api-base", server.base_url, "--seeds", "1,2",
+                   "--max-tokens", "200", "--out", str(tmp_path), "--no-progress"]  # fmt: skip
+        assert main([*command, "--max-cost", "0.002"]) == 3
+        capsys.readouterr()
+        assert main(command) == 3  # the same command without --max-cost: the budget the run recorded holds
+        assert "of --max-cost 0.002" in capsys.readouterr().err
+        (run,) = tmp_path.iterdir()
+        assert spent(run) <= 0.002
+        assert main([*command, "--max-cost", "1"]) == 0  # a new budget is given as resume takes one
+    sessions = json.loads((run / "manifest.json").read_text())["sessions"]
+    assert [s.get("max_cost_usd") for s in sessions] == [0.002, 0.002, 1]
+
+
+def spent(run: Path) -> float:
+    """What every attempt in the run's logs cost."""
+    total = 0.0
+    for path in (run / "games").iterdir():
+        contents = read_game_log(path)
+        calls = [c for m in contents.moves for c in m.calls] + contents.failed_calls
+        total += sum(a.cost_usd or 0.0 for c in calls for a in c.attempts)
+    return total
