@@ -56,12 +56,11 @@ class InspectLimitReached(LimitExceededError, LimitReached):
     """An Inspect limit reached while a move was being asked: Inspect's error as Inspect raised it, with the call's
     attempts for the game's log."""
 
-    stopped_line = "an Inspect limit ended the game while this move was being asked; `inspect eval-retry` asks again"
-
     @classmethod
     def of(cls, limit: LimitExceededError, attempts: list[Attempt]) -> InspectLimitReached:
         reached = cls(limit.type, value=limit.value, limit=limit.limit, message=limit.message, source=limit.source)
         reached.attempts = attempts
+        reached.stopped_line = f"Inspect's {limit.type} limit ({limit.limit_str}) ended the game during this move"
         return reached
 
 

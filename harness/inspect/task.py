@@ -44,6 +44,10 @@ from harness.schema.records import (
 from harness.schema.secrets import safe_url
 from harness.strategies.scaffold import load_scaffold
 
+# why a move a cancellation cut short was not made: Inspect cancels a sample at its time or working limit, or when
+# the eval is stopped
+CANCELLED = "Inspect cancelled the game during this move (a time or working limit, or the eval was stopped)"
+
 
 class ProviderFailed(RuntimeError):
     """A game stopped because a provider error outlasted Inspect's retries: the sample's error."""
@@ -128,7 +132,7 @@ def play_hanabi(planned: RunConfig, session: SessionOptions) -> Solver:
         with tempfile.TemporaryDirectory(prefix="hanabi-inspect-") as folder:
             path = Path(folder) / f"{plan.game_id}.jsonl"
             try:
-                await play_game(plan, deck, path, agents, run_id="inspect", git_commit=commit)
+                await play_game(plan, deck, path, agents, "inspect", commit, cancelled_line=CANCELLED)
             finally:  # a game cut short by an Inspect limit or a cancellation keeps the moves it made
                 contents = read_game_log(path)
                 state.metadata[LOG_KEY] = log_records(contents, plan, models)

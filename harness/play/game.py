@@ -68,10 +68,11 @@ async def play_game(
     run_id: str,
     git_commit: str | None,
     on_move: MoveListener | None = None,
+    cancelled_line: str = STOPPED,
 ) -> GameResult:
     """Play (or continue) one game to its end or to an interruption; return its result. Raises LimitReached when a
     limit of the session (its budget, an Inspect limit) stopped a move: the move is not made, the game stays
-    unfinished."""
+    unfinished. `cancelled_line` says why in the stopped line of a move a cancellation cut short."""
     finished = finished_result(log_path)
     if finished is not None:
         return finished
@@ -129,7 +130,7 @@ async def play_game(
                 stop_humans(humans, STOPPED_PAGE)
                 answered = journal_calls(journal, agent.config.model)
                 if answered:
-                    stopped = _result(game, moves, contents.failed_calls, STOPPED, seat, answered, stop=True)
+                    stopped = _result(game, moves, contents.failed_calls, cancelled_line, seat, answered, stop=True)
                     await log.append(stopped)
                 raise
             if decision.memory is not None:

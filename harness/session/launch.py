@@ -234,7 +234,7 @@ def resume_run(run_dir: Path, given: dict[str, Any], api_base: str | None) -> tu
     if (manifest.model_extra or {}).get("inspect") is not None:  # written by import-inspect
         raise Refused(
             f"{run_dir} was imported from an Inspect log: its seats are Inspect models, which only Inspect plays; "
-            "continue it with `inspect eval-retry` on that log, then import-inspect the new log"
+            "`inspect eval-retry` on that log plays its errored or cancelled games again: import-inspect the new log"
         )
     if api_base is not None:
         if len({s.model for s in config.seats}) > 1:

@@ -174,7 +174,7 @@ def test_an_imported_inspect_log_is_a_run_that_report_export_and_values_read(
     assert {p: p.read_bytes() for p in (run_dir / "games").iterdir()} == before
     # but only Inspect plays its seats (Inspect models): resume says how to go on instead
     capsys.readouterr()
-    assert "continue it with `inspect eval-retry`" in refused(["resume", str(run_dir)], capsys)
+    assert "`inspect eval-retry` on that log plays its errored" in refused(["resume", str(run_dir)], capsys)
 
 
 def test_a_mixed_team_with_multi_call_scaffolds_plays_as_under_hanabi_eval_run(tmp_path: Path) -> None:
@@ -364,34 +364,67 @@ def test_a_provider_that_stays_down_errors_the_sample_and_imports_as_an_interrup
         assert "sk-test-inspect-0000" not in path.read_text()
 
 
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Inspect's own, of the retry library it calls
-def test_a_token_limit_ends_the_game_with_every_token_it_counted_in_the_imported_log(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Inspect's Python API, in this process: a mixture of agents asks five calls a move, and Inspect's token limit
-    # ends the game during a move; the call that reached it is in the log, as are the move's other answered calls
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))  # Inspect's traces and caches stay here
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+def limited_game(tmp_path: Path, model: str, **options: Any) -> tuple[Any, GameLogContents]:
+    """One game of a mixture of agents (five calls a move at 2 players) under an Inspect limit, through Inspect's
+    Python API in this process: its sample and its imported log."""
     from inspect_ai import eval as inspect_eval
 
     from hanabi_eval._registry import hanabi
 
     (log,) = inspect_eval(
-        hanabi(seats="hanabi/smart:moa-watson,hanabi/smart:watson", seeds="1"),
-        model="hanabi/smart",
-        token_limit=20_000,
+        hanabi(scaffold="moa-watson", seeds="1"),
+        model=model,
         log_dir=str(tmp_path / "inspect-logs"),
         display="none",
+        **options,
     )
-    sample = (log.samples or [])[0]
+    assert import_log(log, tmp_path / "inspect") == 0
+    ((_, contents),) = games_of(tmp_path / "inspect").items()
+    return (log.samples or [])[0], contents
+
+
+@pytest.fixture
+def inspect_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inspect's traces and caches in the test's folder, for Inspect run in this process."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Inspect's own, of the retry library it calls
+@pytest.mark.usefixtures("inspect_home")
+def test_a_token_limit_ends_the_game_with_every_token_it_counted_in_the_imported_log(tmp_path: Path) -> None:
+    # the call that reached the limit is in the log, as are the move's other answered calls
+    sample, contents = limited_game(tmp_path, "hanabi/smart", token_limit=20_000)
     assert sample.error is None and sample.limit is not None and sample.limit.type == "token"
     counted = sum(u.total_tokens for u in sample.model_usage.values())
     assert counted > 20_000
-    assert import_log(log, tmp_path / "inspect") == 0
-    ((_, contents),) = games_of(tmp_path / "inspect").items()
-    assert contents.result is None  # unfinished: `inspect eval-retry` plays it on
+    assert contents.result is None  # unfinished
     stopped = contents.records()[-1]
-    assert stopped.status == "stopped" and "Inspect limit" in (stopped.interrupted_reason or "")  # type: ignore[union-attr]
+    assert stopped.status == "stopped"  # type: ignore[union-attr]
+    assert stopped.interrupted_reason == "Inspect's token limit (20,000) ended the game during this move"  # type: ignore[union-attr]
     logged = [a for m in contents.moves for c in m.calls for a in c.attempts]
     logged += [a for c in stopped.failed_calls for a in c.attempts]  # type: ignore[union-attr]
     assert sum(a.usage.prompt_tokens + a.usage.completion_tokens for a in logged) == counted
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.usefixtures("inspect_home")
+def test_a_time_limit_cancels_the_game_and_its_stopped_move_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answered: list[int] = []
+
+    def script(request: dict[str, Any]) -> Reply:  # two calls of the first move answered, the others too late
+        answered.append(1)
+        return careful_player(request) if len(answered) <= 2 else Reply(delay_s=30.0)
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY["OPENAI_API_KEY"])
+    with FakeModelServer(script) as server:  # Inspect's own openai provider, its SDK's retries off
+        sample, contents = limited_game(
+            tmp_path, "openai/gpt-4.1", model_base_url=server.base_url, model_args={"max_retries": 0}, time_limit=3
+        )
+    assert sample.limit is not None and sample.limit.type == "time"
+    (stopped,) = contents.results
+    assert contents.result is None and stopped.status == "stopped"
+    assert stopped.interrupted_reason.startswith("Inspect cancelled the game during this move")  # type: ignore[union-attr]
+    assert len(stopped.failed_calls) == 2  # the move's two answered calls
