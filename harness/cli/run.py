@@ -255,7 +255,9 @@ def confirm_cost(usd: float | None, options: SessionOptions) -> None:
         return
     if options.max_cost_usd is not None and options.max_cost_usd <= LARGE_COST_USD:
         return
-    _ask(f"an expected cost of about ${usd:,.2f} (give --max-cost to cap it)")
+    budget = options.max_cost_usd
+    cap = "give --max-cost to cap it" if budget is None else f"--max-cost {budget:g} allows it"
+    _ask(f"an expected cost of about ${usd:,.2f} ({cap})")
 
 
 def _ask(what: str) -> None:

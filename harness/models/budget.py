@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.schema.records import Attempt
 
-_SPENT, _RESERVED, _REACHED = 0, 1, 2
+_SPENT, _RESERVED, _REACHED, _REFUSED = 0, 1, 2, 3
 
 
 class LimitReached(Exception):
@@ -42,11 +42,11 @@ class BudgetReached(LimitReached):
 
 class Budget:
     """The spend of a session's runs against `limit` USD: `spent` (earlier sessions' included), what calls in flight
-    reserved, and whether a call was refused."""
+    reserved, and whether a call was refused (and what it could have cost)."""
 
     def __init__(self, limit: float, spent: float = 0.0) -> None:
         self.limit = limit
-        self._state: Any = [spent, 0.0, 0.0]
+        self._state: Any = [spent, 0.0, 0.0, 0.0]
         self._lock: Any = threading.Lock()
 
     def shared(self, context: Any) -> Budget:
@@ -59,7 +59,7 @@ class Budget:
     def take(self, other: Budget) -> None:
         """Hold what `other` (its copy shared with worker processes) holds now."""
         with self._lock:
-            for index in (_SPENT, _RESERVED, _REACHED):
+            for index in (_SPENT, _RESERVED, _REACHED, _REFUSED):
                 self._state[index] = other._state[index]
 
     @property
@@ -71,13 +71,19 @@ class Budget:
         """Whether a call was refused: no call is sent any more."""
         return bool(self._state[_REACHED])
 
+    @property
+    def refused(self) -> float:
+        """What the first call refused could have cost at most."""
+        return float(self._state[_REFUSED])
+
     def reserve(self, amount: float) -> bool:
         """Set `amount` aside for a call, if the spend, the calls in flight and it stay within the limit; otherwise
         refuse it, and every call after it."""
         with self._lock:
             state = self._state
             if state[_REACHED] or state[_SPENT] + state[_RESERVED] + amount > self.limit:
-                state[_REACHED] = 1.0
+                if not state[_REACHED]:
+                    state[_REACHED], state[_REFUSED] = 1.0, amount
                 return False
             state[_RESERVED] += amount
             return True

@@ -106,6 +106,6 @@ def check_budget_prices(
                 )
             if longest_reply(seat, model, price_list) is None:
                 raise Refused(
-                    f"--max-cost needs the longest reply {model} may send, which LiteLLM does not list; give "
-                    "--max-tokens (or the seat's max_tokens), or run without --max-cost"
+                    f"--max-cost needs the longest reply {model} may send, which LiteLLM does not list; a run "
+                    "started with --max-tokens (or the seat's max_tokens) has one, else play without --max-cost"
                 )

@@ -131,7 +131,8 @@ def _at_budget(statuses: list[RunStatusFile], budget: Budget, resume_hint: str) 
     total = sum(len(s.games) for s in statuses)
     more = f" --max-cost {more_budget(budget.limit, budget.spent):g}" if resume_hint else ""
     return Ended(
-        f"Stopped at the budget: ${budget.spent:.4f} spent of --max-cost {budget.limit:g}; {complete} of {total} "
+        f"Stopped at the budget: ${budget.spent:.4f} spent of --max-cost {budget.limit:g}, and the next call could "
+        f"have cost up to ${budget.refused:.4f} (its prompt and longest reply); {complete} of {total} "
         f"games complete, every game resumable; {resume_hint}{more}",
         EXIT_BUDGET,
     )

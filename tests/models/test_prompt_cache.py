@@ -206,6 +206,9 @@ def test_a_budget_stops_at_the_call_that_could_pass_it_and_resume_plays_the_same
         line = err.strip()
         assert len(line.splitlines()) == 1 and line.startswith("Stopped at the budget: $")
         assert f"of --max-cost {budget:g}" in line and f"hanabi-eval resume {run} --max-cost " in line
+        # what the call refused could have cost: more than the budget had left, within the documented bound
+        could = float(line.split("could have cost up to $")[1].split(" ")[0])
+        assert budget - spent[stop - 1] < could <= worst_case(reference[stop]) + 0.0001
         assert json.loads((run / "status.json").read_text())["status"] == "budget"
         logged = attempts_of(the_log(tmp_path))
         assert len(logged) == stop and sum(a.cost_usd or 0.0 for a in logged) <= budget
@@ -365,7 +368,9 @@ def test_an_expensive_run_asks_first_unless_its_budget_is_small(
             "--price", f"{MODEL}=3000,15000", "--out", str(tmp_path), "--no-progress"]  # fmt: skip
     assert main(argv) == 2  # no terminal to ask at
     err = capsys.readouterr().err
-    assert "an expected cost of about $" in err and "add --yes" in err
+    assert "an expected cost of about $" in err and "give --max-cost to cap it" in err and "add --yes" in err
+    assert main([*argv, "--max-cost", "500"]) == 2  # a budget above the threshold asks too, naming it
+    assert "(--max-cost 500 allows it); add --yes" in capsys.readouterr().err
     assert main([*argv, "--max-cost", "0.01"]) == 3  # a budget below the threshold: started, and stopped at once
     out, err = capsys.readouterr()
     assert "Expected cost: about $" in out and "Stopped at the budget: $0.0000 spent of --max-cost 0.01" in err
