@@ -172,14 +172,15 @@ def check_model(seat: SeatConfig, built_in: Collection[str]) -> None:
             raise Refused(
                 f"a deployment of {model} reads its key from {deployment.api_key_env}, which is not set; export it"
             )
-    if seat.api_base or seat.deployments:
-        return  # servers of the user's own, or deployments that name their keys: nothing more to check
-    missing = lib.validate_environment(model).get("missing_keys") or []
+    if seat.deployments:
+        return  # deployments that name their keys: nothing more to check
+    if seat.api_base and (provider in DIRECT_PROVIDERS or split_credentials(seat.api_base)[1]):
+        return  # an OpenAI-compatible server of the user's own is sent a placeholder key, or its URL holds one
+    base = split_credentials(seat.api_base)[0] if seat.api_base else None
+    missing = lib.validate_environment(model, api_base=base).get("missing_keys") or []
     if missing:
-        raise Refused(
-            f"{model} needs {' and '.join(missing)} in the environment; export it, or pass --api-base for a "
-            "local OpenAI-compatible server"
-        )
+        other = "" if seat.api_base else ", or pass --api-base for a local OpenAI-compatible server"
+        raise Refused(f"{model} needs {' and '.join(missing)} in the environment; export it{other}")
 
 
 def check_budget(seats: Iterable[SeatConfig], options: SessionOptions) -> None:

@@ -53,6 +53,12 @@ def test_missing_api_key_names_the_variable(capsys: pytest.CaptureFixture[str], 
     err = capsys.readouterr().err
     assert "ANTHROPIC_API_KEY" in err and "export it" in err
     assert len(err.strip().splitlines()) == 1
+    # a server of the user's own takes the provider's key too, unless it is OpenAI-compatible (sent a placeholder)
+    served = ["--api-base", "http://127.0.0.1:9", "--out", str(tmp_path)]
+    assert main(["run", "--model", "anthropic/claude-sonnet-4-5", *served]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().endswith("anthropic/claude-sonnet-4-5 needs ANTHROPIC_API_KEY in the environment; export it")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_unreadable_and_malformed_seed_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
