@@ -335,6 +335,7 @@ def test_openai_models_get_one_cache_key_per_game_seat(tmp_path: Path) -> None:
         (["--price", "openai/self-hosted=1,-2"], "--price 'openai/self-hosted=1,-2': output -2.0 must be a finite"),
         (["--price", "openai/self-hosted=1,2", "--max-cost", "5"], "--max-cost needs the longest reply"),
         (["--price", "openai/self-hostd=1,2"], "--price openai/self-hostd: no seat plays 'openai/self-hostd'"),
+        (["--price", "self-hosted=1,2"], "'self-hosted' names no provider; give the model string as --model or"),
     ],
 )
 def test_bad_budgets_and_prices_are_refused_in_one_line(
