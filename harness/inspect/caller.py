@@ -4,12 +4,13 @@ connection limits, retries, timeouts, token limits and cache serve each request.
 
 Each `generate` becomes one Attempt: the messages sent, the reply and reasoning (redacted like the LiteLLM path),
 the finish reason in the harness's terms ("length" for a reply cut off by the token limit), usage, Inspect's cost
-when it knows the price, and latency. Provider errors are retried inside Inspect's generate (its own backoff, and the
-provider SDK's); one that outlasts those retries reaches the harness as a failed attempt with its error kind:
-ProviderGaveUp for a kind retrying could fix, FatalModelError for the others. An Inspect limit a call reaches goes on
-up as InspectLimitReached: Inspect's own LimitExceededError, so that Inspect ends the sample as it ends any limit, and
-the harness's LimitReached, so that the game's log keeps the move's answered calls, the reply that reached a token
-limit included. Anything that is neither a provider error nor a limit passes through untouched.
+when it knows the price ($0 for a reply from Inspect's cache), and latency. Provider errors are retried inside
+Inspect's generate (its own backoff, and the provider SDK's); one that outlasts those retries reaches the harness as
+a failed attempt with its error kind: ProviderGaveUp for a kind retrying could fix, FatalModelError for the others.
+An Inspect limit a call reaches goes on up as InspectLimitReached: Inspect's own LimitExceededError, so that Inspect
+ends the sample as it ends any limit, and the harness's LimitReached, so that the game's log keeps the move's
+answered calls, the reply that reached a token limit included. Anything that is neither a provider error nor a limit
+passes through untouched.
 """
 
 from __future__ import annotations
@@ -98,7 +99,8 @@ class InspectCaller:
         try:
             output = await self.model.generate(chat, config=config)
         except LimitExceededError as limit:
-            answered = _completed_output(chat[-1].id)
+            event = _event_of(chat[-1].id)
+            answered = event.output if event is not None and not event.pending and event.error is None else None
             latency = time.perf_counter() - started
             raise InspectLimitReached.of(limit, [attempt_of(base, answered, latency)] if answered else []) from None
         except Exception as raised:
@@ -132,7 +134,11 @@ class InspectCaller:
                 }
             )
             raise FatalModelError(f"{self.seat.model}: {failed.error}", failed)
-        return [attempt_of(base, output, latency)]
+        attempt = attempt_of(base, output, latency)
+        event = _event_of(chat[-1].id)
+        if event is not None and event.cache == "read":  # Inspect's cache answered: the reply cost nothing now
+            attempt = attempt.model_copy(update={"cost_usd": 0.0})
+        return [attempt]
 
 
 def attempt_of(base: Attempt, output: ModelOutput, latency: float) -> Attempt:
@@ -168,12 +174,13 @@ def attempt_of(base: Attempt, output: ModelOutput, latency: float) -> Attempt:
     )
 
 
-def _completed_output(last_message_id: str | None) -> ModelOutput | None:
-    """The output of the sample's completed model call whose last input message has this id (each call sends
-    messages of its own): Inspect completes a call's transcript event before its token limit refuses to return it."""
+def _event_of(last_message_id: str | None) -> ModelEvent | None:
+    """The sample's transcript event of the model call whose last input message has this id (each call sends
+    messages of its own). Inspect completes a call's event before its token limit refuses to return the output, and
+    marks a reply from its cache there."""
     for event in reversed(transcript().events):
         if isinstance(event, ModelEvent) and event.input and event.input[-1].id == last_message_id:
-            return event.output if not event.pending and event.error is None else None
+            return event
     return None
 
 

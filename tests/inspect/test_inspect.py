@@ -364,15 +364,17 @@ def test_a_provider_that_stays_down_errors_the_sample_and_imports_as_an_interrup
         assert "sk-test-inspect-0000" not in path.read_text()
 
 
-def limited_game(tmp_path: Path, model: str, **options: Any) -> tuple[Any, GameLogContents]:
-    """One game of a mixture of agents (five calls a move at 2 players) under an Inspect limit, through Inspect's
-    Python API in this process: its sample and its imported log."""
+def limited_game(
+    tmp_path: Path, model: str, scaffold: str = "moa-watson", **options: Any
+) -> tuple[Any, GameLogContents]:
+    """One game (by default of a mixture of agents: five calls a move at 2 players) under an Inspect limit, through
+    Inspect's Python API in this process: its sample and its imported log."""
     from inspect_ai import eval as inspect_eval
 
     from hanabi_eval._registry import hanabi
 
     (log,) = inspect_eval(
-        hanabi(scaffold="moa-watson", seeds="1"),
+        hanabi(scaffold=scaffold, seeds="1"),
         model=model,
         log_dir=str(tmp_path / "inspect-logs"),
         display="none",
@@ -428,3 +430,26 @@ def test_a_time_limit_cancels_the_game_and_its_stopped_move_says_so(
     assert contents.result is None and stopped.status == "stopped"
     assert stopped.interrupted_reason.startswith("Inspect cancelled the game during this move")  # type: ignore[union-attr]
     assert len(stopped.failed_calls) == 2  # the move's two answered calls
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.usefixtures("inspect_home")
+def test_replies_from_inspects_cache_cost_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from inspect_ai.model import ModelCost
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY["OPENAI_API_KEY"])
+    price = ModelCost(input=2.0, output=8.0, input_cache_write=2.0, input_cache_read=0.5)
+    with FakeModelServer(careful_player, model_name="gpt-4.1") as server:
+
+        def attempts(folder: str) -> list[Attempt]:
+            _, contents = limited_game(
+                tmp_path / folder, "openai/gpt-4.1", "watson", model_base_url=server.base_url, cache=True,
+                token_limit=6_000, model_cost_config={"openai/gpt-4.1": price},
+            )  # fmt: skip
+            return [a for m in contents.moves for c in m.calls for a in c.attempts]
+
+        first, again = attempts("first"), attempts("again")  # the second goes further: Inspect counts no cached token
+    assert len(again) > len(first) and [a.reply for a in again[: len(first)]] == [a.reply for a in first]
+    assert all(a.cost_usd for a in first)
+    assert {a.cost_usd for a in again[: len(first)]} == {0.0}  # the same calls answered from the cache: no spend
+    assert all(a.cost_usd for a in again[len(first) :])
