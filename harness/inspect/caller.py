@@ -50,6 +50,8 @@ FINISH_REASONS = {
 _CONTEXT_OVERFLOW = re.compile(
     r"context[ _](?:length|window|size)|maximum context|too many tokens|prompt is too long", re.IGNORECASE
 )
+# how far back the transcript a call's own event is looked for: past the events of every call of its move at once
+RECENT_EVENTS = 256
 _RETRYABLE: frozenset[ErrorKind] = frozenset({"rate_limited", "server_error", "timeout", "connection"})
 
 
@@ -178,7 +180,7 @@ def _event_of(last_message_id: str | None) -> ModelEvent | None:
     """The sample's transcript event of the model call whose last input message has this id (each call sends
     messages of its own). Inspect completes a call's event before its token limit refuses to return the output, and
     marks a reply from its cache there."""
-    for event in reversed(transcript().events):
+    for event in reversed(transcript().history.recent_events(RECENT_EVENTS)):
         if isinstance(event, ModelEvent) and event.input and event.input[-1].id == last_message_id:
             return event
     return None
