@@ -11,9 +11,10 @@ import jinja2
 from inspect_ai.log import transcript
 from inspect_ai.util import span
 
+from harness.models.budget import LimitReached
 from harness.play.agent import SeatAgent
 from harness.schema.records import Call
-from harness.strategies.asking import Decision, Journal, MoveInterrupted
+from harness.strategies.asking import Decision, Journal, MoveInterrupted, journal_calls
 from harness.view.seat_view import SeatView
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -75,6 +76,12 @@ class TracedSeatAgent(SeatAgent):
             except MoveInterrupted as stop:
                 transcript().info(
                     turn_summary(view, self.config.label, stop.calls, None, stop.reason), source=SOURCE
+                )
+                raise
+            except LimitReached as limit:  # an Inspect limit: the calls the move was answered, the last included
+                answered = journal_calls(journal or [], self.config.model)
+                transcript().info(
+                    turn_summary(view, self.config.label, answered, None, limit.stopped_line), source=SOURCE
                 )
                 raise
             transcript().info(

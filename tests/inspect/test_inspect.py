@@ -407,6 +407,11 @@ def test_a_token_limit_ends_the_game_with_every_token_it_counted_in_the_imported
     logged = [a for m in contents.moves for c in m.calls for a in c.attempts]
     logged += [a for c in stopped.failed_calls for a in c.attempts]  # type: ignore[union-attr]
     assert sum(a.usage.prompt_tokens + a.usage.completion_tokens for a in logged) == counted
+    from inspect_ai.log import resolve_sample_attachments
+
+    events = resolve_sample_attachments(sample).events
+    turns = [str(e.data) for e in events if e.event == "info"]  # `inspect view` shows the stopped turn too
+    assert len(turns) == len(contents.moves) + 1 and "Inspect's token limit (20,000)" in turns[-1]
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
