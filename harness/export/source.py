@@ -139,7 +139,7 @@ def select(
         damaged = f", {len(selection.corrupt)} damaged ({selection.corrupt[0]})" if selection.corrupt else ""
         raise Refused(
             f"the runs hold no complete game ({selection.skipped_incomplete} interrupted or unfinished{damaged}); "
-            "finish them with the same `hanabi-eval run` command first"
+            "finish them first: `hanabi-eval resume RUN` (a run imported from Inspect plays on in Inspect)"
         )
     if not selection.games:
         raise Refused(_nothing_matches(filters, complete))
