@@ -156,7 +156,7 @@ def game_row(facts: GameFacts, label: str, by: Sequence[str]) -> GameRow:
         k=_common_k(header.seats),
         seat_players=[s.label for s in header.seats],  # model:scaffold, with its own k
         status=facts.status,
-        interrupted_reason=result.interrupted_reason if result else None,
+        interrupted_reason=facts.reason,
         end_reason=str(result.end_reason) if result and result.end_reason else None,
         fireworks_score=result.fireworks_score if result else None,
         engine_score=result.engine_score if result else None,

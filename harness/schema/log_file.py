@@ -98,6 +98,7 @@ class GameFacts:
     header: GameHeader
     status: GameStatus
     result: GameResult | None  # the game's result: its complete or interrupted line (a stop is none)
+    reason: str | None  # why it is not complete: its interruption's, or that of the stop its log ends with
     moves: int
     interruptions: int  # moves that could not be made (one per interrupted line)
     calls: int
@@ -164,10 +165,14 @@ class GameLogContents(BaseModel):
         calls = [c for m in self.moves for c in m.calls] + self.failed_calls
         attempts = [a for c in calls for a in c.attempts]
         kinds = Counter(str(a.error_kind) for a in attempts if a.error_kind)
+        last = self.results[-1] if self.results else None
+        stop = last if last is not None and last.status == "stopped" and last.turns == len(self.moves) else None
+        ended = self.result or stop
         return GameFacts(
             header=self.header,
             status=self.status,
             result=self.result,
+            reason=ended.interrupted_reason if ended is not None else None,
             moves=len(self.moves),
             interruptions=sum(r.status == "interrupted" for r in self.results),
             calls=len(calls),

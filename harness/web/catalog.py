@@ -248,7 +248,7 @@ def summarize(run: RunDir, path: Path, page: str) -> GameSummary | SkippedLog | 
         players=header.players,
         seats=[seat.label for seat in header.seats],
         status=facts.status,
-        interrupted_reason=result.interrupted_reason if result else None,
+        interrupted_reason=facts.reason,
         end_reason=str(result.end_reason) if result and result.end_reason else None,
         fireworks_score=result.fireworks_score if result else None,
         engine_score=result.engine_score if result else None,

@@ -412,6 +412,11 @@ def test_a_token_limit_ends_the_game_with_every_token_it_counted_in_the_imported
     events = resolve_sample_attachments(sample).events
     turns = [str(e.data) for e in events if e.event == "info"]  # `inspect view` shows the stopped turn too
     assert len(turns) == len(contents.moves) + 1 and "Inspect's token limit (20,000)" in turns[-1]
+    # the report lists the game as not complete, saying why
+    assert main(["report", str(tmp_path / "inspect"), "--out", str(tmp_path / "report")]) == 0
+    listed = (tmp_path / "report" / "report.md").read_text()
+    moves = len(contents.moves)
+    assert f"| unfinished | {moves} | Inspect's token limit (20,000) ended the game during this move |" in listed
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
