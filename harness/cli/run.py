@@ -16,7 +16,7 @@ from harness.schema.config import SESSION_FLAGS, RunConfig, SessionOptions
 from harness.schema.errors import EXIT_FAILED, EXIT_OK, Refused
 from harness.schema.records import DEFAULT_TIMEOUT_S, SeatConfig
 from harness.schema.secrets import public_command
-from harness.session.launch import play_run, play_sweep
+from harness.session.launch import play_run, play_sweep, preview_run, preview_sweep
 from harness.session.request import DEFAULT_MODEL, RunRequest, plan_run, plan_sweep
 from harness.session.sweep import SweepConfig
 
@@ -92,6 +92,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     add_session_options(run, recorded=False)
     add_table_options(run)
+    run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="say what would be played, with the model calls and cost expected, and stop: nothing is written and "
+        "no model is called",
+    )
     run.add_argument(
         "--yes",
         action="store_true",
@@ -187,13 +193,19 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
     )
 
     def confirm(games: int, calls: int) -> None:  # a run sized before its decks are dealt (session.request)
-        confirm_size(games, calls, request.given["yes"])
+        confirm_size(games, calls, request.given["yes"] or args.dry_run)
 
     say = table_console().print
     if args.config is not None:
         folder, sweep, options = plan_sweep(args.config, request, confirm, say)
     else:
         run_path, config, options = plan_run(request, confirm, say)
+    if args.dry_run:
+        lines = preview_sweep(folder, sweep, options)[2] if args.config else preview_run(run_path, config, options)[1]
+        for line in lines:
+            say(line)
+        say("Dry run: nothing written, no model called.")
+        return EXIT_OK
     if args.config is not None:
         source = {"file": str(args.config), "command": public_command(command)}
         with table_for(seats_of(sweep), args, folder) as server:

@@ -125,6 +125,23 @@ def _estimate(runs: list[tuple[RunConfig, RunDir]], options: SessionOptions) -> 
     return estimate(runs, lambda model: price_of(model, options.prices))
 
 
+def preview_run(run_path: Path, config: RunConfig, options: SessionOptions) -> tuple[Estimate, list[str]]:
+    """What playing a run's unfinished games is expected to take, and the lines that say it before any call (the
+    run, its games and seats, the model calls and the cost expected); refused where its game logs' names would be
+    too long."""
+    check_name_lengths(run_path, [config.longest_game_id()], "give a shorter --run-name or --out")
+    expected = _estimate([(config, RunDir(run_path))], options)
+    seats = ", ".join(sorted({s.label for s in config.seats}))
+    games = config.game_count()
+    said = [f"Run {run_path} · {games} game{'' if games == 1 else 's'} · {seats}"]
+    return expected, _with_expected(said, expected, options)
+
+
+def _with_expected(lines: list[str], expected: Estimate, options: SessionOptions) -> list[str]:
+    cost = expected_cost_line(expected, options)
+    return [*lines, expected_calls_line(expected.games, expected.calls), *([cost] if cost else [])]
+
+
 def play_run(
     run_path: Path,
     config: RunConfig,
@@ -137,26 +154,47 @@ def play_run(
     """Open (or reopen) a run under its lock and play its unfinished games, once `confirm` (games, calls) and
     `confirm_cost` (its expected cost) let it."""
     hint = resume_hint(run_path)
-    check_name_lengths(run_path, [config.longest_game_id()], "give a shorter --run-name or --out")
-    expected = _estimate([(config, RunDir(run_path))], options)
-    to_play = expected.games, expected.calls
-    confirm(*to_play)
+    expected, lines = preview_run(run_path, config, options)
+    confirm(expected.games, expected.calls)
     confirm_cost(expected.cost_usd)
     with (
         session_errors(hint_if_resumable(run_path, MANIFEST)),
         open_run(run_path, config, command, options) as (run, manifest),
     ):
         record_session(run, manifest)
-        seats = ", ".join(sorted({s.label for s in config.seats}))
-        games = config.game_count()
-        say(f"Run {run.path} · {games} game{'' if games == 1 else 's'} · {seats}")
-        say(expected_calls_line(*to_play))
-        if (line := expected_cost_line(expected, options)) is not None:
+        for line in lines:
             say(line)
         started = time.monotonic()
         results = execute(config, run, manifest, options, hint)
         wall_s = time.monotonic() - started
     return RunOutcome(run=run, results=results, wall_s=wall_s)
+
+
+def preview_sweep(
+    folder: Path, sweep: SweepConfig, options: SessionOptions
+) -> tuple[list[tuple[RunConfig, RunDir]], Estimate, list[str]]:
+    """A sweep's runs, each with its folder, checked as they will be played (models, keys, prices, names), what
+    playing their unfinished games is expected to take, and the lines that say it before any call."""
+    try:
+        runs = sweep.runs()
+    except Refused as exc:  # a sweep recorded before a rule it breaks, or a seed file no longer there
+        raise Refused(
+            f"{folder}: seeds: {exc} (the sweep's runs can still be resumed one by one: hanabi-eval resume RUN)"
+        ) from None
+    for seat in dict.fromkeys(s for run in runs for s in run.seats):  # every seat: one model's may differ
+        check_model(seat, bot_names())
+    check_budget(dict.fromkeys(s for run in runs for s in run.seats), options)
+    named = [(config, RunDir(folder / config.default_name())) for config in runs]  # each digest made once
+    for config, run in named:
+        check_name_lengths(
+            run.path,
+            [config.longest_game_id()],
+            "shorten the sweep's name or its model names, or choose a shorter --out",
+        )
+    expected = _estimate(named, options)
+    games = sum(config.game_count() for config in runs)
+    said = [f"Sweep {folder} · {len(runs)} runs · {games} games"]
+    return named, expected, _with_expected(said, expected, options)
 
 
 def play_sweep(
@@ -172,27 +210,10 @@ def play_sweep(
     """Open every run of a sweep under its lock and play them together in one event loop, once `confirm` and
     `confirm_cost` let it (as play_run). `sweep` holds the session's options already (sweep_session): they are what
     sweep.json records."""
-    try:
-        runs = sweep.runs()
-    except Refused as exc:  # a sweep recorded before a rule it breaks, or a seed file no longer there
-        raise Refused(
-            f"{folder}: seeds: {exc} (the sweep's runs can still be resumed one by one: hanabi-eval resume RUN)"
-        ) from None
-    for seat in dict.fromkeys(s for run in runs for s in run.seats):  # every seat: one model's may differ
-        check_model(seat, bot_names())
-    check_budget(dict.fromkeys(s for run in runs for s in run.seats), options)
+    named, expected, lines = preview_sweep(folder, sweep, options)
     recorded = sweep.record()
     hint = resume_hint(folder)
-    named = [(config, RunDir(folder / config.default_name())) for config in runs]  # each digest made once
-    for config, run in named:
-        check_name_lengths(
-            run.path,
-            [config.longest_game_id()],
-            "shorten the sweep's name or its model names, or choose a shorter --out",
-        )
-    expected = _estimate(named, options)
-    to_play = expected.games, expected.calls
-    confirm(*to_play)
+    confirm(expected.games, expected.calls)
     confirm_cost(expected.cost_usd)
     with session_errors(hint_if_resumable(folder, SWEEP_FILE)):
         open_sweep_dir(folder, sweep, {**source, "created_at": now_iso(), "config": recorded})
@@ -203,10 +224,7 @@ def play_sweep(
                 jobs.append(RunJob(config=config, run=run, manifest=manifest))
             for job in jobs:  # every run is checked: now the session is recorded
                 record_session(job.run, job.manifest)
-            games = sum(job.config.game_count() for job in jobs)
-            say(f"Sweep {folder} · {len(jobs)} runs · {games} games")
-            say(expected_calls_line(*to_play))
-            if (line := expected_cost_line(expected, options)) is not None:
+            for line in lines:
                 say(line)
             started = time.monotonic()
             results = play_session(jobs, options, hint)

@@ -173,3 +173,27 @@ def spent(run: Path) -> float:
         calls = [c for m in contents.moves for c in m.calls] + contents.failed_calls
         total += sum(a.cost_usd or 0.0 for c in calls for a in c.attempts)
     return total
+
+
+def test_a_dry_run_says_what_a_run_or_sweep_would_play_and_cost_and_does_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    with FakeModelServer(careful_player, model_name="gpt-4o-mini") as server:
+        argv = ["run", "--model", "openai/gpt-4o-mini", "--api-base", server.base_url, "--seeds", "1,2,3",
+                "--out", str(out), "--max-cost", "1", "--dry-run"]  # fmt: skip
+        assert main(argv) == 0
+        said = capsys.readouterr().out
+        assert server.exchanges == []
+    assert not out.exists()  # nothing written
+    assert "· 3 games · openai/gpt-4o-mini:watson" in said and "Expected model calls: about " in said
+    assert "Expected cost: about $" in said and "stops before it passes --max-cost 1" in said
+    assert "Dry run: nothing written, no model called." in said
+    # a grid too large to start without --yes (and no terminal to ask at) is sized, not refused
+    grid = tmp_path / "grid.toml"
+    seeds = ",".join(map(str, range(1, 301)))
+    grid.write_text(f'name = "grid"\nplayers = [2, 3, 4, 5]\nseeds = ["{seeds}"]\nscaffolds = ["watson", "sherlock"]\n'
+                    '[[models]]\nmodel = "local/smart"\n')  # fmt: skip
+    assert main(["run", "--config", str(grid), "--out", str(out), "--dry-run"]) == 0
+    said = capsys.readouterr().out
+    assert f"Sweep {out / 'grid'} · 2 runs · 2400 games" in said and not out.exists()
