@@ -101,6 +101,21 @@ def manifest_for(config: RunConfig, options: SessionOptions, run_id: str, comman
     )
 
 
+def recorded_run(run: RunDir, config: RunConfig) -> RunManifest | None:
+    """The manifest of the run `run` holds already, if it is a run of this very configuration (None before one is
+    written). Raises Refused for a run of another configuration, RunFolderDamaged for a manifest that cannot be
+    read."""
+    existing = run.read_manifest()
+    if existing is not None and not (
+        existing.config_digest == config.digest() or (existing.config.digest() == config.digest() and _unedited(run))
+    ):
+        raise Refused(
+            f"{run.path} holds a run of a different configuration; choose another --out or --run-name "
+            "(or continue that run with `hanabi-eval resume`)"
+        )
+    return existing
+
+
 @contextmanager
 def open_run(
     run_path: Path, config: RunConfig, command: list[str], options: SessionOptions, concurrency: bool = True
@@ -114,14 +129,7 @@ def open_run(
     or does not replay.
     """
     run = RunDir(run_path)
-    existing = run.read_manifest()
-    if existing is not None and not (
-        existing.config_digest == config.digest() or (existing.config.digest() == config.digest() and _unedited(run))
-    ):
-        raise Refused(
-            f"{run.path} holds a run of a different configuration; choose another --out or --run-name "
-            "(or continue that run with `hanabi-eval resume`)"
-        )
+    recorded_run(run, config)
     created = not run.path.exists()
     try:
         with RunLock(run.path) as lock:

@@ -18,6 +18,7 @@ from harness.bots import bot_names
 from harness.engine.seeds import SeedEntry, deal, list_seed_lists, list_seeds, to_deal
 from harness.export.contamination import check_seeds, load_exported_seeds
 from harness.models.client import check_budget, check_model
+from harness.run.manifest import recorded_run
 from harness.run.runner import planned_calls
 from harness.run.store import RunDir, is_run_dir
 from harness.schema.config import Rotation, RunConfig, SessionOptions, flag_of
@@ -26,7 +27,7 @@ from harness.schema.records import ClientName, SeatConfig, checked, checked_para
 from harness.schema.urls import check_url
 from harness.session.launch import Confirm, Say, sweep_session
 from harness.session.seats import check_humans, parse_seat
-from harness.session.sweep import SweepConfig, load_sweep
+from harness.session.sweep import SweepConfig, load_sweep, with_recorded_budget
 from harness.strategies.scaffold import load_scaffold
 
 DEFAULT_MODEL = "local/smart"
@@ -183,7 +184,7 @@ def plan_run(
     options = size_first([draft], seeds, options, confirm, say)
     config = RunConfig.model_validate({**dict(draft), "seeds": tuple(deal(seeds))})
     path = request.out / (request.run_name or config.default_name())
-    recorded = RunDir(path).read_manifest() if is_run_dir(path) else None
+    recorded = recorded_run(RunDir(path), config) if is_run_dir(path) else None
     if recorded is not None:  # the run again: continued as resume continues it, its recorded options under these
         kept = recorded.session_options().merged(request.given, flag_of, "the run's record")
         options = kept.model_copy(update={"yes": options.yes})
@@ -234,8 +235,8 @@ def plan_sweep(
     if request.run_name:
         raise Refused("--run-name does not apply to a sweep: its runs are named after their configurations")
     check_out(request.out)
-    sweep = load_sweep(path)
-    sweep, options = sweep_session(sweep, request.given)
+    loaded = load_sweep(path)
+    sweep, options = sweep_session(with_recorded_budget(loaded, request.out / loaded.name), request.given)
     seeds = list_seed_lists(sweep.seeds)
     options = size_first(sweep.runs(seeds=[]), seeds, options, confirm, say)
     try:

@@ -341,6 +341,19 @@ def open_sweep_dir(folder: Path, sweep: SweepConfig, source: dict[str, Any]) -> 
     write_json_atomic(folder / SWEEP_FILE, {"name": sweep.name, "digest": sweep.digest(), **source})
 
 
+def with_recorded_budget(sweep: SweepConfig, folder: Path) -> SweepConfig:
+    """The sweep as played again into `folder`: where the folder holds this very sweep, its recorded budget and
+    prices stay unless the file gives its own (prices model by model), as `resume` keeps them."""
+    record = read_sweep_record(folder)
+    if record is None or record.digest != sweep.digest():
+        return sweep
+    recorded = read_sweep_dir(folder)
+    assert recorded is not None
+    budget = sweep.session.max_cost_usd if sweep.session.max_cost_usd is not None else recorded.session.max_cost_usd
+    kept = {"max_cost_usd": budget, "prices": {**recorded.session.prices, **sweep.session.prices}}
+    return sweep.model_copy(update={"session": sweep.session.model_copy(update=kept)})
+
+
 def read_sweep_dir(folder: Path) -> SweepConfig | None:
     """The sweep a sweep folder records, None where there is none; RunFolderDamaged for a record that cannot be
     read, Refused for one whose configuration is no sweep."""
