@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.schema.records import Attempt
 
-_SPENT, _RESERVED, _REACHED, _REFUSED = 0, 1, 2, 3
+_SPENT, _RESERVED, _REACHED, _REFUSED, _HELD = 0, 1, 2, 3, 4
 
 
 class LimitReached(Exception):
@@ -46,7 +46,7 @@ class Budget:
 
     def __init__(self, limit: float, spent: float = 0.0) -> None:
         self.limit = limit
-        self._state: Any = [spent, 0.0, 0.0, 0.0]
+        self._state: Any = [spent, 0.0, 0.0, 0.0, 0.0]
         self._lock: Any = threading.Lock()
 
     def shared(self, context: Any) -> Budget:
@@ -59,7 +59,7 @@ class Budget:
     def take(self, other: Budget) -> None:
         """Hold what `other` (its copy shared with worker processes) holds now."""
         with self._lock:
-            for index in (_SPENT, _RESERVED, _REACHED, _REFUSED):
+            for index in (_SPENT, _RESERVED, _REACHED, _REFUSED, _HELD):
                 self._state[index] = other._state[index]
 
     @property
@@ -72,9 +72,9 @@ class Budget:
         return bool(self._state[_REACHED])
 
     @property
-    def refused(self) -> float:
-        """What the first call refused could have cost at most."""
-        return float(self._state[_REFUSED])
+    def refused(self) -> tuple[float, float]:
+        """What the first call refused could have cost at most, and what calls in flight held then."""
+        return float(self._state[_REFUSED]), float(self._state[_HELD])
 
     def reserve(self, amount: float) -> bool:
         """Set `amount` aside for a call, if the spend, the calls in flight and it stay within the limit; otherwise
@@ -83,7 +83,7 @@ class Budget:
             state = self._state
             if state[_REACHED] or state[_SPENT] + state[_RESERVED] + amount > self.limit:
                 if not state[_REACHED]:
-                    state[_REACHED], state[_REFUSED] = 1.0, amount
+                    state[_REACHED], state[_REFUSED], state[_HELD] = 1.0, amount, state[_RESERVED]
                 return False
             state[_RESERVED] += amount
             return True

@@ -43,7 +43,8 @@ def play_session(
     `resume_hint` ("continue with: hanabi-eval resume ...") ends their message."""
     budget = None
     if options.max_cost_usd is not None:
-        budget = Budget(options.max_cost_usd, spent_in_logs(jobs, lambda model: price_of(model, options.prices)))
+        spent = spent_in_logs((job.run for job in jobs), lambda model: price_of(model, options.prices))
+        budget = Budget(options.max_cost_usd, spent)
     selected = [(index, plan) for index, job in enumerate(jobs) for plan in job.config.plans()]
     progress = RunProgress(
         total_games=len(selected),
@@ -130,9 +131,11 @@ def _at_budget(statuses: list[RunStatusFile], budget: Budget, resume_hint: str) 
     complete = sum(s.counts()[0] for s in statuses)
     total = sum(len(s.games) for s in statuses)
     more = f" --max-cost {more_budget(budget.limit, budget.spent):g}" if resume_hint else ""
+    refused, held = budget.refused
+    beside = f" beside ${held:.4f} held for calls in flight" if held else ""
     return Ended(
         f"Stopped at the budget: ${budget.spent:.4f} spent of --max-cost {budget.limit:g}, and the next call could "
-        f"have cost up to ${budget.refused:.4f} (its prompt and longest reply); {complete} of {total} "
+        f"have cost up to ${refused:.4f} (its prompt and longest reply){beside}; {complete} of {total} "
         f"games complete, every game resumable; {resume_hint}{more}",
         EXIT_BUDGET,
     )
@@ -143,14 +146,14 @@ def more_budget(limit: float, spent: float) -> float:
     return math.ceil(max(limit, spent, 0.005) * 2 * 100) / 100
 
 
-def spent_in_logs(jobs: Iterable[RunJob], prices: Callable[[str], Prices | None]) -> float:
+def spent_in_logs(runs: Iterable[RunDir], prices: Callable[[str], Prices | None]) -> float:
     """What the runs' logs say was spent so far, every attempt of every session. An answered attempt whose cost was
     unknown when it was made (a model then unpriced) costs its tokens at the model's `prices` now (--price)."""
     price_now = functools.cache(prices)
     spent = 0.0
-    for job in jobs:
-        for path in job.run.game_paths():
-            contents = job.run.read_game(path)
+    for run in runs:
+        for path in run.game_paths():
+            contents = run.read_game(path)
             for call in [c for m in contents.moves for c in m.calls] + contents.failed_calls:
                 for attempt in call.attempts:
                     if attempt.cost_usd is not None:
