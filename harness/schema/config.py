@@ -94,7 +94,7 @@ def price_spec(spec: str) -> tuple[str, ModelPrice]:
     if sep and model and "/" not in model and 2 <= len(parts) <= 4:
         raise Refused(
             f"--price {spec!r}: {model!r} names no provider; give the model string as --model or --seat names it "
-            f"(e.g. openai/{model})"
+            f"(PROVIDER/{model})"
         )
     if not sep or "/" not in model or not 2 <= len(parts) <= 4:
         raise Refused(

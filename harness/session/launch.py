@@ -25,7 +25,7 @@ from harness.models.client import check_budget, check_model, price_of
 from harness.run.games import RunJob
 from harness.run.interrupt import cause
 from harness.run.manifest import config_of, open_run, record_session
-from harness.run.runner import Estimate, estimate, execute, play_session
+from harness.run.runner import Estimate, estimate, execute, play_session, spent_in_logs
 from harness.run.store import MANIFEST, SWEEP_FILE, RunDir, check_name_lengths
 from harness.run.workers import WorkerLost
 from harness.schema.config import RunConfig, SessionOptions, flag_of
@@ -98,18 +98,20 @@ def expected_calls_line(remaining: int, calls: int) -> str:
     if not remaining:
         return "Every game is finished: no model calls needed."
     return (
-        f"Expected model calls: about {calls:,} for {remaining} unfinished game{'' if remaining == 1 else 's'} "
+        f"Expected model calls: about {calls:,} for {remaining:,} unfinished game{'' if remaining == 1 else 's'} "
         "(typical game lengths x calls per move, before retries)"
     )
 
 
-def expected_cost_line(expected: Estimate, options: SessionOptions) -> str | None:
-    """What the games still to play are expected to cost, said before any call (None for built-in players only)."""
+def expected_cost_line(expected: Estimate, options: SessionOptions, spent: float = 0.0) -> str | None:
+    """What the games still to play are expected to cost, said before any call (None for built-in players only),
+    and with a budget what earlier sessions spent of it."""
     if expected.cost_usd == 0.0 or not expected.games:
         return None
     budget = ""
     if options.max_cost_usd is not None:
-        budget = f"; the run stops before it passes --max-cost {options.max_cost_usd:g}"
+        before = f"${spent:.4f} spent already; " if spent else ""
+        budget = f"; {before}the run stops before it passes --max-cost {options.max_cost_usd:g}"
     if expected.cost_usd is None:
         return (
             f"Expected cost: unknown, no price for {', '.join(expected.unpriced)} (give one with --price "
@@ -133,12 +135,17 @@ def preview_run(run_path: Path, config: RunConfig, options: SessionOptions) -> t
     expected = _estimate([(config, RunDir(run_path))], options)
     seats = ", ".join(sorted({s.label for s in config.seats}))
     games = config.game_count()
-    said = [f"Run {run_path} · {games} game{'' if games == 1 else 's'} · {seats}"]
-    return expected, _with_expected(said, expected, options)
+    said = [f"Run {run_path} · {games:,} game{'' if games == 1 else 's'} · {seats}"]
+    return expected, _with_expected(said, expected, options, [RunDir(run_path)])
 
 
-def _with_expected(lines: list[str], expected: Estimate, options: SessionOptions) -> list[str]:
-    cost = expected_cost_line(expected, options)
+def _with_expected(
+    lines: list[str], expected: Estimate, options: SessionOptions, runs: list[RunDir]
+) -> list[str]:
+    spent = 0.0
+    if options.max_cost_usd is not None:
+        spent = spent_in_logs([run for run in runs if run.path.is_dir()], lambda model: price_of(model, options.prices))
+    cost = expected_cost_line(expected, options, spent)
     return [*lines, expected_calls_line(expected.games, expected.calls), *([cost] if cost else [])]
 
 
@@ -193,8 +200,9 @@ def preview_sweep(
         )
     expected = _estimate(named, options)
     games = sum(config.game_count() for config in runs)
-    said = [f"Sweep {folder} · {len(runs)} runs · {games} games"]
-    return named, expected, _with_expected(said, expected, options)
+    counted = f"{len(runs)} run{'' if len(runs) == 1 else 's'} · {games:,} game{'' if games == 1 else 's'}"
+    said = [f"Sweep {folder} · {counted}"]
+    return named, expected, _with_expected(said, expected, options, [run for _, run in named])
 
 
 def play_sweep(

@@ -155,10 +155,14 @@ def test_the_run_command_again_keeps_the_runs_budget_as_resume_does(
         command = ["run", "--model", "openai/gpt-4o-mini", "--api-base", server.base_url, "--seeds", "1,2",
                    "--max-tokens", "200", "--out", str(tmp_path), "--no-progress"]  # fmt: skip
         assert main([*command, "--max-cost", "0.002"]) == 3
+        (run,) = tmp_path.iterdir()
         capsys.readouterr()
+        assert main([*command, "--dry-run"]) == 0  # what is left, against what was spent
+        assert f"${spent(run):.4f} spent already; the run stops before it passes --max-cost 0.002" in (
+            capsys.readouterr().out
+        )
         assert main(command) == 3  # the same command without --max-cost: the budget the run recorded holds
         assert "of --max-cost 0.002" in capsys.readouterr().err
-        (run,) = tmp_path.iterdir()
         assert spent(run) <= 0.002
         assert main([*command, "--max-cost", "1"]) == 0  # a new budget is given as resume takes one
     sessions = json.loads((run / "manifest.json").read_text())["sessions"]
@@ -196,4 +200,40 @@ def test_a_dry_run_says_what_a_run_or_sweep_would_play_and_cost_and_does_nothing
                     '[[models]]\nmodel = "local/smart"\n')  # fmt: skip
     assert main(["run", "--config", str(grid), "--out", str(out), "--dry-run"]) == 0
     said = capsys.readouterr().out
-    assert f"Sweep {out / 'grid'} · 2 runs · 2400 games" in said and not out.exists()
+    assert f"Sweep {out / 'grid'} · 2 runs · 2,400 games" in said and not out.exists()
+    # a run name that holds another run is refused, as the run itself refuses it, before its options are read
+    played = ["run", "--model", "local/smart", "--out", str(out), "--run-name", "mine", "--no-progress"]
+    assert main([*played, "--seeds", "1"]) == 0
+    capsys.readouterr()
+    assert main([*played, "--seeds", "2", "--dry-run"]) == 2
+    assert "holds a run of a different configuration" in capsys.readouterr().err
+
+
+def test_a_sweep_run_again_keeps_its_budget_as_resume_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with FakeModelServer(careful_player, model_name="gpt-4o-mini") as server:
+        grid = tmp_path / "grid.toml"
+        grid.write_text('name = "grid"\nplayers = [2, 3]\nseeds = ["1,2"]\nscaffolds = ["watson"]\n[[models]]\n'
+                        f'model = "openai/gpt-4o-mini"\napi_base = "{server.base_url}"\nmax_tokens = 200\n')
+        command = ["run", "--config", str(grid), "--out", str(tmp_path / "out"), "--no-progress"]
+        assert main([*command, "--max-cost", "0.002"]) == 3
+        capsys.readouterr()
+        assert main(command) == 3  # the same command without --max-cost: the budget the sweep recorded holds
+        assert "of --max-cost 0.002" in capsys.readouterr().err
+        (run,) = (tmp_path / "out" / "grid").glob("openai-*")
+        assert spent(run) <= 0.002
+
+
+def test_a_budget_stop_beside_calls_in_flight_says_what_they_held(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with FakeModelServer(careful_player, model_name="gpt-4o-mini") as server:
+        assert main(["run", "--model", "openai/gpt-4o-mini", "--api-base", server.base_url, "--seeds", "1,2,3,4",
+                     "--max-tokens", "300", "--max-cost", "0.003", "--concurrency", "4", "--out", str(tmp_path),
+                     "--no-progress"]) == 3  # fmt: skip
+    line = capsys.readouterr().err
+    could, held = (float(line.split(marker)[1].split(" ")[0]) for marker in ("up to $", "beside $"))
+    assert could > 0 and held > 0  # four games' calls at once: the one refused did not fit beside the others
+    (run,) = tmp_path.iterdir()
+    assert spent(run) <= 0.003

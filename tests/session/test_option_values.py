@@ -162,7 +162,7 @@ def test_yes_starts_a_large_run(tmp_path: Path) -> None:
         time.sleep(0.05)
     os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=60)
-    assert "1001 games" in out and process.returncode == 130, err
+    assert "1,001 games" in out and process.returncode == 130, err
 
 
 def test_a_seat_refusal_names_the_flag_that_set_the_other_limit(
