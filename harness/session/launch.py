@@ -136,7 +136,8 @@ def preview_run(run_path: Path, config: RunConfig, options: SessionOptions) -> t
     seats = ", ".join(sorted({s.label for s in config.seats}))
     games = config.game_count()
     said = [f"Run {run_path} · {games:,} game{'' if games == 1 else 's'} · {seats}"]
-    return expected, _with_expected(said, expected, options, [RunDir(run_path)])
+    with session_errors(hint_if_resumable(run_path, MANIFEST)):  # a damaged log read for the spend: one line
+        return expected, _with_expected(said, expected, options, [RunDir(run_path)])
 
 
 def _with_expected(
@@ -202,7 +203,8 @@ def preview_sweep(
     games = sum(config.game_count() for config in runs)
     counted = f"{len(runs)} run{'' if len(runs) == 1 else 's'} · {games:,} game{'' if games == 1 else 's'}"
     said = [f"Sweep {folder} · {counted}"]
-    return named, expected, _with_expected(said, expected, options, [run for _, run in named])
+    with session_errors(hint_if_resumable(folder, SWEEP_FILE)):
+        return named, expected, _with_expected(said, expected, options, [run for _, run in named])
 
 
 def play_sweep(

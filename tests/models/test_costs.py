@@ -237,3 +237,19 @@ def test_a_budget_stop_beside_calls_in_flight_says_what_they_held(
     assert could > 0 and held > 0  # four games' calls at once: the one refused did not fit beside the others
     (run,) = tmp_path.iterdir()
     assert spent(run) <= 0.003
+
+
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run"]])
+def test_a_damaged_log_read_for_a_budgets_spend_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], dry_run: list[str]
+) -> None:
+    command = ["run", "--model", "local/smart", "--seeds", "1", "--max-tokens", "100", "--out", str(tmp_path),
+               "--no-progress"]  # fmt: skip
+    assert main(command) == 0
+    (log,) = tmp_path.glob("*/games/*.jsonl")
+    lines = log.read_text().splitlines()
+    log.write_text("\n".join([*lines[:2], '{"garbage": 1}', *lines[3:]]) + "\n")
+    capsys.readouterr()
+    assert main([*command, "--price", "local/smart=1,1", "--max-cost", "5", *dry_run]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and f"{log}:3: not a valid log record" in err
