@@ -328,14 +328,17 @@ def _plain(error: ErrorDetails) -> str:
     return error["msg"].removeprefix("Value error, ")  # a check of this file's own: its message is plain
 
 
+def check_sweep_dir(folder: Path, sweep: SweepConfig) -> bool:
+    """Whether the sweep folder holds this very sweep already (False: nothing yet); Refused for another sweep."""
+    existing = read_sweep_record(folder)
+    if existing is not None and existing.digest != sweep.digest():
+        raise Refused(f"{folder} holds a different sweep ({existing.name}); choose another --out or name")
+    return existing is not None
+
+
 def open_sweep_dir(folder: Path, sweep: SweepConfig, source: dict[str, Any]) -> None:
     """Create the sweep folder's record, or check that it holds this very sweep."""
-    existing = read_sweep_record(folder)
-    if existing is not None:
-        if existing.digest != sweep.digest():
-            raise Refused(
-                f"{folder} holds a different sweep ({existing.name}); choose another --out or name"
-            )
+    if check_sweep_dir(folder, sweep):
         return
     folder.mkdir(parents=True, exist_ok=True)
     write_json_atomic(folder / SWEEP_FILE, {"name": sweep.name, "digest": sweep.digest(), **source})
@@ -343,9 +346,9 @@ def open_sweep_dir(folder: Path, sweep: SweepConfig, source: dict[str, Any]) -> 
 
 def with_recorded_budget(sweep: SweepConfig, folder: Path) -> SweepConfig:
     """The sweep as played again into `folder`: where the folder holds this very sweep, its recorded budget and
-    prices stay unless the file gives its own (prices model by model), as `resume` keeps them."""
-    record = read_sweep_record(folder)
-    if record is None or record.digest != sweep.digest():
+    prices stay unless the file gives its own (prices model by model), as `resume` keeps them. Refused where the
+    folder holds another sweep."""
+    if not check_sweep_dir(folder, sweep):
         return sweep
     recorded = read_sweep_dir(folder)
     assert recorded is not None

@@ -240,5 +240,6 @@ def test_a_different_sweep_on_the_same_folder_is_refused(
     out = tmp_path / "out"
     assert main(["run", "--config", str(other), "--out", str(out), "--no-progress"]) == 0
     capsys.readouterr()
-    assert main(["run", "--config", str(demo), "--out", str(out), "--no-progress"]) == 2
-    assert "holds a different sweep" in capsys.readouterr().err
+    for dry_run in ([], ["--dry-run"]):  # refused alike when only sized
+        assert main(["run", "--config", str(demo), "--out", str(out), "--no-progress", *dry_run]) == 2
+        assert "holds a different sweep" in capsys.readouterr().err
