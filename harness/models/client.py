@@ -168,19 +168,31 @@ def check_model(seat: SeatConfig, built_in: Collection[str]) -> None:
             "xai, deepseek, hosted_vllm or ollama"
         )
     for deployment in seat.deployments:
-        if deployment.api_key_env and not os.environ.get(deployment.api_key_env):
+        if deployment.api_key_env:
+            if not os.environ.get(deployment.api_key_env):
+                raise Refused(
+                    f"a deployment of {model} reads its key from {deployment.api_key_env}, which is not set; "
+                    "export it"
+                )
+        elif missing := _missing_keys(lib, deployment.model or model, deployment.api_base):
             raise Refused(
-                f"a deployment of {model} reads its key from {deployment.api_key_env}, which is not set; export it"
+                f"a deployment of {model} needs {' and '.join(missing)} in the environment; export it, or name the "
+                "variable that holds its key with api_key_env"
             )
     if seat.deployments:
-        return  # deployments that name their keys: nothing more to check
-    if seat.api_base and (provider in DIRECT_PROVIDERS or split_credentials(seat.api_base)[1]):
-        return  # an OpenAI-compatible server of the user's own is sent a placeholder key, or its URL holds one
-    base = split_credentials(seat.api_base)[0] if seat.api_base else None
-    missing = lib.validate_environment(model, api_base=base).get("missing_keys") or []
-    if missing:
+        return
+    if missing := _missing_keys(lib, model, seat.api_base):
         other = "" if seat.api_base else ", or pass --api-base for a local OpenAI-compatible server"
         raise Refused(f"{model} needs {' and '.join(missing)} in the environment; export it{other}")
+
+
+def _missing_keys(lib: Any, model: str, api_base: str | None) -> list[str]:
+    """The environment variables LiteLLM needs for `model` at `api_base` and does not find. An OpenAI-compatible
+    server of the user's own needs none (it is sent a placeholder key), nor one whose URL holds its key."""
+    if api_base and (provider_of(model) in DIRECT_PROVIDERS or split_credentials(api_base)[1]):
+        return []
+    base = split_credentials(api_base)[0] if api_base else None
+    return list(lib.validate_environment(model, api_base=base).get("missing_keys") or [])
 
 
 def check_budget(seats: Iterable[SeatConfig], options: SessionOptions) -> None:

@@ -243,3 +243,17 @@ def test_a_different_sweep_on_the_same_folder_is_refused(
     for dry_run in ([], ["--dry-run"]):  # refused alike when only sized
         assert main(["run", "--config", str(demo), "--out", str(out), "--no-progress", *dry_run]) == 2
         assert "holds a different sweep" in capsys.readouterr().err
+
+
+def test_a_deployment_without_its_providers_key_is_refused_before_any_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # an Anthropic-style server of the user's own still takes ANTHROPIC_API_KEY, unless api_key_env names another
+    grid = write(tmp_path / "grid.toml", 'name = "grid"\nplayers = [2]\nseeds = ["1"]\nscaffolds = ["watson"]\n'
+                 '[[models]]\nmodel = "anthropic/claude-sonnet-4-5"\n'
+                 'deployments = [{ api_base = "http://127.0.0.1:9" }]\n')  # fmt: skip
+    out = tmp_path / "out"
+    assert main(["run", "--config", str(grid), "--out", str(out), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "a deployment of anthropic/claude-sonnet-4-5 needs " in err
+    assert "ANTHROPIC_API_KEY" in err and "api_key_env" in err and not out.exists()
