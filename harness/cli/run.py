@@ -201,7 +201,10 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
     else:
         run_path, config, options = plan_run(request, confirm, say)
     if args.dry_run:
-        lines = preview_sweep(folder, sweep, options)[2] if args.config else preview_run(run_path, config, options)[1]
+        if args.config is not None:
+            lines = preview_sweep(folder, sweep, options, with_spent=True)[2]
+        else:
+            lines = preview_run(run_path, config, options, with_spent=True)[1]
         for line in lines:
             say(line)
         say("Dry run: nothing written, no model called.")

@@ -154,7 +154,7 @@ def spent_in_logs(runs: Iterable[RunDir], prices: Callable[[str], Prices | None]
     for run in runs:
         for path in run.game_paths():
             contents = run.read_game(path)
-            for call in [c for m in contents.moves for c in m.calls] + contents.failed_calls:
+            for call in contents.calls:
                 for attempt in call.attempts:
                     if attempt.cost_usd is not None:
                         spent += attempt.cost_usd

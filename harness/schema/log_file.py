@@ -162,7 +162,7 @@ class GameLogContents(BaseModel):
     def facts(self) -> GameFacts:
         """The game's facts (of a log with its header), counted on first use."""
         assert self.header is not None
-        calls = [c for m in self.moves for c in m.calls] + self.failed_calls
+        calls = self.calls
         attempts = [a for c in calls for a in c.attempts]
         kinds = Counter(str(a.error_kind) for a in attempts if a.error_kind)
         last = self.results[-1] if self.results else None
@@ -187,6 +187,11 @@ class GameLogContents(BaseModel):
             cache_write_tokens=sum(a.usage.cache_write_tokens for a in attempts),
             cache_saving_usd=total_saving(attempts),
         )
+
+    @property
+    def calls(self) -> list[Call]:
+        """Every call the game made: its moves' and those of every interruption and stop."""
+        return [c for m in self.moves for c in m.calls] + self.failed_calls
 
     def records(self) -> list[MoveRecord | GameResult]:
         """The moves and result lines in the order the log holds them: each result line follows the moves made

@@ -127,24 +127,28 @@ def _estimate(runs: list[tuple[RunConfig, RunDir]], options: SessionOptions) -> 
     return estimate(runs, lambda model: price_of(model, options.prices))
 
 
-def preview_run(run_path: Path, config: RunConfig, options: SessionOptions) -> tuple[Estimate, list[str]]:
+def preview_run(
+    run_path: Path, config: RunConfig, options: SessionOptions, with_spent: bool = False
+) -> tuple[Estimate, list[str]]:
     """What playing a run's unfinished games is expected to take, and the lines that say it before any call (the
-    run, its games and seats, the model calls and the cost expected); refused where its game logs' names would be
-    too long."""
+    run, its games and seats, the model calls and the cost expected; `with_spent`, for a dry run: what earlier
+    sessions spent of the budget, which a session reads once, under the run's lock); refused where its game logs'
+    names would be too long."""
     check_name_lengths(run_path, [config.longest_game_id()], "give a shorter --run-name or --out")
     expected = _estimate([(config, RunDir(run_path))], options)
     seats = ", ".join(sorted({s.label for s in config.seats}))
     games = config.game_count()
     said = [f"Run {run_path} · {games:,} game{'' if games == 1 else 's'} · {seats}"]
     with session_errors(hint_if_resumable(run_path, MANIFEST)):  # a damaged log read for the spend: one line
-        return expected, _with_expected(said, expected, options, [RunDir(run_path)])
+        return expected, _with_expected(said, expected, options, [RunDir(run_path)] if with_spent else [])
 
 
 def _with_expected(
     lines: list[str], expected: Estimate, options: SessionOptions, runs: list[RunDir]
 ) -> list[str]:
+    """`lines`, then the model calls and the cost expected, with what `runs` spent of a budget."""
     spent = 0.0
-    if options.max_cost_usd is not None:
+    if options.max_cost_usd is not None and runs:
         spent = spent_in_logs([run for run in runs if run.path.is_dir()], lambda model: price_of(model, options.prices))
     cost = expected_cost_line(expected, options, spent)
     return [*lines, expected_calls_line(expected.games, expected.calls), *([cost] if cost else [])]
@@ -179,10 +183,11 @@ def play_run(
 
 
 def preview_sweep(
-    folder: Path, sweep: SweepConfig, options: SessionOptions
+    folder: Path, sweep: SweepConfig, options: SessionOptions, with_spent: bool = False
 ) -> tuple[list[tuple[RunConfig, RunDir]], Estimate, list[str]]:
     """A sweep's runs, each with its folder, checked as they will be played (models, keys, prices, names), what
-    playing their unfinished games is expected to take, and the lines that say it before any call."""
+    playing their unfinished games is expected to take, and the lines that say it before any call (`with_spent`:
+    as preview_run)."""
     try:
         runs = sweep.runs()
     except Refused as exc:  # a sweep recorded before a rule it breaks, or a seed file no longer there
@@ -204,7 +209,7 @@ def preview_sweep(
     counted = f"{len(runs)} run{'' if len(runs) == 1 else 's'} · {games:,} game{'' if games == 1 else 's'}"
     said = [f"Sweep {folder} · {counted}"]
     with session_errors(hint_if_resumable(folder, SWEEP_FILE)):
-        return named, expected, _with_expected(said, expected, options, [run for _, run in named])
+        return named, expected, _with_expected(said, expected, options, [r for _, r in named] if with_spent else [])
 
 
 def play_sweep(
