@@ -417,6 +417,11 @@ def test_a_token_limit_ends_the_game_with_every_token_it_counted_in_the_imported
     listed = (tmp_path / "report" / "report.md").read_text()
     moves = len(contents.moves)
     assert f"| unfinished | {moves} | Inspect's token limit (20,000) ended the game during this move |" in listed
+    # and the viewer's stopped move shows the calls it was answered as answered, not used: no move was made
+    assert main(["view", str(tmp_path / "inspect"), "--out", str(tmp_path / "site")]) == 0
+    (page,) = (tmp_path / "site").glob("runs/*/games/*.html")
+    stop = page.read_text().split('class="step stop"')[1]
+    assert '<span class="good">answered</span>' in stop and '<span class="good">used</span>' not in stop
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -416,4 +416,6 @@ def test_a_move_cut_short_by_a_stop_shows_as_stopped_not_as_a_failure(
     assert "was being asked when the run was stopped" in step.locator("h2").inner_text()
     assert step.locator(".outcome").inner_text().startswith("Stopped:")
     assert step.locator(".attempt.rejected .kind").all_inner_texts() == ["unparseable", "unparseable"]
+    reason = step.locator(".outcome").inner_text().removeprefix("Stopped: ")
+    assert f"unfinished, stopped at turn 15: {reason}" in page.locator(".game-facts").inner_text()  # why, up top too
     shoot(page, shots, "static-stopped-move")
