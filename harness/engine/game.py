@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import cache
-from typing import NamedTuple
+from typing import Any
 
 from hanabi_learning_environment import pyhanabi as ph
 from pydantic import BaseModel, ConfigDict
@@ -106,32 +106,20 @@ def _move_from_hle(move: ph.HanabiMove) -> Move:
     raise ValueError(f"not a player move: {move}")
 
 
-_MOVES_BY_UID: dict[int, dict[int, Move]] = {}
-_HLE_MOVES: dict[int, list[ph.HanabiMove]] = {}
-
-
-def _moves_by_uid(players: int, game: ph.HanabiGame) -> dict[int, Move]:
-    """Every player move of a game with this many players, by HLE's move uid: read once per player count, so
-    that listing a state's legal moves costs one engine call per move."""
-    if players not in _MOVES_BY_UID:
-        _MOVES_BY_UID[players] = {uid: _move_from_hle(game.get_move(uid)) for uid in range(game.max_moves())}
-    return _MOVES_BY_UID[players]
+@cache
+def _move_table(players: int) -> tuple[list[ph.HanabiMove], tuple[Move, ...]]:
+    """HLE's move objects of a game with this many players and their Moves, by uid: built once per player
+    count (a move holds no reference to its game), so that listing, checking or applying a move allocates
+    nothing."""
+    game = ph.HanabiGame({"players": players, "seed": 0, "random_start_player": False})
+    hle = [game.get_move(uid) for uid in range(game.max_moves())]
+    return hle, tuple(_move_from_hle(move) for move in hle)
 
 
 def player_moves(players: int) -> tuple[Move, ...]:
     """Every player move of a game with this many players, in HLE's uid order: the very Move objects `legal_moves()`
     lists (engine/rollout_game.py hands out the same ones, since views cache by a move's identity)."""
-    game = ph.HanabiGame({"players": players, "seed": 0, "random_start_player": False})
-    by_uid = _moves_by_uid(players, game)
-    return tuple(by_uid[uid] for uid in range(len(by_uid)))
-
-
-def _hle_moves(players: int, game: ph.HanabiGame) -> list[ph.HanabiMove]:
-    """HLE's own move objects of a game with this many players, by uid: built once per player count (a move holds
-    no reference to its game), so that checking or applying a move allocates nothing."""
-    if players not in _HLE_MOVES:
-        _HLE_MOVES[players] = [game.get_move(uid) for uid in range(game.max_moves())]
-    return _HLE_MOVES[players]
+    return _move_table(players)[1]
 
 
 @cache
@@ -148,12 +136,9 @@ def _deal_moves() -> dict[str, ph.HanabiMove]:
 
 
 def _draw_whole_deck(game: ph.HanabiGame) -> list[tuple[str, ph.HanabiMove]]:
-    """Deal a game from its own generator until the deck is empty; return the deals in order.
-
-    Discards the oldest card whenever a hint token is spent, and otherwise hints the next player a rank they hold,
-    so that the game cannot end before every card is drawn. HLE's draw order for a seed does not depend on the moves
-    played. Each move is checked with `move_is_legal`, cheaper than listing every legal move.
-    """
+    """Deal a game from its own generator until the deck is empty; return the deals in order. It discards the
+    oldest card whenever a hint token is spent, else hints the next player a rank they hold, so that the game
+    cannot end before every card is drawn (HLE's draw order for a seed does not depend on the moves)."""
     discard = ph.HanabiMove.get_discard_move(0)
     hints = [ph.HanabiMove.get_reveal_rank_move(1, rank) for rank in range(len(RANKS))]
     state = game.new_initial_state()
@@ -202,18 +187,6 @@ class Game:
         self._over: bool | None = None
         self._deal_pending()
 
-    def copy(self) -> Game:
-        """An independent game in the same state (the engine's state is copied, the rest shared or copied)."""
-        twin = object.__new__(Game)
-        twin.players, twin.deck, twin._dealt = self.players, self.deck, self._dealt
-        twin._game = self._game  # the copied state points into the same engine game, which must outlive it
-        twin._state = self._state.copy()
-        twin._history = list(self._history)
-        twin._last_player = self._last_player
-        twin._legal_cache = self._legal_cache  # never changed in place: apply() replaces it
-        twin._over = self._over
-        return twin
-
     # ---- construction ------------------------------------------------------------------------------------------
 
     def _deal_pending(self) -> None:
@@ -245,7 +218,7 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        if self._over is None:  # asked many times per move: computed once per state
+        if self._over is None:
             self._over = self._state.is_terminal()
         return self._over
 
@@ -296,7 +269,7 @@ class Game:
     def knowledge(self, player: int) -> list[Knowledge]:
         """What `player` knows about each of their own cards from hints (HLE's could-be sets)."""
         observation = self._state.observation(player)
-        return [_knowledge(k) for k in observation.card_knowledge()[0]]
+        return [knowledge_from_text(str(k)) for k in observation.card_knowledge()[0]]
 
     def legal_moves(self) -> list[Move]:
         """Legal moves of the current player, in HLE's order: the index in this list is the move number."""
@@ -305,23 +278,17 @@ class Game:
     def _legal(self) -> list[tuple[Move, int]]:
         """The legal moves with their HLE move uids, read from the engine once per state."""
         if self._legal_cache is None:
-            by_uid = _moves_by_uid(self.players, self._game)
-            self._legal_cache = (
-                []
-                if self.is_over
-                else [(by_uid[uid], uid) for uid in _legal_uids(self._state, _hle_moves(self.players, self._game))]
-            )
+            hle, moves = _move_table(self.players)
+            legal = [] if self.is_over else _legal_uids(self._state, hle)
+            self._legal_cache = [(moves[uid], uid) for uid in legal]
         return self._legal_cache
 
     def discards(self) -> list[str]:
         return [str(c) for c in self._state.discard_pile()]
 
     def digest(self) -> str:
-        """A short fingerprint of the whole state, to check that a rebuilt game matches its log.
-
-        It hashes HLE's own text of the state (tokens, fireworks, every hand with its hint knowledge, deck size,
-        discards, whose turn) with the move count: one call into the engine, cheap enough for every move.
-        """
+        """A short fingerprint of the whole state (HLE's text of it, with the move count), to check that a
+        rebuilt game matches its log."""
         return hashlib.sha256(f"{self.turn}|{self._state}".encode()).hexdigest()[:16]
 
     def first_commit_digest(self) -> str:
@@ -348,11 +315,11 @@ class Game:
         """The observation of one seat, built from HLE's observation for that seat only."""
         if not 0 <= seat < self.players:
             raise ValueError(f"no seat {seat} in a {self.players}-player game")
-        seen = _read_observation_text(str(self._state.observation(seat)))
+        seen, table = _read_observation_text(str(self._state.observation(seat)))
         n = self.players
         hands: list[tuple[str | None, ...]] = [()] * n
         knowledge: list[tuple[Knowledge, ...]] = [()] * n
-        for relative, cards in enumerate(seen.hands):
+        for relative, cards in enumerate(seen):
             absolute = (seat + relative) % n
             hands[absolute] = tuple(None if relative == 0 else card for card, _ in cards)
             knowledge[absolute] = tuple(knowledge_from_text(known) for _, known in cards)
@@ -363,17 +330,13 @@ class Game:
             hand_size=self.hand_size,
             current_player=self.current_player,
             turn=self.turn,
-            life_tokens=seen.life_tokens,
-            info_tokens=seen.info_tokens,
-            fireworks=seen.fireworks,
-            discards=seen.discards,
-            deck_size=seen.deck_size,
             hands=tuple(hands),
             knowledge=tuple(knowledge),
             legal_moves=tuple(self.legal_moves()) if is_turn else (),
             history=tuple(self._history),
             last_player=self._last_player,
             is_over=self.is_over,
+            **table,
         )
 
     # ---- changing the state ------------------------------------------------------------------------------------
@@ -389,9 +352,8 @@ class Game:
         if chosen is None:
             raise IllegalMoveError(f"{move.description} is not a legal move for player {self.current_player}")
         player = self.current_player
-        history_index = _history_length(self._state)
-        # Legal: its uid is one of this state's legal moves.
-        self._state.apply_move(_hle_moves(self.players, self._game)[chosen])
+        history_index = ph.lib.StateLenMoveHistory(self._state._state)
+        self._state.apply_move(_move_table(self.players)[0][chosen])  # legal: one of this state's legal uids
         item = _history_item(self._state, history_index)
         card = None
         if move.kind in (MoveKind.PLAY, MoveKind.DISCARD):
@@ -414,24 +376,13 @@ class Game:
         return entry
 
 
-class _ObservationText(NamedTuple):
-    life_tokens: int
-    info_tokens: int
-    fireworks: dict[str, int]
-    hands: list[list[tuple[str, str]]]  # per hand, from the observer on: (card or 'XX', knowledge text)
-    deck_size: int
-    discards: tuple[str, ...]
-
-
-def _read_observation_text(text: str) -> _ObservationText:
-    """Read HLE's text of one seat's observation: one call into the engine instead of about two hundred.
-
-    The text (HanabiObservation::ToString) reads, line by line: 'Life tokens: 2', 'Info tokens: 8',
-    'Fireworks: R0 Y0 G0 W0 B0 ', 'Hands:', then every hand from the observer's on, separated by '-----' (with a
-    'Cur player' line before the hand of the player to move), one card per line as 'G3 || XX|RYGWB1234' (the card,
-    'XX' when hidden from the observer, then its holder's knowledge), 'Deck size: 31', 'Discards: B5 Y2'. The
-    tests check this reading against pyhanabi's per-field calls in many states.
-    """
+def _read_observation_text(text: str) -> tuple[list[list[tuple[str, str]]], dict[str, Any]]:
+    """Every hand, from the observer's on, as (card or 'XX', knowledge text) per card, and the Observation's
+    fields of the table, read from HLE's text of one seat's observation (one call into the engine). It reads:
+    'Life tokens: 2', 'Info tokens: 8', 'Fireworks: R0 Y0 G0 W0 B0 ', 'Hands:', then every hand from the
+    observer's on, separated by '-----' (with a 'Cur player' line before the hand of the player to move), one
+    card per line as 'G3 || XX|RYGWB1234' (the card, 'XX' when hidden from the observer, then its holder's
+    knowledge), 'Deck size: 31', 'Discards: B5 Y2'."""
     lines = text.split("\n")
     if not (
         lines[0].startswith("Life tokens: ") and lines[3] == "Hands:" and lines[-1].startswith("Discards:")
@@ -444,26 +395,19 @@ def _read_observation_text(text: str) -> _ObservationText:
         elif line != "Cur player":
             card, _, known = line.partition(" || ")
             hands[-1].append((card, known))
-    return _ObservationText(
-        life_tokens=int(lines[0][len("Life tokens: ") :]),
-        info_tokens=int(lines[1][len("Info tokens: ") :]),
-        fireworks={item[0]: int(item[1:]) for item in lines[2][len("Fireworks: ") :].split()},
-        hands=hands,
-        deck_size=int(lines[-2][len("Deck size: ") :]),
-        discards=tuple(lines[-1][len("Discards:") :].split()),
-    )
-
-
-def _knowledge(known: ph.HanabiCardKnowledge) -> Knowledge:
-    """Read HLE's knowledge of one card from its text, e.g. 'RX|R245'."""
-    return knowledge_from_text(str(known))
+    return hands, {
+        "life_tokens": int(lines[0][len("Life tokens: ") :]),
+        "info_tokens": int(lines[1][len("Info tokens: ") :]),
+        "fireworks": {item[0]: int(item[1:]) for item in lines[2][len("Fireworks: ") :].split()},
+        "deck_size": int(lines[-2][len("Deck size: ") :]),
+        "discards": tuple(lines[-1][len("Discards:") :].split()),
+    }
 
 
 @cache
 def knowledge_from_text(text: str) -> Knowledge:
-    """Parse HLE's knowledge text of one card (hinted colour and rank, then the could-be colours and ranks).
-    Knowledge is immutable and a game sees few distinct texts: each is parsed once per process, and every Knowledge
-    of a text is this one object (views cache by a knowledge's identity; engine/rollout_game.py interns here too)."""
+    """Parse HLE's knowledge text of one card, e.g. 'RX|R245' (hinted colour and rank, then the could-be
+    colours and ranks), once per process: each text gives one Knowledge object (views cache by identity)."""
     hinted, plausible = text.split("|")
     return Knowledge(
         color=None if hinted[0] == "X" else hinted[0],
@@ -474,16 +418,10 @@ def knowledge_from_text(text: str) -> Knowledge:
 
 
 def _legal_uids(state: ph.HanabiState, moves: list[ph.HanabiMove]) -> list[int]:
-    """The uids of a state's legal moves, in HLE's order (HLE lists the moves whose uid passes its legality check,
-    by ascending uid; tests/engine/test_engine.py compares the two): one call into HLE per move of the game.
-    Reading HLE's list took three calls per legal move, and pyhanabi's `legal_moves()` builds a Python move object
-    for each."""
+    """The uids of a state's legal moves, in HLE's order (ascending uid; tests/engine/test_engine.py compares
+    the two): one call into HLE per move, where pyhanabi's `legal_moves()` builds a Python object for each."""
     is_legal, c_state = ph.lib.MoveIsLegal, state._state
     return [uid for uid, move in enumerate(moves) if is_legal(c_state, move.c_move)]
-
-
-def _history_length(state: ph.HanabiState) -> int:
-    return ph.lib.StateLenMoveHistory(state._state)
 
 
 def _history_item(state: ph.HanabiState, index: int) -> ph.HanabiHistoryItem:

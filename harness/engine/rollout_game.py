@@ -58,7 +58,7 @@ class _Moves(NamedTuple):
 @cache
 def _moves(players: int) -> _Moves:
     """The engine's moves of this player count, grouped; RuntimeError if HLE's uid order is not discards, plays,
-    colour hints, rank hints (then the legal moves listed group by group would not be in HLE's order)."""
+    colour hints, rank hints (the order in which the groups list legal moves)."""
     listed = player_moves(players)
     size, offsets = HAND_SIZE[players], range(1, players)
     by_fields = {(m.kind, m.card_index, m.target_offset, m.color, m.rank): m for m in listed}
@@ -79,9 +79,8 @@ _HINTED: dict[tuple[int, str, bool], tuple[Knowledge, Knowledge]] = {}
 
 
 def _hinted(known: Knowledge, value: str, touched: bool) -> Knowledge:
-    """A card's knowledge after a hint of `value` (a colour letter or a rank digit) that touches it or not, as HLE's
-    CardKnowledge has it: a touched card's hinted value is set and its could-be set narrowed to it; an untouched
-    card's could-be set loses the value. Keyed by the id of the object the entry itself holds."""
+    """A card's knowledge after a hint of `value` (a colour letter or a rank digit) that touches it or not, as
+    HLE's CardKnowledge has it, remembered by the id of the object the entry itself holds."""
     key = (id(known), value, touched)
     found = _HINTED.get(key)
     if found is not None and found[0] is known:
@@ -139,8 +138,7 @@ class RolloutGame:
 
     def copy(self) -> RolloutGame:
         """An independent game in the same state: the history list is copied, its entries and the hands shared."""
-        # Dealt anew, then set attribute by attribute: setup.py compiles this class, whose instances have no
-        # __dict__ to copy, and whose __new__ runs __init__ (a copy is made once per valued move: the deal is cheap).
+        # Set attribute by attribute: compiled (setup.py), an instance has no __dict__ to copy.
         twin = RolloutGame(self.players, self._deck)
         twin._hands = list(self._hands)
         twin._knowledge = list(self._knowledge)

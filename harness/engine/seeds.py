@@ -112,10 +112,11 @@ def deal(entries: list[SeedEntry]) -> list[SeedDeck]:
     """The seeds with their decks: the deck a seed list gives, else a stored set's, else the engine's. Two seeds
     that deal the same deck are one deal listed twice (seed 1 of `standard` and seed 1 listed alone, say): refused,
     as a seed listed twice is, since a report would count that deal twice."""
+    stored = _stored_decks()
     dealt = [
         SeedDeck.model_construct(seed=e.seed, deck=e.deck, seed_set=e.seed_set)  # checked when listed
         if e.deck is not None
-        else SeedDeck(seed=e.seed, deck=_deck_for(e.seed), seed_set=e.seed_set)
+        else SeedDeck(seed=e.seed, deck=stored.get(e.seed) or _engine_deck(e.seed), seed_set=e.seed_set)
         for e in entries
     ]
     first: dict[tuple[str, ...], SeedDeck] = {}
@@ -133,10 +134,6 @@ def to_deal(entries: list[SeedEntry]) -> int:
     """How many of the seeds the engine must deal (no deck given, none stored): what sizing a run first saves."""
     stored = _stored_decks()
     return sum(1 for e in entries if e.deck is None and e.seed not in stored)
-
-
-def _deck_for(seed: int) -> tuple[str, ...]:
-    return _stored_decks().get(seed) or _engine_deck(seed)
 
 
 @cache
@@ -161,9 +158,9 @@ def list_seeds(spec: str) -> list[SeedEntry]:
         )
     if spec in set_names():
         return list_seed_file(seeds_dir() / f"{spec}.jsonl", spec)
+    shown = spec if len(spec) <= 40 else f"{spec[:37]}..."
     parts = [p.strip() for p in spec.split(",")]
     if all(is_digits(p.lstrip("-")) for p in parts if p) and any(parts):
-        shown = spec if len(spec) <= 40 else f"{spec[:37]}..."
         if not all(parts):
             raise Refused(
                 f"--seeds {shown!r} has an empty entry (two commas in a row, or one at an end); list seeds as 1,2,3"
@@ -188,10 +185,9 @@ def list_seeds(spec: str) -> list[SeedEntry]:
         is_file = False
     if is_file:
         return list_seed_file(path, path.stem)
-    names = ", ".join(set_names())
-    shown = spec if len(spec) <= 40 else f"{spec[:37]}..."
     raise Refused(
-        f"--seeds {shown!r} is not a seed set ({names}), a comma-separated list of seeds, or a seed file"
+        f"--seeds {shown!r} is not a seed set ({', '.join(set_names())}), a comma-separated list of seeds, "
+        "or a seed file"
     )
 
 
