@@ -25,15 +25,15 @@ bot that follows it.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache, partial
+from functools import cache, partial
 from typing import Final, NamedTuple, TypeVar
 
 from harness.engine.game import HistoryEntry
-from harness.schema.cards import ALL_CARDS, COLORS, COPIES, DECK_SIZE, RANKS, card
+from harness.schema.cards import ALL_CARDS, COLORS, DECK_SIZE, RANKS
 from harness.schema.moves import Move, MoveKind
-from harness.view.builder import dead_cards
+from harness.view.builder import table_facts
 from harness.view.play_view import PlayView, TableFacts
 
 T = TypeVar("T")
@@ -57,11 +57,8 @@ def _is_hint(move: Move) -> bool:
 
 
 class Slot(NamedTuple):
-    """What the public history says about one card in a hand.
-
-    A named tuple rather than a frozen dataclass: rating one hint builds a Slot per card of a hand, and a frozen
-    dataclass's constructor (one object.__setattr__ per field) made that about a tenth of a rollout's time.
-    """
+    """What the public history says about one card in a hand (a named tuple: rating one hint builds a Slot per
+    card of a hand, and a frozen dataclass is slower to build)."""
 
     uid: int  # which card this is: the initial hands are numbered seat by seat, then each drawn card in turn
     colors: frozenset[str] = ALL_COLORS  # the could-be sets every player can derive from the hints
@@ -89,9 +86,8 @@ def public_candidates(
 
 
 def _hinted(colors: frozenset[str], ranks: frozenset[int]) -> frozenset[str]:
-    """The identities the could-be sets allow (at most 31 x 31 pairs of sets: all kept, where the conventions'
-    allowed sets are too many to keep every combination). In two plain dicts, by the colours then the ranks: no
-    key tuple to build, and both sets keep their hash (rating hints asks this for every card they change)."""
+    """The identities the could-be sets allow, remembered for every pair of sets (at most 31 x 31), by the
+    colours then the ranks: no key tuple to build, and both sets keep their hash."""
     by_ranks = _HINTED.get(colors)
     if by_ranks is None:
         by_ranks = _HINTED[colors] = {}
@@ -115,37 +111,9 @@ class CardSets:
     saves: frozenset[str]  # what a chop clue may be saving: critical cards, and live 2s with two players
 
 
-@lru_cache(maxsize=8192)
-def _card_sets(heights: tuple[int, ...], discarded: tuple[tuple[str, int], ...], two_saves: bool) -> CardSets:
-    fireworks = dict(zip(COLORS, heights, strict=True))
-    discards = dict.fromkeys(ALL_CARDS, 0)  # every card: a Counter's missing card is a call into Python
-    discards.update(discarded)
-    dead = frozenset(dead_cards(fireworks, discards))
-    live = ALL_CARD_SET - dead
-    playable = frozenset(card(c, fireworks[c] + 1) for c in COLORS if fireworks[c] < 5)
-    critical = frozenset(name for name in live if discards[name] == COPIES[RANK_OF[name]] - 1)
-    return _with_saves(dead, live, playable, critical, two_saves)
-
-
-def _with_saves(
-    dead: frozenset[str], live: frozenset[str], playable: frozenset[str], critical: frozenset[str], two_saves: bool
-) -> CardSets:
-    """The CardSets of these sets, with what a chop clue may be saving (critical cards, and live 2s with two_saves)."""
-    saves = critical | frozenset(name for name in live if two_saves and RANK_OF[name] == 2)
-    return CardSets(dead, live, playable, critical, saves)
-
-
-def card_sets(fireworks: dict[str, int], discards: Mapping[str, int], players: int) -> CardSets:
-    """The derived card sets for this table (memoised: the same table gives the same sets)."""
-    heights = tuple(fireworks[c] for c in COLORS)
-    discarded = tuple(sorted((name, n) for name, n in discards.items() if n))
-    return _card_sets(heights, discarded, players in TWO_SAVE_PLAYERS)
-
-
 def table_sets(table: TableFacts, players: int) -> CardSets:
-    """`card_sets` of the table a view's facts describe (the same sets, built alike), kept by the facts' identity: a
-    view brings the facts its builder derived once per table, so the sets need no key of fireworks and sorted discards
-    and no second count of the pile."""
+    """The card sets of the table whose facts the builder derived (view/builder.py's table_facts), kept by the
+    facts' identity."""
     two_saves = players in TWO_SAVE_PLAYERS
     key = (id(table), two_saves)
     found = _TABLE_SETS.get(key)
@@ -154,7 +122,8 @@ def table_sets(table: TableFacts, players: int) -> CardSets:
     status = table.status
     live = ALL_CARD_SET - table.dead
     critical = frozenset(name for name in live if status[name][2])
-    sets = _with_saves(table.dead, live, table.playable, critical, two_saves)
+    saves = critical | frozenset(name for name in live if two_saves and RANK_OF[name] == 2)
+    sets = CardSets(table.dead, live, table.playable, critical, saves)
     if len(_TABLE_SETS) >= _TABLE_SETS_MAX:
         _TABLE_SETS.clear()
     _TABLE_SETS[key] = (table, sets)  # the entry holds the facts: their id is not reused while it lives
@@ -162,8 +131,7 @@ def table_sets(table: TableFacts, players: int) -> CardSets:
 
 
 _TABLE_SETS: dict[tuple[int, bool], tuple[TableFacts, CardSets]] = {}
-# Twice the builder's cache of tables (view/builder.py's _table keeps 256): the facts of a table it has let go come
-# back only in a view still alive, and each entry keeps its facts (some KB) alive.
+# Twice the builder's cache of tables (table_facts keeps 256); each entry keeps its facts (some KB) alive.
 _TABLE_SETS_MAX = 512
 
 
@@ -386,8 +354,7 @@ def apply_clue(
 
 
 class Replay:
-    """The public history replayed under the convention, from one seat's point of view. (A plain class: compiled,
-    mypyc makes it a native one, where a dataclass's generated __init__ runs as Python.)"""
+    """The public history replayed under the convention, from one seat's point of view."""
 
     def __init__(
         self,
@@ -418,32 +385,10 @@ class Replay:
 
 def replay(view: PlayView) -> Replay:
     """Replay the history: every hand as the public history describes it, under the clue convention."""
-    dealt = _Dealt(view.num_players, view.hand_size)
-    dealt.advance(view.history)
-    result = _new_replay(view, dealt)
-    result.hands[:] = _first_hands(view.num_players, view.hand_size)
-    run = _Replaying(view.num_players, view.hand_size, result.hands)
-    for entry in view.history:
-        run.step(entry, result.identity, result.chop_clued)
-    return result
+    return ReplayCache().replay(view)
 
 
-def _first_hands(players: int, hand_size: int) -> list[list[Slot]]:
-    return [[Slot(p * hand_size + i) for i in range(hand_size)] for p in range(players)]
-
-
-def _new_replay(view: PlayView, dealt: _Dealt) -> Replay:
-    """A Replay of `view` whose hands are still empty: the seat's identities of every card it knows of, from where
-    `dealt` (advanced along the view's whole history) says each card is."""
-    cards = dict(dealt.gone)
-    for other in view.others:
-        for uid, visible in zip(dealt.hands[other.player], other.cards, strict=True):
-            cards[uid] = visible.card
-    own = {uid: frozenset(cands) for uid, cands in zip(dealt.hands[view.seat], view.own_candidates, strict=True)}
-    return Replay([], cards, own, {})
-
-
-class _Dealt:
+class Dealt:
     """Where every dealt card is along a history: the uids in each hand (the initial hands are numbered seat by seat,
     then each drawn card in turn), and the cards that left a hand, named by the history."""
 
@@ -476,7 +421,7 @@ class _Replaying:
         self.number = 0  # history entries replayed
         self.next_uid = players * hand_size
         self.fireworks = dict.fromkeys(COLORS, 0)
-        self.discards: dict[str, int] = {}  # copies discarded, by card
+        self.discards: tuple[str, ...] = ()  # the discarded cards, sorted
         self.table: CardSets | None = None  # recomputed lazily after the table changes
         self.pending: _PendingFinesse | None = None
 
@@ -487,7 +432,7 @@ class _Replaying:
         twin.number = self.number
         twin.next_uid = self.next_uid
         twin.fireworks = dict(self.fireworks)
-        twin.discards = dict(self.discards)
+        twin.discards = self.discards
         twin.table = self.table
         twin.pending = self.pending
         return twin
@@ -520,7 +465,7 @@ class _Replaying:
             target = entry.target_player
             assert target is not None
             if self.table is None:
-                self.table = card_sets(self.fireworks, self.discards, n)
+                self.table = table_sets(table_facts(tuple(self.fireworks.items()), self.discards), n)
             table = self.table
             if chop_index(hands[target]) in entry.revealed:
                 chop_clued[target] = number
@@ -544,7 +489,7 @@ class _Replaying:
         if entry.scored:
             self.fireworks[entry.card[0]] += 1
         else:
-            self.discards[entry.card] = self.discards.get(entry.card, 0) + 1
+            self.discards = tuple(sorted((*self.discards, entry.card)))
         self.table = None
         if self.next_uid < DECK_SIZE:
             hands[entry.player].append(Slot(self.next_uid))
@@ -552,21 +497,21 @@ class _Replaying:
 
 
 class ReplayCache:
-    """`replay` of one seat's views along one game, each continuing from the last instead of from the first move.
+    """The replays of one seat's views along one game, each continuing from the last instead of from the first
+    move (a fresh cache replays from the start: `replay`).
 
-    A replay depends on the history and on the identities the seat allows for the cards it asks about (what it has
-    seen, and the candidates of its own cards, which narrow as the game goes on). The cache keeps the state after
-    every entry of the last view's history, and what each entry asked about cards the seat had not seen, with the
-    answers. A later view of the same game whose history extends that one takes the kept states up to the first
-    entry whose answers have changed since, steps from there, and takes the kept states again from the first
-    entry after which its state equals the kept one (with 3 or more players finesses ask about own cards often, and
-    stepping every later entry again was a fifth of a rollout). Anything else is replayed from the start. A step
-    reads only the state, the entry and the answers, so the result equals `replay(view)`.
+    A replay depends on the history and on the identities the seat allows for the cards it asks about (what it
+    has seen, and the candidates of its own cards, which narrow as the game goes on). The cache keeps the
+    state after every entry of the last view's history, and what each entry asked about cards the seat had not
+    seen, with the answers. A later view of the same game whose history extends that one takes the kept states
+    up to the first entry whose answers have changed since, steps from there, and takes the kept states again
+    from the first entry after which its state equals the kept one. Anything else is replayed from the start.
+    A step reads only the state, the entry and the answers, so the result equals a replay from the start.
     """
 
     def __init__(self) -> None:
         self._history: tuple[HistoryEntry, ...] = ()
-        self._dealt: _Dealt | None = None  # where the cards are after self._history
+        self._dealt: Dealt | None = None  # where the cards are after self._history
         # After 0, 1, ... entries of self._history: the state (never stepped again) and the chops clued so far.
         self._states: list[tuple[_Replaying, dict[int, int]]] = []
         self._asks: list[dict[int, frozenset[str]]] = []  # by entry: uid -> the identities it was given
@@ -581,13 +526,21 @@ class ReplayCache:
             or len(history) < known
             or not all(map(operator.is_, history[:known], self._history))
         ):
-            dealt = _Dealt(view.num_players, view.hand_size)
+            dealt = Dealt(view.num_players, view.hand_size)
             dealt.advance(history)
-            begin = _Replaying(view.num_players, view.hand_size, _first_hands(view.num_players, view.hand_size))
+            size = view.hand_size
+            first = [[Slot(p * size + i) for i in range(size)] for p in range(view.num_players)]
+            begin = _Replaying(view.num_players, size, first)
             self._states, self._asks, self._first, known = [(begin, {})], [], {}, 0
         else:
             dealt.advance(history[known:])
-        result = _new_replay(view, dealt)
+        # The seat's identities of every card it knows of, from where `dealt` says each card is.
+        cards = dict(dealt.gone)
+        for other in view.others:
+            for uid, visible in zip(dealt.hands[other.player], other.cards, strict=True):
+                cards[uid] = visible.card
+        own = {uid: frozenset(c) for uid, c in zip(dealt.hands[view.seat], view.own_candidates, strict=True)}
+        result = Replay([], cards, own, {})
         start = known
         for uid, (names, asked_at) in self._first.items():
             if asked_at < start and result.identity(uid) != names:
@@ -616,7 +569,11 @@ class ReplayCache:
             state, chop_clued = state.copy([list(hand) for hand in state.hands]), dict(chop_clued)
             asking = {}
             state.step(history[number], identity, chop_clued)
-            kept = number < known and _same_state((state, chop_clued), kept_states[number + 1])
+            kept = (
+                number < known
+                and chop_clued == kept_states[number + 1][1]
+                and state.same(kept_states[number + 1][0])
+            )
             states.append(kept_states[number + 1] if kept else (state, chop_clued))
             asks.append(asking)
         firsts = {uid: given for uid, given in self._first.items() if given[1] < start}
@@ -628,11 +585,6 @@ class ReplayCache:
         result.chop_clued.update(chop_clued)
         self._history, self._dealt, self._states, self._asks, self._first = history, dealt, states, asks, firsts
         return result
-
-
-def _same_state(a: tuple[_Replaying, dict[int, int]], b: tuple[_Replaying, dict[int, int]]) -> bool:
-    """Whether two replay states (with their chops clued) are equal in every field, all that a step reads."""
-    return a[1] == b[1] and a[0].same(b[0])
 
 
 @dataclass(frozen=True, slots=True)

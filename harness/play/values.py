@@ -26,11 +26,12 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from harness.bots import DEFAULT_BOT, get_bot
 from harness.bots.base import Bot
+from harness.bots.conventions import Dealt
 from harness.engine.game import Game
 from harness.engine.replay import replay_to_end
 from harness.engine.rollout_game import RolloutGame
 from harness.schema.cards import DECK_SIZE
-from harness.schema.moves import Move, MoveKind
+from harness.schema.moves import Move
 from harness.view.builder import build_view
 from harness.view.seat_view import SeatView
 
@@ -105,26 +106,6 @@ def position_view(players: int, deck: list[str], moves: Sequence[Move]) -> SeatV
     return build_view(game.observe(game.current_player))
 
 
-def hand_positions(view: SeatView) -> tuple[list[list[int]], dict[int, str]]:
-    """Deck positions of the cards in every hand (oldest first), and the cards that left a hand by position.
-
-    Hands are dealt seat by seat from the top of the deck, then every play or discard draws the next card.
-    """
-    n, size = view.num_players, view.hand_size
-    hands = [list(range(p * size, (p + 1) * size)) for p in range(n)]
-    next_card = n * size
-    gone: dict[int, str] = {}
-    for entry in view.history:
-        if entry.move.kind not in (MoveKind.PLAY, MoveKind.DISCARD):
-            continue
-        assert entry.move.card_index is not None and entry.card is not None
-        gone[hands[entry.player].pop(entry.move.card_index)] = entry.card
-        if next_card < DECK_SIZE:
-            hands[entry.player].append(next_card)
-            next_card += 1
-    return hands, gone
-
-
 def sample_own_hand(
     allowed: Sequence[Sequence[str]], unseen: dict[str, int], rng: random.Random
 ) -> list[str]:
@@ -164,9 +145,11 @@ def sample_own_hand(
 def sample_world(view: SeatView, rng: random.Random) -> list[str]:
     """A whole 50-card deck that matches everything the seat knows: the public history, the other hands as seen,
     its own cards drawn from the hint knowledge and unseen counts, and the rest of the deck in a random order."""
-    hands, gone = hand_positions(view)
+    dealt = Dealt(view.num_players, view.hand_size)  # a card's uid is its position in the deck
+    dealt.advance(view.history)
+    hands = dealt.hands
     deck: list[str | None] = [None] * DECK_SIZE
-    for position, name in gone.items():
+    for position, name in dealt.gone.items():
         deck[position] = name
     for hand in view.others:
         for position, visible in zip(hands[hand.player], hand.cards, strict=True):
@@ -221,19 +204,17 @@ def rollout_scores(
 
 @contextmanager
 def cycle_collector_paused() -> Iterator[None]:
-    """Python's cycle collector off for a while (as it was after). Play-outs allocate millions of short-lived objects
-    and leave no reference cycles (tests/analysis/test_values.py checks), so reference counting frees everything and the
-    collector's passes, triggered by the allocations alone, found nothing while taking about a seventh of the time."""
+    """Python's cycle collector off for a while (as it was after): play-outs allocate millions of short-lived
+    objects and leave no reference cycles (tests/analysis/test_values.py checks)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if gc.get_freeze_count() == 0:
-            # What the play-outs left alive (the bot's and the view's caches, about 160,000 objects after one decision)
-            # goes straight to the oldest generation, which full collections still scan, instead of being scanned at
-            # once by the first young collection after this (0.1 s, 5% of a decision). Not when the process has frozen
-            # objects of its own: unfreezing would hand them back to the collector.
+            # What the play-outs left alive (the caches) goes straight to the oldest generation rather than
+            # being scanned by the next young collection. Not when the process has frozen objects of its own:
+            # unfreezing would hand them back to the collector.
             gc.freeze()
             gc.unfreeze()
         if enabled:

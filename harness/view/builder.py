@@ -1,11 +1,6 @@
 """Building a seat's SeatView from its engine Observation: the facts derived in Python (unseen-card counts,
-playability, criticality, the final-round notice), so that templates never count cards.
-
-build_view builds the view's models without validating again what this module computed from a valid observation
-(schema/trusted.py); play_view builds the plain-class PlayView that the smart bot reads (play_view.py), and
-play_view_of takes one from a SeatView.
-The play view's recurring parts (legal moves, cards, hints' touches) are remembered between views. Compiled with
-the smart bot by the package build (setup.py); the models themselves live in seat_view.py.
+playability, criticality, the final-round notice), so that templates never count cards; and the PlayView the
+smart bot reads (play_view.py), from an Observation or a SeatView. Compiled with the smart bot (setup.py).
 """
 
 from __future__ import annotations
@@ -48,10 +43,9 @@ def dead_cards(fireworks: dict[str, int], discards: Mapping[str, int]) -> set[st
 
 
 @lru_cache(maxsize=256)
-def _table(fireworks: tuple[tuple[str, int], ...], discards: tuple[str, ...]) -> TableFacts:
-    """The table's derived facts (`discards` sorted), memoised: a game's table changes only on a play or a discard,
-    and every view of it (a rollout builds one per move) asked for the same counts again. Counted in a plain dict of
-    every card, not a Counter: a Counter's missing card costs a call into Python, and rollouts build many tables."""
+def table_facts(fireworks: tuple[tuple[str, int], ...], discards: tuple[str, ...]) -> TableFacts:
+    """The table's derived facts (`discards` sorted), memoised: a game's table changes only on a play or a
+    discard. Counted in a plain dict of every card, where a Counter's missing card is a call into Python."""
     heights = dict(fireworks)
     counts = dict.fromkeys(ALL_CARDS, 0)
     for name in discards:
@@ -75,10 +69,9 @@ def _table(fireworks: tuple[tuple[str, int], ...], discards: tuple[str, ...]) ->
 
 def build_view(obs: Observation, events: bool = True) -> SeatView:
     """Build the seat's view from its observation alone. `events=False` leaves `events`, `recent` and
-    `recent_events` empty: the built-in players never read them, and rollouts build a view at every step.
-    Its models hold what this module computed from a valid observation, unvalidated (schema/trusted.py: validating
-    them again was a large share of a play-out's step and a tenth of a game move's view); the cards of the own hand
-    with the same knowledge share one dict of candidates, so nothing may change a view."""
+    `recent_events` empty (the built-in players never read them). Its models hold what this module
+    computed from a valid observation, unvalidated (schema/trusted.py); own cards with the same knowledge
+    share one dict of candidates, so nothing may change a view."""
     return trusted(SeatView, _view_fields(obs, events))
 
 
@@ -86,7 +79,7 @@ def play_view(obs: Observation) -> PlayView:
     """What the smart bot reads of the seat's view (play_view.py): `play_view_of(build_view(obs))`, computed alike
     without building the view, for the bot's play-outs."""
     seat, n = obs.seat, obs.num_players
-    table = _table(tuple(obs.fireworks.items()), tuple(sorted(obs.discards)))
+    table = table_facts(tuple(obs.fireworks.items()), tuple(sorted(obs.discards)))
     unseen = _unseen(obs, table)
     status = table.status
     counted: dict[int, dict[str, int]] = {}  # by id: every knowledge lives in the observation through the loop
@@ -135,7 +128,7 @@ def play_view_of(view: SeatView) -> PlayView:
         unseen=view.unseen,
         history=view.history,
         own_candidates=tuple(own.candidates for own in view.own_hand),
-        table=_table(tuple(view.fireworks.items()), tuple(sorted(view.discards))),
+        table=table_facts(tuple(view.fireworks.items()), tuple(sorted(view.discards))),
         others=tuple(_play_hand(hand) for hand in view.others),
         legal_moves=tuple(PlayMove(legal.move, legal.target_player, legal.touches) for legal in view.legal_moves),
     )
@@ -165,7 +158,7 @@ def _turns_left(obs: Observation) -> int | None:
 def _view_fields(obs: Observation, events: bool) -> dict[str, Any]:
     """The fields of the seat's view (see build_view)."""
     seat, n = obs.seat, obs.num_players
-    table = _table(tuple(obs.fireworks.items()), tuple(sorted(obs.discards)))
+    table = table_facts(tuple(obs.fireworks.items()), tuple(sorted(obs.discards)))
     dead, playable, status = table.dead, table.playable, table.status
     unseen = _unseen(obs, table)
 
@@ -282,8 +275,8 @@ def _candidate_counts(knowledge: Knowledge, unseen: dict[str, int]) -> dict[str,
 
 
 def _could_be(knowledge: Knowledge) -> tuple[str, ...]:
-    """The identities a card's could-be sets allow, in colour then rank order. Remembered by the knowledge's id (the
-    engine's knowledge objects are interned), where hashing the model went through Python at every call."""
+    """The identities a card's could-be sets allow, in colour then rank order. Remembered by the knowledge's
+    id (the engine's knowledge objects are interned): hashing the model goes through Python."""
     found = _COULD_BE.get(id(knowledge))
     if found is None or found[0] is not knowledge:
         found = (knowledge, tuple(f"{c}{r}" for c in knowledge.could_be_colors for r in knowledge.could_be_ranks))
@@ -336,8 +329,8 @@ def _legal_moves(
 def _play_moves(
     moves: tuple[Move, ...], seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
 ) -> tuple[PlayMove, ...]:
-    """The seat's legal moves as PlayMoves (what `_legal_moves` gives, without the index: a PlayMove's place in the
-    tuple is its index), each built once for the move, its target and the cards it touches."""
+    """The seat's legal moves as PlayMoves (`_legal_moves` without the index), each built once for the move,
+    its target and the cards it touches."""
     legal = []
     for move in moves:
         target, touches = _hint_target(move, seat, n, hands)
@@ -363,7 +356,7 @@ def _hint_target(
 
 def _hint_of(move: Move) -> tuple[int | None, str | int | None]:
     """A hint's target offset and what it names (its colour or rank); (None, None) for a play or a discard.
-    Remembered by the move's id (the engine's moves are interned): reading a pydantic model's fields costs more."""
+    Remembered by the move's id (the engine's moves are interned)."""
     found = _HINTS.get(id(move))
     if found is None or found[0] is not move:
         found = (move, move.target_offset, move.color or move.rank)  # a hint names one of the two
@@ -372,8 +365,7 @@ def _hint_of(move: Move) -> tuple[int | None, str | int | None]:
 
 
 def _touches_of(hand: tuple[str | None, ...]) -> dict[str | int, tuple[int, ...]]:
-    """`_touches(hand)`, remembered by the hand: a hand stays as it is for several moves, and the same few thousand
-    hands come back in every play-out of a decision."""
+    """`_touches(hand)`, remembered by the hand (the same hands come back in every play-out of a decision)."""
     found = _TOUCHES.get(hand)
     if found is None:
         found = _touches(hand)
@@ -391,19 +383,15 @@ def _touches(hand: tuple[str | None, ...]) -> dict[str | int, tuple[int, ...]]:
     return {what: tuple(indices) for what, indices in found.items()}
 
 
-# The play view's immutable parts that recur from turn to turn, built once: a state's legal moves are the engine's
-# interned Move objects and a card's knowledge is an interned Knowledge, so the same few thousand come back every
-# turn of every play-out. Keyed by the id of the object the entry itself holds, so an id cannot be reused while its
-# entry lives; the identity check on lookup keeps an equal-id stranger out anyway.
+# The play view's immutable parts that recur from turn to turn (the engine's Moves and Knowledge are
+# interned), built once. Keyed by the id of the object the entry itself holds, so an id cannot be reused while
+# it lives.
 _PLAY_MOVES: dict[tuple[int, int | None, tuple[int, ...]], PlayMove] = {}  # by move id, target, indices touched
 _TOUCHES: dict[tuple[str | None, ...], dict[str | int, tuple[int, ...]]] = {}
 _PLAY_CARDS: dict[tuple[int, str, tuple[bool, bool, bool]], PlayCard] = {}
 _COULD_BE: dict[int, tuple[Knowledge, tuple[str, ...]]] = {}
 _HINTS: dict[int, tuple[Move, int | None, str | int | None]] = {}
-# Per kind, a bound on memory: an entry takes about 1.3 KB, so at most about 7 MB each. Two-player games stay below it
-# (about 2,000 legal moves after 50 games); games of 4-5 players reach it after some 40 games, and an emptied cache
-# fills again within a few games.
-_REMEMBERED_MAX = 5_000
+_REMEMBERED_MAX = 5_000  # entries per kind (about 1.3 KB each), a bound on memory
 
 
 def _remember(cache: dict[K, V], key: K, value: V) -> None:
@@ -419,15 +407,9 @@ def _fireworks_text(fireworks: dict[str, int]) -> str:
 def _events(history: tuple[HistoryEntry, ...], seat: int, n: int) -> tuple[Event, ...]:
     """The public history as events, with the fireworks and information tokens around each move (HLE's rules: a hint
     costs a token, a discard returns one, a completed firework returns one while tokens are below the maximum)."""
-    return _replay(history, seat, n, dict.fromkeys(COLORS, 0), MAX_INFO_TOKENS)
-
-
-def _replay(
-    entries: tuple[HistoryEntry, ...], seat: int, n: int, fireworks: dict[str, int], info: int
-) -> tuple[Event, ...]:
-    """The events of `entries`, from `fireworks` (updated in place) and `info` tokens before the first."""
+    fireworks, info = dict.fromkeys(COLORS, 0), MAX_INFO_TOKENS
     events = []
-    for entry in entries:
+    for entry in history:
         before, info_before = _fireworks_text(fireworks), info
         move = entry.move
         if move.is_hint:
