@@ -81,15 +81,12 @@ class _Deciding:
 
 
 def decide_by_ratings(ratings: list[float], reasons: list[str]) -> BotDecision:
-    """Pick the highest-rated move (lowest index on ties), making its rating strictly the highest.
-
-    Ratings are clamped into [-1, 1]. Moves tied with the chosen one are lowered by TIE_MARGIN (or, at the very
-    bottom of the scale, the chosen one is raised instead).
-    """
+    """Pick the highest-rated move (lowest index on ties), making its rating strictly the highest: ratings are
+    clamped into [-1, 1], and moves tied with the chosen one lowered by TIE_MARGIN (at the very bottom of the
+    scale, the chosen one raised instead)."""
     if len(ratings) != len(reasons):
         raise ValueError(f"{len(ratings)} ratings but {len(reasons)} reasons")
-    # clamped first: best_index, compiled (setup.py), takes a list of numbers only, where a bot written
-    # elsewhere may pass a tuple or numbers as text that float() reads
+    # clamped first: best_index, compiled (setup.py), takes a list of numbers only
     clamped = [min(1.0, max(-1.0, float(r))) for r in ratings]
     best = best_index(clamped)
     top = clamped[best]

@@ -7,7 +7,6 @@ card that no hint has touched.
 from __future__ import annotations
 
 from harness.bots.base import Bot, BotDecision, decide_by_ratings
-from harness.engine.game import Knowledge
 from harness.schema.moves import MoveKind
 from harness.view.seat_view import LegalMove, SeatView
 
@@ -15,10 +14,6 @@ from harness.view.seat_view import LegalMove, SeatView
 def _knows_playable(colors: tuple[str, ...], ranks: tuple[int, ...], fireworks: dict[str, int]) -> bool:
     """Whether every identity the could-be sets allow is playable (hint knowledge only, no card counting)."""
     return bool(colors and ranks) and all(fireworks[c] + 1 == r for c in colors for r in ranks)
-
-
-def _hinted(knowledge: Knowledge) -> bool:
-    return knowledge.color is not None or knowledge.rank is not None
 
 
 class CautiousBot(Bot):
@@ -29,7 +24,7 @@ class CautiousBot(Bot):
     )
 
     def decide(self, view: SeatView) -> BotDecision:
-        oldest_unhinted = next((c.index for c in view.own_hand if not _hinted(c.knowledge)), 0)
+        oldest_unhinted = next((c.index for c in view.own_hand if not c.clued), 0)
         ratings, reasons = [], []
         for legal in view.legal_moves:
             move = legal.move
@@ -55,7 +50,7 @@ class CautiousBot(Bot):
         own = view.own_hand[index]
         if own.useless_probability == 1.0:
             return 0.25, f"Card {index} can no longer score."
-        if _hinted(own.knowledge):
+        if own.clued:
             return -0.4, f"Card {index} was hinted; I keep hinted cards."
         if index == oldest_unhinted:
             return 0.2, f"Nothing to play or hint, so I discard my oldest unhinted card, card {index}."

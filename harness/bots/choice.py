@@ -1,7 +1,6 @@
-"""The one rule every bot's choice follows among rated moves: the highest rating once clamped into [-1, 1], the lowest
-index on ties. Its own module (no pydantic model), so that the build compiles it with the smart bot; compiled,
-it checks its argument's annotation (a list of numbers) at run time, so other callers go through base.decide_by_ratings,
-which accepts any sequence float() reads."""
+"""The one rule every bot's choice follows among rated moves, in its own module (no pydantic model) so that
+the build compiles it with the smart bot; compiled, it checks that its argument is a list of numbers, so other
+callers go through base.decide_by_ratings."""
 
 from __future__ import annotations
 

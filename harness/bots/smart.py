@@ -104,18 +104,7 @@ _DISCARD: Final = MoveKind.DISCARD
 
 
 class OwnInfo:
-    """One of the bot's own cards: its candidates narrowed by the convention, and derived probabilities."""
-
-    def __init__(self, candidates: dict[str, int], slot: Slot, p_play: float, p_dead: float, p_critical: float) -> None:
-        self.candidates = candidates
-        self.slot = slot
-        self.p_play = p_play
-        self.p_dead = p_dead
-        self.p_critical = p_critical
-
-
-class OwnOdds:
-    """An own card's candidates narrowed by the convention, and their chances (what OwnInfo adds to its slot)."""
+    """One of the bot's own cards: its candidates narrowed by the convention, and their chances."""
 
     def __init__(self, candidates: dict[str, int], p_play: float, p_dead: float, p_critical: float) -> None:
         self.candidates = candidates
@@ -240,18 +229,12 @@ def _describe_candidates(cands: list[str], fireworks: dict[str, int]) -> str:
     return "it can only be " + ", ".join(sorted(cands)) + ", all playable now"
 
 
-def _counted_candidates(
-    public: frozenset[str],
-    colors: frozenset[str],
-    ranks: frozenset[int],
-    allowed: frozenset[str] | None,
-    possible: frozenset[str],
-) -> frozenset[str]:
-    """A player's candidates for a card: hints and convention (`public`, the card's public_candidates), minus cards
-    they can see are gone."""
+def _counted_candidates(public: frozenset[str], slot: Slot, possible: frozenset[str]) -> frozenset[str]:
+    """A player's candidates for a card: hints and convention (`public`, the slot's public_candidates), minus
+    cards they can see are gone."""
     cands = public & possible
-    if not cands and allowed is not None:
-        cands = public_candidates(colors, ranks, None) & possible
+    if not cands and slot.allowed is not None:
+        cands = public_candidates(slot.colors, slot.ranks, None) & possible
     return cands
 
 
@@ -303,8 +286,7 @@ class _Turn:
         self._target_cache: dict[int, frozenset[str]] = {}
         self.own = self._own_infos()
         self.own_chop = chop_index(self.slots[view.seat])
-        # Copies of each card in the other hands, and of those touched by hints: every card has an entry (a plain
-        # dict's lookup, where a Counter's missing key went through Python once per card of every rated hint).
+        # Copies of each card in the other hands, and of those touched by hints: every card has an entry.
         visible, touched_visible = dict.fromkeys(ALL_CARDS, 0), dict.fromkeys(ALL_CARDS, 0)
         for hand in view.others:
             slots = self.slots[hand.player]
@@ -332,17 +314,17 @@ class _Turn:
         """My own cards, oldest first."""
         # Unhinted cards share the view's candidates dict and their slots' allowed set: their odds are counted once.
         # (Keyed by identity: every key object lives in the view or the replay through the loop.)
-        odds_of: dict[tuple[int, int], OwnOdds] = {}
+        odds_of: dict[tuple[int, int], OwnInfo] = {}
         infos = []
         for candidates, slot in zip(self.view.own_candidates, self.slots[self.view.seat], strict=True):
             key = (id(candidates), id(slot.allowed))
-            odds = odds_of.get(key)
-            if odds is None:
-                odds = odds_of[key] = self._odds(candidates, slot.allowed)
-            infos.append(OwnInfo(odds.candidates, slot, odds.p_play, odds.p_dead, odds.p_critical))
+            info = odds_of.get(key)
+            if info is None:
+                info = odds_of[key] = self._odds(candidates, slot.allowed)
+            infos.append(info)
         return infos
 
-    def _odds(self, candidates: dict[str, int], allowed: frozenset[str] | None) -> OwnOdds:
+    def _odds(self, candidates: dict[str, int], allowed: frozenset[str] | None) -> OwnInfo:
         cands = candidates  # only read, never changed
         if allowed is not None:
             narrowed = {name: n for name, n in cands.items() if name in allowed}
@@ -359,7 +341,7 @@ class _Turn:
             if name in critical:
                 criticals += n
         total = total or 1
-        return OwnOdds(cands, plays / total, deads / total, criticals / total)
+        return OwnInfo(cands, plays / total, deads / total, criticals / total)
 
     def _mate_info(self, hand: PlayHand, base: dict[str, int], in_base: frozenset[str]) -> MateInfo:
         # The cards the teammate cannot rule out: those with copies left besides theirs, and those they hold.
@@ -379,7 +361,7 @@ class _Turn:
                 known_play.append(False)
                 known_useless.append(False)
             else:
-                cands = _counted_candidates(public, slot.colors, slot.ranks, slot.allowed, possible)
+                cands = _counted_candidates(public, slot, possible)
                 known_play.append(bool(cands) and cands <= self.playable)
                 known_useless.append(bool(cands) and cands <= self.dead)
             public_sizes.append(len(public))
@@ -424,9 +406,9 @@ class _Turn:
         return best_index([rating.value for rating in self.rate()])
 
     def _rate_play(self, index: int) -> Rating:
-        info = self.own[index]
+        info, slot = self.own[index], self.slots[self.view.seat][index]
         view = self.view
-        if info.slot.finesse and info.p_play == 1.0:
+        if slot.finesse and info.p_play == 1.0:
             # Normally one candidate; several (all playable) if what I can see rules out the asked card itself.
             name = " or ".join(sorted(info.candidates))
             return Rating(
@@ -465,7 +447,7 @@ class _Turn:
                 "costs nothing.",
             )
         if (
-            info.slot.touched
+            slot.touched
             and view.life_tokens >= PLAY_OR_TRASH_LIVES
             and info.p_play >= PLAY_OR_TRASH_CHANCE
             and all(name in self.playable or name in self.dead for name in info.candidates)
@@ -502,7 +484,7 @@ class _Turn:
                 Rule.USELESS,
                 f"Card {index} can no longer score, so discarding it costs nothing.",
             )
-        if info.slot.touched:
+        if self.slots[view.seat][index].touched:
             rating = -0.45 - 0.4 * info.p_critical - 0.1 * info.p_play + token_need
             return Rating(
                 rating,
@@ -653,7 +635,7 @@ class _Turn:
                 if len(public) > bound:
                     knows_play = False  # without building their candidates, which here are the most numerous
                 else:
-                    cands = _counted_candidates(public, slot.colors, slot.ranks, slot.allowed, possible)
+                    cands = _counted_candidates(public, slot, possible)
                     knows_play = bool(cands) and cands <= playable
             if knows_play and not c.playable:
                 effect.misleads = (
@@ -678,7 +660,7 @@ class _Turn:
                     )
                     return effect
                 if cands is None:
-                    cands = _counted_candidates(public, slot.colors, slot.ranks, slot.allowed, possible)
+                    cands = _counted_candidates(public, slot, possible)
                 if not duplicate and cands <= clue.targets:
                     effect.later_plays.append(c.card)
             if newly:

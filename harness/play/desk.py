@@ -62,25 +62,22 @@ class Desk:
     name: str
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     condition: threading.Condition = field(default_factory=threading.Condition)
-    state: DeskState | None = None
+    state: DeskState = field(init=False)
     since: float = field(default_factory=time.monotonic)
     pending: _Pending | None = None
     closed: bool = False  # the table closed: no move will come
 
     def __post_init__(self) -> None:
-        self.state = DeskState(
-            self.name, 0, None, None, (), None, None, 0.0, None, False, (), None
-        )
+        self.state = DeskState(self.name, 0, None, None, (), None, None, 0.0, None, False, (), None)
 
     def snapshot(self) -> DeskState:
         with self.condition:
-            assert self.state is not None
             return replace(self.state, waiting_s=time.monotonic() - self.since)
 
     def wait(self, version: int, timeout_s: float) -> None:
         """Block until the desk changes past `version`, or `timeout_s` passes (the page's long poll)."""
         with self.condition:
-            self.condition.wait_for(lambda: self._version() != version, timeout_s)
+            self.condition.wait_for(lambda: self.state.version != version, timeout_s)
 
     def settle(self, timeout_s: float) -> None:
         """Block until the seat is asked for a move, or play ends or stops, or `timeout_s` passes: a page drawn then
@@ -89,13 +86,11 @@ class Desk:
             self.condition.wait_for(self._settled, timeout_s)
 
     def _settled(self) -> bool:
-        assert self.state is not None
         return self.state.asking is not None or self.state.over or self.state.stopped is not None
 
     def show(self, game_id: str, run_path: Path, who: tuple[str, ...], view: SeatView, to_move: int | None) -> None:
         """The seat's view after a move (or at the start); `to_move` None: the game is over."""
         with self.condition:
-            assert self.state is not None
             finished = self.state.finished
             if to_move is None and all((f.game_id, f.run_path) != (game_id, run_path) for f in finished):
                 finished = (*finished, FinishedGame(game_id, run_path, view.score, view.max_score))
@@ -158,12 +153,7 @@ class Desk:
             pending.loop.call_soon_threadsafe(_settle, pending.future, move)
             return None
 
-    def _version(self) -> int:
-        assert self.state is not None
-        return self.state.version
-
     def _update(self, **changes: Any) -> None:
-        assert self.state is not None
         self.state = replace(self.state, version=self.state.version + 1, **changes)
         self.condition.notify_all()
 

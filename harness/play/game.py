@@ -20,7 +20,6 @@ from harness.models.client import sent_params_record
 from harness.play.agent import SeatAgent
 from harness.play.human import humans_of, show_humans, stop_humans
 from harness.schema.log_file import GameLog, GameLogContents, finished_result, read_game_log
-from harness.schema.moves import MoveKind
 from harness.schema.records import (
     PROVIDER_ERROR_KINDS,
     Call,
@@ -185,9 +184,6 @@ def _result(
     such line holds only its own)."""
     calls = [c for m in moves for c in m.calls] + earlier_failed + failed_now
     attempts = [a for c in calls for a in c.attempts]
-    usage = Usage()
-    for attempt in attempts:
-        usage = usage + attempt.usage
     return GameResult(
         status="stopped" if stop else "interrupted" if interrupted else "complete",
         interrupted_reason=interrupted,
@@ -197,12 +193,12 @@ def _result(
         engine_score=game.score,
         turns=len(moves),
         lives_lost=MAX_LIFE_TOKENS - game.life_tokens,
-        hints_given=sum(1 for m in moves if m.move.kind in (MoveKind.REVEAL_COLOR, MoveKind.REVEAL_RANK)),
+        hints_given=sum(1 for m in moves if m.move.is_hint),
         calls=len(calls),
         retries=sum(len(c.attempts) - 1 for c in calls),
         invalid_replies=sum(1 for a in attempts if a.error_kind and a.error_kind not in PROVIDER_ERROR_KINDS),
         provider_errors=sum(1 for a in attempts if a.error_kind in PROVIDER_ERROR_KINDS),
-        usage=usage,
+        usage=sum((a.usage for a in attempts), Usage()),
         cost_usd=total_cost(attempts),
         cache_saving_usd=total_saving(attempts),
         failed_calls=failed_now,

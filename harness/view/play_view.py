@@ -1,11 +1,9 @@
-"""PlayView: the part of a seat's view that the smart bot reads, as plain classes for play-outs.
+"""PlayView: the part of a seat's view that the smart bot reads, as plain classes (compiled with the bot,
+setup.py) for play-outs, where SeatView's pydantic models cost a quarter of a step.
 
-A rollout asks the bot for a move at every step of every play-out. Built as SeatView's pydantic models, the view
-cost a quarter of a step, and every attribute the bot read went through pydantic's attribute hook. These classes hold
-the same facts (view/builder.py computes them with SeatView's own code) and nothing the bot does not read; compiled
-with the bot (setup.py), reading one is a field of a C struct. A PlayView is built from a seat's Observation
-(`builder.play_view`) or from its SeatView (`builder.play_view_of`, for a single decision), never from anything else,
-so the bot still sees only what the seat may know. Nothing may change a PlayView once built.
+A PlayView is built from a seat's Observation (`builder.play_view`) or from its SeatView
+(`builder.play_view_of`), never from anything else, so the bot sees only what the seat may know. Nothing may
+change a PlayView once built.
 """
 
 from __future__ import annotations

@@ -66,12 +66,9 @@ def stated_deductions(seat: int, players: int, deductions: Any) -> dict[int, dic
 
 def score_deductions(view: SeatView, deductions: Any) -> Tracking:
     stated = stated_deductions(view.seat, view.num_players, deductions)
-    own_truth = [c.knowledge for c in view.own_hand]
-    own = _aggregate(_pair(own_truth, stated[view.seat]))
-    other_pairs: list[tuple[Knowledge, Stated | None]] = []
-    for hand in view.others:
-        other_pairs.extend(_pair([c.knowledge for c in hand.cards], stated[hand.player]))
-    return Tracking(own=own, others=_aggregate(other_pairs))
+    own = [(c.knowledge, stated[view.seat].get(i)) for i, c in enumerate(view.own_hand)]
+    others = [(c.knowledge, stated[h.player].get(i)) for h in view.others for i, c in enumerate(h.cards)]
+    return Tracking(own=_aggregate(own), others=_aggregate(others))
 
 
 def _relative_keys(block: dict[str, Any], seat: int, players: int) -> dict[str, Any]:
@@ -191,10 +188,6 @@ def _whole(value: Any) -> int | None:
         return int(value)
     except (TypeError, ValueError, OverflowError):
         return None
-
-
-def _pair(truth: list[Knowledge], entries: dict[int, Stated]) -> list[tuple[Knowledge, Stated | None]]:
-    return [(k, entries.get(i)) for i, k in enumerate(truth)]
 
 
 def _aggregate(pairs: list[tuple[Knowledge, Stated | None]]) -> TrackingScore:
