@@ -1,11 +1,8 @@
-"""SeatView: everything ONE seat may know at one moment, plus facts derived from it in Python.
+"""SeatView: everything ONE seat may know at one moment, plus facts derived from it in Python (by builder.py).
 
 A SeatView can only be built from an engine Observation of that seat (view/builder.py), which never contains the
 seat's own cards. Templates and rule-based players read a SeatView (the smart bot: its PlayView, play_view.py, built
-from the same observation) and nothing else, so the information boundary is structural. Derived facts (unseen-card
-counts, playability, criticality, the final-round notice) are computed by builder.py so that templates never count
-cards. This module holds the models only (builder.py is compiled with the smart bot, setup.py, and mypyc
-compiles no pydantic model).
+from the same observation) and nothing else, so the information boundary is structural.
 """
 
 from __future__ import annotations
