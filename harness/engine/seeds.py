@@ -112,11 +112,10 @@ def deal(entries: list[SeedEntry]) -> list[SeedDeck]:
     """The seeds with their decks: the deck a seed list gives, else a stored set's, else the engine's. Two seeds
     that deal the same deck are one deal listed twice (seed 1 of `standard` and seed 1 listed alone, say): refused,
     as a seed listed twice is, since a report would count that deal twice."""
-    stored = _stored_decks()
     dealt = [
         SeedDeck.model_construct(seed=e.seed, deck=e.deck, seed_set=e.seed_set)  # checked when listed
         if e.deck is not None
-        else SeedDeck(seed=e.seed, deck=stored.get(e.seed) or _engine_deck(e.seed), seed_set=e.seed_set)
+        else SeedDeck(seed=e.seed, deck=_deck_for(e.seed), seed_set=e.seed_set)
         for e in entries
     ]
     first: dict[tuple[str, ...], SeedDeck] = {}
@@ -134,6 +133,10 @@ def to_deal(entries: list[SeedEntry]) -> int:
     """How many of the seeds the engine must deal (no deck given, none stored): what sizing a run first saves."""
     stored = _stored_decks()
     return sum(1 for e in entries if e.deck is None and e.seed not in stored)
+
+
+def _deck_for(seed: int) -> tuple[str, ...]:
+    return _stored_decks().get(seed) or _engine_deck(seed)
 
 
 @cache
