@@ -296,8 +296,7 @@ class _Turn:
                     touched_visible[c.card] += 1
         self.visible, self.touched_visible = visible, touched_visible
         base = dict(view.unseen)  # the full deck less the discards, the fireworks and the cards in sight
-        # Teammates see my hand: a card of mine I know for certain is no candidate for theirs. (Without this the bot
-        # took a clue for harmless when the teammate, seeing that card, would read it as "play".)
+        # Teammates see my hand: a card of mine I know for certain is no candidate for theirs.
         for info in self.own:
             if len(info.candidates) == 1:
                 (name,) = info.candidates
