@@ -8,7 +8,6 @@ A `ReplyFormat` holds, for its shape of reply:
   worded in the format's own terms (prompts/formats/feedback.j2 and the format's `*_again.j2` reminder);
 - `feedback(kind, **facts)`: that wording, for problems found outside the parser (a reply cut off by the token
   limit, a content-filter stop);
-- `schema(n_legal)`: the JSON schema of the reply (for a text format: of the fields its layout carries);
 - `write(action, ratings, reason, extras)`: a well-formed reply in the format (offline players, exports).
 
 The formats, by name (`get_format(name)`, or `format_for(output, contract, required)` for a scaffold call):

@@ -216,12 +216,11 @@ def test_ambiguity_feedback_says_what_was_ambiguous() -> None:
         assert says in str(caught.value), str(caught.value)
 
 
-def test_every_format_has_instructions_a_schema_and_writes_what_it_reads() -> None:
+def test_every_format_has_instructions_and_writes_what_it_reads() -> None:
     from harness.formats import FORMAT_NAMES
 
     for name in FORMAT_NAMES:
         fmt = get_format(name)
-        assert fmt.schema(5)["title"] == name
         if name == "report":
             assert fmt.read(fmt.write(0, [], "My analysis."), 5) == "My analysis."
             continue
