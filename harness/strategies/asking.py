@@ -74,9 +74,7 @@ class Answer(NamedTuple):
     @property
     def move(self) -> ParsedReply:
         """The move the reply chose; only calls with a move contract have one."""
-        assert isinstance(self.reply, ParsedReply), (
-            f"the {self.call.role} call answers with a report, not a move"
-        )
+        assert isinstance(self.reply, ParsedReply), f"the {self.call.role} call answers with a report, not a move"
         return self.reply
 
 
@@ -265,11 +263,7 @@ def decider_report(view: SeatView, answer: Answer) -> dict[str, Any]:
 def reask_messages(original: list[Message], text: str, feedback: str) -> list[Message]:
     """The request that answers a rejected reply: the original prompt, the reply (cut to REASK_REPLY_CHARS) and the
     feedback naming the problem in the format's own words."""
-    return [
-        *original,
-        Message(role="assistant", content=_cut(text)),
-        Message(role="user", content=feedback),
-    ]
+    return [*original, Message(role="assistant", content=_cut(text)), Message(role="user", content=feedback)]
 
 
 async def _read(
@@ -280,22 +274,15 @@ async def _read(
     Long replies are read in a thread, so no game waits on another's reading (the reading itself is linear and
     size-capped: harness.formats.reading)."""
     n_legal = len(moves)
-    if answer.finish_reason == "length":
-        raise ReplyProblem("truncated", fmt.feedback("truncated", _allowed(allowed, n_legal)))
-    if answer.finish_reason == "content_filter":
-        raise ReplyProblem("content_filter", fmt.feedback("content_filter", _allowed(allowed, n_legal)))
     text = answer.reply or ""
-    if REDACTED in text or REDACTED in (
-        answer.reasoning or ""
-    ):  # a credential was taken out: an echo, no answer
-        raise ReplyProblem("echoed_secret", fmt.feedback("echoed_secret", _allowed(allowed, n_legal)))
+    stop = {"length": "truncated", "content_filter": "content_filter"}.get(answer.finish_reason or "")
+    if stop is None and (REDACTED in text or REDACTED in (answer.reasoning or "")):
+        stop = "echoed_secret"  # a credential was taken out: an echo, no answer
+    if stop is not None:
+        raise ReplyProblem(stop, fmt.feedback(stop, range(n_legal) if allowed is None else allowed))
     if len(text) > READ_INLINE_CHARS:
         return await asyncio.to_thread(fmt.read, text, n_legal, allowed, moves)
     return fmt.read(text, n_legal, allowed, moves)
-
-
-def _allowed(allowed: Collection[int] | None, n_legal: int) -> Collection[int]:
-    return range(n_legal) if allowed is None else allowed
 
 
 def _cut(text: str) -> str:
