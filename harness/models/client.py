@@ -259,8 +259,8 @@ class RetryingCaller:
     """The one retry layer every ModelCaller of the harness shares: a call is sent (`_once`) until the provider
     answers, provider errors retried with full-jitter exponential backoff or the Retry-After the provider asked for.
     Each request is first put to the session's budget (`budget`, when it has one) at what it could cost at most, and
-    is not sent when it does not fit (BudgetReached). Subclasses build one request each (`_request`) and name its
-    errors (`_classify`); they are stateless between calls and safe to share across concurrent games."""
+    is not sent when it does not fit (BudgetReached). Subclasses build one request each (`_request`) and name
+    its errors (`_classify`); they are stateless between calls and safe to share across concurrent games."""
 
     prices: Prices | None = None  # USD per token of the seat's model, when known
     cache: CacheStyle | None = None  # how the seat's prompts are cached (None: prompt caching off or not offered)
@@ -366,7 +366,7 @@ class RetryingCaller:
         """
         attempts: list[Attempt] = []
         # The first request goes out directly: most calls need no retry, and setting up tenacity's loop for every
-        # call showed in a profile. A retryable failure hands over to the loop, which counts it as its first attempt.
+        # call showed in a profile. A retryable failure hands over to the loop, as its first attempt.
         first = await self._paid(messages, metadata, first_number, max_tokens, [])
         if first[0].error_kind is None:
             return [first[0]]
@@ -421,11 +421,12 @@ class RetryingCaller:
     def _request(
         self, messages: list[Message], metadata: dict[str, Any], max_tokens: int | None
     ) -> tuple[Callable[[], Awaitable[Any]], list[CacheMark]]:
-        """What sends one request (an OpenAI-shaped chat completion comes back), and its prompt-cache marks."""
+        """What sends one request (an OpenAI-shaped chat completion comes back) and its prompt-cache marks."""
         raise NotImplementedError
 
     def _classify(self, exc: Exception) -> tuple[ErrorKind, bool, str | None]:
-        """A provider error's kind, whether retrying can help, and the name its record gives it (None: its class's)."""
+        """A provider error's kind, whether retrying can help, and the name its record gives it (None: its
+        class's)."""
         raise NotImplementedError
 
     async def _once(
@@ -442,8 +443,8 @@ class RetryingCaller:
                 response = await send()
         except TimeoutError:
             error = f"Timeout: no complete answer within the {deadline:g} s deadline (--timeout)"
-            latency = time.perf_counter() - started
-            return base.model_copy(update={"error_kind": "timeout", "error": error, "latency_s": latency}), None
+            update = {"error_kind": "timeout", "error": error, "latency_s": time.perf_counter() - started}
+            return base.model_copy(update=update), None
         except Exception as exc:
             kind, retryable, name = self._classify(exc)
             latency = time.perf_counter() - started
@@ -551,7 +552,30 @@ class ModelClient(RetryingCaller):
         return functools.partial(send, **kwargs), marks
 
     def _classify(self, exc: Exception) -> tuple[ErrorKind, bool, str | None]:
-        return (*_classify(litellm(), exc), None)
+        lib = litellm()
+        if isinstance(exc, lib.RateLimitError):
+            return "rate_limited", True, None
+        if isinstance(exc, lib.ContextWindowExceededError):
+            return "context_overflow", False, None
+        if isinstance(exc, lib.AuthenticationError | lib.PermissionDeniedError):
+            return "authentication", False, None
+        if isinstance(exc, lib.NotFoundError):
+            return "not_found", False, None
+        if isinstance(exc, lib.BadRequestError | lib.UnprocessableEntityError):
+            # servers LiteLLM does not map (llama.cpp: "exceeds the ... context")
+            return ("context_overflow" if _CONTEXT_OVERFLOW.search(str(exc)) else "bad_request"), False, None
+        if isinstance(exc, lib.Timeout):
+            return "timeout", True, None
+        text = str(exc).lower()  # LiteLLM reports refused and dropped connections as InternalServerError
+        dropped = "connection error" in text or "cannot connect to host" in text
+        if isinstance(exc, lib.APIConnectionError) or dropped:
+            return "connection", True, None
+        status = getattr(exc, "status_code", None)
+        if isinstance(exc, lib.InternalServerError | lib.ServiceUnavailableError | lib.BadGatewayError) or (
+            isinstance(status, int) and status >= 500
+        ):
+            return "server_error", True, None
+        return "bad_request", False, None
 
     def _marks(self, messages: list[Message]) -> list[CacheMark]:
         """The prompt-cache breakpoints of a request to a provider that takes cache_control marks (none for
@@ -663,39 +687,6 @@ _CONTEXT_OVERFLOW = re.compile(
 )
 
 
-def _classify(lib: Any, exc: Exception) -> tuple[ErrorKind, bool]:
-    """The error kind of a provider error, and whether retrying can help."""
-    if isinstance(exc, lib.RateLimitError):
-        return "rate_limited", True
-    if isinstance(exc, lib.ContextWindowExceededError):
-        return "context_overflow", False
-    if isinstance(exc, lib.AuthenticationError | lib.PermissionDeniedError):
-        return "authentication", False
-    if isinstance(exc, lib.NotFoundError):
-        return "not_found", False
-    if isinstance(exc, lib.BadRequestError | lib.UnprocessableEntityError):
-        if _CONTEXT_OVERFLOW.search(
-            str(exc)
-        ):  # servers LiteLLM does not map (llama.cpp: "exceeds the ... context")
-            return "context_overflow", False
-        return "bad_request", False
-    if isinstance(exc, lib.Timeout):
-        return "timeout", True
-    text = str(exc).lower()
-    if (
-        isinstance(exc, lib.APIConnectionError)
-        or "connection error" in text
-        or "cannot connect to host" in text
-    ):
-        return "connection", True  # LiteLLM reports refused and dropped connections as InternalServerError
-    if isinstance(exc, lib.InternalServerError | lib.ServiceUnavailableError | lib.BadGatewayError):
-        return "server_error", True
-    status = getattr(exc, "status_code", None)
-    if isinstance(status, int) and status >= 500:
-        return "server_error", True
-    return "bad_request", False
-
-
 REDACT_INLINE_CHARS = 20_000  # longer replies are redacted in a thread, so no game waits on another's
 
 
@@ -716,7 +707,7 @@ def _safe_error(exc: Exception, name: str | None = None) -> str:
 
 
 def _retry_after(exc: Exception) -> float | None:
-    """The wait a provider error's headers ask for (Retry-After-Ms, or Retry-After in seconds or as a date)."""
+    """The wait a provider error's headers ask for (Retry-After-Ms, or Retry-After in seconds or a date)."""
     headers = getattr(exc, "litellm_response_headers", None)
     if headers is None:
         headers = getattr(getattr(exc, "response", None), "headers", None)

@@ -81,13 +81,14 @@ class OpenAIClient(RetryingCaller):
             body["prompt_cache_key"] = metadata[PROMPT_CACHE_KEY]
         from openai.types.chat import ChatCompletion
 
-        # the SDK's own route for a chat completion, less `create`'s walk of the body against its typed parameters
-        # (13% of this client's time per call in a profile): the body is already plain JSON
-        return functools.partial(self._client().post, "/chat/completions", body=body, cast_to=ChatCompletion), []
+        # the SDK's own route for a chat completion, less `create`'s walk of the body against its typed
+        # parameters (13% of this client's time per call in a profile): the body is already plain JSON
+        send = functools.partial(self._client().post, "/chat/completions", body=body, cast_to=ChatCompletion)
+        return send, []
 
     def _classify(self, exc: Exception) -> tuple[ErrorKind, bool, str | None]:
-        """An SDK error's record names it as LiteLLM would where the SDK has no name of its own, so that the logs read
-        the same whichever client sent the request."""
+        """An SDK error's record names it as LiteLLM would where the SDK has no name of its own, so that the
+        logs read the same whichever client sent the request."""
         import openai
 
         if isinstance(exc, openai.RateLimitError):
@@ -107,7 +108,7 @@ class OpenAIClient(RetryingCaller):
         status = getattr(exc, "status_code", None)
         if isinstance(status, int) and status >= 500:
             return "server_error", True, None
-        if isinstance(exc, openai.APIResponseValidationError | ValueError):  # a body that is no chat completion
+        if isinstance(exc, openai.APIResponseValidationError | ValueError):  # a body, but no chat completion
             return "server_error", True, None
         return "bad_request", False, None
 
