@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from harness.models.model_names import provider_of
+from harness.models.pricing import entry_of
 from harness.schema.records import CacheBreak, CacheMark, Message
 
 # anthropic: cache_control marks; openai: a prompt_cache_key per game and seat; automatic: the provider alone
@@ -42,8 +43,7 @@ def cache_style(model: str, price_list: Mapping[str, Mapping[str, Any]]) -> Cach
     name = model.split("/", 1)[-1].lower()
     if provider == "anthropic" or (provider in _CLAUDE_HOSTS and ("claude" in name or "anthropic." in name)):
         return "cache_control"
-    entry = price_list.get(model) or price_list.get(model.split("/", 1)[-1]) or {}
-    if not entry.get("supports_prompt_caching"):
+    if not entry_of(model, price_list).get("supports_prompt_caching"):
         return None
     return "prompt_cache_key" if provider == "openai" else "automatic"
 
