@@ -170,7 +170,7 @@ class ReplyFormat:
                 raise Unreadable("unparseable", "bad_json")
             if objects_without_action:
                 raise Unreadable("unparseable", "no_action_key")
-            if labels.without_number:
+            if labels.unnumbered:
                 raise Unreadable("unparseable", "label_without_number")
             raise Unreadable("unparseable", "no_move")
         claims.extend(_Claim(n, where) for n, where in reading.other_mentions(text, spans, outside))

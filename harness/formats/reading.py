@@ -403,14 +403,6 @@ class Labels:
     unnumbered: list[str] = field(default_factory=list)  # what labels without a number say: "Chosen Move: Play 0"
     starts: list[int] = field(default_factory=list)
 
-    @property
-    def without_number(self) -> bool:
-        return bool(self.unnumbered)
-
-    @property
-    def first_start(self) -> int:
-        return self.starts[0] if self.starts else -1
-
 
 def chosen_labels(text: str) -> Labels:
     """Every chosen-move label of a (markup-stripped) text. A label whose number is put in doubt ("2.5", "3 or 4",
@@ -461,10 +453,7 @@ def text_fields(text: str, labels: Labels) -> dict[str, Any]:
     if ratings_label:
         ratings_text = up_to_next_label(ratings_label.end())
     else:
-        ratings_text = text if labels.first_start < 0 else text[: labels.first_start]
+        ratings_text = text[: labels.starts[0]] if labels.starts else text
     found = itertools.islice(_TEXT_RATING.finditer(ratings_text), MAX_RATINGS_READ)
     pairs = [(m.group(1), m.group(2)) for m in found]
-    return {
-        "move_ratings": pairs if (pairs or ratings_label) else None,
-        "reason": reason,
-    }
+    return {"move_ratings": pairs if (pairs or ratings_label) else None, "reason": reason}

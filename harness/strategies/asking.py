@@ -74,7 +74,9 @@ class Answer(NamedTuple):
     @property
     def move(self) -> ParsedReply:
         """The move the reply chose; only calls with a move contract have one."""
-        assert isinstance(self.reply, ParsedReply), f"the {self.call.role} call answers with a report, not a move"
+        assert isinstance(self.reply, ParsedReply), (
+            f"the {self.call.role} call answers with a report, not a move"
+        )
         return self.reply
 
 

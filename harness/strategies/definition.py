@@ -68,9 +68,7 @@ class ScaffoldDef(BaseModel):
     system_template: str | None = None  # None: the prompt is one user message (the paper's Sherlock, Mycroft)
     user_template: str
     memory_template: str | None = None  # renders the state a working-memory seat keeps for its next turn
-    state_template: str | None = (
-        None  # the state part of the base prompt, which role and decider prompts reuse
-    )
+    state_template: str | None = None  # the state part of the base prompt, which roles and deciders reuse
     context: ContextOptions = ContextOptions()
     k: int = Field(default=1, ge=1, le=MAX_K)  # best_of_k: samples of the base call (a seat may override it)
     roles: tuple[CallDef, ...] = ()  # mixture: specialists beside the baseline
