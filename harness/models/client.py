@@ -1,15 +1,9 @@
 """The only module that calls LiteLLM: model-string checks, one request, and provider-error retries.
 
 LiteLLM is imported lazily (commands that call no model stay fast) with its bundled price list (no network at
-import). There is exactly one retry layer: tenacity here. LiteLLM's own retries and the SDKs' are switched off, so
-waits never multiply. Provider errors (429, 5xx, timeouts, dropped connections) are retried with exponential backoff
-and jitter, honouring Retry-After; authentication, unknown-model and context-window errors are not retried, and
-each has its own error kind. `--timeout` is an overall deadline per request: a server that trickles bytes is cut
-off when it passes. Every attempt, failed or not, is returned as an Attempt record with the provider's
-finish_reason; its reply, reasoning and error are redacted of secrets before anything else sees them. Credentials
-in an --api-base URL are taken out of it and sent as the provider expects (harness.schema.secrets.split_credentials).
-Requests carry prompt-cache marks or a cache key where the provider takes them (harness.models.prompt_cache), and
-each is first put to the session's budget, if it has one (harness.models.budget).
+import). Tenacity here is the one retry layer: LiteLLM's own retries and the SDKs' are switched off, so waits
+never multiply. Every attempt, failed or not, is returned as an Attempt record, its reply, reasoning and error
+redacted of secrets before anything else sees them.
 """
 
 from __future__ import annotations
@@ -122,10 +116,9 @@ def native_runtime_started() -> bool:
 
 
 def warm_up(models: Iterable[str]) -> None:
-    """Load now what LiteLLM loads on its first call (its tokenizer and a few hundred pydantic types, about 0.4 s),
-    so that it is paid before play instead of inside the first move of every game in flight. A mock completion per
-    provider (LiteLLM's own mock_response) sends nothing anywhere. This only moves work earlier: a failure here is
-    left for the real call to report."""
+    """Load now what LiteLLM loads on its first call (its tokenizer, a few hundred pydantic types), so that it
+    is paid before play, not in every game's first move. Mock completions send nothing; a failure is left to
+    the real call."""
     lib = litellm()
     with contextlib.suppress(Exception):
         _ = lib.encoding
@@ -359,11 +352,8 @@ class RetryingCaller:
         max_tokens: int | None = None,
     ) -> list[Attempt]:
         """Send `messages` until the provider answers; return every attempt, the last one with a reply.
-
-        `max_tokens` overrides the seat's limit for this call (a re-ask after a truncated reply, when allowed).
-        Raises ProviderGaveUp when provider errors outlast the policy, FatalModelError on errors that retrying
-        cannot fix, BudgetReached when a request could take the spend past the session's budget.
-        """
+        `max_tokens` overrides the seat's limit for this call (a re-ask after a truncated reply, when
+        allowed). Raises ProviderGaveUp, FatalModelError or BudgetReached."""
         attempts: list[Attempt] = []
         # The first request goes out directly: most calls need no retry, and setting up tenacity's loop for every
         # call showed in a profile. A retryable failure hands over to the loop, as its first attempt.

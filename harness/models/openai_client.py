@@ -1,13 +1,10 @@
-"""The direct client: a seat's requests sent straight to an OpenAI-compatible server (vLLM, SGLang, llama.cpp) by
-the `openai` SDK's async client, without LiteLLM's per-call work (`hanabi-eval run --client openai --api-base URL`).
+"""The direct client: a seat's requests sent straight to an OpenAI-compatible server (vLLM, SGLang, llama.cpp)
+by the `openai` SDK's async client, without LiteLLM's per-call work (`hanabi-eval run --client openai
+--api-base URL`).
 
-It is a ModelCaller with the same contract as the LiteLLM client (harness.models.client), and shares its retry layer,
-its reading of an answer and its error records: the overall deadline per request, provider errors retried with
-backoff honouring Retry-After (the SDK's own retries off), the same error kinds and error names, finish reasons,
-usage, redaction, credentials in the URL sent as a key or as Basic auth, the budget and a prompt_cache_key where the
-model takes one. A seat whose model LiteLLM's price list knows gets the same per-token price (or the user's, given
-with --price); a self-hosted model has none, as through LiteLLM. The model name sent is the
-model string without its route (`openai/NAME` or `hosted_vllm/NAME` sends NAME), as LiteLLM sends it.
+It shares the LiteLLM client's request path (harness.models.client.RetryingCaller): deadlines, retries, error
+kinds and names, usage, redaction, the budget and prices are the same. The model name sent is the model string
+without its route (`openai/NAME` or `hosted_vllm/NAME` sends NAME), as LiteLLM sends it.
 """
 
 from __future__ import annotations
@@ -114,9 +111,8 @@ class OpenAIClient(RetryingCaller):
 
 
 def warm_up() -> None:
-    """Load now what the SDK loads on its first request (its resources and the pydantic types of a chat completion,
-    about a second), so that it is paid before play instead of inside the first move of every game in flight. Sends
-    nothing anywhere."""
+    """Load now what the SDK loads on its first request (about a second), so that it is paid before play, not
+    in every game's first move. Sends nothing anywhere."""
     import openai
     from openai.types.chat import ChatCompletion
 

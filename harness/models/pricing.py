@@ -1,7 +1,5 @@
 """A model's prices: given by the user (--price, a sweep file's prices) or read from LiteLLM's bundled price list, with
 its prompt cache's read and write prices; what usage costs at them, and what prompt caching saved.
-
-Given prices are also registered with LiteLLM, so that the cost it reports for each answer is counted at them.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """Prompt caching: which providers cache what, where a request's cache breakpoints go, and how they are sent.
 
-Anthropic's models (and Claude on Bedrock and Vertex AI, which LiteLLM sends the same marks to) cache a prompt's
-prefix up to a `cache_control` breakpoint, at most four per request and only a prefix of at least the model's minimum
-(1,024 tokens for most Claude models): the system message, and the stable parts a scaffold's templates marked
-(harness.strategies.rendering: the rules at the head of the paper's one-message prompts, the state a move's calls
-share). A marked message is sent as text blocks split at its marks, which join to exactly its text: the model reads
-the same prompt, and the log keeps it as one text with the marks beside it (Attempt.cache_marks). OpenAI caches a
-stable prefix by itself and takes a `prompt_cache_key` that keeps one game-seat's calls on the same cache; other
+Anthropic's models (and Claude on Bedrock and Vertex AI) cache a prompt's prefix up to a `cache_control`
+breakpoint, at most four per request and only a prefix of at least the model's minimum: the system message,
+and the stable parts a scaffold's templates marked (harness.strategies.rendering). A marked message is sent as
+text blocks split at its marks, which join to exactly its text; the log keeps one text with the marks beside
+it (Attempt.cache_marks). OpenAI takes a `prompt_cache_key` that keeps a game-seat's calls on one cache; other
 providers LiteLLM lists as caching do it by themselves.
 """
 
