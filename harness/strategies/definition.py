@@ -1,7 +1,5 @@
-"""What a scaffold file holds: its context switches, its calls and their reply formats, and the name of its strategy.
-
-The checks here hold for every scaffold; what a strategy requires of the file (k, roles, a decider, a memory
-template) is checked by the strategy itself (harness.strategies.registry) when the file is read.
+"""What a scaffold file holds: its context switches, its calls and their reply formats, and the name of its
+strategy. What a strategy requires of the file (k, roles, a decider, a memory template) the strategy checks.
 """
 
 from __future__ import annotations
