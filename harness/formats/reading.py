@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.formats import doubt
-from harness.formats.doubt import LINE_READ
-from harness.formats.unreadable import Unreadable as Unreadable
+from harness.formats.doubt import LINE_READ, Unreadable
 from harness.schema.records import storable_parsed
 
 MAX_REPLY_CHARS = 200_000  # about 50k tokens: longer replies are rejected unread, as "oversized"
@@ -126,10 +125,9 @@ class JsonSpan:
 
 
 def json_spans(text: str) -> list[JsonSpan]:
-    """The top-level {...} spans of a text, in order, each parsed when it is JSON (mended for common slips).
-
-    One pass over the text: strings are skipped whole (an unterminated one ends the scan), brackets are counted
-    without recursion, and nesting deeper than MAX_JSON_DEPTH stops everything."""
+    """The top-level {...} spans of a text, in order, each parsed when it is JSON (mended for common slips),
+    in one pass: strings are skipped whole (an unterminated one ends the scan), brackets are counted without
+    recursion, and nesting deeper than MAX_JSON_DEPTH stops everything."""
     spans: list[JsonSpan] = []
     position = text.find("{")
     while position >= 0:
