@@ -289,14 +289,11 @@ class RetryingCaller:
         self.cache = cache_style(self.seat.model, price_list) if prompt_cache else None
 
     @property
-    def offline_bot(self) -> str | None:
-        """The built-in player served, whose reply comes in the request metadata (no other provider sees it)."""
+    def offline_bot(self) -> str | None:  # as harness.models.caller.ModelCaller says
         return None
 
     @property
     def caches_prompts(self) -> bool:
-        """Whether the seat's provider caches prompt prefixes and prompt caching is on: calls sharing a prefix are
-        then sent one first, the rest when it returns (harness.strategies.asking)."""
         return self.cache is not None
 
     def worst_case(self, messages: list[Message], max_tokens: int | None) -> float:
@@ -605,15 +602,8 @@ async def answered(base: Attempt, response: Any, latency: float, cost: float | N
 
 def _sampling(seat: SeatConfig) -> dict[str, Any]:
     """The sampling parameters the user set (absent ones are the provider's defaults)."""
-    params = seat.params
-    sent: dict[str, Any] = {}
-    if params.temperature is not None:
-        sent["temperature"] = params.temperature
-    if params.max_tokens is not None:
-        sent["max_tokens"] = params.max_tokens
-    if params.reasoning_effort is not None:
-        sent["reasoning_effort"] = params.reasoning_effort
-    return sent
+    names = ("temperature", "max_tokens", "reasoning_effort")
+    return {name: value for name in names if (value := getattr(seat.params, name)) is not None}
 
 
 def sent_params(seat: SeatConfig) -> dict[str, Any]:
@@ -659,16 +649,8 @@ _LISTED_AT_ZERO: set[str] = set()
 def list_at_zero_price(model: str) -> None:
     if model in _LISTED_AT_ZERO:
         return
-    litellm().register_model(
-        {
-            model: {
-                "input_cost_per_token": 0.0,
-                "output_cost_per_token": 0.0,
-                "litellm_provider": provider_of(model),
-                "mode": "chat",
-            }
-        }
-    )
+    zero = {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0}
+    litellm().register_model({model: {**zero, "litellm_provider": provider_of(model), "mode": "chat"}})
     _LISTED_AT_ZERO.add(model)
 
 
