@@ -48,10 +48,7 @@ def render_template(name: str, **context: Any) -> str:
 def render_with_breaks(name: str, **context: Any) -> tuple[str, tuple[CacheBreak, ...]]:
     """A template's text (as render_template gives it) and where its `cache_break()` marks fell in that text: each
     after the text its template printed above it, as the blank-line runs collapse and the ends are stripped."""
-    raw = _environment().get_template(name).render(**context)
-    if _BREAK not in raw:
-        return _tidy(raw), ()
-    parts = raw.split(_BREAK)
+    parts = _environment().get_template(name).render(**context).split(_BREAK)
     text = _tidy("".join(parts))
     breaks: list[CacheBreak] = []
     for end in range(1, len(parts)):
