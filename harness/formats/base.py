@@ -81,11 +81,7 @@ class ReplyFormat:
     def with_required(self, required: Collection[str]) -> ReplyFormat:
         return replace(self, required=tuple(required))
 
-    # ---- instructions and feedback ----
-
-    def instructions(self, players: int = 2) -> str:
-        """The instructions block, as the prompts include it."""
-        return render(self.template, players=players, fmt=self)
+    # ---- feedback ----
 
     def feedback(self, kind: str, allowed: Collection[int] = (), **facts: Any) -> str:
         """The message that tells the model what was wrong, in plain words and in this format's terms."""
