@@ -121,11 +121,10 @@ def shared_prefix(prompts: Sequence[Sequence[Message]]) -> Prefix | None:
             if index == len(first) - 1 or any(index == len(p) - 1 for p in prompts[1:]):
                 return index, len(message.content)
             continue
-        if any(o is None or o.role != message.role for o in others):
-            return (index - 1, len(first[index - 1].content)) if index else None
-        chars = min(common_length(message.content, o.content) for o in others if o is not None)
-        if chars:
-            return index, chars
+        if all(o is not None and o.role == message.role for o in others):
+            chars = min(common_length(message.content, o.content) for o in others if o is not None)
+            if chars:
+                return index, chars
         return (index - 1, len(first[index - 1].content)) if index else None
     return None
 
