@@ -116,22 +116,20 @@ class Asker:
         """Several calls at once, or one first and the rest when it has returned where they share a cached prefix.
         If any fails, MoveInterrupted holds every call's attempts (the first failure's reason); a first call sent
         alone that fails leaves the others unsent."""
-        outcomes: list[Any]
         shared = self._shared_prefix([m for _, m in calls]) if len(calls) > 1 else None
         if shared is not None:
             calls = [(c, with_break(m, shared)) for c, m in calls]
             self._shared.append((calls[0][1], shared))
+        outcomes: list[Any] = []
+        rest = calls
         if len(calls) == 1 or shared is not None:
-            # awaited directly: gather's tasks would each wait a turn of a busy event loop
-            try:
-                outcomes = [await self.ask(*calls[0])]
+            rest = calls[1:]
+            try:  # awaited directly: gather's tasks would each wait a turn of a busy event loop
+                outcomes.append(await self.ask(*calls[0]))
             except MoveInterrupted as stop:
-                outcomes = [stop]
-            rest = calls[1:] if not isinstance(outcomes[0], MoveInterrupted) else []
-            if rest:
-                outcomes += await asyncio.gather(*(self.ask(c, m) for c, m in rest), return_exceptions=True)
-        else:
-            outcomes = await asyncio.gather(*(self.ask(c, m) for c, m in calls), return_exceptions=True)
+                outcomes, rest = [stop], []
+        if rest:
+            outcomes += await asyncio.gather(*(self.ask(c, m) for c, m in rest), return_exceptions=True)
         made: list[Call] = []
         failure: MoveInterrupted | None = None
         for outcome in outcomes:
