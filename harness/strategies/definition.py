@@ -84,15 +84,8 @@ class ScaffoldDef(BaseModel):
     def base(self) -> CallDef:
         """The scaffold's own call, as the role "player"; a strategy that makes it under another role renames it
         (best-of-k's "sample-3", mixture's "baseline")."""
-        return CallDef(
-            role="player",
-            system_template=self.system_template,
-            user_template=self.user_template,
-            output=self.output,
-            contract=self.contract,
-            required_fields=self.required_fields,
-            format=self.format,
-        )
+        shared = ("system_template", "user_template", "output", "contract", "required_fields", "format")
+        return CallDef(role="player", **{name: getattr(self, name) for name in shared})
 
     def templates(self) -> list[str]:
         names = [self.system_template, self.user_template, self.memory_template, self.state_template]
@@ -100,8 +93,5 @@ class ScaffoldDef(BaseModel):
             if call is not None:
                 names += [call.system_template, call.user_template]
         if self.context.conventions:
-            names += [
-                f"conventions/{self.context.conventions}.j2",
-                f"conventions/{self.context.conventions}_state.j2",
-            ]
+            names += [f"conventions/{self.context.conventions}{end}" for end in (".j2", "_state.j2")]
         return [n for n in names if n is not None]
