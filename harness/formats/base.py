@@ -1,4 +1,4 @@
-"""The ReplyFormat: one shape of reply, with its instructions, strict reader, feedback wording, schema and writer.
+"""The ReplyFormat: one shape of reply, with its instructions, strict reader, feedback wording and writer.
 
 Move formats share one reader (harness.formats.reading) and differ in layout ("text" or "json"), in the fields they
 carry and in their wording. The report format reads free text. Wording lives in prompts/formats/.
@@ -81,11 +81,7 @@ class ReplyFormat:
     def with_required(self, required: Collection[str]) -> ReplyFormat:
         return replace(self, required=tuple(required))
 
-    # ---- instructions and feedback ----
-
-    def instructions(self, players: int = 2) -> str:
-        """The instructions block, as the prompts include it."""
-        return render(self.template, players=players, fmt=self)
+    # ---- feedback ----
 
     def feedback(self, kind: str, allowed: Collection[int] = (), **facts: Any) -> str:
         """The message that tells the model what was wrong, in plain words and in this format's terms."""
@@ -170,7 +166,7 @@ class ReplyFormat:
                 raise Unreadable("unparseable", "bad_json")
             if objects_without_action:
                 raise Unreadable("unparseable", "no_action_key")
-            if labels.without_number:
+            if labels.unnumbered:
                 raise Unreadable("unparseable", "label_without_number")
             raise Unreadable("unparseable", "no_move")
         claims.extend(_Claim(n, where) for n, where in reading.other_mentions(text, spans, outside))
@@ -217,34 +213,7 @@ class ReplyFormat:
         known = (*reading.ACTION_KEYS, *reading.RATING_KEYS, *reading.REASON_KEYS)
         return {k: v for k, v in obj.items() if k not in known}
 
-    # ---- schema and writing ----
-
-    def schema(self, n_legal: int | None = None) -> dict[str, Any]:
-        """The JSON schema of a reply in this format (for the text layout: of the fields its lines carry)."""
-        action: dict[str, Any] = {"type": "integer", "minimum": 0}
-        if n_legal is not None:
-            action["maximum"] = n_legal - 1
-        properties: dict[str, Any] = {
-            "move_ratings": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "action": {"type": "integer", "minimum": 0},
-                        "rating": {"type": "number", "minimum": -1, "maximum": 1},
-                    },
-                    "required": ["action", "rating"],
-                },
-            },
-            "reason": {"type": "string"},
-            "action": action,
-        }
-        return {
-            "title": self.name,
-            "type": "object",
-            "properties": {k: v for k, v in properties.items() if k in self.fields},
-            "required": [f for f in self.fields if f in self.required or f == "action"],
-        }
+    # ---- writing ----
 
     def write(
         self, action: int, ratings: list[tuple[int, float]], reason: str, extras: dict[str, Any] | None = None

@@ -41,16 +41,10 @@ def _deductions(raw: Any) -> dict[str, list[dict[str, Any]]]:
             if not isinstance(card, dict):
                 raise Unreadable("missing_field", "deductions_card", where=where)
             if isinstance(number, bool) or not isinstance(number, int):
-                raise Unreadable(
-                    "missing_field", "deductions_card_number", where=f"{player}, entry {position}"
-                )
-            entries.append(
-                {
-                    "card": number,
-                    "colors": _colors(card.get("colors"), where),
-                    "ranks": _ranks(card.get("ranks"), where),
-                }
-            )
+                where = f"{player}, entry {position}"
+                raise Unreadable("missing_field", "deductions_card_number", where=where)
+            colors, ranks = _colors(card.get("colors"), where), _ranks(card.get("ranks"), where)
+            entries.append({"card": number, "colors": colors, "ranks": ranks})
         block[str(player)] = entries
     return block
 

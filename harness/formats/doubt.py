@@ -1,12 +1,11 @@
 """What puts a named move in doubt: a second number or a correction after it, digits of two scripts, and a
 description that names another move.
 
-A move number is often followed by words about it ("2 (Play 0), since card 0 is surely playable"), and those words
-hold numbers of their own (cards, ranks, tokens), so a number after the move is no second move by itself. Doubt is
-a number right after the move, alone or behind words of alternative or correction ("5 or 6", "5 (maybe 6)",
-"5 -> 6"); a strong correction later on the line or at the start of the next ("... (Play 5), no wait, 6"); or a
-description that names a different kind of move or a different move in the engine's own words ("10 (Discard 0)"
-where move 10 is a clue, "2 (Play 3)" where move 2 is Play 2). Every pattern is bounded: it reads at most LINE_READ
+Words after a move hold numbers of their own ("2 (Play 0), since card 0 is surely playable"), so a number
+after the move is no second move by itself. Doubt is a number right after it, alone or behind words of
+alternative or correction ("5 or 6", "5 (maybe 6)", "5 -> 6"); a strong correction later on the line or at the
+start of the next ("... (Play 5), no wait, 6"); or a description naming another kind of move or another move
+in the engine's words ("10 (Discard 0)" where move 10 is a clue). Every pattern reads at most LINE_READ
 characters after a number, and none can backtrack over a reply.
 """
 
@@ -16,11 +15,22 @@ import itertools
 import re
 import unicodedata
 from collections.abc import Iterable
+from typing import Any
 
-from harness.formats.unreadable import Unreadable
 from harness.schema.moves import Move, MoveKind
 
 LINE_READ = 200  # characters read after a move number, on its line and on the next
+
+
+class Unreadable(Exception):
+    """Why a reply cannot be used: an error kind, a finer reason for the feedback, and the facts to name; raised by
+    the reader, turned into feedback by the reply format."""
+
+    def __init__(self, kind: str, why: str, **facts: Any) -> None:
+        super().__init__(f"{kind}: {why}")
+        self.kind = kind
+        self.why = why
+        self.facts = facts
 
 # Words that, right after a move number, offer another one: "5 or 6", "5, no wait, 6", "5 (I mean 6)"
 _ALTERNATIVE_WORD = (

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.formats import doubt
-from harness.formats.doubt import LINE_READ
-from harness.formats.unreadable import Unreadable as Unreadable
+from harness.formats.doubt import LINE_READ, Unreadable
 from harness.schema.records import storable_parsed
 
 MAX_REPLY_CHARS = 200_000  # about 50k tokens: longer replies are rejected unread, as "oversized"
@@ -126,10 +125,9 @@ class JsonSpan:
 
 
 def json_spans(text: str) -> list[JsonSpan]:
-    """The top-level {...} spans of a text, in order, each parsed when it is JSON (mended for common slips).
-
-    One pass over the text: strings are skipped whole (an unterminated one ends the scan), brackets are counted
-    without recursion, and nesting deeper than MAX_JSON_DEPTH stops everything."""
+    """The top-level {...} spans of a text, in order, each parsed when it is JSON (mended for common slips),
+    in one pass: strings are skipped whole (an unterminated one ends the scan), brackets are counted without
+    recursion, and nesting deeper than MAX_JSON_DEPTH stops everything."""
     spans: list[JsonSpan] = []
     position = text.find("{")
     while position >= 0:
@@ -403,14 +401,6 @@ class Labels:
     unnumbered: list[str] = field(default_factory=list)  # what labels without a number say: "Chosen Move: Play 0"
     starts: list[int] = field(default_factory=list)
 
-    @property
-    def without_number(self) -> bool:
-        return bool(self.unnumbered)
-
-    @property
-    def first_start(self) -> int:
-        return self.starts[0] if self.starts else -1
-
 
 def chosen_labels(text: str) -> Labels:
     """Every chosen-move label of a (markup-stripped) text. A label whose number is put in doubt ("2.5", "3 or 4",
@@ -461,10 +451,7 @@ def text_fields(text: str, labels: Labels) -> dict[str, Any]:
     if ratings_label:
         ratings_text = up_to_next_label(ratings_label.end())
     else:
-        ratings_text = text if labels.first_start < 0 else text[: labels.first_start]
+        ratings_text = text[: labels.starts[0]] if labels.starts else text
     found = itertools.islice(_TEXT_RATING.finditer(ratings_text), MAX_RATINGS_READ)
     pairs = [(m.group(1), m.group(2)) for m in found]
-    return {
-        "move_ratings": pairs if (pairs or ratings_label) else None,
-        "reason": reason,
-    }
+    return {"move_ratings": pairs if (pairs or ratings_label) else None, "reason": reason}

@@ -1,11 +1,6 @@
-"""A session's budget (--max-cost): what its runs have spent, in every session, against the limit no call may take
-them past.
-
-Before a request is sent its caller reserves what it could cost at most (harness.models.client: its prompt and its
-longest reply at the model's prices); a request that does not fit is not sent, and from then on none is (the budget
-is reached: the session stops, every game resumable). When the answer comes, the reservation gives way to what the
-provider charged. Worker processes share one budget through shared memory (`shared`), so that together they stay
-within it as one process does.
+"""A session's budget (--max-cost): what its runs have spent, in every session, against the limit no call may
+take them past. A caller reserves what a request could cost at most before it is sent (harness.models.client),
+and the answer settles it at what the provider charged. Worker processes share it in shared memory (`shared`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""ModelCaller: what a seat's player needs of whatever answers its prompts.
-
-ModelClient (LiteLLM) is the caller of `hanabi-eval run`; other callers (a direct OpenAI-compatible client, an
-Inspect AI model) answer through the same interface, so the strict ask / re-ask loop, the logs and the exports are
-the same whichever one serves a seat. A caller returns every attempt of one call, failed ones included, the last
-with a reply; it raises ProviderGaveUp when provider errors outlast its retries, FatalModelError on an error that
-retrying cannot fix (both in harness.models.client) and BudgetReached (harness.models.budget) for a request it did
-not send because it could take the spend past the session's budget.
+"""ModelCaller: what a seat's player needs of whatever answers its prompts (LiteLLM's ModelClient, the direct
+OpenAI-compatible client, an Inspect AI model), so that the strict re-ask loop, the logs and the exports are
+the same whichever one serves a seat. A caller raises as harness.models.client.RetryingCaller.call does.
 """
 
 from __future__ import annotations

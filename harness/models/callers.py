@@ -24,10 +24,8 @@ def caller_for(seat: SeatConfig, options: SessionOptions, budget: Budget | None 
 
 
 def load_clients(seats: list[SeatConfig]) -> None:
-    """Import each seat's client library (LiteLLM, the openai SDK) in this process, so that worker processes forked
-    from it inherit it instead of each importing it again (several seconds of CPU apiece). An import starts no
-    thread and no native runtime, so forking afterwards is safe; the warm-up, which does start threads, stays in the
-    workers."""
+    """Import each seat's client library here, so that worker processes forked from it inherit it (an import
+    starts no thread, so forking afterwards is safe; the warm-up, which does, stays in the workers)."""
     if any(seat.client == "litellm" and not seat.human for seat in seats):
         client.litellm()
     if any(seat.client == "openai" for seat in seats):

@@ -1,21 +1,16 @@
 """The only module that calls LiteLLM: model-string checks, one request, and provider-error retries.
 
 LiteLLM is imported lazily (commands that call no model stay fast) with its bundled price list (no network at
-import). There is exactly one retry layer: tenacity here. LiteLLM's own retries and the SDKs' are switched off, so
-waits never multiply. Provider errors (429, 5xx, timeouts, dropped connections) are retried with exponential backoff
-and jitter, honouring Retry-After; authentication, unknown-model and context-window errors are not retried, and
-each has its own error kind. `--timeout` is an overall deadline per request: a server that trickles bytes is cut
-off when it passes. Every attempt, failed or not, is returned as an Attempt record with the provider's
-finish_reason; its reply, reasoning and error are redacted of secrets before anything else sees them. Credentials
-in an --api-base URL are taken out of it and sent as the provider expects (harness.schema.secrets.split_credentials).
-Requests carry prompt-cache marks or a cache key where the provider takes them (harness.models.prompt_cache), and
-each is first put to the session's budget, if it has one (harness.models.budget).
+import). Tenacity here is the one retry layer: LiteLLM's own retries and the SDKs' are switched off, so waits
+never multiply. Every attempt, failed or not, is returned as an Attempt record, its reply, reasoning and error
+redacted of secrets before anything else sees them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import math
 import os
 import random
@@ -23,7 +18,7 @@ import re
 import sys
 import time
 import warnings
-from collections.abc import Collection, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Mapping
 from email.utils import parsedate_to_datetime
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -57,7 +52,6 @@ from harness.schema.secrets import redact, register_secret, safe_url, split_cred
 # Sent to OpenAI-compatible servers given by --api-base when no key is set.
 NO_KEY_PLACEHOLDER = "no-key-needed"
 ROUTER_ALIAS = "hanabi-seat"  # the Router's name for a seat's model, whatever its deployments serve
-
 
 
 class FatalModelError(RuntimeError):
@@ -122,10 +116,9 @@ def native_runtime_started() -> bool:
 
 
 def warm_up(models: Iterable[str]) -> None:
-    """Load now what LiteLLM loads on its first call (its tokenizer and a few hundred pydantic types, about 0.4 s),
-    so that it is paid before play instead of inside the first move of every game in flight. A mock completion per
-    provider (LiteLLM's own mock_response) sends nothing anywhere. This only moves work earlier: a failure here is
-    left for the real call to report."""
+    """Load now what LiteLLM loads on its first call (its tokenizer, a few hundred pydantic types), so that it
+    is paid before play, not in every game's first move. Mock completions send nothing; a failure is left to
+    the real call."""
     lib = litellm()
     with contextlib.suppress(Exception):
         _ = lib.encoding
@@ -259,15 +252,31 @@ class RetryingCaller:
     """The one retry layer every ModelCaller of the harness shares: a call is sent (`_once`) until the provider
     answers, provider errors retried with full-jitter exponential backoff or the Retry-After the provider asked for.
     Each request is first put to the session's budget (`budget`, when it has one) at what it could cost at most, and
-    is not sent when it does not fit (BudgetReached). Subclasses send one request each; they are stateless between
-    calls and safe to share across concurrent games."""
+    is not sent when it does not fit (BudgetReached). Subclasses build one request each (`_request`) and name
+    its errors (`_classify`); they are stateless between calls and safe to share across concurrent games."""
 
-    seat: SeatConfig
-    policy: RetryPolicy
-    budget: Budget | None = None
     prices: Prices | None = None  # USD per token of the seat's model, when known
     cache: CacheStyle | None = None  # how the seat's prompts are cached (None: prompt caching off or not offered)
     longest_reply: int | None = None  # the most tokens a reply may take (the budget's count of a call)
+    priced = False  # whether the cost the provider reports (LiteLLM's) is recorded
+    _rate: Prices | None = None  # else the prices an answer's cost is counted at from its usage, if any
+
+    def __init__(
+        self,
+        seat: SeatConfig,
+        policy: RetryPolicy,
+        prompt_cache: bool = True,
+        prices: Mapping[str, ModelPrice] | None = None,
+        budget: Budget | None = None,
+    ) -> None:
+        self.seat = seat
+        self.policy = policy
+        self.budget = budget
+        self._start(prompt_cache, (prices or {}).get(seat.model))
+
+    def _start(self, prompt_cache: bool, given: ModelPrice | None) -> None:
+        """Set up the seat's client, with the user's price of its model (`given`) where there is one."""
+        raise NotImplementedError
 
     def take_prices(self, models: Collection[str], given: ModelPrice | None, prompt_cache: bool) -> None:
         """The seat's prices (the user's `given`, else LiteLLM's list), the longest reply any of the `models` it calls
@@ -280,14 +289,11 @@ class RetryingCaller:
         self.cache = cache_style(self.seat.model, price_list) if prompt_cache else None
 
     @property
-    def offline_bot(self) -> str | None:
-        """The built-in player served, whose reply comes in the request metadata (no other provider sees it)."""
+    def offline_bot(self) -> str | None:  # as harness.models.caller.ModelCaller says
         return None
 
     @property
     def caches_prompts(self) -> bool:
-        """Whether the seat's provider caches prompt prefixes and prompt caching is on: calls sharing a prefix are
-        then sent one first, the rest when it returns (harness.strategies.asking)."""
         return self.cache is not None
 
     def worst_case(self, messages: list[Message], max_tokens: int | None) -> float:
@@ -343,15 +349,11 @@ class RetryingCaller:
         max_tokens: int | None = None,
     ) -> list[Attempt]:
         """Send `messages` until the provider answers; return every attempt, the last one with a reply.
-
-        `max_tokens` overrides the seat's limit for this call (a re-ask after a truncated reply, when allowed).
-        Raises ProviderGaveUp when provider errors outlast the policy, FatalModelError on errors that retrying
-        cannot fix, BudgetReached when a request could take the spend past the session's budget.
-        """
+        `max_tokens` overrides the seat's limit for this call (a re-ask after a truncated reply, when
+        allowed). Raises ProviderGaveUp, FatalModelError or BudgetReached."""
         attempts: list[Attempt] = []
         # The first request goes out directly: most calls need no retry, and setting up tenacity's loop for every
-        # call showed in a py-spy profile of a 32-game run (issue 30). A retryable failure hands over to the loop
-        # below, which counts it as its first attempt.
+        # call showed in a profile. A retryable failure hands over to the loop, as its first attempt.
         first = await self._paid(messages, metadata, first_number, max_tokens, [])
         if first[0].error_kind is None:
             return [first[0]]
@@ -389,7 +391,12 @@ class RetryingCaller:
         return attempts
 
     def _wait(self, state: RetryCallState) -> float:
-        return self._backoff(state, state.outcome.exception() if state.outcome else None)
+        """The provider's Retry-After (capped), else full jitter up to an exponential ceiling."""
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, _Retryable) and exc.retry_after is not None:
+            return min(exc.retry_after, self.policy.wait_max_s)
+        ceiling = min(self.policy.wait_max_s, self.policy.wait_base_s * 2 ** (state.attempt_number - 1))
+        return random.uniform(0, ceiling)
 
     def _announce(self, state: RetryCallState) -> None:
         """Say a back-off as it starts. Tenacity computes a wait before it decides to stop, so the wait itself is no
@@ -398,40 +405,58 @@ class RetryingCaller:
         kind = exc.attempt.error_kind if isinstance(exc, _Retryable) else None
         retry_events.backoff(self.seat.model, kind, state.upcoming_sleep)
 
-    def _backoff(self, state: RetryCallState, exc: BaseException | None) -> float:
-        if isinstance(exc, _Retryable) and exc.retry_after is not None:
-            return min(exc.retry_after, self.policy.wait_max_s)
-        ceiling = min(self.policy.wait_max_s, self.policy.wait_base_s * 2 ** (state.attempt_number - 1))
-        return random.uniform(0, ceiling)  # full jitter
+    def _request(
+        self, messages: list[Message], metadata: dict[str, Any], max_tokens: int | None
+    ) -> tuple[Callable[[], Awaitable[Any]], list[CacheMark]]:
+        """What sends one request (an OpenAI-shaped chat completion comes back) and its prompt-cache marks."""
+        raise NotImplementedError
+
+    def _classify(self, exc: Exception) -> tuple[ErrorKind, bool, str | None]:
+        """A provider error's kind, whether retrying can help, and the name its record gives it (None: its
+        class's)."""
+        raise NotImplementedError
 
     async def _once(
         self, messages: list[Message], metadata: dict[str, Any], number: int, max_tokens: int | None = None
     ) -> tuple[Attempt, float | None]:
         """One request. Returns the attempt and, for a retryable provider error, the wait the provider asked for;
         raises FatalModelError for an error that retrying cannot fix."""
-        raise NotImplementedError
+        send, marks = self._request(messages, metadata, max_tokens)
+        started = time.perf_counter()
+        base = Attempt(number=number, messages=list(messages), cache_marks=marks or None)
+        deadline = self.seat.params.timeout_s
+        try:
+            async with asyncio.timeout(deadline):  # the whole request, however slowly its bytes arrive
+                response = await send()
+        except TimeoutError:
+            error = f"Timeout: no complete answer within the {deadline:g} s deadline (--timeout)"
+            update = {"error_kind": "timeout", "error": error, "latency_s": time.perf_counter() - started}
+            return base.model_copy(update=update), None
+        except Exception as exc:
+            kind, retryable, name = self._classify(exc)
+            latency = time.perf_counter() - started
+            error = _safe_error(exc, name)
+            attempt = base.model_copy(update={"error_kind": kind, "error": error, "latency_s": latency})
+            if not retryable:
+                raise FatalModelError(f"{self.seat.model}: {error}", attempt) from None
+            return attempt, _retry_after(exc)
+        latency = time.perf_counter() - started
+        attempt = await answered(base, response, latency, _cost_of(response) if self.priced else None)
+        if self._rate is not None:
+            attempt = attempt.model_copy(update={"cost_usd": self._rate.cost(attempt.usage)})
+        return attempt, None
 
 
 class ModelClient(RetryingCaller):
     """Calls one seat's model through LiteLLM: with prompt-cache marks or key where the provider takes them
     (`prompt_cache`), at the user's `prices` where given, within the session's `budget` where it has one."""
 
-    def __init__(
-        self,
-        seat: SeatConfig,
-        policy: RetryPolicy,
-        prompt_cache: bool = True,
-        prices: Mapping[str, ModelPrice] | None = None,
-        budget: Budget | None = None,
-    ) -> None:
-        self.seat = seat
-        self.policy = policy
-        self.budget = budget
+    def _start(self, prompt_cache: bool, given: ModelPrice | None) -> None:
+        seat = self.seat
         self._router: Any = None
         # --api-base without its credentials, and those credentials as the provider expects them
         self._endpoint = split_credentials(seat.api_base) if seat.api_base else None
-        given = (prices or {}).get(seat.model)
-        self._given = given_prices(given) if given is not None else None  # costs counted here, at these prices
+        self._rate = given_prices(given) if given is not None else None  # the user's prices, not LiteLLM's
         if provider_of(seat.model) == LOCAL_PROVIDER:
             list_at_zero_price(seat.model)
             self.priced = True  # offline models cost nothing, or what the user's --price says (budget included)
@@ -448,7 +473,6 @@ class ModelClient(RetryingCaller):
     def _deployment_router(self) -> Any:
         """A LiteLLM Router over the seat's deployments, with its own retries and cooldowns switched off."""
         if self._router is None:
-            lib = litellm()
             model_list = []
             for deployment in self.seat.deployments:
                 params: dict[str, Any] = {"model": deployment.model or self.seat.model}
@@ -461,14 +485,14 @@ class ModelClient(RetryingCaller):
                 register_secret(key)
                 if key or url_key:
                     params["api_key"] = key or url_key
-                elif deployment.api_base and provider_of(params["model"]) in ("openai", "hosted_vllm"):
+                elif deployment.api_base and provider_of(params["model"]) in DIRECT_PROVIDERS:
                     params["api_key"] = NO_KEY_PLACEHOLDER
                 for limit in ("rpm", "tpm", "max_parallel_requests"):
                     if getattr(deployment, limit) is not None:
                         params[limit] = getattr(deployment, limit)
                 model_list.append({"model_name": ROUTER_ALIAS, "litellm_params": params})
             limited = any(d.rpm or d.tpm for d in self.seat.deployments)
-            self._router = lib.Router(
+            self._router = litellm().Router(
                 model_list=model_list,
                 num_retries=0,
                 disable_cooldowns=True,
@@ -482,10 +506,9 @@ class ModelClient(RetryingCaller):
             return None
         return parse_local_model(self.seat.model.split("/", 1)[1])[0]
 
-    async def _once(
-        self, messages: list[Message], metadata: dict[str, Any], number: int, max_tokens: int | None = None
-    ) -> tuple[Attempt, float | None]:
-        """One request. Returns the attempt and, for a retryable provider error, the wait the provider asked for."""
+    def _request(
+        self, messages: list[Message], metadata: dict[str, Any], max_tokens: int | None
+    ) -> tuple[Callable[[], Awaitable[Any]], list[CacheMark]]:
         lib = litellm()
         marks = self._marks(messages)
         kwargs: dict[str, Any] = {
@@ -503,9 +526,7 @@ class ModelClient(RetryingCaller):
                 kwargs["extra_headers"] = headers
             if url_key:
                 kwargs["api_key"] = url_key
-            elif provider_of(self.seat.model) in ("openai", "hosted_vllm") and not os.environ.get(
-                "OPENAI_API_KEY"
-            ):
+            elif provider_of(self.seat.model) in DIRECT_PROVIDERS and not os.environ.get("OPENAI_API_KEY"):
                 kwargs["api_key"] = NO_KEY_PLACEHOLDER
         if provider_of(self.seat.model) == LOCAL_PROVIDER:
             kwargs["metadata"] = metadata
@@ -513,25 +534,35 @@ class ModelClient(RetryingCaller):
         if self.seat.deployments:
             send = self._deployment_router().acompletion
             kwargs["model"] = ROUTER_ALIAS
-            kwargs.pop("api_base", None)
-            kwargs.pop("api_key", None)
-            kwargs.pop("extra_headers", None)
-        started = time.perf_counter()
-        base = Attempt(number=number, messages=list(messages), cache_marks=marks or None)
-        deadline = self.seat.params.timeout_s
-        try:
-            async with asyncio.timeout(deadline):  # the whole request, however slowly its bytes arrive
-                response = await send(**kwargs)
-        except TimeoutError:
-            return timed_out(base, deadline, time.perf_counter() - started), None
-        except Exception as exc:
-            kind, retryable = _classify(lib, exc)
-            return failed(self.seat.model, base, exc, kind, retryable, time.perf_counter() - started)
-        latency = time.perf_counter() - started
-        attempt = await answered(base, response, latency, _cost_of(response) if self.priced else None)
-        if self._given is not None:  # the user's prices, not LiteLLM's
-            attempt = attempt.model_copy(update={"cost_usd": self._given.cost(attempt.usage)})
-        return attempt, None
+            for key in ("api_base", "api_key", "extra_headers"):
+                kwargs.pop(key, None)
+        return functools.partial(send, **kwargs), marks
+
+    def _classify(self, exc: Exception) -> tuple[ErrorKind, bool, str | None]:
+        lib = litellm()
+        if isinstance(exc, lib.RateLimitError):
+            return "rate_limited", True, None
+        if isinstance(exc, lib.ContextWindowExceededError):
+            return "context_overflow", False, None
+        if isinstance(exc, lib.AuthenticationError | lib.PermissionDeniedError):
+            return "authentication", False, None
+        if isinstance(exc, lib.NotFoundError):
+            return "not_found", False, None
+        if isinstance(exc, lib.BadRequestError | lib.UnprocessableEntityError):
+            # servers LiteLLM does not map (llama.cpp: "exceeds the ... context")
+            return ("context_overflow" if _CONTEXT_OVERFLOW.search(str(exc)) else "bad_request"), False, None
+        if isinstance(exc, lib.Timeout):
+            return "timeout", True, None
+        text = str(exc).lower()  # LiteLLM reports refused and dropped connections as InternalServerError
+        dropped = "connection error" in text or "cannot connect to host" in text
+        if isinstance(exc, lib.APIConnectionError) or dropped:
+            return "connection", True, None
+        status = getattr(exc, "status_code", None)
+        if isinstance(exc, lib.InternalServerError | lib.ServiceUnavailableError | lib.BadGatewayError) or (
+            isinstance(status, int) and status >= 500
+        ):
+            return "server_error", True, None
+        return "bad_request", False, None
 
     def _marks(self, messages: list[Message]) -> list[CacheMark]:
         """The prompt-cache breakpoints of a request to a provider that takes cache_control marks (none for
@@ -540,30 +571,6 @@ class ModelClient(RetryingCaller):
             return []
         model = self.seat.model
         return place_marks(messages, minimum_tokens(model), lambda text: count_tokens(model, text))
-
-
-def timed_out(base: Attempt, deadline: float, latency: float) -> Attempt:
-    """The attempt of a request that passed its overall deadline (retried)."""
-    error = f"Timeout: no complete answer within the {deadline:g} s deadline (--timeout)"
-    return base.model_copy(update={"error_kind": "timeout", "error": error, "latency_s": latency})
-
-
-def failed(
-    model: str,
-    base: Attempt,
-    exc: Exception,
-    kind: ErrorKind,
-    retryable: bool,
-    latency: float,
-    name: str | None = None,
-) -> tuple[Attempt, float | None]:
-    """The attempt of a request that failed with a provider error of `kind`, and the wait the provider asked for;
-    raises FatalModelError when retrying cannot help. `name` replaces the error's class name in the record."""
-    error = _safe_error(exc, name)
-    attempt = base.model_copy(update={"error_kind": kind, "error": error, "latency_s": latency})
-    if not retryable:
-        raise FatalModelError(f"{model}: {error}", attempt) from None
-    return attempt, _retry_after_of(_headers_of(exc))
 
 
 async def answered(base: Attempt, response: Any, latency: float, cost: float | None) -> Attempt:
@@ -595,15 +602,8 @@ async def answered(base: Attempt, response: Any, latency: float, cost: float | N
 
 def _sampling(seat: SeatConfig) -> dict[str, Any]:
     """The sampling parameters the user set (absent ones are the provider's defaults)."""
-    params = seat.params
-    sent: dict[str, Any] = {}
-    if params.temperature is not None:
-        sent["temperature"] = params.temperature
-    if params.max_tokens is not None:
-        sent["max_tokens"] = params.max_tokens
-    if params.reasoning_effort is not None:
-        sent["reasoning_effort"] = params.reasoning_effort
-    return sent
+    names = ("temperature", "max_tokens", "reasoning_effort")
+    return {name: value for name in names if (value := getattr(seat.params, name)) is not None}
 
 
 def sent_params(seat: SeatConfig) -> dict[str, Any]:
@@ -649,55 +649,14 @@ _LISTED_AT_ZERO: set[str] = set()
 def list_at_zero_price(model: str) -> None:
     if model in _LISTED_AT_ZERO:
         return
-    litellm().register_model(
-        {
-            model: {
-                "input_cost_per_token": 0.0,
-                "output_cost_per_token": 0.0,
-                "litellm_provider": provider_of(model),
-                "mode": "chat",
-            }
-        }
-    )
+    zero = {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0}
+    litellm().register_model({model: {**zero, "litellm_provider": provider_of(model), "mode": "chat"}})
     _LISTED_AT_ZERO.add(model)
 
 
 _CONTEXT_OVERFLOW = re.compile(
     r"context[ _](?:length|window|size)|maximum context|too many tokens|prompt is too long", re.IGNORECASE
 )
-
-
-def _classify(lib: Any, exc: Exception) -> tuple[ErrorKind, bool]:
-    """The error kind of a provider error, and whether retrying can help."""
-    if isinstance(exc, lib.RateLimitError):
-        return "rate_limited", True
-    if isinstance(exc, lib.ContextWindowExceededError):
-        return "context_overflow", False
-    if isinstance(exc, lib.AuthenticationError | lib.PermissionDeniedError):
-        return "authentication", False
-    if isinstance(exc, lib.NotFoundError):
-        return "not_found", False
-    if isinstance(exc, lib.BadRequestError | lib.UnprocessableEntityError):
-        if _CONTEXT_OVERFLOW.search(
-            str(exc)
-        ):  # servers LiteLLM does not map (llama.cpp: "exceeds the ... context")
-            return "context_overflow", False
-        return "bad_request", False
-    if isinstance(exc, lib.Timeout):
-        return "timeout", True
-    text = str(exc).lower()
-    if (
-        isinstance(exc, lib.APIConnectionError)
-        or "connection error" in text
-        or "cannot connect to host" in text
-    ):
-        return "connection", True  # LiteLLM reports refused and dropped connections as InternalServerError
-    if isinstance(exc, lib.InternalServerError | lib.ServiceUnavailableError | lib.BadGatewayError):
-        return "server_error", True
-    status = getattr(exc, "status_code", None)
-    if isinstance(status, int) and status >= 500:
-        return "server_error", True
-    return "bad_request", False
 
 
 REDACT_INLINE_CHARS = 20_000  # longer replies are redacted in a thread, so no game waits on another's
@@ -719,18 +678,15 @@ def _safe_error(exc: Exception, name: str | None = None) -> str:
     return received(f"{name or type(exc).__name__}: {text}")[:500]
 
 
-def _headers_of(exc: Exception) -> dict[str, str]:
+def _retry_after(exc: Exception) -> float | None:
+    """The wait a provider error's headers ask for (Retry-After-Ms, or Retry-After in seconds or a date)."""
     headers = getattr(exc, "litellm_response_headers", None)
     if headers is None:
-        response = getattr(exc, "response", None)
-        headers = getattr(response, "headers", None)
+        headers = getattr(getattr(exc, "response", None), "headers", None)
     try:
-        return {k.lower(): v for k, v in dict(headers or {}).items()}
+        headers = {k.lower(): v for k, v in dict(headers or {}).items()}
     except (TypeError, ValueError):
-        return {}
-
-
-def _retry_after_of(headers: dict[str, str]) -> float | None:
+        return None
     if "retry-after-ms" in headers:
         try:
             return float(headers["retry-after-ms"]) / 1000

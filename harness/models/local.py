@@ -1,10 +1,9 @@
 """The built-in offline model: a LiteLLM custom provider, `local/<bot>`, backed by a rule-based Hanabi player.
 
-It goes through the same path as any hosted model (render -> LiteLLM -> parse -> apply -> log). The bot decides from
-the seat's view alone: the strategy asking the seat writes the bot's reply in the call's reply format
-(harness.strategies.offline_reply) and sends it in the request metadata, only to this provider, which answers with it.
-Usage is counted with LiteLLM's bundled tokenizer (cl100k), so token figures for offline runs are real counts of the
-prompts and replies.
+It answers with the reply the strategy asking the seat wrote from the seat's view
+(harness.strategies.offline_reply) and sent in the request metadata, so it goes the same path as any hosted
+model. Usage is counted with LiteLLM's bundled tokenizer (cl100k): token figures for offline runs are real
+counts of the prompts and replies.
 """
 
 from __future__ import annotations

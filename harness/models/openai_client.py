@@ -1,38 +1,30 @@
-"""The direct client: a seat's requests sent straight to an OpenAI-compatible server (vLLM, SGLang, llama.cpp) by
-the `openai` SDK's async client, without LiteLLM's per-call work (`hanabi-eval run --client openai --api-base URL`).
+"""The direct client: a seat's requests sent straight to an OpenAI-compatible server (vLLM, SGLang, llama.cpp)
+by the `openai` SDK's async client, without LiteLLM's per-call work (`hanabi-eval run --client openai
+--api-base URL`).
 
-It is a ModelCaller with the same contract as the LiteLLM client (harness.models.client), and shares its retry layer,
-its reading of an answer and its error records: the overall deadline per request, provider errors retried with
-backoff honouring Retry-After (the SDK's own retries off), the same error kinds and error names, finish reasons,
-usage, redaction, credentials in the URL sent as a key or as Basic auth, the budget and a prompt_cache_key where the
-model takes one. A seat whose model LiteLLM's price list knows gets the same per-token price (or the user's, given
-with --price); a self-hosted model has none, as through LiteLLM. The model name sent is the
-model string without its route (`openai/NAME` or `hosted_vllm/NAME` sends NAME), as LiteLLM sends it.
+It shares the LiteLLM client's request path (harness.models.client.RetryingCaller): deadlines, retries, error
+kinds and names, usage, redaction, the budget and prices are the same. The model name sent is the model string
+without its route (`openai/NAME` or `hosted_vllm/NAME` sends NAME), as LiteLLM sends it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
-import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from harness.models.budget import Budget
 from harness.models.client import (
     _CONTEXT_OVERFLOW,
     NO_KEY_PLACEHOLDER,
     RetryingCaller,
-    RetryPolicy,
-    answered,
     check_direct,
     direct_params,
-    failed,
-    timed_out,
 )
 from harness.models.prompt_cache import PROMPT_CACHE_KEY
 from harness.schema.config import ModelPrice
-from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig
+from harness.schema.records import CacheMark, ErrorKind, Message
 from harness.schema.secrets import register_secret, split_credentials
 
 # one SDK client (and its connection pool) per event loop and seat endpoint: an httpx pool belongs to one loop
@@ -42,19 +34,10 @@ _CLIENTS: dict[tuple[int, str, str | None, tuple[tuple[str, str], ...]], Any] = 
 class OpenAIClient(RetryingCaller):
     """Calls one seat's OpenAI-compatible server through the `openai` SDK's async client."""
 
-    def __init__(
-        self,
-        seat: SeatConfig,
-        policy: RetryPolicy,
-        prompt_cache: bool = True,
-        prices: Mapping[str, ModelPrice] | None = None,
-        budget: Budget | None = None,
-    ) -> None:
+    def _start(self, prompt_cache: bool, given: ModelPrice | None) -> None:
+        seat = self.seat
         check_direct(seat)
         assert seat.api_base is not None
-        self.seat = seat
-        self.policy = policy
-        self.budget = budget
         self._served = seat.model.split("/", 1)[1]
         self._base, url_key, headers = split_credentials(seat.api_base)
         env_key = os.environ.get("OPENAI_API_KEY")
@@ -65,7 +48,8 @@ class OpenAIClient(RetryingCaller):
         params.pop("timeout"), params.pop("max_retries")  # the SDK client's settings, not the request body's
         self._body = params
         # the user's price, or one LiteLLM's list knows (a hosted model reached directly); a served one has none
-        self.take_prices([seat.model], (prices or {}).get(seat.model), prompt_cache)
+        self.take_prices([seat.model], given, prompt_cache)
+        self._rate = self.prices
 
     def _client(self) -> Any:
         import openai
@@ -84,9 +68,9 @@ class OpenAIClient(RetryingCaller):
             _CLIENTS[key] = client
         return client
 
-    async def _once(
-        self, messages: list[Message], metadata: dict[str, Any], number: int, max_tokens: int | None = None
-    ) -> tuple[Attempt, float | None]:
+    def _request(
+        self, messages: list[Message], metadata: dict[str, Any], max_tokens: int | None
+    ) -> tuple[Callable[[], Awaitable[Any]], list[CacheMark]]:
         body: dict[str, Any] = {"model": self._served, "messages": [m.model_dump() for m in messages], **self._body}
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
@@ -94,58 +78,41 @@ class OpenAIClient(RetryingCaller):
             body["prompt_cache_key"] = metadata[PROMPT_CACHE_KEY]
         from openai.types.chat import ChatCompletion
 
-        client = self._client()
-        started = time.perf_counter()
-        base = Attempt(number=number, messages=list(messages))
-        deadline = self.seat.params.timeout_s
-        try:
-            async with asyncio.timeout(deadline):  # the whole request, however slowly its bytes arrive
-                # the SDK's own route for a chat completion, less `create`'s walk of the body against its typed
-                # parameters (13% of this client's time per call in a profile): the body is already plain JSON
-                response = await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
-        except TimeoutError:
-            return timed_out(base, deadline, time.perf_counter() - started), None
-        except Exception as exc:
-            kind, retryable, name = classify(exc)
-            return failed(self.seat.model, base, exc, kind, retryable, time.perf_counter() - started, name)
-        latency = time.perf_counter() - started
-        attempt = await answered(base, response, latency, None)
-        if self.prices is not None:
-            attempt = attempt.model_copy(update={"cost_usd": self.prices.cost(attempt.usage)})
-        return attempt, None
+        # the SDK's own route for a chat completion, less `create`'s walk of the body against its typed
+        # parameters (13% of this client's time per call in a profile): the body is already plain JSON
+        send = functools.partial(self._client().post, "/chat/completions", body=body, cast_to=ChatCompletion)
+        return send, []
 
+    def _classify(self, exc: Exception) -> tuple[ErrorKind, bool, str | None]:
+        """An SDK error's record names it as LiteLLM would where the SDK has no name of its own, so that the
+        logs read the same whichever client sent the request."""
+        import openai
 
-def classify(exc: Exception) -> tuple[ErrorKind, bool, str | None]:
-    """The error kind of an SDK error, whether retrying can help, and the name its record gives it (LiteLLM's name
-    where the SDK has none of its own, so that the logs read the same whichever client sent the request)."""
-    import openai
-
-    if isinstance(exc, openai.RateLimitError):
-        return "rate_limited", True, None
-    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
-        return "authentication", False, None
-    if isinstance(exc, openai.NotFoundError):
-        return "not_found", False, None
-    if isinstance(exc, openai.BadRequestError | openai.UnprocessableEntityError):
-        if getattr(exc, "code", None) == "context_length_exceeded" or _CONTEXT_OVERFLOW.search(str(exc)):
-            return "context_overflow", False, "ContextWindowExceededError"
+        if isinstance(exc, openai.RateLimitError):
+            return "rate_limited", True, None
+        if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+            return "authentication", False, None
+        if isinstance(exc, openai.NotFoundError):
+            return "not_found", False, None
+        if isinstance(exc, openai.BadRequestError | openai.UnprocessableEntityError):
+            if getattr(exc, "code", None) == "context_length_exceeded" or _CONTEXT_OVERFLOW.search(str(exc)):
+                return "context_overflow", False, "ContextWindowExceededError"
+            return "bad_request", False, None
+        if isinstance(exc, openai.APITimeoutError):
+            return "timeout", True, "Timeout"
+        if isinstance(exc, openai.APIConnectionError):
+            return "connection", True, None
+        status = getattr(exc, "status_code", None)
+        if isinstance(status, int) and status >= 500:
+            return "server_error", True, None
+        if isinstance(exc, openai.APIResponseValidationError | ValueError):  # a body, but no chat completion
+            return "server_error", True, None
         return "bad_request", False, None
-    if isinstance(exc, openai.APITimeoutError):
-        return "timeout", True, "Timeout"
-    if isinstance(exc, openai.APIConnectionError):
-        return "connection", True, None
-    status = getattr(exc, "status_code", None)
-    if isinstance(status, int) and status >= 500:
-        return "server_error", True, None
-    if isinstance(exc, openai.APIResponseValidationError | ValueError):  # a body that is no chat completion
-        return "server_error", True, None
-    return "bad_request", False, None
 
 
 def warm_up() -> None:
-    """Load now what the SDK loads on its first request (its resources and the pydantic types of a chat completion,
-    about a second), so that it is paid before play instead of inside the first move of every game in flight. Sends
-    nothing anywhere."""
+    """Load now what the SDK loads on its first request (about a second), so that it is paid before play, not
+    in every game's first move. Sends nothing anywhere."""
     import openai
     from openai.types.chat import ChatCompletion
 

@@ -1,13 +1,11 @@
 """A model's prices: given by the user (--price, a sweep file's prices) or read from LiteLLM's bundled price list, with
 its prompt cache's read and write prices; what usage costs at them, and what prompt caching saved.
-
-Given prices are also registered with LiteLLM, so that the cost it reports for each answer is counted at them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from harness.models.model_names import LOCAL_PROVIDER, provider_of
 from harness.schema.config import ModelPrice
@@ -53,12 +51,14 @@ def given_prices(price: ModelPrice) -> Prices:
     return Prices(price.input / PER_MILLION, price.output / PER_MILLION, read / PER_MILLION, write / PER_MILLION)
 
 
+def entry_of(model: str, price_list: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any]:
+    """A model's entry in LiteLLM's price list (by its model string or its name without provider), or {}."""
+    return price_list.get(model) or price_list.get(model.split("/", 1)[-1]) or {}
+
+
 def listed_prices(model: str, price_list: Mapping[str, Mapping[str, object]]) -> Prices | None:
-    """A model's prices in LiteLLM's price list (under its model string, or its name without the provider), None
-    where the list has no input or output price for it."""
-    entry = price_list.get(model) or price_list.get(model.split("/", 1)[-1])
-    if entry is None:
-        return None
+    """A model's prices in LiteLLM's price list, None where it has no input or output price for it."""
+    entry = entry_of(model, price_list)
     inputs, outputs = entry.get("input_cost_per_token"), entry.get("output_cost_per_token")
     if not isinstance(inputs, int | float) or not isinstance(outputs, int | float):
         return None
@@ -77,7 +77,7 @@ def longest_reply(seat: SeatConfig, model: str, price_list: Mapping[str, Mapping
     params = seat.params
     if params.max_tokens is not None:
         return max(params.max_tokens, params.max_tokens_on_truncation or 0)
-    entry = price_list.get(model) or price_list.get(model.split("/", 1)[-1]) or {}
+    entry = entry_of(model, price_list)
     for key in ("max_output_tokens", "max_tokens"):
         value = entry.get(key)
         if isinstance(value, int) and value > 0:

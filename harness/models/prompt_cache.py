@@ -1,12 +1,10 @@
 """Prompt caching: which providers cache what, where a request's cache breakpoints go, and how they are sent.
 
-Anthropic's models (and Claude on Bedrock and Vertex AI, which LiteLLM sends the same marks to) cache a prompt's
-prefix up to a `cache_control` breakpoint, at most four per request and only a prefix of at least the model's minimum
-(1,024 tokens for most Claude models): the system message, and the stable parts a scaffold's templates marked
-(harness.strategies.rendering: the rules at the head of the paper's one-message prompts, the state a move's calls
-share). A marked message is sent as text blocks split at its marks, which join to exactly its text: the model reads
-the same prompt, and the log keeps it as one text with the marks beside it (Attempt.cache_marks). OpenAI caches a
-stable prefix by itself and takes a `prompt_cache_key` that keeps one game-seat's calls on the same cache; other
+Anthropic's models (and Claude on Bedrock and Vertex AI) cache a prompt's prefix up to a `cache_control`
+breakpoint, at most four per request and only a prefix of at least the model's minimum: the system message,
+and the stable parts a scaffold's templates marked (harness.strategies.rendering). A marked message is sent as
+text blocks split at its marks, which join to exactly its text; the log keeps one text with the marks beside
+it (Attempt.cache_marks). OpenAI takes a `prompt_cache_key` that keeps a game-seat's calls on one cache; other
 providers LiteLLM lists as caching do it by themselves.
 """
 
@@ -16,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from harness.models.model_names import provider_of
+from harness.models.pricing import entry_of
 from harness.schema.records import CacheBreak, CacheMark, Message
 
 # anthropic: cache_control marks; openai: a prompt_cache_key per game and seat; automatic: the provider alone
@@ -42,8 +41,7 @@ def cache_style(model: str, price_list: Mapping[str, Mapping[str, Any]]) -> Cach
     name = model.split("/", 1)[-1].lower()
     if provider == "anthropic" or (provider in _CLAUDE_HOSTS and ("claude" in name or "anthropic." in name)):
         return "cache_control"
-    entry = price_list.get(model) or price_list.get(model.split("/", 1)[-1]) or {}
-    if not entry.get("supports_prompt_caching"):
+    if not entry_of(model, price_list).get("supports_prompt_caching"):
         return None
     return "prompt_cache_key" if provider == "openai" else "automatic"
 
@@ -123,11 +121,10 @@ def shared_prefix(prompts: Sequence[Sequence[Message]]) -> Prefix | None:
             if index == len(first) - 1 or any(index == len(p) - 1 for p in prompts[1:]):
                 return index, len(message.content)
             continue
-        if any(o is None or o.role != message.role for o in others):
-            return (index - 1, len(first[index - 1].content)) if index else None
-        chars = min(common_length(message.content, o.content) for o in others if o is not None)
-        if chars:
-            return index, chars
+        if all(o is not None and o.role == message.role for o in others):
+            chars = min(common_length(message.content, o.content) for o in others if o is not None)
+            if chars:
+                return index, chars
         return (index - 1, len(first[index - 1].content)) if index else None
     return None
 

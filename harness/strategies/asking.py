@@ -1,13 +1,10 @@
 """Asking a seat's model for one call of a move, strictly: the one re-ask loop every strategy shares.
 
-Replies are read strictly in the call's reply format (harness.formats). A bad reply (empty, unparseable, ambiguous,
-cut off by the token limit, stopped by a content filter, oversized, a missing field, an illegal move) is answered
-with feedback naming the problem in the format's own words and the model is asked again, up to a limit; the re-ask
-holds the original prompt, the failed reply cut to a bound and the feedback. The same failed reply twice stops the
-re-asks early. A rejected reply is logged whole up to 20,000 characters, a longer one as its start and the length and
-digest of the rest (Attempt.rejected). Provider errors are retried inside ModelClient. When the limits run out the
-move is not made: MoveInterrupted carries every attempt of every call of the move, so the game stops with its log
-intact. No move is ever invented, guessed or substituted for a model.
+A bad reply (harness.formats: empty, unparseable, ambiguous, cut off, filtered, oversized, a missing field, an
+illegal move) is answered with feedback in the format's own words and asked again, up to a limit. A rejected
+reply is logged whole up to 20,000 characters, a longer one as its start and the length and digest of the rest
+(Attempt.rejected). When the limits run out the move is not made: MoveInterrupted carries every attempt of the
+move, so the game stops with its log intact. No move is ever invented, guessed or substituted for a model.
 """
 
 from __future__ import annotations
@@ -89,14 +86,14 @@ def journal_calls(journal: Journal, model: str) -> list[Call]:
 
 
 class Asker:
-    """Asks one seat's model about one view: each call read strictly and re-asked on a bad reply. Every call's
-    attempts go into `journal` as they arrive, so that a move stopped half-way can still log what it was answered.
+    """Asks one seat's model about one view, each call read strictly and re-asked on a bad reply; every call's
+    attempts go into `journal` as they arrive, so that a move stopped half-way can still log what it was
+    answered.
 
-    Where the seat's provider caches prompts (ModelCaller.caches_prompts), calls of the move that share a long prompt
-    prefix (best-of-k's samples, a mixture's advisers) are sent one first and the rest when it has returned, each
-    marked where the shared prefix ends, and a later call of the move that starts with that prefix (the final agent)
-    is marked there too: each reads what the first wrote. `cache_key` keeps the game-seat's calls on one cache
-    (OpenAI's prompt_cache_key)."""
+    Where the provider caches prompts, calls of the move that share a long prefix (best-of-k's samples, a
+    mixture's advisers) are sent one first and the rest when it has returned, each marked where the prefix
+    ends, as is a later call of the move that starts with it (the final agent). `cache_key` keeps the
+    game-seat's calls on one cache (OpenAI's prompt_cache_key)."""
 
     def __init__(
         self,
@@ -119,22 +116,20 @@ class Asker:
         """Several calls at once, or one first and the rest when it has returned where they share a cached prefix.
         If any fails, MoveInterrupted holds every call's attempts (the first failure's reason); a first call sent
         alone that fails leaves the others unsent."""
-        outcomes: list[Any]
         shared = self._shared_prefix([m for _, m in calls]) if len(calls) > 1 else None
         if shared is not None:
             calls = [(c, with_break(m, shared)) for c, m in calls]
             self._shared.append((calls[0][1], shared))
+        outcomes: list[Any] = []
+        rest = calls
         if len(calls) == 1 or shared is not None:
-            # awaited directly: gather's tasks would each wait a turn of a busy event loop
-            try:
-                outcomes = [await self.ask(*calls[0])]
+            rest = calls[1:]
+            try:  # awaited directly: gather's tasks would each wait a turn of a busy event loop
+                outcomes.append(await self.ask(*calls[0]))
             except MoveInterrupted as stop:
-                outcomes = [stop]
-            rest = calls[1:] if not isinstance(outcomes[0], MoveInterrupted) else []
-            if rest:
-                outcomes += await asyncio.gather(*(self.ask(c, m) for c, m in rest), return_exceptions=True)
-        else:
-            outcomes = await asyncio.gather(*(self.ask(c, m) for c, m in calls), return_exceptions=True)
+                outcomes, rest = [stop], []
+        if rest:
+            outcomes += await asyncio.gather(*(self.ask(c, m) for c, m in rest), return_exceptions=True)
         made: list[Call] = []
         failure: MoveInterrupted | None = None
         for outcome in outcomes:
@@ -174,12 +169,10 @@ class Asker:
         earlier: Sequence[Call] = (),
     ) -> Answer:
         """One logical call: ask, read the reply strictly in the call's format, and re-ask on a bad reply.
-        `allowed` limits the moves the reply may choose; `earlier` are the move's calls already made, kept in the
-        MoveInterrupted raised if this one fails.
-
-        A re-ask holds the original prompt, the failed reply (cut to REASK_REPLY_CHARS) and the feedback, never a
-        growing transcript; if that overflows the context window, the feedback alone follows the prompt. The same
-        failed reply twice stops the re-asks at once ("repeated_reply")."""
+        `allowed` limits the moves the reply may choose; `earlier` are the move's calls already made, kept in
+        the MoveInterrupted raised if this one fails. A re-ask holds the original prompt, the failed reply
+        (cut to REASK_REPLY_CHARS) and the feedback, or the feedback alone where that overflows the context
+        window; the same failed reply twice stops the re-asks at once ("repeated_reply")."""
         fmt = spec.reply_format
         view = self.view
         attempts: list[Attempt] = []
@@ -265,37 +258,25 @@ def decider_report(view: SeatView, answer: Answer) -> dict[str, Any]:
 def reask_messages(original: list[Message], text: str, feedback: str) -> list[Message]:
     """The request that answers a rejected reply: the original prompt, the reply (cut to REASK_REPLY_CHARS) and the
     feedback naming the problem in the format's own words."""
-    return [
-        *original,
-        Message(role="assistant", content=_cut(text)),
-        Message(role="user", content=feedback),
-    ]
+    return [*original, Message(role="assistant", content=_cut(text)), Message(role="user", content=feedback)]
 
 
 async def _read(
     fmt: ReplyFormat, answer: Attempt, moves: Sequence[Move], allowed: Collection[int] | None
 ) -> ParsedReply | str:
-    """Read an answer in its format. A reply the token limit cut off, or a content filter stopped, is never used,
-    even when a move could be read from it; nor is one that held a credential of the run (redacted on arrival).
-    Long replies are read in a thread, so no game waits on another's reading (the reading itself is linear and
-    size-capped: harness.formats.reading)."""
+    """Read an answer in its format. A reply cut off by the token limit, stopped by a content filter or
+    holding a credential of the run (redacted on arrival) is never used. Long replies are read in a thread, so
+    no game waits on another's reading."""
     n_legal = len(moves)
-    if answer.finish_reason == "length":
-        raise ReplyProblem("truncated", fmt.feedback("truncated", _allowed(allowed, n_legal)))
-    if answer.finish_reason == "content_filter":
-        raise ReplyProblem("content_filter", fmt.feedback("content_filter", _allowed(allowed, n_legal)))
     text = answer.reply or ""
-    if REDACTED in text or REDACTED in (
-        answer.reasoning or ""
-    ):  # a credential was taken out: an echo, no answer
-        raise ReplyProblem("echoed_secret", fmt.feedback("echoed_secret", _allowed(allowed, n_legal)))
+    stop = {"length": "truncated", "content_filter": "content_filter"}.get(answer.finish_reason or "")
+    if stop is None and (REDACTED in text or REDACTED in (answer.reasoning or "")):
+        stop = "echoed_secret"  # a credential was taken out: an echo, no answer
+    if stop is not None:
+        raise ReplyProblem(stop, fmt.feedback(stop, range(n_legal) if allowed is None else allowed))
     if len(text) > READ_INLINE_CHARS:
         return await asyncio.to_thread(fmt.read, text, n_legal, allowed, moves)
     return fmt.read(text, n_legal, allowed, moves)
-
-
-def _allowed(allowed: Collection[int] | None, n_legal: int) -> Collection[int]:
-    return range(n_legal) if allowed is None else allowed
 
 
 def _cut(text: str) -> str:

@@ -1,7 +1,5 @@
-"""What a scaffold file holds: its context switches, its calls and their reply formats, and the name of its strategy.
-
-The checks here hold for every scaffold; what a strategy requires of the file (k, roles, a decider, a memory
-template) is checked by the strategy itself (harness.strategies.registry) when the file is read.
+"""What a scaffold file holds: its context switches, its calls and their reply formats, and the name of its
+strategy. What a strategy requires of the file (k, roles, a decider, a memory template) the strategy checks.
 """
 
 from __future__ import annotations
@@ -68,9 +66,7 @@ class ScaffoldDef(BaseModel):
     system_template: str | None = None  # None: the prompt is one user message (the paper's Sherlock, Mycroft)
     user_template: str
     memory_template: str | None = None  # renders the state a working-memory seat keeps for its next turn
-    state_template: str | None = (
-        None  # the state part of the base prompt, which role and decider prompts reuse
-    )
+    state_template: str | None = None  # the state part of the base prompt, which roles and deciders reuse
     context: ContextOptions = ContextOptions()
     k: int = Field(default=1, ge=1, le=MAX_K)  # best_of_k: samples of the base call (a seat may override it)
     roles: tuple[CallDef, ...] = ()  # mixture: specialists beside the baseline
@@ -88,15 +84,8 @@ class ScaffoldDef(BaseModel):
     def base(self) -> CallDef:
         """The scaffold's own call, as the role "player"; a strategy that makes it under another role renames it
         (best-of-k's "sample-3", mixture's "baseline")."""
-        return CallDef(
-            role="player",
-            system_template=self.system_template,
-            user_template=self.user_template,
-            output=self.output,
-            contract=self.contract,
-            required_fields=self.required_fields,
-            format=self.format,
-        )
+        shared = ("system_template", "user_template", "output", "contract", "required_fields", "format")
+        return CallDef(role="player", **{name: getattr(self, name) for name in shared})
 
     def templates(self) -> list[str]:
         names = [self.system_template, self.user_template, self.memory_template, self.state_template]
@@ -104,8 +93,5 @@ class ScaffoldDef(BaseModel):
             if call is not None:
                 names += [call.system_template, call.user_template]
         if self.context.conventions:
-            names += [
-                f"conventions/{self.context.conventions}.j2",
-                f"conventions/{self.context.conventions}_state.j2",
-            ]
+            names += [f"conventions/{self.context.conventions}{end}" for end in (".j2", "_state.j2")]
         return [n for n in names if n is not None]

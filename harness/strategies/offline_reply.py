@@ -1,9 +1,10 @@
-"""The built-in players' replies: what `local/<bot>` and Inspect's `hanabi/<bot>` answer, from the seat's view.
+"""The built-in players' replies: what `local/<bot>` and Inspect's `hanabi/<bot>` answer, from the seat's
+view.
 
-A built-in player decides from the seat's view alone (harness.bots) and answers in the call's reply format
-(harness.formats), as a well-behaved model would. The strategy that asks such a seat writes this reply before the
-call and sends it in the request metadata; the provider (harness.models.local, harness.inspect.bots) returns it through
-the same path as any model's reply, so the model layer needs to know nothing of bots, formats or views.
+A built-in player decides from the seat's view alone (harness.bots) and answers in the call's reply format, as
+a well-behaved model would. The strategy asking such a seat writes this reply and sends it in the request
+metadata, so the model layer (harness.models.local, harness.inspect.bots) knows nothing of bots, formats or
+views.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Strategies by name: how a seat turns one SeatView into a Decision. A scaffold file names its strategy.
 
-A strategy is a subclass of `Strategy` in a module of its own, registered with `@register`. It says what it needs
-of a scaffold file (`check`), how many model calls a move makes (`calls_per_move`), and decides one move with
-`async def decide(self, view, ctx) -> Decision`, asking the seat's model through `ctx.asker` (which owns reading
-replies strictly, re-asking and recording every attempt). The built-in ones (single, memory, best_of_k, mixture)
-are registered by harness.strategies.scaffold, which reads scaffold files.
+A strategy is a `Strategy` subclass in a module of its own, registered with `@register`; it decides a move
+through `ctx.asker`, which reads replies strictly, re-asks and records every attempt. The built-in ones are
+registered by harness.strategies.scaffold, which imports them.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Prompts from templates: a scaffold's calls rendered for one seat's SeatView (prompts/*.j2).
 
-Templates receive only the SeatView, the context switches, the call, the seat's working memory and, for a decider,
-the earlier calls' replies; they print facts the view computed and never count cards themselves. A template may mark
-with `{{ cache_break() }}` where the text above it stops being the same on every turn (the rules at the head of the
-paper's one-message prompts): the mark prints nothing, and the message records where it was (Message.cache_breaks),
-for a provider's prompt cache (harness.models.prompt_cache).
+Templates print facts the view computed and never count cards themselves. A template may mark with `{{
+cache_break() }}` where the text above it stops being the same on every turn: the mark prints nothing, and the
+message records where it was (Message.cache_breaks) for a provider's prompt cache
+(harness.models.prompt_cache).
 """
 
 from __future__ import annotations
@@ -49,10 +48,7 @@ def render_template(name: str, **context: Any) -> str:
 def render_with_breaks(name: str, **context: Any) -> tuple[str, tuple[CacheBreak, ...]]:
     """A template's text (as render_template gives it) and where its `cache_break()` marks fell in that text: each
     after the text its template printed above it, as the blank-line runs collapse and the ends are stripped."""
-    raw = _environment().get_template(name).render(**context)
-    if _BREAK not in raw:
-        return _tidy(raw), ()
-    parts = raw.split(_BREAK)
+    parts = _environment().get_template(name).render(**context).split(_BREAK)
     text = _tidy("".join(parts))
     breaks: list[CacheBreak] = []
     for end in range(1, len(parts)):

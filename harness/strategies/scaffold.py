@@ -1,9 +1,7 @@
 """Scaffolds by name: read and check the files in scaffolds/ (or one file by its path).
 
-A scaffold combines context switches (deductions, others' knowledge, discard pile, ...), a strategy named by the file
-(harness.strategies.registry), an output contract and its Jinja templates in prompts/. Adding a scaffold needs a TOML
-file (and templates if the wording is new), no Python; adding a strategy, one module that registers itself (the
-built-in ones are imported below).
+A scaffold combines context switches, a strategy (harness.strategies.registry), an output contract and its
+Jinja templates in prompts/: adding one needs a TOML file (and templates if the wording is new), no Python.
 """
 
 from __future__ import annotations
