@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -112,24 +111,18 @@ def unique_names(texts: Sequence[str]) -> list[str]:
     return names
 
 
-@dataclass(frozen=True)
-class Stamp:
-    """What says a game's files changed: its log's and its values file's sizes and modification times."""
-
-    size: int
-    mtime_ns: int
-    values: tuple[int, int] | None
+Stamp = tuple[int, int, tuple[int, int] | None]
 
 
 def stamp_of(log: Path, values: Path) -> Stamp:
-    """Raises OSError when the log cannot be read."""
+    """What says a game's files changed: its log's size and modification time, and its values file's (None: no
+    such file). Raises OSError when the log cannot be read."""
     stat = log.stat()
     try:
         seen = values.stat()
-        values_stamp: tuple[int, int] | None = (seen.st_size, seen.st_mtime_ns)
     except OSError:
-        values_stamp = None
-    return Stamp(stat.st_size, stat.st_mtime_ns, values_stamp)
+        return stat.st_size, stat.st_mtime_ns, None
+    return stat.st_size, stat.st_mtime_ns, (seen.st_size, seen.st_mtime_ns)
 
 
 class Catalog:
@@ -153,21 +146,12 @@ class Catalog:
 
     def _run(self, folder: Path, key: str) -> RunEntry:
         run = RunDir(folder)
-        problem = None
-        models: list[str] = []
-        scaffolds: list[str] = []
-        players: list[int] = []
-        planned = None
+        problem = manifest = None
         try:
             manifest = run.read_manifest()
-            if manifest is not None:
-                seats = manifest.config.seats
-                models = list(dict.fromkeys(s.model for s in seats))
-                scaffolds = list(dict.fromkeys(s.scaffold for s in seats))
-                players = list(manifest.config.players)
-                planned = len(manifest.games) if "games" in manifest.model_fields_set else None
         except RunFolderDamaged as exc:  # one line naming the file
             problem = str(exc)
+        seats = manifest.config.seats if manifest is not None else ()
         status = reason = None
         try:
             recorded = run.read_status()
@@ -189,10 +173,10 @@ class Catalog:
             key=key,
             name=folder.name,
             path=str(folder),
-            models=models,
-            scaffolds=scaffolds,
-            players=players,
-            planned=planned,
+            models=list(dict.fromkeys(s.model for s in seats)),
+            scaffolds=list(dict.fromkeys(s.scaffold for s in seats)),
+            players=list(manifest.config.players) if manifest is not None else [],
+            planned=len(manifest.games) if manifest and "games" in manifest.model_fields_set else None,
             status=status,
             status_reason=reason,
             problem=problem,
@@ -206,17 +190,13 @@ class Catalog:
             stamp = stamp_of(path, values)
         except OSError as exc:
             return SkippedLog(run=run.path.name, path=str(path), problem=f"unreadable ({exc.strerror or exc})")
-        cached = self._logs.get(path)
-        if cached is not None and cached[0] == stamp and _page_of(cached[1]) in (None, f"{page}.html"):
-            return cached[1]
+        stamped, cached = self._logs.get(path, (None, None))
+        if stamped == stamp and (not isinstance(cached, GameSummary) or cached.page == f"{page}.html"):
+            return cached
         read = summarize(run, path, page)
         if read is not None:
             self._logs[path] = (stamp, read)
         return read
-
-
-def _page_of(read: GameSummary | SkippedLog) -> str | None:
-    return read.page if isinstance(read, GameSummary) else None
 
 
 def summarize(run: RunDir, path: Path, page: str) -> GameSummary | SkippedLog | None:

@@ -191,14 +191,8 @@ def calls_page(calls: Sequence[Call]) -> list[CallPage]:
     pages = []
     for call in calls:
         attempts = _attempts(call)
-        pages.append(
-            CallPage(
-                role=call.role,
-                model=call.model,
-                attempts=attempts,
-                accepted=bool(attempts) and attempts[-1].accepted,
-            )
-        )
+        accepted = bool(attempts) and attempts[-1].accepted
+        pages.append(CallPage(role=call.role, model=call.model, attempts=attempts, accepted=accepted))
     return pages
 
 

@@ -31,12 +31,15 @@ _HTML = "text/html; charset=utf-8"
 
 
 class Response:
-    def __init__(self, status: HTTPStatus, body: bytes, kind: str = _HTML, location: str | None = None) -> None:
+    def __init__(
+        self, status: HTTPStatus, body: bytes, kind: str = _HTML, location: str | None = None
+    ) -> None:
         self.status, self.body, self.kind, self.location = status, body, kind, location
 
 
 def _text(status: HTTPStatus, message: str) -> Response:
-    return Response(status, f"{status.value} {status.phrase}: {message}\n".encode(), "text/plain; charset=utf-8")
+    body = f"{status.value} {status.phrase}: {message}\n".encode()
+    return Response(status, body, "text/plain; charset=utf-8")
 
 
 def route(catalog: Catalog, sources: list[str], raw_path: str, cache: PageCache) -> Response:

@@ -46,8 +46,9 @@ POLL_S = 15.0  # the longest a state request waits for a change
 SETTLE_MOVE_S = 0.5  # after a move, how long its answer waits for the seat to be asked again (quick partners)
 SETTLE_POLL_S = 0.05  # after a change, how long a state request waits for the seat to be asked (moves in a row)
 TABLE_CSP = CSP.replace("form-action 'none'", "form-action 'self'") + "; connect-src 'self'"
-VIEWER_ASSETS = {"viewer.css": "text/css; charset=utf-8", "viewer.js": "text/javascript; charset=utf-8"}
-TABLE_ASSETS = {"table.js": "text/javascript; charset=utf-8", "table.css": "text/css; charset=utf-8", **VIEWER_ASSETS}
+_JS, _CSS = "text/javascript; charset=utf-8", "text/css; charset=utf-8"
+VIEWER_ASSETS = {"viewer.css": _CSS, "viewer.js": _JS}
+TABLE_ASSETS = {"table.js": _JS, "table.css": _CSS, **VIEWER_ASSETS}
 HINT_KEYS = "asdfghjklzxcvbnmyuiop"  # keys of hints, in the order they are listed
 DISCARD_KEYS = "qwert"  # discard card 0-4; play card 0-4 is 1-5
 
@@ -138,8 +139,19 @@ def _history(state: DeskState, view: SeatView) -> list[HistoryLine]:
     for entry in reversed(view.history):
         kind, value = _named(entry.move)
         who = state.who[entry.player] if entry.player < len(state.who) else ""
-        lines.append(HistoryLine(turn=entry.turn, player=entry.player, who=who, kind=kind, card=entry.card,
-                                 scored=entry.scored, target=entry.target_player, value=value, touched=entry.revealed))
+        lines.append(
+            HistoryLine(
+                turn=entry.turn,
+                player=entry.player,
+                who=who,
+                kind=kind,
+                card=entry.card,
+                scored=entry.scored,
+                target=entry.target_player,
+                value=value,
+                touched=entry.revealed,
+            )
+        )
     return lines
 
 
@@ -150,8 +162,8 @@ def table_page(state: DeskState, token: str, viewer: Callable[[FinishedGame], st
                 for f in state.finished]
     if view is None:
         status = "stopped" if state.stopped else "waiting"
-        return TablePage(name=state.name, token=token, version=state.version, status=status, stopped=state.stopped,
-                         finished=finished)
+        return TablePage(name=state.name, token=token, version=state.version, status=status,
+                         stopped=state.stopped, finished=finished)
     last = view.history[-1] if view.history else None
     acted = {last.target_player: set(last.revealed)} if last and last.target_player is not None else None
     if state.stopped:
@@ -320,7 +332,8 @@ class TableServer(BackgroundServer):
                 if is_digits(since):
                     desk.wait(int(since), POLL_S)
                     desk.settle(SETTLE_POLL_S)
-                return Response(HTTPStatus.OK, json.dumps(state_json(desk.snapshot())).encode(), "application/json")
+                state = json.dumps(state_json(desk.snapshot())).encode()
+                return Response(HTTPStatus.OK, state, "application/json")
         return _refusal(HTTPStatus.NOT_FOUND, "no such page")
 
     def _viewer_link(self, desk: Desk) -> Callable[[FinishedGame], str | None]:
@@ -420,7 +433,8 @@ def _handler(table: TableServer) -> type[BaseHTTPRequestHandler]:
                     return _refusal(HTTPStatus.BAD_REQUEST, "a move is a small form; nothing was played")
                 body = self.rfile.read(int(length))
             try:
-                return self._checked(posting) or (table.post(self.path, body) if posting else table.get(self.path))
+                refused = self._checked(posting)
+                return refused or (table.post(self.path, body) if posting else table.get(self.path))
             except Exception as exc:  # one bad page must not stop the table
                 print(f"table: {urlsplit(self.path).path}: {type(exc).__name__}: {exc}", file=sys.stderr)
                 return _refusal(HTTPStatus.INTERNAL_SERVER_ERROR, failed)
