@@ -17,10 +17,14 @@ from harness.view.builder import build_view
 from harness.view.seat_view import SeatView
 
 
-class CardCell(BaseModel):
-    """One card of a hand: its face when the seat can see it, else None; the holder's knowledge of it."""
+class Frozen(BaseModel):
+    """What every page model of the viewer is: made once, never changed."""
 
     model_config = ConfigDict(frozen=True)
+
+
+class CardCell(Frozen):
+    """One card of a hand: its face when the seat can see it, else None; the holder's knowledge of it."""
 
     index: int  # HLE's index, as prompts number the cards
     face: str | None = None  # "R3", or None for the seat's own card
@@ -35,18 +39,14 @@ class CardCell(BaseModel):
     acted: bool = False  # the card this move played or discarded, or a card its hint touched
 
 
-class HandRow(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class HandRow(Frozen):
     player: int
     offset: int  # seats after the seat to move (0: its own hand)
     who: str  # the player's model:scaffold
     cards: list[CardCell]
 
 
-class Board(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class Board(Frozen):
     seat: int
     turn: int
     life_tokens: int

@@ -17,21 +17,18 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
 from harness.report.rows import SkippedLog
 from harness.run.store import RunDir, RunFolderDamaged, find_runs
 from harness.schema.log_file import GameStatus, LogCorrupt
 from harness.schema.value_records import ValuesUnreadable, game_values, values_path
+from harness.web.board import Frozen
 from harness.web.marks import reasked_turns, regrets, strike_turns
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
 
-class GameSummary(BaseModel):
+class GameSummary(Frozen):
     """One game as the run page lists it."""
-
-    model_config = ConfigDict(frozen=True)
 
     game_id: str
     page: str  # the page's file name, without folder
@@ -69,10 +66,8 @@ class GameSummary(BaseModel):
         return " ".join(parts).lower()
 
 
-class RunEntry(BaseModel):
+class RunEntry(Frozen):
     """One run folder: what its manifest and status say, its games and the logs that could not be read."""
-
-    model_config = ConfigDict(frozen=True)
 
     key: str
     name: str

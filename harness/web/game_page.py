@@ -13,8 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from harness.engine.game import Game
 from harness.engine.replay import ReplayMismatch, ReplayStep, replay
 from harness.run.store import RunDir
@@ -22,15 +20,13 @@ from harness.schema.log_file import GameLogContents
 from harness.schema.moves import Move, MoveKind
 from harness.schema.records import PROVIDER_ERROR_KINDS, Call, GameHeader, GameResult, Message, MoveRecord
 from harness.schema.value_records import DecisionValueRecord, ValuesUnreadable, game_values
-from harness.web.board import Board, board_of
+from harness.web.board import Board, Frozen, board_of
 from harness.web.catalog import GameSummary
 from harness.web.deductions import Deductions, deductions_of
 from harness.web.marks import aligned_values, reasked, regret
 
 
-class AttemptPage(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class AttemptPage(Frozen):
     number: int
     sent: list[Message]  # attempt 1: every message; later ones: what was added to the first (reply, feedback)
     sent_whole: bool  # `sent` is the whole request
@@ -47,19 +43,15 @@ class AttemptPage(BaseModel):
     accepted: bool
 
 
-class CallPage(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class CallPage(Frozen):
     role: str
     model: str
     attempts: list[AttemptPage]
     accepted: bool  # its last attempt was used
 
 
-class RatedMove(BaseModel):
+class RatedMove(Frozen):
     """A legal move as the seat was shown it, with the model's rating and the engine's value."""
-
-    model_config = ConfigDict(frozen=True)
 
     index: int
     description: str
@@ -72,10 +64,8 @@ class RatedMove(BaseModel):
     engine_best: bool  # among the moves with the best engine value
 
 
-class Outcome(BaseModel):
+class Outcome(Frozen):
     """What the move did, from the engine's record of it."""
-
-    model_config = ConfigDict(frozen=True)
 
     kind: MoveKind
     card: str | None  # the card played or discarded
@@ -91,9 +81,7 @@ class Outcome(BaseModel):
     fireworks_after: int
 
 
-class MoveStep(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class MoveStep(Frozen):
     kind: Literal["move"] = "move"
     anchor: str
     turn: int
@@ -114,11 +102,9 @@ class MoveStep(BaseModel):
     reasked: bool
 
 
-class StopStep(BaseModel):
+class StopStep(Frozen):
     """A move that was not made: the game stopped here, interrupted (its model gave no usable reply) or stopped by the
     user while the move was being asked (`by_user`), with every attempt made for it."""
-
-    model_config = ConfigDict(frozen=True)
 
     kind: Literal["stop"] = "stop"
     anchor: str
@@ -131,10 +117,8 @@ class StopStep(BaseModel):
     calls: list[CallPage]
 
 
-class EndStep(BaseModel):
+class EndStep(Frozen):
     """Where the log ends: the game over, or a game not finished yet (its next seat's board)."""
-
-    model_config = ConfigDict(frozen=True)
 
     kind: Literal["end"] = "end"
     anchor: str
@@ -146,9 +130,7 @@ class EndStep(BaseModel):
 Step = MoveStep | StopStep | EndStep
 
 
-class GamePage(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class GamePage(Frozen):
     summary: GameSummary
     header: GameHeader
     result: GameResult | None

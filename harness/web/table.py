@@ -27,8 +27,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from pydantic import BaseModel, ConfigDict
-
 from harness.play.desk import TABLE, Desk, DeskState, FinishedGame
 from harness.run.store import RunDir, find_runs
 from harness.schema.cards import COLORS
@@ -36,7 +34,7 @@ from harness.schema.errors import Refused
 from harness.schema.moves import Move
 from harness.schema.records import GameResult, is_digits
 from harness.view.seat_view import SeatView
-from harness.web.board import Board, view_board
+from harness.web.board import Board, Frozen, view_board
 from harness.web.catalog import Catalog
 from harness.web.pages import ASSETS_DIR, CSP, asset, render_template
 from harness.web.server import BackgroundServer, PageCache, PageHandler, Response, route
@@ -53,9 +51,7 @@ HINT_KEYS = "asdfghjklzxcvbnmyuiop"  # keys of hints, in the order they are list
 DISCARD_KEYS = "qwert"  # discard card 0-4; play card 0-4 is 1-5
 
 
-class MoveButton(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class MoveButton(Frozen):
     index: int  # the legal move's index, which the form sends
     kind: str  # "play", "discard", "color", "rank"
     card: int | None = None  # play, discard: the card's index
@@ -65,9 +61,7 @@ class MoveButton(BaseModel):
     key: str | None = None  # the keyboard key that presses it
 
 
-class HistoryLine(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class HistoryLine(Frozen):
     turn: int
     player: int
     who: str
@@ -79,19 +73,15 @@ class HistoryLine(BaseModel):
     touched: tuple[int, ...]
 
 
-class FinishedLine(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class FinishedLine(Frozen):
     game_id: str
     score: int
     max_score: int
     viewer: str | None  # the game's viewer page on this server
 
 
-class TablePage(BaseModel):
+class TablePage(Frozen):
     """Everything the table page of one seat shows, built from its desk alone."""
-
-    model_config = ConfigDict(frozen=True)
 
     name: str
     token: str
@@ -106,9 +96,9 @@ class TablePage(BaseModel):
     to_move_who: str | None = None
     waiting_s: int = 0
     stopped: str | None
-    moves: list[MoveButton] = []
-    hand: list[int] = []  # own card indices
-    history: list[HistoryLine] = []  # newest first
+    moves: list[MoveButton]
+    hand: list[int]  # own card indices
+    history: list[HistoryLine]  # newest first
     finished: list[FinishedLine]
 
 
@@ -163,7 +153,7 @@ def table_page(state: DeskState, token: str, viewer: Callable[[FinishedGame], st
     if view is None:
         status = "stopped" if state.stopped else "waiting"
         return TablePage(name=state.name, token=token, version=state.version, status=status,
-                         stopped=state.stopped, finished=finished)
+                         stopped=state.stopped, moves=[], hand=[], history=[], finished=finished)
     last = view.history[-1] if view.history else None
     acted = {last.target_player: set(last.revealed)} if last and last.target_player is not None else None
     if state.stopped:
