@@ -1,16 +1,11 @@
 """InspectCaller: a seat's ModelCaller backed by an Inspect model, so that `inspect eval` plays through the same
-scaffolds, strict reading and re-asks as `hanabi-eval run` (harness.strategies.asking), while Inspect's providers,
-connection limits, retries, timeouts, token limits and cache serve each request.
+scaffolds, strict reading and re-asks as `hanabi-eval run`, while Inspect's providers, connection limits, retries,
+timeouts, token limits and cache serve each request.
 
-Each `generate` becomes one Attempt: the messages sent, the reply and reasoning (redacted like the LiteLLM path),
-the finish reason in the harness's terms ("length" for a reply cut off by the token limit), usage, Inspect's cost
-when it knows the price ($0 for a reply from Inspect's cache), and latency. Provider errors are retried inside
-Inspect's generate (its own backoff, and the provider SDK's); one that outlasts those retries reaches the harness as
-a failed attempt with its error kind: ProviderGaveUp for a kind retrying could fix, FatalModelError for the others.
-An Inspect limit a call reaches goes on up as InspectLimitReached: Inspect's own LimitExceededError, so that Inspect
-ends the sample as it ends any limit, and the harness's LimitReached, so that the game's log keeps the move's
-answered calls, the reply that reached a token limit included. Anything that is neither a provider error nor a limit
-passes through untouched.
+Each `generate` is one Attempt ($0 for a reply from Inspect's cache). A provider error that outlasts Inspect's retries
+is a failed attempt (ProviderGaveUp where retrying could fix its kind, else FatalModelError). An Inspect limit goes on
+up as InspectLimitReached, both Inspect's LimitExceededError (Inspect ends the sample as for any limit) and the
+harness's LimitReached (the log keeps the move's answered calls). Anything else passes through untouched.
 """
 
 from __future__ import annotations

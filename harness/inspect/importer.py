@@ -1,14 +1,10 @@
 """`hanabi-eval import-inspect`: an Inspect log of the hanabi task becomes a run folder, written by the same writers
-as `hanabi-eval run` (open_run for the manifest under the run's lock, GameLog for each game's JSONL, RunStatusFile
-for the status), so that `report`, `export`, `values` and `runs` read it like any run.
+as `hanabi-eval run`, so that `report`, `export`, `values` and `runs` read it like any run.
 
-Each sample's metadata holds its game's log records (harness.inspect.records). Before anything is written, every
-game is checked: its sample must be a game of the run the log's task options make (its id, seats, deck and deck
-digest), and its moves must replay through the engine to the states they recorded. The run's configuration comes
-from the task options, the eval's model and the seats the games recorded, so the folder's name and digest say what
-was played (`inspect-` + the name `hanabi-eval run` would give). Importing the same log again changes nothing; a
-log holding more games of the same run (an `inspect eval-retry`) adds them; a game already there that differs is
-refused. The manifest records the Inspect eval (task, options, model, generate config, versions) under `inspect`.
+Before anything is written, every sample's game (its log records, in its metadata) must be a game of the run the log's
+task options make (id, seats, deck and digest) and replay through the engine. The folder is named `inspect-` + the
+name `hanabi-eval run` would give. Importing a log again changes nothing; more games of its run (`inspect eval-retry`)
+are added; a game already there that differs is refused. The manifest keeps the Inspect eval under `inspect`.
 """
 
 from __future__ import annotations
@@ -24,7 +20,7 @@ from pydantic import ValidationError
 
 from harness.engine.replay import ReplayMismatch
 from harness.inspect.options import parse_options, with_eval_model
-from harness.inspect.records import LOG_KEY, log_contents
+from harness.inspect.task import LOG_KEY, log_contents
 from harness.play.game import rebuild
 from harness.run.manifest import open_run
 from harness.run.status import RunStatusFile

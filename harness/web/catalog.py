@@ -1,13 +1,9 @@
 """The runs and games the viewer shows: the run folders below the paths it was given, one summary per game log.
 
-Reads run folders through the one reader every command uses (harness.run.store: manifest.json, status.json and the
-game logs, each log's header checked against its file name, so a log the report or an export would refuse is refused
-here too) and move values; never writes anything. A log that cannot be read, or whose header names
-another game than its file, is named with its problem and skipped. Each run gets a key that is safe in a URL and a
-file name (its folder's name, made unique); each game a page name (its id, likewise).
-
-A Catalog re-reads a log only when its size or modification time changed, so a server showing a run that is still
-being played lists each new move on the next reload without reading the whole run again.
+Reads run folders through the one reader every command uses (harness.run.store), so a log the report would refuse is
+refused here too: named with its problem and skipped. Never writes anything. Each run gets a key safe in a URL and a
+file name (its folder's name, made unique); each game a page name (its id, likewise). A Catalog re-reads a log only
+when its size or modification time changed, so a run still being played shows each new move on the next reload.
 """
 
 from __future__ import annotations

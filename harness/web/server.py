@@ -1,10 +1,9 @@
 """The local server of `hanabi-eval view PATH...`: the viewer's pages over HTTP on 127.0.0.1, read-only.
 
-It binds the loopback address only, answers GET and HEAD alone (any other method is refused), and serves nothing but
-its rendered pages and its two packaged assets: a request names a run by its key and a game by its page name, both
-looked up in the catalog, never joined to a file path, so no request can reach a file outside the runs it was
-given (a path with `..`, a backslash or an encoded slash is refused outright). A request whose Host header is not
-the loopback address (DNS rebinding) is refused. Pages are rendered from the logs as they are at the request.
+It answers GET and HEAD alone and serves nothing but its rendered pages and its two assets: a request names a run by
+its key and a game by its page name, looked up in the catalog and never joined to a file path (a path with `..`, a
+backslash or an encoded slash is refused outright). A Host header other than the loopback's (DNS rebinding) is
+refused. Pages are rendered from the logs as they are at the request.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """The static site (`hanabi-eval view PATH... --out DIR`): the same pages the server shows, written to a folder that
 opens from disk with no server and fetches nothing.
 
-The folder is written whole and renamed into place (harness/export/writer.py), so a failure leaves the old site or
-nothing, never half a site. An existing site is replaced only when asked (--force); a folder that is not a site is
-never replaced, and a site is never written into a run folder. DIR/site.json lists every page (schema/viewer_site.py),
-which is how a report beside the site links its games to their pages.
+The folder is written whole and renamed into place, never half a site. An existing site is replaced only with
+--force, a folder that is not a site never, and a site is never written into a run folder. DIR/site.json lists every
+page (schema/viewer_site.py): how a report beside the site links its games to their pages.
 """
 
 from __future__ import annotations

@@ -281,12 +281,9 @@ class TableServer(BackgroundServer):
 
     def viewer_path(self, game_id: str, run_path: Path) -> str | None:
         """The viewer's page of a game of `run_path` on this server, once its log is readable."""
-        catalog = self._catalog(run_path)
-        for run in catalog.runs():
-            for game in run.games:
-                if game.game_id == game_id:
-                    return f"/view/runs/{quote(run.key)}/games/{quote(game.page)}"
-        return None
+        pages = (f"/view/runs/{quote(run.key)}/games/{quote(game.page)}"
+                 for run in self._catalog(run_path).runs() for game in run.games if game.game_id == game_id)
+        return next(pages, None)
 
     def _catalog(self, run_path: Path) -> Catalog:
         with self._lock:
