@@ -1,10 +1,7 @@
 """Everything a game's page shows, computed from its log: one step per logged move (the board as the seat to move
-saw it, the prompts as sent, every attempt of every call, the model's ratings beside the engine's values, Mycroft's
-deductions beside the truth, the move and what it did), a step per interruption (the failed calls), and the state
-where the log ends.
-
-The log is replayed through the engine's one checked replay (harness/engine/replay.py); a log that stops replaying
-keeps the steps before the mismatch and names it. Nothing is recomputed from memory of a run: the log is the truth.
+saw it, the prompts, every attempt of every call, ratings beside engine values, Mycroft's deductions beside the truth,
+the move and what it did), a step per interruption, and the state where the log ends. The log is replayed through
+the engine's one checked replay; a log that stops replaying keeps the steps before the mismatch and names it.
 """
 
 from __future__ import annotations
@@ -322,11 +319,9 @@ def build_game_page(run: RunDir, summary: GameSummary) -> GamePage:
         problem = str(exc)
     else:
         steps.extend(_stop_steps(stops.get(len(contents.moves), []), game, who))
-        if game.is_over:
-            steps.append(EndStep(anchor="end", turn=game.turn, board=board_of(game, 0, who), over=True))
-        elif not (steps and steps[-1].kind == "stop"):
-            seat = game.current_player
-            steps.append(EndStep(anchor="end", turn=game.turn, board=board_of(game, seat, who), over=False))
+        if game.is_over or not (steps and steps[-1].kind == "stop"):
+            board = board_of(game, 0 if game.is_over else game.current_player, who)
+            steps.append(EndStep(anchor="end", turn=game.turn, board=board, over=game.is_over))
     return GamePage(
         summary=summary,
         header=header,

@@ -1,14 +1,11 @@
 """The table page: where a person plays a human seat in a browser, served while its run plays (`hanabi-eval play`,
 and `run` or `resume` of a run with a human seat).
 
-One address per human seat, `/seat/<seat>?token=<secret>`: every request that reads or acts names its seat and
-carries that seat's token (compared in constant time), so one seat's token reads and moves for no other. The page is
-built from the seat's desk (harness.models.human), which holds the seat's SeatView and nothing else: the board as
-the viewer draws it with the seat's own cards as what the seat knows of them, its legal moves as buttons, the moves
-so far, and whose turn it is. A move names its turn and is taken once (a stale or second one is refused). Host and
-Origin are checked (no DNS rebinding, no cross-site post); pages are autoescaped and carry the viewer's content
-security policy, which lets them post only to the table and fetch only its state. Once a game of the seat is over,
-its viewer page is served here too (`/view/...`), where everything is revealed.
+One address per human seat, `/seat/<seat>?token=<secret>`: every request names its seat and carries that seat's token
+(compared in constant time). The page is built from the seat's desk (harness.play.desk), which holds the seat's
+SeatView and nothing else. A move names its turn and is taken once. Host and Origin are checked (no DNS rebinding, no
+cross-site post); pages are autoescaped under the viewer's content security policy, which lets them post only to the
+table and fetch only its state. A game of the seat's is shown in the viewer here (`/view/...`) once its deal is over.
 """
 
 from __future__ import annotations
@@ -244,10 +241,9 @@ class TableServer(BackgroundServer):
         return self.host in ("0.0.0.0", "::") or (address.is_loopback and _loopback(self.host))
 
     def deal_played_out(self, name: str, finished: FinishedGame) -> bool:
-        """Whether every game that seats `name` on the finished game's seed, in its run and in the session's runs,
-        is complete: only then may the viewer show that game's deal to the seat, since a repeat, a later run of a
-        sweep or a game still to be resumed would deal the seat the very hand the viewer shows. Once true it stays
-        true (a complete game stays complete), so the runs are read again only while it is false."""
+        """Whether every game that seats `name` on the finished game's seed, in its run and the session's runs, is
+        complete: only then may the viewer show that deal to the seat (a repeat, a later run of a sweep or a game
+        to be resumed would deal it the hand shown). Once true it stays true, so the runs are read only until then."""
         key = (name, finished.game_id, finished.run_path)
         if key in self._played_out:
             return True
