@@ -111,15 +111,13 @@ class InspectCaller:
                 raise  # not a provider error: Inspect records it as the sample's error
             failed = _failed(base, kind, safe_error(exc), time.perf_counter() - started)
             if kind in _RETRYABLE:
-                raise ProviderGaveUp(
-                    f"{self.seat.model}: provider kept failing after Inspect's retries ({failed.error})",
-                    [failed],
-                ) from None
+                gave_up = f"{self.seat.model}: provider kept failing after Inspect's retries ({failed.error})"
+                raise ProviderGaveUp(gave_up, [failed]) from None
             raise FatalModelError(f"{self.seat.model}: {failed.error}", failed) from None
         finally:
             SEAT_REQUEST.reset(token)
         latency = time.perf_counter() - started
-        if output.stop_reason == "model_length" and not _generated(output):
+        if output.stop_reason == "model_length" and (output.usage is None or output.usage.output_tokens <= 0):
             # Inspect turns a context-window error into an output holding the error text: no reply was made
             error = received(f"context_length_exceeded: {output.completion}")[:500]
             failed = _failed(base, "context_overflow", error, latency)
@@ -180,10 +178,6 @@ def _cause(exc: Exception) -> BaseException:
         if last is not None:
             return last
     return exc
-
-
-def _generated(output: ModelOutput) -> bool:
-    return output.usage is not None and output.usage.output_tokens > 0
 
 
 def _chat(message: Message) -> ChatMessage:
