@@ -70,15 +70,6 @@ PARAMS = ("temperature", "max_tokens", "max_tokens_on_truncation", "reasoning_ef
 SWEEP_CONFLICTS = ("model", "scaffold", "players", "seeds", "repeats", "api_base", *PARAMS)
 
 
-def check_run_name(name: str) -> None:
-    """A run name is one plain folder name: the run is written inside --out, never elsewhere."""
-    if not RUN_NAME.fullmatch(name):
-        raise Refused(
-            f"--run-name {name!r} is not a plain folder name; use letters, digits and . _ + - "
-            "(no path: the run goes inside --out)"
-        )
-
-
 def check_out(out: Path) -> None:
     """An --out that can hold run directories: no part of it a file or a broken link, the folder it would be made in
     writable, and not inside a run directory (a run nested in another is listed as both). Checked before any deck is
@@ -124,8 +115,11 @@ def plan_run(
     options = SessionOptions().merged(request.given, flag_of, "the default")
     if request.api_base is not None:
         check_url(request.api_base, "--api-base")
-    if request.run_name is not None:
-        check_run_name(request.run_name)
+    if request.run_name is not None and not RUN_NAME.fullmatch(request.run_name):  # the run goes inside --out
+        raise Refused(
+            f"--run-name {request.run_name!r} is not a plain folder name; use letters, digits and . _ + - "
+            "(no path: the run goes inside --out)"
+        )
     timeout = {"timeout_s": options.timeout_s} if options.timeout_s is not None else {}
     params = checked_params({**request.model_dump(include=set(PARAMS)), **timeout}, "--")
     check_out(request.out)
