@@ -152,14 +152,7 @@ class Catalog:
             problem = problem or str(exc)
         paths = run.game_paths()
         pages = unique_names([p.stem for p in paths])
-        games: list[GameSummary] = []
-        skipped: list[SkippedLog] = []
-        for path, page in zip(paths, pages, strict=True):
-            read = self._game(run, path, page)
-            if isinstance(read, SkippedLog):
-                skipped.append(read)
-            elif read is not None:
-                games.append(read)
+        read = [self._game(run, path, page) for path, page in zip(paths, pages, strict=True)]
         return RunEntry(
             key=key,
             name=folder.name,
@@ -171,8 +164,8 @@ class Catalog:
             status=status,
             status_reason=reason,
             problem=problem,
-            games=games,
-            skipped=skipped,
+            games=[game for game in read if isinstance(game, GameSummary)],
+            skipped=[log for log in read if isinstance(log, SkippedLog)],
         )
 
     def _game(self, run: RunDir, path: Path, page: str) -> GameSummary | SkippedLog | None:
