@@ -4,8 +4,7 @@ route through `inspect eval`, as `local/<bot>` is through `hanabi-eval run`.
 The bot decides from the seat's view: the seat's strategy writes its reply in the call's reply format
 (harness.strategies.offline_reply, the same text `local/<bot>` sends), the task's caller puts it in SEAT_REQUEST for
 this model API only, and this API answers with it, so a game played here makes the same moves as under
-`hanabi-eval run --model local/<bot>`. Token counts are the same
-cl100k counts as `local/`; the cost is 0.
+`hanabi-eval run --model local/<bot>`. Token counts are the same cl100k counts as `local/`; the cost is 0.
 """
 
 from __future__ import annotations
@@ -13,17 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
-from inspect_ai.model import (
-    ChatMessage,
-    GenerateConfig,
-    ModelAPI,
-    ModelOutput,
-    ModelUsage,
-)
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from harness.bots import bot_names
-from harness.inspect.seat_request import SEAT_REQUEST
+from harness.inspect.caller import SEAT_REQUEST
 from harness.models.local import count_tokens
 from harness.models.model_names import OFFLINE_REPLY_KEY, parse_local_model
 from harness.schema.errors import Refused
@@ -38,7 +31,6 @@ class BotRequestError(RuntimeError):
 
 class HanabiBotAPI(ModelAPI):
     """Serves `hanabi/<bot>[@<ms>ms]`: the bot's move for the seat's view, in the call's reply format."""
-
 
     def __init__(
         self,

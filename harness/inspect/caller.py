@@ -1,22 +1,18 @@
 """InspectCaller: a seat's ModelCaller backed by an Inspect model, so that `inspect eval` plays through the same
-scaffolds, strict reading and re-asks as `hanabi-eval run` (harness.strategies.asking), while Inspect's providers,
-connection limits, retries, timeouts, token limits and cache serve each request.
+scaffolds, strict reading and re-asks as `hanabi-eval run`, while Inspect's providers, connection limits, retries,
+timeouts, token limits and cache serve each request.
 
-Each `generate` becomes one Attempt: the messages sent, the reply and reasoning (redacted like the LiteLLM path),
-the finish reason in the harness's terms ("length" for a reply cut off by the token limit), usage, Inspect's cost
-when it knows the price ($0 for a reply from Inspect's cache), and latency. Provider errors are retried inside
-Inspect's generate (its own backoff, and the provider SDK's); one that outlasts those retries reaches the harness as
-a failed attempt with its error kind: ProviderGaveUp for a kind retrying could fix, FatalModelError for the others.
-An Inspect limit a call reaches goes on up as InspectLimitReached: Inspect's own LimitExceededError, so that Inspect
-ends the sample as it ends any limit, and the harness's LimitReached, so that the game's log keeps the move's
-answered calls, the reply that reached a token limit included. Anything that is neither a provider error nor a limit
-passes through untouched.
+Each `generate` is one Attempt ($0 for a reply from Inspect's cache). A provider error that outlasts Inspect's retries
+is a failed attempt (ProviderGaveUp where retrying could fix its kind, else FatalModelError). An Inspect limit goes on
+up as InspectLimitReached, both Inspect's LimitExceededError (Inspect ends the sample as for any limit) and the
+harness's LimitReached (the log keeps the move's answered calls). Anything else passes through untouched.
 """
 
 from __future__ import annotations
 
 import re
 import time
+from contextvars import ContextVar
 from typing import Any
 
 from inspect_ai.event import ModelEvent
@@ -34,7 +30,6 @@ from inspect_ai.model import (
 from inspect_ai.util import LimitExceededError
 from tenacity import RetryError
 
-from harness.inspect.seat_request import SEAT_REQUEST
 from harness.models.budget import LimitReached
 from harness.models.client import FatalModelError, ProviderGaveUp, received
 from harness.schema.records import Attempt, ErrorKind, Message, SeatConfig, Usage
@@ -53,6 +48,10 @@ _CONTEXT_OVERFLOW = re.compile(
 # how far back the transcript a call's own event is looked for: past the events of every call of its move at once
 RECENT_EVENTS = 256
 _RETRYABLE: frozenset[ErrorKind] = frozenset({"rate_limited", "server_error", "timeout", "connection"})
+# What a seat's request carries besides its messages, for the built-in players only (the `hanabi/` model
+# API, harness.inspect.bots): the seat's view and the reply format. Set around one `generate`, which runs in
+# the caller's task (its retries and limits included), so it reaches that API unchanged and no other provider.
+SEAT_REQUEST: ContextVar[dict[str, Any] | None] = ContextVar("hanabi_seat_request", default=None)
 
 
 class InspectLimitReached(LimitExceededError, LimitReached):
@@ -110,31 +109,18 @@ class InspectCaller:
             kind = error_kind(exc)
             if kind is None:
                 raise  # not a provider error: Inspect records it as the sample's error
-            failed = base.model_copy(
-                update={
-                    "error_kind": kind,
-                    "error": safe_error(exc),
-                    "latency_s": time.perf_counter() - started,
-                }
-            )
+            failed = _failed(base, kind, safe_error(exc), time.perf_counter() - started)
             if kind in _RETRYABLE:
-                raise ProviderGaveUp(
-                    f"{self.seat.model}: provider kept failing after Inspect's retries ({failed.error})",
-                    [failed],
-                ) from None
+                gave_up = f"{self.seat.model}: provider kept failing after Inspect's retries ({failed.error})"
+                raise ProviderGaveUp(gave_up, [failed]) from None
             raise FatalModelError(f"{self.seat.model}: {failed.error}", failed) from None
         finally:
             SEAT_REQUEST.reset(token)
         latency = time.perf_counter() - started
-        if output.stop_reason == "model_length" and not _generated(output):
+        if output.stop_reason == "model_length" and (output.usage is None or output.usage.output_tokens <= 0):
             # Inspect turns a context-window error into an output holding the error text: no reply was made
-            failed = base.model_copy(
-                update={
-                    "error_kind": "context_overflow",
-                    "error": received(f"context_length_exceeded: {output.completion}")[:500],
-                    "latency_s": latency,
-                }
-            )
+            error = received(f"context_length_exceeded: {output.completion}")[:500]
+            failed = _failed(base, "context_overflow", error, latency)
             raise FatalModelError(f"{self.seat.model}: {failed.error}", failed)
         attempt = attempt_of(base, output, latency)
         event = _event_of(chat[-1].id)
@@ -143,17 +129,16 @@ class InspectCaller:
         return [attempt]
 
 
+def _failed(base: Attempt, kind: ErrorKind, error: str, latency: float) -> Attempt:
+    return base.model_copy(update={"error_kind": kind, "error": error, "latency_s": latency})
+
+
 def attempt_of(base: Attempt, output: ModelOutput, latency: float) -> Attempt:
     """The attempt a model output makes: its text and reasoning redacted, its finish reason in the harness's terms."""
-    reasoning = None
-    if output.choices:
-        content = output.choices[0].message.content
-        blocks = (
-            [c.reasoning for c in content if isinstance(c, ContentReasoning)]
-            if isinstance(content, list)
-            else []
-        )
-        reasoning = "\n".join(blocks) or None
+    content = output.choices[0].message.content if output.choices else ""
+    parts = content if isinstance(content, list) else []
+    blocks = [c.reasoning for c in parts if isinstance(c, ContentReasoning)]
+    reasoning = "\n".join(blocks) or None
     finish = FINISH_REASONS.get(output.stop_reason) if output.choices else "no_choices"
     usage = output.usage
     return base.model_copy(
@@ -195,16 +180,9 @@ def _cause(exc: Exception) -> BaseException:
     return exc
 
 
-def _generated(output: ModelOutput) -> bool:
-    return output.usage is not None and output.usage.output_tokens > 0
-
-
 def _chat(message: Message) -> ChatMessage:
-    if message.role == "system":
-        return ChatMessageSystem(content=message.content)
-    if message.role == "assistant":
-        return ChatMessageAssistant(content=message.content)
-    return ChatMessageUser(content=message.content)
+    kind = {"system": ChatMessageSystem, "assistant": ChatMessageAssistant}.get(message.role, ChatMessageUser)
+    return kind(content=message.content)
 
 
 def _status_of(exc: BaseException) -> int | None:
@@ -235,19 +213,15 @@ def error_kind(exc: BaseException) -> ErrorKind | None:
         return "connection"
     if status is not None and status >= 500:
         return "server_error"
-    if (
-        (status is not None and 400 <= status < 500)
-        or "BadRequest" in names
-        or "UnprocessableEntity" in names
-    ):
+    client = status is not None and 400 <= status < 500
+    if client or "BadRequest" in names or "UnprocessableEntity" in names:
         return "bad_request"
     return None
 
 
 def safe_error(exc: BaseException) -> str:
     """The first line of an error, without anything that looks like a key."""
-    message = str(
-        getattr(exc, "provider_message", None) or exc
-    ).strip()  # Inspect's own error leads with the request
+    # Inspect's own error leads with the request
+    message = str(getattr(exc, "provider_message", None) or exc).strip()
     text = message.splitlines()[0] if message else type(exc).__name__
     return received(f"{type(exc).__name__}: {text}")[:500]

@@ -1,14 +1,10 @@
 """`hanabi-eval import-inspect`: an Inspect log of the hanabi task becomes a run folder, written by the same writers
-as `hanabi-eval run` (open_run for the manifest under the run's lock, GameLog for each game's JSONL, RunStatusFile
-for the status), so that `report`, `export`, `values` and `runs` read it like any run.
+as `hanabi-eval run`, so that `report`, `export`, `values` and `runs` read it like any run.
 
-Each sample's metadata holds its game's log records (harness.inspect.records). Before anything is written, every
-game is checked: its sample must be a game of the run the log's task options make (its id, seats, deck and deck
-digest), and its moves must replay through the engine to the states they recorded. The run's configuration comes
-from the task options, the eval's model and the seats the games recorded, so the folder's name and digest say what
-was played (`inspect-` + the name `hanabi-eval run` would give). Importing the same log again changes nothing; a
-log holding more games of the same run (an `inspect eval-retry`) adds them; a game already there that differs is
-refused. The manifest records the Inspect eval (task, options, model, generate config, versions) under `inspect`.
+Before anything is written, every sample's game (its log records, in its metadata) must be a game of the run the log's
+task options make (id, seats, deck and digest) and replay through the engine. The folder is named `inspect-` + the
+name `hanabi-eval run` would give. Importing a log again changes nothing; more games of its run (`inspect eval-retry`)
+are added; a game already there that differs is refused. The manifest keeps the Inspect eval under `inspect`.
 """
 
 from __future__ import annotations
@@ -24,7 +20,7 @@ from pydantic import ValidationError
 
 from harness.engine.replay import ReplayMismatch
 from harness.inspect.options import parse_options, with_eval_model
-from harness.inspect.records import LOG_KEY, log_contents
+from harness.inspect.task import LOG_KEY, log_contents
 from harness.play.game import rebuild
 from harness.run.manifest import open_run
 from harness.run.status import RunStatusFile
@@ -89,10 +85,9 @@ def run_config_of(log: EvalLog, games: list[GameLogContents]) -> tuple[RunConfig
     return config.model_copy(update={"seats": seats}), session
 
 
-def _checked(
-    sample_id: Any, contents: GameLogContents, plan: GamePlan | None, deck: list[str], digest: Any
-) -> None:
-    where = f"sample {sample_id}"
+def _checked(sample: Any, contents: GameLogContents, plan: GamePlan | None, deck: list[str]) -> None:
+    where = f"sample {sample.id}"
+    digest = (sample.metadata or {}).get("deck_digest")
     if plan is None:
         raise Refused(f"{where} is no game of the run its task options make; was the log edited?")
     header = contents.header
@@ -122,11 +117,8 @@ def import_log(path: Path, out: Path, command: list[str]) -> ImportOutcome:
     for sample in log.samples:
         records = (sample.metadata or {}).get(LOG_KEY)
         if not records:
-            why = (
-                sample.error.message.strip().splitlines()[0]
-                if sample.error and sample.error.message
-                else "no log"
-            )
+            error = sample.error.message if sample.error else None
+            why = error.strip().splitlines()[0] if error else "no log"
             skipped.append(f"{sample.id} ({redact(why)[:200]})")
             continue
         try:
@@ -140,13 +132,7 @@ def import_log(path: Path, out: Path, command: list[str]) -> ImportOutcome:
     decks = {s.seed: list(s.deck) for s in config.seeds}
     for game_id, (sample, contents) in games.items():
         plan = plans.get(game_id)
-        _checked(
-            sample.id,
-            contents,
-            plan,
-            decks[plan.seed] if plan else [],
-            (sample.metadata or {}).get("deck_digest"),
-        )
+        _checked(sample, contents, plan, decks[plan.seed] if plan else [])
     run_path = out / f"{RUN_PREFIX}{config.default_name()}"
     with open_run(run_path, config, command, session, concurrency=False) as (run, manifest):
         existing = {game_id for game_id in games if run.game_path(game_id).exists()}
@@ -204,23 +190,12 @@ def _sent_params(config: RunConfig, games: dict[str, tuple[Any, GameLogContents]
 def _eval_record(log: EvalLog, path: Path) -> dict[str, Any]:
     """What the manifest keeps of the Inspect eval the games come from."""
     spec = log.eval
-    return json.loads(
-        redact(
-            json.dumps(
-                {
-                    "log": path.name,
-                    "eval_id": spec.eval_id,
-                    "run_id": spec.run_id,
-                    "created": spec.created,
-                    "task": spec.task,
-                    "task_args": spec.task_args,
-                    "model": spec.model,
-                    "model_base_url": spec.model_base_url,
-                    "model_generate_config": spec.model_generate_config.model_dump(exclude_none=True),
-                    "packages": spec.packages,
-                    "status": log.status,
-                },
-                default=str,
-            )
-        )
-    )
+    record = {
+        "log": path.name,
+        **{key: getattr(spec, key) for key in ("eval_id", "run_id", "created", "task", "task_args", "model")},
+        "model_base_url": spec.model_base_url,
+        "model_generate_config": spec.model_generate_config.model_dump(exclude_none=True),
+        "packages": spec.packages,
+        "status": log.status,
+    }
+    return json.loads(redact(json.dumps(record, default=str)))

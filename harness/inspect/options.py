@@ -1,11 +1,9 @@
 """The hanabi task's options (`-T name=value`), checked before any model is called, into the run and the session they
-make: the same RunConfig (and so the same game plans and game ids) as `hanabi-eval run` with the same settings, and
-the SessionOptions its re-asks live in, each value checked where every run's is.
+make: the same RunConfig (so the same game ids) as `hanabi-eval run` with the same settings, and its SessionOptions.
 
-Inspect hands `-T` values over as YAML scalars, and splits a plain value at its commas: `players=2,3` arrives as
-["2", "3"], `players=2` as 2. Every option takes either form. A seat of a mixed team is `MODEL[:SCAFFOLD]`, MODEL an
-Inspect model string (`openai/gpt-4.1`, `hanabi/smart`); a seat whose model is the eval's own `--model` is served
-by that very model (with the eval's generation settings). A bad value is refused (Refused) naming the option.
+Inspect hands `-T` values over as YAML scalars and splits a plain one at its commas (`players=2,3` arrives as
+["2", "3"], `players=2` as 2): every option takes either form. A mixed team's seat is `MODEL[:SCAFFOLD]` with an
+Inspect model string; a seat naming the eval's own `--model` is served by it. A bad value is refused, naming its option.
 """
 
 from __future__ import annotations

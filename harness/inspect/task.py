@@ -1,14 +1,10 @@
-"""The hanabi task for Inspect AI: one Sample per game of the run the options make (seed, player count, seating,
-repeat), a solver that plays the whole game through harness.play.game with an InspectCaller at every seat, and a
-scorer giving the final fireworks score (the paper's), the engine score (0 after three strikes), the share of games
-complete and the share of moves re-asked.
+"""The hanabi task for Inspect AI: one Sample per game of the run the options make, a solver that plays the whole
+game through harness.play.game with an InspectCaller at every seat, and a scorer: the fireworks score (the paper's),
+the engine score (0 after three strikes), the share of games complete and the share of moves re-asked.
 
-The game is played into a JSONL log exactly as `hanabi-eval run` writes one (a temporary file, removed after the
-sample); its records (header, every MoveRecord, the result) go into the sample's metadata under `hanabi_log`, which
-`hanabi-eval import-inspect` turns back into a run folder. The header records the parameters Inspect sent (its
-generate config) instead of LiteLLM's. A game whose re-asks run out ends unscored (its scores are NaN, Inspect's
-"unscored"), counted in `complete` and `reasked`; one stopped by a provider error that outlasted Inspect's retries
-raises, so the sample errors as any Inspect sample whose model fails (and `inspect eval-retry` plays it again).
+The game's JSONL log, as `hanabi-eval run` writes one (its header with the parameters Inspect sent), goes into the
+sample's metadata under `hanabi_log` for `hanabi-eval import-inspect`. A game whose re-asks run out is unscored (NaN);
+one stopped by a provider error that outlasted Inspect's retries raises, so the sample errors (`inspect eval-retry`).
 """
 
 from __future__ import annotations
@@ -26,7 +22,6 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from harness.inspect.caller import InspectCaller
 from harness.inspect.options import with_eval_model
-from harness.inspect.records import LOG_KEY, log_contents
 from harness.inspect.transcript import TracedSeatAgent
 from harness.play.agent import SeatAgent
 from harness.play.game import play_game
@@ -35,15 +30,20 @@ from harness.schema.cards import deck_digest
 from harness.schema.config import RunConfig, SessionOptions
 from harness.schema.log_file import GameLogContents, read_game_log
 from harness.schema.records import (
+    LOG_LINE,
     PROVIDER_ERROR_KINDS,
     REPLY_ERROR_KINDS,
+    GameHeader,
     GamePlan,
+    GameResult,
     GenerationParams,
+    MoveRecord,
     SeatConfig,
 )
 from harness.schema.secrets import safe_url
 from harness.strategies.scaffold import load_scaffold
 
+LOG_KEY = "hanabi_log"  # the sample metadata key that holds the game's log records
 # why a move a cancellation cut short was not made: Inspect cancels a sample at its time or working limit, or when
 # the eval is stopped
 CANCELLED = "Inspect cancelled the game during this move (a time or working limit, or the eval was stopped)"
@@ -63,11 +63,7 @@ def hanabi_task(config: RunConfig, session: SessionOptions) -> Task:
             input=f"Play a game of Hanabi: {plan.players} players, seed {plan.seed} ({plan.seed_set})"
             + (f", play {plan.repeat + 1}" if plan.repeat else ""),
             metadata={
-                "game_id": plan.game_id,
-                "players": plan.players,
-                "seed": plan.seed,
-                "seed_set": plan.seed_set,
-                "repeat": plan.repeat,
+                **plan.model_dump(include={"game_id", "players", "seed", "seed_set", "repeat"}),
                 "deck_digest": deck_digest(decks[plan.seed]),
             },
         )
@@ -78,11 +74,6 @@ def hanabi_task(config: RunConfig, session: SessionOptions) -> Task:
         solver=play_hanabi(config, session),
         scorer=hanabi_score(),
     )
-
-
-def seat_models(config: RunConfig, eval_model: Model) -> dict[str, Model]:
-    """Each seat's Inspect model: the eval's own for a seat that names it (with the eval's settings)."""
-    return {s.model: eval_model if s.model == str(eval_model) else get_model(s.model) for s in config.seats}
 
 
 def sent_record(seat: SeatConfig, model: Model) -> dict[str, Any]:
@@ -114,7 +105,10 @@ def play_hanabi(planned: RunConfig, session: SessionOptions) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         eval_model = get_model()
         config = with_eval_model(planned, str(eval_model))
-        models = seat_models(config, eval_model)
+        # each seat's Inspect model: the eval's own for a seat that names it (with the eval's settings)
+        models = {
+            s.model: eval_model if s.model == str(eval_model) else get_model(s.model) for s in config.seats
+        }
         config = config.model_copy(
             update={"seats": tuple(_with_params(s, models[s.model]) for s in config.seats)}
         )
@@ -151,12 +145,26 @@ def log_records(contents: GameLogContents, plan: GamePlan, models: dict[str, Mod
     """The log's records as JSON objects, in order; the header with what Inspect sent."""
     records: list[dict[str, Any]] = []
     if contents.header is not None:
-        header = contents.header.model_copy(
-            update={"sent_params": [sent_record(seat, models[seat.model]) for seat in plan.seats]}
-        )
-        records.append(header.model_dump(mode="json"))
+        sent = [sent_record(seat, models[seat.model]) for seat in plan.seats]
+        records.append(contents.header.model_copy(update={"sent_params": sent}).model_dump(mode="json"))
     records.extend(r.model_dump(mode="json") for r in contents.records())
     return records
+
+
+def log_contents(records: list[dict[str, Any]]) -> GameLogContents:
+    """Log records as a sample's metadata holds them, read back with the one log schema (raises pydantic's
+    ValidationError for one that is not a log record)."""
+    contents = GameLogContents()
+    for line in records:
+        record = LOG_LINE.validate_python(line)
+        if isinstance(record, GameHeader):
+            contents.header = record
+        elif isinstance(record, MoveRecord):
+            contents.moves.append(record)
+        elif isinstance(record, GameResult):
+            contents.results.append(record)
+        contents.ended = isinstance(record, GameResult)
+    return contents
 
 
 def _provider_failed(contents: GameLogContents) -> bool:

@@ -74,17 +74,14 @@ class TracedSeatAgent(SeatAgent):
             try:
                 decision = await super().decide(view, memory, journal, cache_key)
             except MoveInterrupted as stop:
-                transcript().info(
-                    turn_summary(view, self.config.label, stop.calls, None, stop.reason), source=SOURCE
-                )
+                self._summarize(view, stop.calls, None, stop.reason)
                 raise
             except LimitReached as limit:  # an Inspect limit: the calls the move was answered, the last included
                 answered = journal_calls(journal or [], self.config.model)
-                transcript().info(
-                    turn_summary(view, self.config.label, answered, None, limit.stopped_line), source=SOURCE
-                )
+                self._summarize(view, answered, None, limit.stopped_line)
                 raise
-            transcript().info(
-                turn_summary(view, self.config.label, decision.calls, decision, ""), source=SOURCE
-            )
+            self._summarize(view, decision.calls, decision, "")
             return decision
+
+    def _summarize(self, view: SeatView, calls: list[Call], decision: Decision | None, stopped: str) -> None:
+        transcript().info(turn_summary(view, self.config.label, calls, decision, stopped), source=SOURCE)

@@ -1,11 +1,8 @@
 """Starting a session: open a run (or every run of a sweep) under its lock, say what is about to be played, play
-the unfinished games with the session's options, and return what ended. Also continuing a run or a sweep from
-what its folder records (`hanabi-eval resume`).
+its unfinished games with the session's options and return what ended; also continuing one (`hanabi-eval resume`).
 
-Input found unusable here (a folder of another configuration, a locked run, a log that does not match, an unknown
-model) raises Refused before any model is called; a session that ends early (Ctrl-C, a disk fault, a lost
-worker) raises Ended with its one line and exit code. The command line prints; nothing here does, except
-through the `say` and `confirm` it is given.
+Unusable input raises Refused before any model is called; a session that ends early (Ctrl-C, a disk fault, a lost
+worker) raises Ended with its one line and exit code. Nothing here prints but through the `say` it is given.
 """
 
 from __future__ import annotations
@@ -199,11 +196,8 @@ def preview_sweep(
     check_budget(dict.fromkeys(s for run in runs for s in run.seats), options)
     named = [(config, RunDir(folder / config.default_name())) for config in runs]  # each digest made once
     for config, run in named:
-        check_name_lengths(
-            run.path,
-            [config.longest_game_id()],
-            "shorten the sweep's name or its model names, or choose a shorter --out",
-        )
+        fix = "shorten the sweep's name or its model names, or choose a shorter --out"
+        check_name_lengths(run.path, [config.longest_game_id()], fix)
     expected = _estimate(named, options)
     games = sum(config.game_count() for config in runs)
     counted = f"{len(runs)} run{'' if len(runs) == 1 else 's'} · {games:,} game{'' if games == 1 else 's'}"

@@ -65,29 +65,9 @@ class RunRequest(BaseModel):
     given: dict[str, Any] = {}  # the session's options given (SessionOptions field paths)
 
 
+PARAMS = ("temperature", "max_tokens", "max_tokens_on_truncation", "reasoning_effort", "thinking_budget")
 # what a sweep file sets, and so --config cannot take beside it
-SWEEP_CONFLICTS = (
-    "model",
-    "scaffold",
-    "players",
-    "seeds",
-    "repeats",
-    "api_base",
-    "temperature",
-    "max_tokens",
-    "max_tokens_on_truncation",
-    "reasoning_effort",
-    "thinking_budget",
-)
-
-
-def check_run_name(name: str) -> None:
-    """A run name is one plain folder name: the run is written inside --out, never elsewhere."""
-    if not RUN_NAME.fullmatch(name):
-        raise Refused(
-            f"--run-name {name!r} is not a plain folder name; use letters, digits and . _ + - "
-            "(no path: the run goes inside --out)"
-        )
+SWEEP_CONFLICTS = ("model", "scaffold", "players", "seeds", "repeats", "api_base", *PARAMS)
 
 
 def check_out(out: Path) -> None:
@@ -129,32 +109,19 @@ def plan_run(
     model = request.model or DEFAULT_MODEL
     scaffold = request.scaffold or DEFAULT_SCAFFOLD
     players = request.players or ([len(request.seat)] if request.seat else [2])
-    draft = checked(
-        RunConfig,
-        {
-            "seats": [SeatConfig(model=model, scaffold=scaffold)] * len(request.seat or [None]),
-            "players": players,
-            "seeds": (),
-            "repeats": 1 if request.repeats is None else request.repeats,
-        },
-        flag,
-    )
+    drafted = [SeatConfig(model=model, scaffold=scaffold)] * len(request.seat or [None])
+    repeats = 1 if request.repeats is None else request.repeats
+    draft = checked(RunConfig, {"seats": drafted, "players": players, "seeds": (), "repeats": repeats}, flag)
     options = SessionOptions().merged(request.given, flag_of, "the default")
     if request.api_base is not None:
         check_url(request.api_base, "--api-base")
-    if request.run_name is not None:
-        check_run_name(request.run_name)
-    params = checked_params(
-        {
-            "temperature": request.temperature,
-            "max_tokens": request.max_tokens,
-            "max_tokens_on_truncation": request.max_tokens_on_truncation,
-            "reasoning_effort": request.reasoning_effort,
-            "thinking_budget": request.thinking_budget,
-            **({"timeout_s": options.timeout_s} if options.timeout_s is not None else {}),
-        },
-        "--",
-    )
+    if request.run_name is not None and not RUN_NAME.fullmatch(request.run_name):  # the run goes inside --out
+        raise Refused(
+            f"--run-name {request.run_name!r} is not a plain folder name; use letters, digits and . _ + - "
+            "(no path: the run goes inside --out)"
+        )
+    timeout = {"timeout_s": options.timeout_s} if options.timeout_s is not None else {}
+    params = checked_params({**request.model_dump(include=set(PARAMS)), **timeout}, "--")
     check_out(request.out)
     if request.skip_excluded_seeds and request.exclude_seeds_of is None:
         raise Refused(

@@ -1,9 +1,8 @@
 """Sweeps: a whole evaluation grid (models x scaffolds x player counts x seed sets) in one TOML or YAML file.
 
-Each model x scaffold pair is one run (a run directory under the sweep's folder), so a sweep resumes exactly like
-its runs do. The sweep folder's sweep.json records the configuration; running the same sweep again continues it,
-and a different sweep on the same folder is refused. Every key is validated before any model is called, and an
-invalid one is named in the error ("models[1].concurrency: ..."); two entries that are one run (one run folder: a
+Each model x scaffold pair is one run under the sweep's folder, so a sweep resumes as its runs do; the folder's
+sweep.json records the configuration, and a different sweep on the same folder is refused. Every key is validated
+before any model is called, an invalid one named ("models[1].concurrency: ..."); two entries that are one run (a
 scaffold or team listed twice, a cross-play line-up that teams lists too) are refused, naming both.
 """
 
@@ -222,11 +221,7 @@ class SweepConfig(BaseModel):
             seats: tuple[SeatConfig, ...], players: tuple[int, ...], rotation: Rotation = "seed"
         ) -> RunConfig:
             return RunConfig(
-                seats=seats,
-                players=players,
-                seeds=tuple(seeds),
-                rotation=rotation,
-                repeats=self.repeats,
+                seats=seats, players=players, seeds=tuple(seeds), rotation=rotation, repeats=self.repeats
             )
 
         groups = [
@@ -252,10 +247,8 @@ class SweepConfig(BaseModel):
         return {m.model: m.concurrency for m in self.models if m.concurrency is not None}
 
     def digest(self) -> str:
-        return hashlib.sha256(json.dumps(sorted(run.digest() for run in self.runs())).encode()).hexdigest()[
-            :10
-        ]
-
+        runs = sorted(run.digest() for run in self.runs())
+        return hashlib.sha256(json.dumps(runs).encode()).hexdigest()[:10]
 
 
 def load_or_raise(name: str, key: str) -> None:
@@ -279,24 +272,17 @@ def load_sweep(path: Path) -> SweepConfig:
         else:
             raise Refused(f"sweep file {path} must end in .toml, .yaml or .yml")
     except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
-        raise Refused(
-            f"{path} is not valid {path.suffix[1:].upper()}: {str(exc).splitlines()[0]}"
-        ) from None
+        raise Refused(f"{path} is not valid {path.suffix[1:].upper()}: {str(exc).splitlines()[0]}") from None
     if not isinstance(raw, dict):
-        raise Refused(
-            f"{path} must hold a table of settings (name, players, seeds, scaffolds, models)"
-        )
+        raise Refused(f"{path} must hold a table of settings (name, players, seeds, scaffolds, models)")
     try:
         sweep = SweepConfig.model_validate(raw)
         list_seed_lists(sweep.seeds)  # checks every seed spec; dealing their decks waits for the size check
         sweep.runs(seeds=[])
     except ValidationError as exc:
         error = exc.errors()[0]
-        key = _key(error["loc"])
-        message = _plain(error)
-        if not key:  # a check of the whole file: its message names the keys
-            raise Refused(f"{path}: {message}") from None
-        raise Refused(f"{path}: {key}: {message}") from None
+        key = _key(error["loc"])  # none for a check of the whole file: its message names the keys
+        raise Refused(f"{path}: {key + ': ' if key else ''}{_plain(error)}") from None
     except Refused as exc:
         raise Refused(f"{path}: seeds: {exc}") from None
     return sweep

@@ -7,6 +7,8 @@ seat could know; the truth comes from the engine's hands and is only shown when 
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 
 from harness.engine.game import Game, Knowledge
@@ -15,36 +17,36 @@ from harness.view.builder import build_view
 from harness.view.seat_view import SeatView
 
 
-class CardCell(BaseModel):
-    """One card of a hand: its face when the seat can see it, else None; the holder's knowledge of it."""
+class Frozen(BaseModel):
+    """What every page model of the viewer is: made once, never changed."""
 
     model_config = ConfigDict(frozen=True)
 
+
+class CardCell(Frozen):
+    """One card of a hand: its face when the seat can see it, else None; the holder's knowledge of it."""
+
     index: int  # HLE's index, as prompts number the cards
-    face: str | None  # "R3", or None for the seat's own card
+    face: str | None = None  # "R3", or None for the seat's own card
     truth: str  # the true card (for the seat's own hand, shown only on reveal)
     hinted_color: str | None
     hinted_rank: int | None
     could_be_colors: str  # e.g. "RYG"
     could_be_ranks: str  # e.g. "1245"
-    playable_probability: float | None  # own cards: the chance it plays now, from what the seat can know
-    playable: bool | None  # visible cards: it plays now
-    critical: bool | None  # visible cards: the last copy of a card still needed
+    playable_probability: float | None = None  # own cards: the chance it plays now, as far as the seat knows
+    playable: bool | None = None  # visible cards: it plays now
+    critical: bool | None = None  # visible cards: the last copy of a card still needed
     acted: bool = False  # the card this move played or discarded, or a card its hint touched
 
 
-class HandRow(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class HandRow(Frozen):
     player: int
     offset: int  # seats after the seat to move (0: its own hand)
     who: str  # the player's model:scaffold
     cards: list[CardCell]
 
 
-class Board(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class Board(Frozen):
     seat: int
     turn: int
     life_tokens: int
@@ -59,28 +61,16 @@ class Board(BaseModel):
     turns_left: int | None  # once the deck is empty: moves left, this one included
 
 
-def _cell(
-    index: int,
-    face: str | None,
-    truth: str,
-    knowledge: Knowledge,
-    probability: float | None,
-    playable: bool | None,
-    critical: bool | None,
-    acted: bool,
-) -> CardCell:
+def _cell(index: int, knowledge: Knowledge, acted: bool, **shown: Any) -> CardCell:
+    """A card with its holder's knowledge of it; `shown`: its face, truth and marks."""
     return CardCell(
         index=index,
-        face=face,
-        truth=truth,
         hinted_color=knowledge.color,
         hinted_rank=knowledge.rank,
         could_be_colors="".join(c for c in COLORS if c in knowledge.could_be_colors),
         could_be_ranks="".join(str(r) for r in sorted(knowledge.could_be_ranks)),
-        playable_probability=probability,
-        playable=playable,
-        critical=critical,
         acted=acted,
+        **shown,
     )
 
 
@@ -97,24 +87,16 @@ def view_board(
     the seat's own cards are known to no one who reads it)."""
     seat = view.seat
     marked = acted or {}
-    own = HandRow(
-        player=seat,
-        offset=0,
-        who=who[seat],
-        cards=[
-            _cell(
-                c.index,
-                None,
-                own_truth[c.index] if own_truth is not None else "",
-                c.knowledge,
-                c.playable_probability,
-                None,
-                None,
-                c.index in marked.get(seat, set()),
-            )
-            for c in view.own_hand
-        ],
-    )
+    own = [
+        _cell(
+            c.index,
+            c.knowledge,
+            c.index in marked.get(seat, set()),
+            truth=own_truth[c.index] if own_truth is not None else "",
+            playable_probability=c.playable_probability,
+        )
+        for c in view.own_hand
+    ]
     others = [
         HandRow(
             player=hand.player,
@@ -123,13 +105,12 @@ def view_board(
             cards=[
                 _cell(
                     c.index,
-                    c.card,
-                    c.card,
                     c.knowledge,
-                    None,
-                    c.playable,
-                    c.critical,
                     c.index in marked.get(hand.player, set()),
+                    face=c.card,
+                    truth=c.card,
+                    playable=c.playable,
+                    critical=c.critical,
                 )
                 for c in hand.cards
             ],
@@ -147,6 +128,6 @@ def view_board(
         score=view.score,
         fireworks=[(color, view.fireworks[color]) for color in COLORS],
         discards=list(view.discard_counts.items()),
-        hands=[own, *others],
+        hands=[HandRow(player=seat, offset=0, who=who[seat], cards=own), *others],
         turns_left=view.turns_left,
     )

@@ -1,13 +1,9 @@
 """The runs and games the viewer shows: the run folders below the paths it was given, one summary per game log.
 
-Reads run folders through the one reader every command uses (harness.run.store: manifest.json, status.json and the
-game logs, each log's header checked against its file name, so a log the report or an export would refuse is refused
-here too) and move values; never writes anything. A log that cannot be read, or whose header names
-another game than its file, is named with its problem and skipped. Each run gets a key that is safe in a URL and a
-file name (its folder's name, made unique); each game a page name (its id, likewise).
-
-A Catalog re-reads a log only when its size or modification time changed, so a server showing a run that is still
-being played lists each new move on the next reload without reading the whole run again.
+Reads run folders through the one reader every command uses (harness.run.store), so a log the report would refuse is
+refused here too: named with its problem and skipped. Never writes anything. Each run gets a key safe in a URL and a
+file name (its folder's name, made unique); each game a page name (its id, likewise). A Catalog re-reads a log only
+when its size or modification time changed, so a run still being played shows each new move on the next reload.
 """
 
 from __future__ import annotations
@@ -15,24 +11,20 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-
-from pydantic import BaseModel, ConfigDict
 
 from harness.report.rows import SkippedLog
 from harness.run.store import RunDir, RunFolderDamaged, find_runs
 from harness.schema.log_file import GameStatus, LogCorrupt
 from harness.schema.value_records import ValuesUnreadable, game_values, values_path
+from harness.web.board import Frozen
 from harness.web.marks import reasked_turns, regrets, strike_turns
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
 
-class GameSummary(BaseModel):
+class GameSummary(Frozen):
     """One game as the run page lists it."""
-
-    model_config = ConfigDict(frozen=True)
 
     game_id: str
     page: str  # the page's file name, without folder
@@ -70,10 +62,8 @@ class GameSummary(BaseModel):
         return " ".join(parts).lower()
 
 
-class RunEntry(BaseModel):
+class RunEntry(Frozen):
     """One run folder: what its manifest and status say, its games and the logs that could not be read."""
-
-    model_config = ConfigDict(frozen=True)
 
     key: str
     name: str
@@ -112,24 +102,18 @@ def unique_names(texts: Sequence[str]) -> list[str]:
     return names
 
 
-@dataclass(frozen=True)
-class Stamp:
-    """What says a game's files changed: its log's and its values file's sizes and modification times."""
-
-    size: int
-    mtime_ns: int
-    values: tuple[int, int] | None
+Stamp = tuple[int, int, tuple[int, int] | None]
 
 
 def stamp_of(log: Path, values: Path) -> Stamp:
-    """Raises OSError when the log cannot be read."""
+    """What says a game's files changed: its log's size and modification time, and its values file's (None: no
+    such file). Raises OSError when the log cannot be read."""
     stat = log.stat()
     try:
         seen = values.stat()
-        values_stamp: tuple[int, int] | None = (seen.st_size, seen.st_mtime_ns)
     except OSError:
-        values_stamp = None
-    return Stamp(stat.st_size, stat.st_mtime_ns, values_stamp)
+        return stat.st_size, stat.st_mtime_ns, None
+    return stat.st_size, stat.st_mtime_ns, (seen.st_size, seen.st_mtime_ns)
 
 
 class Catalog:
@@ -153,21 +137,12 @@ class Catalog:
 
     def _run(self, folder: Path, key: str) -> RunEntry:
         run = RunDir(folder)
-        problem = None
-        models: list[str] = []
-        scaffolds: list[str] = []
-        players: list[int] = []
-        planned = None
+        problem = manifest = None
         try:
             manifest = run.read_manifest()
-            if manifest is not None:
-                seats = manifest.config.seats
-                models = list(dict.fromkeys(s.model for s in seats))
-                scaffolds = list(dict.fromkeys(s.scaffold for s in seats))
-                players = list(manifest.config.players)
-                planned = len(manifest.games) if "games" in manifest.model_fields_set else None
         except RunFolderDamaged as exc:  # one line naming the file
             problem = str(exc)
+        seats = manifest.config.seats if manifest is not None else ()
         status = reason = None
         try:
             recorded = run.read_status()
@@ -177,27 +152,20 @@ class Catalog:
             problem = problem or str(exc)
         paths = run.game_paths()
         pages = unique_names([p.stem for p in paths])
-        games: list[GameSummary] = []
-        skipped: list[SkippedLog] = []
-        for path, page in zip(paths, pages, strict=True):
-            read = self._game(run, path, page)
-            if isinstance(read, SkippedLog):
-                skipped.append(read)
-            elif read is not None:
-                games.append(read)
+        read = [self._game(run, path, page) for path, page in zip(paths, pages, strict=True)]
         return RunEntry(
             key=key,
             name=folder.name,
             path=str(folder),
-            models=models,
-            scaffolds=scaffolds,
-            players=players,
-            planned=planned,
+            models=list(dict.fromkeys(s.model for s in seats)),
+            scaffolds=list(dict.fromkeys(s.scaffold for s in seats)),
+            players=list(manifest.config.players) if manifest is not None else [],
+            planned=len(manifest.games) if manifest and "games" in manifest.model_fields_set else None,
             status=status,
             status_reason=reason,
             problem=problem,
-            games=games,
-            skipped=skipped,
+            games=[game for game in read if isinstance(game, GameSummary)],
+            skipped=[log for log in read if isinstance(log, SkippedLog)],
         )
 
     def _game(self, run: RunDir, path: Path, page: str) -> GameSummary | SkippedLog | None:
@@ -206,17 +174,13 @@ class Catalog:
             stamp = stamp_of(path, values)
         except OSError as exc:
             return SkippedLog(run=run.path.name, path=str(path), problem=f"unreadable ({exc.strerror or exc})")
-        cached = self._logs.get(path)
-        if cached is not None and cached[0] == stamp and _page_of(cached[1]) in (None, f"{page}.html"):
-            return cached[1]
+        stamped, cached = self._logs.get(path, (None, None))
+        if stamped == stamp and (not isinstance(cached, GameSummary) or cached.page == f"{page}.html"):
+            return cached
         read = summarize(run, path, page)
         if read is not None:
             self._logs[path] = (stamp, read)
         return read
-
-
-def _page_of(read: GameSummary | SkippedLog) -> str | None:
-    return read.page if isinstance(read, GameSummary) else None
 
 
 def summarize(run: RunDir, path: Path, page: str) -> GameSummary | SkippedLog | None:

@@ -11,16 +11,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from harness.engine.game import Game
 from harness.schema.cards import COLORS
 from harness.view.tracking_score import Tracking, stated_deductions
+from harness.web.board import Frozen
 
 
-class DeductionCell(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class DeductionCell(Frozen):
     index: int
     true_colors: str
     true_ranks: str
@@ -30,17 +27,13 @@ class DeductionCell(BaseModel):
     ranks_right: bool
 
 
-class DeductionRow(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class DeductionRow(Frozen):
     player: int
     offset: int  # seats after the deducing seat (0: its own hand)
     cells: list[DeductionCell]
 
 
-class Deductions(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class Deductions(Frozen):
     rows: list[DeductionRow]
     block: str  # the deduction block as the reply gave it, as JSON text
     tracking: Tracking | None  # the move's measured scores, when the log holds them

@@ -1,10 +1,7 @@
 """Everything a game's page shows, computed from its log: one step per logged move (the board as the seat to move
-saw it, the prompts as sent, every attempt of every call, the model's ratings beside the engine's values, Mycroft's
-deductions beside the truth, the move and what it did), a step per interruption (the failed calls), and the state
-where the log ends.
-
-The log is replayed through the engine's one checked replay (harness/engine/replay.py); a log that stops replaying
-keeps the steps before the mismatch and names it. Nothing is recomputed from memory of a run: the log is the truth.
+saw it, the prompts, every attempt of every call, ratings beside engine values, Mycroft's deductions beside the truth,
+the move and what it did), a step per interruption, and the state where the log ends. The log is replayed through
+the engine's one checked replay; a log that stops replaying keeps the steps before the mismatch and names it.
 """
 
 from __future__ import annotations
@@ -13,8 +10,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from harness.engine.game import Game
 from harness.engine.replay import ReplayMismatch, ReplayStep, replay
 from harness.run.store import RunDir
@@ -22,15 +17,13 @@ from harness.schema.log_file import GameLogContents
 from harness.schema.moves import Move, MoveKind
 from harness.schema.records import PROVIDER_ERROR_KINDS, Call, GameHeader, GameResult, Message, MoveRecord
 from harness.schema.value_records import DecisionValueRecord, ValuesUnreadable, game_values
-from harness.web.board import Board, board_of
+from harness.web.board import Board, Frozen, board_of
 from harness.web.catalog import GameSummary
 from harness.web.deductions import Deductions, deductions_of
 from harness.web.marks import aligned_values, reasked, regret
 
 
-class AttemptPage(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class AttemptPage(Frozen):
     number: int
     sent: list[Message]  # attempt 1: every message; later ones: what was added to the first (reply, feedback)
     sent_whole: bool  # `sent` is the whole request
@@ -47,19 +40,15 @@ class AttemptPage(BaseModel):
     accepted: bool
 
 
-class CallPage(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class CallPage(Frozen):
     role: str
     model: str
     attempts: list[AttemptPage]
     accepted: bool  # its last attempt was used
 
 
-class RatedMove(BaseModel):
+class RatedMove(Frozen):
     """A legal move as the seat was shown it, with the model's rating and the engine's value."""
-
-    model_config = ConfigDict(frozen=True)
 
     index: int
     description: str
@@ -72,10 +61,8 @@ class RatedMove(BaseModel):
     engine_best: bool  # among the moves with the best engine value
 
 
-class Outcome(BaseModel):
+class Outcome(Frozen):
     """What the move did, from the engine's record of it."""
-
-    model_config = ConfigDict(frozen=True)
 
     kind: MoveKind
     card: str | None  # the card played or discarded
@@ -91,9 +78,7 @@ class Outcome(BaseModel):
     fireworks_after: int
 
 
-class MoveStep(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class MoveStep(Frozen):
     kind: Literal["move"] = "move"
     anchor: str
     turn: int
@@ -114,11 +99,9 @@ class MoveStep(BaseModel):
     reasked: bool
 
 
-class StopStep(BaseModel):
+class StopStep(Frozen):
     """A move that was not made: the game stopped here, interrupted (its model gave no usable reply) or stopped by the
     user while the move was being asked (`by_user`), with every attempt made for it."""
-
-    model_config = ConfigDict(frozen=True)
 
     kind: Literal["stop"] = "stop"
     anchor: str
@@ -131,10 +114,8 @@ class StopStep(BaseModel):
     calls: list[CallPage]
 
 
-class EndStep(BaseModel):
+class EndStep(Frozen):
     """Where the log ends: the game over, or a game not finished yet (its next seat's board)."""
-
-    model_config = ConfigDict(frozen=True)
 
     kind: Literal["end"] = "end"
     anchor: str
@@ -146,9 +127,7 @@ class EndStep(BaseModel):
 Step = MoveStep | StopStep | EndStep
 
 
-class GamePage(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class GamePage(Frozen):
     summary: GameSummary
     header: GameHeader
     result: GameResult | None
@@ -191,14 +170,8 @@ def calls_page(calls: Sequence[Call]) -> list[CallPage]:
     pages = []
     for call in calls:
         attempts = _attempts(call)
-        pages.append(
-            CallPage(
-                role=call.role,
-                model=call.model,
-                attempts=attempts,
-                accepted=bool(attempts) and attempts[-1].accepted,
-            )
-        )
+        accepted = bool(attempts) and attempts[-1].accepted
+        pages.append(CallPage(role=call.role, model=call.model, attempts=attempts, accepted=accepted))
     return pages
 
 
@@ -346,11 +319,9 @@ def build_game_page(run: RunDir, summary: GameSummary) -> GamePage:
         problem = str(exc)
     else:
         steps.extend(_stop_steps(stops.get(len(contents.moves), []), game, who))
-        if game.is_over:
-            steps.append(EndStep(anchor="end", turn=game.turn, board=board_of(game, 0, who), over=True))
-        elif not (steps and steps[-1].kind == "stop"):
-            seat = game.current_player
-            steps.append(EndStep(anchor="end", turn=game.turn, board=board_of(game, seat, who), over=False))
+        if game.is_over or not (steps and steps[-1].kind == "stop"):
+            board = board_of(game, 0 if game.is_over else game.current_player, who)
+            steps.append(EndStep(anchor="end", turn=game.turn, board=board, over=game.is_over))
     return GamePage(
         summary=summary,
         header=header,

@@ -53,9 +53,4 @@ def regret(record: MoveRecord, values: DecisionValueRecord | None) -> float | No
 
 def regrets(moves: Sequence[MoveRecord], values: dict[int, DecisionValueRecord]) -> dict[int, float]:
     """Regret by turn, for the valued decisions."""
-    found = {}
-    for record in moves:
-        value = regret(record, values.get(record.turn))
-        if value is not None:
-            found[record.turn] = value
-    return found
+    return {r.turn: value for r in moves if (value := regret(r, values.get(r.turn))) is not None}

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import jinja2
-
 from harness.report.render import cost, num, pct
 from harness.schema.cards import COLOR_NAMES
 from harness.schema.paths import template_environment
@@ -49,14 +47,9 @@ def asset(name: str) -> bytes:
     return (ASSETS_DIR / name).read_bytes()
 
 
-def _environment() -> jinja2.Environment:
-    env = template_environment(TEMPLATES, autoescape=True)
-    env.filters.update(num=num, pct=pct, cost=cost)
-    env.globals.update(csp=CSP, color_names=COLOR_NAMES)
-    return env
-
-
-_ENV = _environment()
+_ENV = template_environment(TEMPLATES, autoescape=True)
+_ENV.filters.update(num=num, pct=pct, cost=cost)
+_ENV.globals.update(csp=CSP, color_names=COLOR_NAMES)
 
 
 def render_index(runs: list[RunEntry], sources: list[str]) -> str:

@@ -1,10 +1,9 @@
 """The local server of `hanabi-eval view PATH...`: the viewer's pages over HTTP on 127.0.0.1, read-only.
 
-It binds the loopback address only, answers GET and HEAD alone (any other method is refused), and serves nothing but
-its rendered pages and its two packaged assets: a request names a run by its key and a game by its page name, both
-looked up in the catalog, never joined to a file path, so no request can reach a file outside the runs it was
-given (a path with `..`, a backslash or an encoded slash is refused outright). A request whose Host header is not
-the loopback address (DNS rebinding) is refused. Pages are rendered from the logs as they are at the request.
+It answers GET and HEAD alone and serves nothing but its rendered pages and its two assets: a request names a run by
+its key and a game by its page name, looked up in the catalog and never joined to a file path (a path with `..`, a
+backslash or an encoded slash is refused outright). A Host header other than the loopback's (DNS rebinding) is
+refused. Pages are rendered from the logs as they are at the request.
 """
 
 from __future__ import annotations
@@ -34,16 +33,12 @@ class Response:
     def __init__(
         self, status: HTTPStatus, body: bytes, kind: str = _HTML, location: str | None = None
     ) -> None:
-        self.status = status
-        self.body = body
-        self.kind = kind
-        self.location = location
+        self.status, self.body, self.kind, self.location = status, body, kind, location
 
 
 def _text(status: HTTPStatus, message: str) -> Response:
-    return Response(
-        status, f"{status.value} {status.phrase}: {message}\n".encode(), "text/plain; charset=utf-8"
-    )
+    body = f"{status.value} {status.phrase}: {message}\n".encode()
+    return Response(status, body, "text/plain; charset=utf-8")
 
 
 def route(catalog: Catalog, sources: list[str], raw_path: str, cache: PageCache) -> Response:
@@ -108,22 +103,49 @@ def _game(run: RunEntry, name: str, cache: PageCache) -> Response:
     return Response(HTTPStatus.OK, html)
 
 
+class PageHandler(BaseHTTPRequestHandler):
+    """A quiet handler (the terminal shows the URL, not every request) that answers GET and HEAD alike."""
+
+    sys_version = ""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def start_reply(self, response: Response, csp: str, referrer: str, cache: str = "no-store") -> None:
+        """The status and headers of `response`, its body left to the caller."""
+        self.send_response(response.status)
+        self.send_header("Content-Type", response.kind)
+        self.send_header("Content-Length", str(len(response.body)))
+        self.send_header("Cache-Control", cache)
+        self.send_header("Content-Security-Policy", f"{csp}; frame-ancestors 'none'")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", referrer)
+        if response.location:
+            self.send_header("Location", response.location)
+        self.end_headers()
+
+    def answer(self, with_body: bool) -> None:
+        raise NotImplementedError
+
+    def do_GET(self) -> None:
+        self.answer(with_body=True)
+
+    def do_HEAD(self) -> None:
+        self.answer(with_body=False)
+
+
 def _handler(catalog: Catalog, sources: list[str]) -> type[BaseHTTPRequestHandler]:
     cache = PageCache()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(PageHandler):
         server_version = "hanabi-eval-viewer"
-        sys_version = ""
-
-        def log_message(self, format: str, *args: Any) -> None:
-            return  # quiet: the terminal shows the URL, not every request
 
         def _allowed_host(self) -> bool:
             host = (self.headers.get("Host") or "").lower()
             port = self.server.server_address[1]  # type: ignore[index]  # an (address, port) pair for TCP
             return host in (f"{HOST}:{port}", f"localhost:{port}", HOST, "localhost")
 
-        def _answer(self, with_body: bool) -> None:
+        def answer(self, with_body: bool) -> None:
             if not self._allowed_host():
                 response = _text(HTTPStatus.MISDIRECTED_REQUEST, "this viewer answers only on 127.0.0.1")
             else:
@@ -132,24 +154,9 @@ def _handler(catalog: Catalog, sources: list[str]) -> type[BaseHTTPRequestHandle
                 except Exception as exc:  # one bad page must not stop the server
                     print(f"viewer: {self.path}: {type(exc).__name__}: {exc}", file=sys.stderr)
                     response = _text(HTTPStatus.INTERNAL_SERVER_ERROR, "this page could not be rendered")
-            self.send_response(response.status)
-            self.send_header("Content-Type", response.kind)
-            self.send_header("Content-Length", str(len(response.body)))
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("Content-Security-Policy", f"{CSP}; frame-ancestors 'none'")
-            self.send_header("X-Content-Type-Options", "nosniff")
-            self.send_header("Referrer-Policy", "no-referrer")
-            if response.location:
-                self.send_header("Location", response.location)
-            self.end_headers()
+            self.start_reply(response, CSP, "no-referrer")
             if with_body:
                 self.wfile.write(response.body)
-
-        def do_GET(self) -> None:
-            self._answer(with_body=True)
-
-        def do_HEAD(self) -> None:
-            self._answer(with_body=False)
 
     return Handler
 

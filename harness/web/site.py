@@ -1,10 +1,9 @@
 """The static site (`hanabi-eval view PATH... --out DIR`): the same pages the server shows, written to a folder that
 opens from disk with no server and fetches nothing.
 
-The folder is written whole and renamed into place (harness/export/writer.py), so a failure leaves the old site or
-nothing, never half a site. An existing site is replaced only when asked (--force); a folder that is not a site is
-never replaced, and a site is never written into a run folder. DIR/site.json lists every page (schema/viewer_site.py),
-which is how a report beside the site links its games to their pages.
+The folder is written whole and renamed into place, never half a site. An existing site is replaced only with
+--force, a folder that is not a site never, and a site is never written into a run folder. DIR/site.json lists every
+page (schema/viewer_site.py): how a report beside the site links its games to their pages.
 """
 
 from __future__ import annotations
@@ -82,14 +81,6 @@ def _probe(out: Path) -> None:
                 folder.rmdir()
 
 
-def _text(data: bytes) -> Iterator[str]:
-    yield data.decode("utf-8")
-
-
-def _one(text: str) -> Iterator[str]:
-    yield text
-
-
 _RUNS: list[tuple[RunEntry, RunDir]] = []  # a worker process's copy of the runs, sent once when it starts
 
 
@@ -126,15 +117,15 @@ def write_site(catalog: Catalog, out: Path, sources: list[str], jobs: int = 1) -
     )
     tasks = [(number, game.page) for number, run in enumerate(runs) for game in run.games]
 
-    def files(pages: Iterator[str]) -> Iterator[tuple[str, Iterator[str]]]:
+    def files(pages: Iterator[str]) -> Iterator[tuple[str, list[str]]]:
         for name in ASSETS:
-            yield f"assets/{name}", _text(asset(name))
-        yield INDEX, _one(render_index(runs, sources))
+            yield f"assets/{name}", [asset(name).decode("utf-8")]
+        yield INDEX, [render_index(runs, sources)]
         for run in runs:
-            yield run_page_path(run), _one(render_run(run))
+            yield run_page_path(run), [render_run(run)]
         for number, page in tasks:
-            yield game_page_path(runs[number], page), _one(next(pages))
-        yield SITE_INDEX, _one(index.model_dump_json(indent=1))
+            yield game_page_path(runs[number], page), [next(pages)]
+        yield SITE_INDEX, [index.model_dump_json(indent=1)]
 
     if jobs <= 1 or len(tasks) < 2:
         _keep_runs(runs)

@@ -1,14 +1,11 @@
 """The table page: where a person plays a human seat in a browser, served while its run plays (`hanabi-eval play`,
 and `run` or `resume` of a run with a human seat).
 
-One address per human seat, `/seat/<seat>?token=<secret>`: every request that reads or acts names its seat and
-carries that seat's token (compared in constant time), so one seat's token reads and moves for no other. The page is
-built from the seat's desk (harness.models.human), which holds the seat's SeatView and nothing else: the board as
-the viewer draws it with the seat's own cards as what the seat knows of them, its legal moves as buttons, the moves
-so far, and whose turn it is. A move names its turn and is taken once (a stale or second one is refused). Host and
-Origin are checked (no DNS rebinding, no cross-site post); pages are autoescaped and carry the viewer's content
-security policy, which lets them post only to the table and fetch only its state. Once a game of the seat is over,
-its viewer page is served here too (`/view/...`), where everything is revealed.
+One address per human seat, `/seat/<seat>?token=<secret>`: every request names its seat and carries that seat's token
+(compared in constant time). The page is built from the seat's desk (harness.play.desk), which holds the seat's
+SeatView and nothing else. A move names its turn and is taken once. Host and Origin are checked (no DNS rebinding, no
+cross-site post); pages are autoescaped under the viewer's content security policy, which lets them post only to the
+table and fetch only its state. A game of the seat's is shown in the viewer here (`/view/...`) once its deal is over.
 """
 
 from __future__ import annotations
@@ -27,46 +24,41 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from pydantic import BaseModel, ConfigDict
-
 from harness.play.desk import TABLE, Desk, DeskState, FinishedGame
 from harness.run.store import RunDir, find_runs
 from harness.schema.cards import COLORS
 from harness.schema.errors import Refused
-from harness.schema.moves import MoveKind
+from harness.schema.moves import Move
 from harness.schema.records import GameResult, is_digits
-from harness.web.board import Board, view_board
+from harness.view.seat_view import SeatView
+from harness.web.board import Board, Frozen, view_board
 from harness.web.catalog import Catalog
-from harness.web.pages import CSP, asset, render_template
-from harness.web.server import BackgroundServer, PageCache, route
+from harness.web.pages import ASSETS_DIR, CSP, asset, render_template
+from harness.web.server import BackgroundServer, PageCache, PageHandler, Response, route
 
 LOOPBACK = "127.0.0.1"
 POLL_S = 15.0  # the longest a state request waits for a change
 SETTLE_MOVE_S = 0.5  # after a move, how long its answer waits for the seat to be asked again (quick partners)
 SETTLE_POLL_S = 0.05  # after a change, how long a state request waits for the seat to be asked (moves in a row)
 TABLE_CSP = CSP.replace("form-action 'none'", "form-action 'self'") + "; connect-src 'self'"
-TABLE_ASSETS = {"table.js": "text/javascript; charset=utf-8", "table.css": "text/css; charset=utf-8"}
-VIEWER_ASSETS = {"viewer.css": "text/css; charset=utf-8", "viewer.js": "text/javascript; charset=utf-8"}
+_JS, _CSS = "text/javascript; charset=utf-8", "text/css; charset=utf-8"
+VIEWER_ASSETS = {"viewer.css": _CSS, "viewer.js": _JS}
+TABLE_ASSETS = {"table.js": _JS, "table.css": _CSS, **VIEWER_ASSETS}
 HINT_KEYS = "asdfghjklzxcvbnmyuiop"  # keys of hints, in the order they are listed
 DISCARD_KEYS = "qwert"  # discard card 0-4; play card 0-4 is 1-5
-_HTML = "text/html; charset=utf-8"
 
 
-class MoveButton(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class MoveButton(Frozen):
     index: int  # the legal move's index, which the form sends
     kind: str  # "play", "discard", "color", "rank"
-    card: int | None  # play, discard: the card's index
-    target: int | None  # hints: the player told
-    value: str | None  # hints: the colour or rank named
-    touches: tuple[int, ...]  # hints: the target's cards it points at
-    key: str | None  # the keyboard key that presses it
+    card: int | None = None  # play, discard: the card's index
+    target: int | None = None  # hints: the player told
+    value: str | None = None  # hints: the colour or rank named
+    touches: tuple[int, ...] = ()  # hints: the target's cards it points at
+    key: str | None = None  # the keyboard key that presses it
 
 
-class HistoryLine(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class HistoryLine(Frozen):
     turn: int
     player: int
     who: str
@@ -78,32 +70,28 @@ class HistoryLine(BaseModel):
     touched: tuple[int, ...]
 
 
-class FinishedLine(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class FinishedLine(Frozen):
     game_id: str
     score: int
     max_score: int
     viewer: str | None  # the game's viewer page on this server
 
 
-class TablePage(BaseModel):
+class TablePage(Frozen):
     """Everything the table page of one seat shows, built from its desk alone."""
-
-    model_config = ConfigDict(frozen=True)
 
     name: str
     token: str
     version: int
-    game_id: str | None
-    seat: int | None
-    board: Board | None
-    fireworks: int  # cards on the fireworks
-    turn: int | None
+    game_id: str | None = None
+    seat: int | None = None
+    board: Board | None = None
+    fireworks: int = 0  # cards on the fireworks
+    turn: int | None = None
     status: str  # "waiting", "yours", "sent", "thinking", "over", "stopped"
-    to_move: int | None
-    to_move_who: str | None
-    waiting_s: int
+    to_move: int | None = None
+    to_move_who: str | None = None
+    waiting_s: int = 0
     stopped: str | None
     moves: list[MoveButton]
     hand: list[int]  # own card indices
@@ -111,51 +99,38 @@ class TablePage(BaseModel):
     finished: list[FinishedLine]
 
 
-def _buttons(state: DeskState) -> list[MoveButton]:
-    view = state.view
-    assert view is not None
-    buttons: list[MoveButton] = []
+def _named(move: Move) -> tuple[str, str | None]:
+    """A move's kind as the page names it ("play", "discard", "color", "rank") and a hint's colour or rank."""
+    kind = str(move.kind).removeprefix("reveal_")
+    return kind, move.color if kind == "color" else str(move.rank) if kind == "rank" else None
+
+
+def _buttons(view: SeatView) -> list[MoveButton]:
+    buttons = []
     hint_keys = iter(HINT_KEYS)
     for legal in view.legal_moves:
-        move = legal.move
-        if move.kind in (MoveKind.PLAY, MoveKind.DISCARD):
-            assert move.card_index is not None
-            keys = "12345" if move.kind is MoveKind.PLAY else DISCARD_KEYS
-            key = keys[move.card_index] if move.card_index < len(keys) else None
-            kind = "play" if move.kind is MoveKind.PLAY else "discard"
-            buttons.append(MoveButton(index=legal.index, kind=kind, card=move.card_index, target=None, value=None,
-                                      touches=(), key=key))
+        kind, value = _named(legal.move)
+        card = legal.move.card_index
+        if not legal.move.is_hint:
+            assert card is not None
+            key = ("12345" if kind == "play" else DISCARD_KEYS)[card : card + 1] or None
+            buttons.append(MoveButton(index=legal.index, kind=kind, card=card, key=key))
         else:
-            colour = move.kind is MoveKind.REVEAL_COLOR
-            buttons.append(
-                MoveButton(
-                    index=legal.index,
-                    kind="color" if colour else "rank",
-                    card=None,
-                    target=legal.target_player,
-                    value=move.color if colour else str(move.rank),
-                    touches=legal.touches,
-                    key=next(hint_keys, None),
-                )
-            )
+            buttons.append(MoveButton(index=legal.index, kind=kind, target=legal.target_player, value=value,
+                                      touches=legal.touches, key=next(hint_keys, None)))
     return buttons
 
 
-def _history(state: DeskState) -> list[HistoryLine]:
-    view = state.view
-    assert view is not None
+def _history(state: DeskState, view: SeatView) -> list[HistoryLine]:
     lines = []
-    for entry in view.history:
-        move = entry.move
-        kind = {MoveKind.PLAY: "play", MoveKind.DISCARD: "discard", MoveKind.REVEAL_COLOR: "color"}.get(
-            move.kind, "rank"
-        )
-        value = move.color if move.kind is MoveKind.REVEAL_COLOR else str(move.rank) if kind == "rank" else None
+    for entry in reversed(view.history):
+        kind, value = _named(entry.move)
+        who = state.who[entry.player] if entry.player < len(state.who) else ""
         lines.append(
             HistoryLine(
                 turn=entry.turn,
                 player=entry.player,
-                who=state.who[entry.player] if entry.player < len(state.who) else "",
+                who=who,
                 kind=kind,
                 card=entry.card,
                 scored=entry.scored,
@@ -164,7 +139,7 @@ def _history(state: DeskState) -> list[HistoryLine]:
                 touched=entry.revealed,
             )
         )
-    return lines[::-1]
+    return lines
 
 
 def table_page(state: DeskState, token: str, viewer: Callable[[FinishedGame], str | None]) -> TablePage:
@@ -173,10 +148,9 @@ def table_page(state: DeskState, token: str, viewer: Callable[[FinishedGame], st
     finished = [FinishedLine(game_id=f.game_id, score=f.score, max_score=f.max_score, viewer=viewer(f))
                 for f in state.finished]
     if view is None:
-        return TablePage(name=state.name, token=token, version=state.version, game_id=None, seat=None, board=None,
-                         fireworks=0, turn=None, status="stopped" if state.stopped else "waiting", to_move=None,
-                         to_move_who=None, waiting_s=0, stopped=state.stopped, moves=[], hand=[], history=[],
-                         finished=finished)
+        status = "stopped" if state.stopped else "waiting"
+        return TablePage(name=state.name, token=token, version=state.version, status=status,
+                         stopped=state.stopped, moves=[], hand=[], history=[], finished=finished)
     last = view.history[-1] if view.history else None
     acted = {last.target_player: set(last.revealed)} if last and last.target_player is not None else None
     if state.stopped:
@@ -202,9 +176,9 @@ def table_page(state: DeskState, token: str, viewer: Callable[[FinishedGame], st
         to_move_who=state.who[to_move] if to_move is not None and to_move < len(state.who) else None,
         waiting_s=int(state.waiting_s),
         stopped=state.stopped,
-        moves=_buttons(state) if status == "yours" else [],
+        moves=_buttons(view) if status == "yours" else [],
         hand=[c.index for c in view.own_hand],
-        history=_history(state),
+        history=_history(state, view),
         finished=finished,
     )
 
@@ -222,14 +196,9 @@ def state_json(state: DeskState) -> dict[str, Any]:
     }
 
 
-class _Reply:
-    def __init__(self, status: HTTPStatus, body: bytes, kind: str = _HTML, location: str | None = None) -> None:
-        self.status, self.body, self.kind, self.location = status, body, kind, location
-
-
-def _refusal(status: HTTPStatus, message: str, back: str | None = None) -> _Reply:
+def _refusal(status: HTTPStatus, message: str, back: str | None = None) -> Response:
     html = render_template("table_refused.html.j2", csp=TABLE_CSP, status=status, message=message, back=back)
-    return _Reply(status, html.encode())
+    return Response(status, html.encode())
 
 
 class TableServer(BackgroundServer):
@@ -272,10 +241,9 @@ class TableServer(BackgroundServer):
         return self.host in ("0.0.0.0", "::") or (address.is_loopback and _loopback(self.host))
 
     def deal_played_out(self, name: str, finished: FinishedGame) -> bool:
-        """Whether every game that seats `name` on the finished game's seed, in its run and in the session's runs,
-        is complete: only then may the viewer show that game's deal to the seat, since a repeat, a later run of a
-        sweep or a game still to be resumed would deal the seat the very hand the viewer shows. Once true it stays
-        true (a complete game stays complete), so the runs are read again only while it is false."""
+        """Whether every game that seats `name` on the finished game's seed, in its run and the session's runs, is
+        complete: only then may the viewer show that deal to the seat (a repeat, a later run of a sweep or a game
+        to be resumed would deal it the hand shown). Once true it stays true, so the runs are read only until then."""
         key = (name, finished.game_id, finished.run_path)
         if key in self._played_out:
             return True
@@ -309,12 +277,9 @@ class TableServer(BackgroundServer):
 
     def viewer_path(self, game_id: str, run_path: Path) -> str | None:
         """The viewer's page of a game of `run_path` on this server, once its log is readable."""
-        catalog = self._catalog(run_path)
-        for run in catalog.runs():
-            for game in run.games:
-                if game.game_id == game_id:
-                    return f"/view/runs/{quote(run.key)}/games/{quote(game.page)}"
-        return None
+        pages = (f"/view/runs/{quote(run.key)}/games/{quote(game.page)}"
+                 for run in self._catalog(run_path).runs() for game in run.games if game.game_id == game_id)
+        return next(pages, None)
 
     def _catalog(self, run_path: Path) -> Catalog:
         with self._lock:
@@ -329,15 +294,12 @@ class TableServer(BackgroundServer):
             return None
         return desk
 
-    def get(self, raw_path: str) -> _Reply:
+    def get(self, raw_path: str) -> Response:
         parts = urlsplit(raw_path)
         path, query = unquote(parts.path), parse_qs(parts.query)
         pieces = path.split("/")[1:]
         if len(pieces) == 2 and pieces[0] == "assets" and pieces[1] in TABLE_ASSETS:
-            return _Reply(HTTPStatus.OK, (Path(__file__).with_name("assets") / pieces[1]).read_bytes(),
-                          TABLE_ASSETS[pieces[1]])
-        if len(pieces) == 2 and pieces[0] == "assets" and pieces[1] in VIEWER_ASSETS:
-            return _Reply(HTTPStatus.OK, asset(pieces[1]), VIEWER_ASSETS[pieces[1]])
+            return Response(HTTPStatus.OK, (ASSETS_DIR / pieces[1]).read_bytes(), TABLE_ASSETS[pieces[1]])
         if pieces[:1] == ["view"]:
             return self._viewer(parts.path, query)
         if len(pieces) in (2, 3) and pieces[0] == "seat":
@@ -347,13 +309,14 @@ class TableServer(BackgroundServer):
             if len(pieces) == 2:
                 page = table_page(desk.snapshot(), desk.token, self._viewer_link(desk))
                 html = render_template("table.html.j2", csp=TABLE_CSP, page=page, seat_path=seat_path(desk.name))
-                return _Reply(HTTPStatus.OK, html.encode())
+                return Response(HTTPStatus.OK, html.encode())
             if pieces[2] == "state":
                 since = (query.get("since") or [""])[0]
                 if is_digits(since):
                     desk.wait(int(since), POLL_S)
                     desk.settle(SETTLE_POLL_S)
-                return _Reply(HTTPStatus.OK, json.dumps(state_json(desk.snapshot())).encode(), "application/json")
+                state = json.dumps(state_json(desk.snapshot())).encode()
+                return Response(HTTPStatus.OK, state, "application/json")
         return _refusal(HTTPStatus.NOT_FOUND, "no such page")
 
     def _viewer_link(self, desk: Desk) -> Callable[[FinishedGame], str | None]:
@@ -365,13 +328,13 @@ class TableServer(BackgroundServer):
 
         return link
 
-    def _viewer(self, raw_path: str, query: dict[str, list[str]]) -> _Reply:
+    def _viewer(self, raw_path: str, query: dict[str, list[str]]) -> Response:
         """A finished game's viewer page, for a token of a seat that played it; the viewer's assets."""
         inner = raw_path.removeprefix("/view")
         if inner.startswith("/assets/"):
             name = inner.removeprefix("/assets/")
             if name in VIEWER_ASSETS:
-                return _Reply(HTTPStatus.OK, asset(name), VIEWER_ASSETS[name])
+                return Response(HTTPStatus.OK, asset(name), VIEWER_ASSETS[name])
             return _refusal(HTTPStatus.NOT_FOUND, "no such file")
         token = (query.get("token") or [""])[0]
         for desk in self.desks.values():
@@ -383,12 +346,12 @@ class TableServer(BackgroundServer):
                     continue
                 if self.deal_played_out(desk.name, finished):
                     answer = route(self._catalog(finished.run_path), [str(finished.run_path)], inner, self._cache)
-                    return _Reply(answer.status, answer.body, answer.kind, answer.location)
+                    return Response(answer.status, answer.body, answer.kind, answer.location)
         return _refusal(
             HTTPStatus.FORBIDDEN, "the viewer shows a game here to its players once every game on its deal is over"
         )
 
-    def post(self, raw_path: str, body: bytes) -> _Reply:
+    def post(self, raw_path: str, body: bytes) -> Response:
         pieces = unquote(urlsplit(raw_path).path).split("/")[1:]
         if len(pieces) != 3 or pieces[0] != "seat" or pieces[2] != "move":
             return _refusal(HTTPStatus.NOT_FOUND, "no such page")
@@ -405,7 +368,7 @@ class TableServer(BackgroundServer):
         if refused is not None:
             return _refusal(HTTPStatus.CONFLICT, refused, back)
         desk.settle(SETTLE_MOVE_S)  # the page it leads to shows a quick partner's answer, not "thinking"
-        return _Reply(HTTPStatus.SEE_OTHER, b"", location=back)
+        return Response(HTTPStatus.SEE_OTHER, b"", location=back)
 
 
 def seat_path(name: str) -> str:
@@ -423,32 +386,19 @@ MAX_FORM = 4096
 
 
 def _handler(table: TableServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(PageHandler):
         server_version = "hanabi-eval-table"
-        sys_version = ""
 
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-        def _send(self, reply: _Reply, with_body: bool = True) -> None:
-            self.send_response(reply.status)
-            self.send_header("Content-Type", reply.kind)
-            self.send_header("Content-Length", str(len(reply.body)))
+        def _send(self, reply: Response, with_body: bool = True) -> None:
             asset_file = reply.kind.startswith(("text/css", "text/javascript"))  # package files: kept by the browser
-            self.send_header("Cache-Control", "max-age=3600" if asset_file else "no-store")
-            self.send_header("Content-Security-Policy", f"{TABLE_CSP}; frame-ancestors 'none'")
-            self.send_header("X-Content-Type-Options", "nosniff")
             # same-origin, not no-referrer: with no-referrer a browser posts `Origin: null`, which could not be told
             # from a sandboxed foreign page; the token in the address goes to this table alone either way
-            self.send_header("Referrer-Policy", "same-origin")
-            if reply.location:
-                self.send_header("Location", reply.location)
-            self.end_headers()
+            self.start_reply(reply, TABLE_CSP, "same-origin", "max-age=3600" if asset_file else "no-store")
             if with_body:
                 with contextlib.suppress(ConnectionError):  # a page left (a reload) before its answer came
                     self.wfile.write(reply.body)
 
-        def _checked(self, posting: bool) -> _Reply | None:
+        def _checked(self, posting: bool) -> Response | None:
             host = self.headers.get("Host") or ""
             if not table.allowed_host(host):
                 return _refusal(HTTPStatus.MISDIRECTED_REQUEST, "this table answers only at the address it printed")
@@ -457,34 +407,26 @@ def _handler(table: TableServer) -> type[BaseHTTPRequestHandler]:
                 return _refusal(HTTPStatus.FORBIDDEN, "a request from another site is refused; nothing was played")
             return None
 
-        def _answer(self, with_body: bool) -> None:
-            refused = self._checked(posting=False)
+        def _reply(self, posting: bool, failed: str) -> Response:
+            """The answer to this GET, HEAD or POST: a refusal, or the table's; `failed` when that raised."""
+            body = b""
+            if posting:
+                length = self.headers.get("Content-Length") or ""
+                if not is_digits(length) or int(length) > MAX_FORM:
+                    return _refusal(HTTPStatus.BAD_REQUEST, "a move is a small form; nothing was played")
+                body = self.rfile.read(int(length))
             try:
-                reply = refused or table.get(self.path)
+                refused = self._checked(posting)
+                return refused or (table.post(self.path, body) if posting else table.get(self.path))
             except Exception as exc:  # one bad page must not stop the table
                 print(f"table: {urlsplit(self.path).path}: {type(exc).__name__}: {exc}", file=sys.stderr)
-                reply = _refusal(HTTPStatus.INTERNAL_SERVER_ERROR, "this page could not be rendered")
-            self._send(reply, with_body)
+                return _refusal(HTTPStatus.INTERNAL_SERVER_ERROR, failed)
 
-        def do_GET(self) -> None:
-            self._answer(with_body=True)
-
-        def do_HEAD(self) -> None:
-            self._answer(with_body=False)
+        def answer(self, with_body: bool) -> None:
+            self._send(self._reply(False, "this page could not be rendered"), with_body)
 
         def do_POST(self) -> None:
-            length = self.headers.get("Content-Length") or ""
-            if not is_digits(length) or int(length) > MAX_FORM:
-                self._send(_refusal(HTTPStatus.BAD_REQUEST, "a move is a small form; nothing was played"))
-                return
-            body = self.rfile.read(int(length))
-            refused = self._checked(posting=True)
-            try:
-                reply = refused or table.post(self.path, body)
-            except Exception as exc:
-                print(f"table: {urlsplit(self.path).path}: {type(exc).__name__}: {exc}", file=sys.stderr)
-                reply = _refusal(HTTPStatus.INTERNAL_SERVER_ERROR, "the move could not be taken")
-            self._send(reply)
+            self._send(self._reply(True, "the move could not be taken"))
 
     return Handler
 
