@@ -14,13 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict
 from scipy import stats as scipy_stats
 
 from harness.report.grouping import grouped
 from harness.report.rows import GameRow
-from harness.report.stats import Interval, bootstrap_interval
+from harness.report.stats import Estimate, estimate
 from harness.schema.records import MoveRecord
 from harness.schema.value_records import DecisionValueRecord, aligned
 
@@ -51,17 +50,6 @@ class DecisionCalibration(BaseModel):
     bot: str
 
 
-class Estimate(BaseModel):
-    """A mean over decisions with its standard error and 95% bootstrap interval (None where too few decisions)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    n: int
-    mean: float | None = None
-    se: float | None = None
-    ci: Interval | None = None
-
-
 class GroupCalibration(BaseModel):
     """One group at one player count. `valued_games` 0: no values, every mean None."""
 
@@ -83,18 +71,6 @@ class GroupCalibration(BaseModel):
     rollouts: list[int]  # the values' rollout counts (one, unless runs were valued differently)
     base_seeds: list[int]
     bots: list[str]
-
-
-def _estimate(values: Sequence[float]) -> Estimate:
-    data = [float(v) for v in values]
-    if not data:
-        return Estimate(n=0)
-    return Estimate(
-        n=len(data),
-        mean=float(np.mean(data)),
-        se=float(np.std(data, ddof=1) / np.sqrt(len(data))) if len(data) >= 2 else None,
-        ci=bootstrap_interval(data, np.mean),
-    )
 
 
 def rank_correlation(ratings: Sequence[float | None], values: Sequence[float]) -> tuple[float | None, int]:
@@ -144,14 +120,12 @@ def calibration(
 ) -> list[GroupCalibration]:
     """Per group and player count (every group with games), from the games with values and their valued decisions
     `judged`."""
-    keys = sorted({(g.group, g.players) for g in games})
     by_key = grouped(judged, lambda item: (item.group, item.players))
+    valued_by_key = grouped(valued, lambda game: (game.group, game.players))
     table = []
-    for key in keys:
-        members = [g for g in games if (g.group, g.players) == key]
+    for key, members in sorted(grouped(games, lambda game: (game.group, game.players)).items()):
         complete = [g for g in members if g.status == "complete"]
-        with_values = [g for g in valued if (g.group, g.players) == key]
-        found = by_key[key]
+        with_values, found = valued_by_key[key], by_key[key]
         correlated = [d.spearman for d in found if d.spearman is not None]
         table.append(
             GroupCalibration(
@@ -165,9 +139,9 @@ def calibration(
                 correlated=len(correlated),
                 skipped_unrated=sum(d.no_correlation == "unrated" for d in found),
                 skipped_tied=sum(d.no_correlation == "tied" for d in found),
-                spearman=_estimate(correlated),
-                regret=_estimate([d.regret for d in found]),
-                best_share=_estimate([float(d.chose_best) for d in found]),
+                spearman=estimate(correlated),
+                regret=estimate([d.regret for d in found]),
+                best_share=estimate([float(d.chose_best) for d in found]),
                 rollouts=sorted({d.rollouts for d in found}),
                 base_seeds=sorted({d.base_seed for d in found}),
                 bots=sorted({d.bot for d in found}),

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.engine.game import Game
 from harness.engine.replay import replay
+from harness.report.stats import ratio
 from harness.schema.cards import COPIES, parse_card
 from harness.schema.moves import Move, MoveKind
 from harness.schema.records import GameHeader, MoveRecord
@@ -187,10 +188,6 @@ def game_quality(run_id: str, game_id: str, counts: QualityCounts) -> GameQualit
     )
 
 
-def _ratio(count: int, total: int) -> float | None:
-    return count / total if total else None
-
-
 def summarize(group: str, games: int, counts: QualityCounts) -> QualitySummary:
     n, kinds = counts.moves, counts.kinds
     plays = kinds[str(MoveKind.PLAY)]
@@ -205,21 +202,21 @@ def summarize(group: str, games: int, counts: QualityCounts) -> QualitySummary:
         rated_moves=rated,
         unrated_moves=n - rated,
         off_top_choices=off_top,
-        off_top_share=_ratio(off_top, rated),
-        off_top_per_game=_ratio(off_top, games),
+        off_top_share=ratio(off_top, rated),
+        off_top_per_game=ratio(off_top, games),
         plays=plays,
         known_unplayable_plays=unplayable,
-        known_unplayable_share=_ratio(unplayable, plays),
-        known_unplayable_per_move=_ratio(unplayable, n),
-        known_unplayable_per_game=_ratio(unplayable, games),
+        known_unplayable_share=ratio(unplayable, plays),
+        known_unplayable_per_move=ratio(unplayable, n),
+        known_unplayable_per_game=ratio(unplayable, games),
         hints=hints,
         uninformative_clues=empty,
-        uninformative_share=_ratio(empty, hints),
-        uninformative_per_move=_ratio(empty, n),
-        uninformative_per_game=_ratio(empty, games),
+        uninformative_share=ratio(empty, hints),
+        uninformative_per_move=ratio(empty, n),
+        uninformative_per_game=ratio(empty, games),
         discards=discards,
         critical_discards=critical,
-        critical_share=_ratio(critical, discards),
-        critical_per_move=_ratio(critical, n),
-        critical_per_game=_ratio(critical, games),
+        critical_share=ratio(critical, discards),
+        critical_per_move=ratio(critical, n),
+        critical_per_game=ratio(critical, games),
     )

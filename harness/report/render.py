@@ -17,10 +17,9 @@ from harness.report.site_links import SiteLinks
 from harness.schema.paths import template_environment
 
 if TYPE_CHECKING:  # the viewer and the table format numbers here without loading the report's statistics
-    from harness.report.calibration import Estimate
     from harness.report.content import ReportContent
     from harness.report.costs import Spend
-    from harness.report.stats import Interval
+    from harness.report.stats import Estimate, Interval
 
 MISSING = "—"
 UNPRICED = "unpriced"

@@ -36,6 +36,17 @@ class Interval(BaseModel):
     high: float
 
 
+class Estimate(BaseModel):
+    """A mean with its standard error and 95% bootstrap interval (None where too few values)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    n: int
+    mean: float | None = None
+    se: float | None = None  # sample standard deviation / sqrt(n); needs 2 values
+    ci: Interval | None = None
+
+
 class ScoreStats(BaseModel):
     """Summary of one set of game scores. Figures are None when there are too few games for them."""
 
@@ -80,12 +91,8 @@ def _mean(values: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def _iqm(values: np.ndarray, axis: int = -1) -> np.ndarray:
-    return stats.trim_mean(values, 0.25, axis=axis)
-
-
-def iqm(values: Sequence[float] | np.ndarray) -> float:
     """Interquartile mean: the mean after dropping the lowest and highest quarter (25% trimmed mean)."""
-    return float(_iqm(np.asarray(values, dtype=float)))
+    return stats.trim_mean(values, 0.25, axis=axis)
 
 
 def bootstrap_interval(values: Sequence[float] | np.ndarray, statistic: Statistic) -> Interval | None:
@@ -109,18 +116,35 @@ def bootstrap_interval(values: Sequence[float] | np.ndarray, statistic: Statisti
     return Interval(low=float(result.confidence_interval.low), high=float(result.confidence_interval.high))
 
 
+def ratio(count: float, total: float) -> float | None:
+    return count / total if total else None
+
+
+def average(values: Sequence[float]) -> float | None:
+    """The mean, None for no values."""
+    return float(np.mean(values)) if len(values) else None
+
+
+def estimate(values: Sequence[float]) -> Estimate:
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return Estimate(n=0)
+    se = float(np.std(data, ddof=1) / np.sqrt(data.size)) if data.size >= 2 else None
+    return Estimate(n=int(data.size), mean=float(np.mean(data)), se=se, ci=bootstrap_interval(data, _mean))
+
+
 def score_stats(values: Sequence[float]) -> ScoreStats:
     data = np.asarray(values, dtype=float)
     if data.size == 0:
         return ScoreStats(n=0)
-    se = float(np.std(data, ddof=1) / np.sqrt(data.size)) if data.size >= 2 else None
+    mean = estimate(data)
     return ScoreStats(
-        n=int(data.size),
-        mean=float(np.mean(data)),
-        se=se,
-        mean_ci=bootstrap_interval(data, _mean),
+        n=mean.n,
+        mean=mean.mean,
+        se=mean.se,
+        mean_ci=mean.ci,
         median=float(np.median(data)),
-        iqm=iqm(data),
+        iqm=float(_iqm(data)),
         iqm_ci=bootstrap_interval(data, _iqm),
     )
 
