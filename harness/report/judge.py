@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from harness.report.grouping import grouped
+from harness.report.rows import GameRow
 from harness.schema.judge_records import RATINGS, judge_files, read_judgements
 
 
@@ -38,16 +38,7 @@ class JudgedTurn(BaseModel):
     state_tracking_quality: float
 
 
-class _Game(Protocol):
-    @property
-    def run_id(self) -> str: ...
-    @property
-    def group(self) -> str: ...
-    @property
-    def status(self) -> str: ...
-
-
-def judged_turns(run: Path, games: Mapping[str, _Game]) -> tuple[list[JudgedTurn], list[tuple[str, str]]]:
+def judged_turns(run: Path, games: Mapping[str, GameRow]) -> tuple[list[JudgedTurn], list[tuple[str, str]]]:
     """The judged turns of a run's games, and what of their judge files could not be read (path, problem)."""
     turns: list[JudgedTurn] = []
     unreadable: list[tuple[str, str]] = []

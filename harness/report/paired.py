@@ -69,13 +69,11 @@ def _compare(
     return {
         "a": a,
         "b": b,
-        "fireworks": paired_stats(
-            _deal_means(games_a, deals, "fireworks_score"), _deal_means(games_b, deals, "fireworks_score")
-        ),
-        "engine": paired_stats(
-            _deal_means(games_a, deals, "engine_score"), _deal_means(games_b, deals, "engine_score")
-        ),
-        "players": sorted({d[1] for d in deals}),
+        **{
+            name: paired_stats(_deal_means(games_a, deals, field), _deal_means(games_b, deals, field))
+            for name, field in (("fireworks", "fireworks_score"), ("engine", "engine_score"))
+        },
+        "players": sorted(counts),
         "repeated_deals": sum(len(games_a[d]) > 1 or len(games_b[d]) > 1 for d in deals),
         "games_a": sum(len(games_a[d]) for d in deals),
         "games_b": sum(len(games_b[d]) for d in deals),

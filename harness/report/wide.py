@@ -53,14 +53,8 @@ class WideTable(BaseModel):
 
 
 def row_label(row: GameRow, by: Sequence[str]) -> str:
-    values = {
-        "model": row.model,
-        "scaffold": row.scaffold,
-        "seats": row.seats,
-        "run": row.run,
-    }
     dimensions = [d for d in by if d != "players"]
-    return group_label(values, dimensions) if dimensions else ALL_GAMES
+    return group_label({d: getattr(row, d) for d in dimensions}, dimensions) if dimensions else ALL_GAMES
 
 
 def _score(row: GameRow, convention: ScoreConvention) -> int:
