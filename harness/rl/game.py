@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from harness.bots import DEFAULT_BOT, get_bot
 from harness.engine.game import Game
 from harness.engine.replay import replay_to_end
+from harness.engine.seeds import resolve_seeds
 from harness.formats import ParsedReply
 from harness.schema.config import SeedDeck
 from harness.schema.errors import Refused
@@ -27,7 +28,7 @@ from harness.strategies.definition import ScaffoldDef
 from harness.strategies.memory import keeps_notes, seat_notes
 from harness.strategies.offline_reply import bot_reply as offline_reply
 from harness.strategies.rendering import render_messages
-from harness.strategies.scaffold import calls_text
+from harness.strategies.scaffold import calls_text, load_scaffold
 from harness.view.builder import build_view
 from harness.view.seat_view import SeatView
 
@@ -132,11 +133,6 @@ class SeatGame:
         self.moves.append(move)
 
 
-def bot_reply(scaffold: ScaffoldDef, view: SeatView, bot: str = DEFAULT_BOT) -> str:
-    """The reply the `local/<bot>` model sends for this view in the scaffold's reply format."""
-    return offline_reply(bot, view, scaffold.base.reply_format.name)
-
-
 class LearnerTurn(BaseModel):
     """One decision of the learning seat: where it stands, the prompt it is served, and its working memory."""
 
@@ -147,17 +143,31 @@ class LearnerTurn(BaseModel):
     memory: dict[str, Any] | None
 
 
+def chat(messages: list[Message]) -> list[dict[str, str]]:
+    """Messages as the {"role", "content"} dicts of a chat request."""
+    return [{"role": m.role, "content": m.content} for m in messages]
+
+
 def decisions(
-    scaffold: ScaffoldDef, players: int, seat: int, deals: list[SeedDeck], bot: str = DEFAULT_BOT
+    scaffold: str, players: int, seat: int, seeds: str, bot: str = DEFAULT_BOT
 ) -> Iterator[LearnerTurn]:
-    """Every decision of the learning seat in the games of `deals`, in order, when the built-in bot plays every seat,
-    the learning one included (its moves are the `local/<bot>` model's replies, read as a run reads them)."""
-    for deal in deals:
-        game = SeatGame(scaffold, players, seat, deal, bot)
-        while not game.over:
-            yield LearnerTurn(position=game.position(), prompt=game.prompt(), memory=game.memory)
-            view = game.view()
-            text = bot_reply(scaffold, view, bot)
-            reply = scaffold.base.reply_format.read(text, len(view.legal_moves), moves=view.engine_moves)
-            assert isinstance(reply, ParsedReply)
-            game.play(reply, text)
+    """Every decision of the learning seat in the games of the deals of `seeds`, in order, when the built-in bot
+    plays every seat, the learning one included (its moves are the `local/<bot>` model's replies, read as a
+    run reads them). The scaffold (single-call only) and the seeds are read before any game is played."""
+    definition = load_scaffold(scaffold)
+    check_scaffold(definition)
+    deals = resolve_seeds(seeds)
+
+    def turns() -> Iterator[LearnerTurn]:
+        for deal in deals:
+            game = SeatGame(definition, players, seat, deal, bot)
+            while not game.over:
+                yield LearnerTurn(position=game.position(), prompt=game.prompt(), memory=game.memory)
+                view = game.view()
+                fmt = definition.base.reply_format
+                text = offline_reply(bot, view, fmt.name)
+                reply = fmt.read(text, len(view.legal_moves), moves=view.engine_moves)
+                assert isinstance(reply, ParsedReply)
+                game.play(reply, text)
+
+    return turns()

@@ -14,8 +14,7 @@ from collections.abc import Callable, Collection, Sequence
 from itertools import islice
 from typing import Any
 
-from harness.engine.seeds import resolve_seeds
-from harness.rl.game import Position, check_scaffold, decisions
+from harness.rl.game import Position, chat, decisions
 from harness.rl.rewards import MoveRewards, RewardSpec, owned_runner
 from harness.strategies.scaffold import load_scaffold
 
@@ -24,12 +23,10 @@ def decision_rows(
     scaffold: str, players: int = 2, seat: int = 0, seeds: str = "standard", limit: int | None = None
 ) -> list[dict[str, Any]]:
     """Rows {"prompt", "position", "memory"} for the first `limit` decisions (all when None)."""
-    definition = load_scaffold(scaffold)
-    check_scaffold(definition)
-    found = decisions(definition, players, seat, resolve_seeds(seeds))
+    found = decisions(scaffold, players, seat, seeds)
     return [
         {
-            "prompt": [{"role": m.role, "content": m.content} for m in d.prompt],
+            "prompt": chat(d.prompt),
             "position": d.position.model_dump_json(),
             "memory": json.dumps(d.memory),
         }

@@ -27,7 +27,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 
 from harness.engine.seeds import resolve_seeds
-from harness.rl.game import SeatGame
+from harness.rl.game import SeatGame, chat
 from harness.rl.rewards import MoveRewards, RewardSpec, owned_runner
 from harness.schema.config import SeedDeck
 from harness.schema.errors import Refused
@@ -87,10 +87,6 @@ def reply_of(action: Action) -> tuple[str, bool]:
     return str(action.get("content") or ""), action.get("finish_reason") == "length"
 
 
-def as_observation(messages: list[Message]) -> Observation:
-    return [{"role": m.role, "content": m.content} for m in messages]
-
-
 class HanabiSeatEnv(gym.Env[Observation, Action]):
     """One seat of a Hanabi game served through its scaffold; the built-in bot plays the other seats."""
 
@@ -141,7 +137,7 @@ class HanabiSeatEnv(gym.Env[Observation, Action]):
         if self._game.over:  # cannot happen with a fresh deal: every seat moves before the game can end
             raise Refused(f"the game of deal {deal.seed} ended before seat {self.seat} moved")
         self._new_decision()
-        return as_observation(self._request), self._info()
+        return chat(self._request), self._info()
 
     def step(self, action: Action) -> tuple[Observation, SupportsFloat, bool, bool, dict[str, Any]]:
         game = self._game
@@ -166,14 +162,14 @@ class HanabiSeatEnv(gym.Env[Observation, Action]):
             info_extra.update(error_kind=kind, feedback=scored.feedback, rejected=len(self._rejected))
             if not truncated:
                 self._request = reask_messages(self._prompt, text, scored.feedback)
-            return as_observation(self._request), scored.reward, False, truncated, self._info() | info_extra
+            return chat(self._request), scored.reward, False, truncated, self._info() | info_extra
         game.play(scored.parsed, text)
         if not game.over:
             self._new_decision()
         info = self._info() | info_extra
         if game.over:
             info["final_score"] = game.game.fireworks_sum
-        return as_observation(self._request), scored.reward, game.over, False, info
+        return chat(self._request), scored.reward, game.over, False, info
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or not self._request:

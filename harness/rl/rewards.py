@@ -41,7 +41,6 @@ from harness.strategies.definition import ScaffoldDef
 from harness.view.seat_view import SeatView
 
 RewardKind = Literal["rating", "engine"]
-REWARD_KINDS: tuple[RewardKind, ...] = ("rating", "engine")
 DEFAULT_PENALTY = -1.0
 
 
@@ -97,14 +96,9 @@ class MoveRewards:
         self._tables: dict[tuple[Position, str], list[float]] = {}
         self._rater: SeatAgent | None = None
 
-    def _key(self, position: Position, memory: dict[str, object] | None) -> tuple[Position, str]:
-        """A decision's identity: the whole position (two episodes of one deal part ways when the learner's moves
-        differ) and the seat's notes."""
-        return (position, repr(memory))
-
     async def table(self, position: Position, memory: dict[str, object] | None = None) -> list[float]:
         """The reward of every legal move at `position` (the learning seat's working memory: `memory`)."""
-        key = self._key(position, memory)
+        key = (position, repr(memory))  # two episodes of one deal part ways when the learner's moves differ
         if key not in self._tables:
             view = position.view()
             if self.spec.kind == "rating":

@@ -20,27 +20,23 @@ for scoring replies offline (`await task.score(trace)`, as verifiers' own re-sco
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 import verifiers.v1 as vf
 
-from harness.engine.seeds import resolve_seeds
 from harness.formats import ReplyProblem
-from harness.rl.game import Position, check_scaffold, decisions
+from harness.rl.game import Position, chat, decisions
 from harness.rl.rewards import MoveRewards, RewardSpec, read_reply
 from harness.strategies.scaffold import load_scaffold
 
 TASKSET_ID = "hanabi-eval-rl"  # the verifiers plugin name: the top-level module hanabi_eval_rl
-_SCORERS: dict[
-    tuple[str, RewardSpec], MoveRewards
-] = {}  # one per scaffold and reward: decisions' tables are kept
 
 
+@cache
 def move_rewards(scaffold: str, spec: RewardSpec) -> MoveRewards:
-    key = (scaffold, spec)
-    if key not in _SCORERS:
-        _SCORERS[key] = MoveRewards(spec, load_scaffold(scaffold))
-    return _SCORERS[key]
+    """One scorer per scaffold and reward, so that decisions' tables are kept."""
+    return MoveRewards(spec, load_scaffold(scaffold))
 
 
 class HanabiTaskConfig(vf.TaskConfig):
@@ -56,9 +52,7 @@ class HanabiTasksetConfig(vf.TasksetConfig):
     scaffold: str = "watson"  # a single-call scaffold
     players: int = 2
     seat: int = 0  # the learning seat; the built-in bot plays the others
-    seeds: str = (
-        "standard"  # a seed set name, a comma-separated list of seeds, or a seed file (as run --seeds)
-    )
+    seeds: str = "standard"  # a seed set name, a comma-separated list of seeds or a seed file (run --seeds)
 
 
 class HanabiData(vf.TaskData):
@@ -99,15 +93,13 @@ class HanabiTaskset(vf.Taskset[HanabiTask, HanabiTasksetConfig]):
 
     def load(self) -> Iterator[HanabiTask]:
         config = self.config
-        scaffold = load_scaffold(config.scaffold)
-        check_scaffold(scaffold)
-        for decision in decisions(scaffold, config.players, config.seat, resolve_seeds(config.seeds)):
+        for decision in decisions(config.scaffold, config.players, config.seat, config.seeds):
             position = decision.position
             yield HanabiTask(
                 HanabiData(
                     id=f"{position.game_id}-seat{config.seat}-turn{position.turn}",
                     name=f"{config.scaffold} {position.game_id} turn {position.turn}",
-                    prompt=[{"role": m.role, "content": m.content} for m in decision.prompt],
+                    prompt=chat(decision.prompt),
                     scaffold=config.scaffold,
                     position=position,
                     memory=decision.memory,
