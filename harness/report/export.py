@@ -30,13 +30,9 @@ def flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-def flat_rows(rows: Sequence[BaseModel | dict[str, Any]]) -> list[dict[str, Any]]:
-    return [flatten(r.model_dump(mode="json") if isinstance(r, BaseModel) else r) for r in rows]
-
-
 def write_table(folder: Path, name: str, rows: Sequence[BaseModel | dict[str, Any]]) -> list[Path]:
     """Write `name`.csv and `name`.json; columns are the union of the rows' keys, in first-seen order."""
-    flat = flat_rows(rows)
+    flat = [flatten(r.model_dump(mode="json") if isinstance(r, BaseModel) else r) for r in rows]
     columns: dict[str, None] = {}
     for row in flat:
         columns.update(dict.fromkeys(row))

@@ -165,7 +165,7 @@ def game_row(facts: GameFacts, label: str, by: Sequence[str]) -> GameRow:
         hints_given=result.hints_given if result else None,
         failed_moves=facts.interruptions,
         total_tokens=facts.prompt_tokens + facts.completion_tokens,
-        # the status, moves, calls, attempts, errors, tokens, cost and latency: GameFacts' own under the same names
+        # status, moves, calls, attempts, errors, tokens, cost, latency: GameFacts' own, under the same names
         **{name: getattr(facts, name) for name in GameRow.model_fields if hasattr(facts, name)},
     )
 

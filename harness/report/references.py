@@ -9,6 +9,7 @@ compact: one row per agent and source, a column per player count.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -47,7 +48,7 @@ class JudgeReference(BaseModel):
     source: str
 
 
-class _File(BaseModel):
+class Baselines(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     reference: list[Reference]
@@ -55,17 +56,9 @@ class _File(BaseModel):
 
 
 @cache
-def _file() -> _File:
+def baselines() -> Baselines:
     with BASELINES.open("rb") as handle:
-        return _File.model_validate(tomllib.load(handle))
-
-
-def references() -> tuple[Reference, ...]:
-    return tuple(_file().reference)
-
-
-def judge_references() -> tuple[JudgeReference, ...]:
-    return tuple(_file().judge_reference)
+        return Baselines.model_validate(tomllib.load(handle))
 
 
 PLAYER_COUNTS = (2, 3, 4, 5)
@@ -86,7 +79,7 @@ class CompactReference(BaseModel):
     drawn: bool  # some of its scores are drawn on a plot of this report
 
 
-def compact(refs: tuple[Reference, ...], drawn: set[Reference]) -> list[CompactReference]:
+def compact(refs: Sequence[Reference], drawn: set[Reference]) -> list[CompactReference]:
     rows: dict[tuple[str, str, str, str, str], list[Reference]] = {}
     for ref in refs:
         rows.setdefault((ref.label, ref.kind, ref.convention, ref.setting, ref.source), []).append(ref)

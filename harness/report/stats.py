@@ -2,7 +2,7 @@
 and paired comparisons (mean difference, probability of improvement).
 
 Intervals are percentile bootstrap intervals from scipy.stats.bootstrap (95%, 9,999 resamples), the method rliable
-uses by default, each drawn from a generator seeded with BOOTSTRAP_SEED, so the same logs give the same report. The
+uses by default, each drawn from a generator seeded with BOOTSTRAP.seed, so the same logs give the same report. The
 resamples are drawn in batches of at most BATCH_VALUES values, so an interval over many games holds little memory;
 the generator gives the same stream whatever the batch, so the interval does not depend on it.
 The IQM is the 25% trimmed mean (scipy.stats.trim_mean), as in rliable.
@@ -17,10 +17,6 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 from scipy import stats
 
-BOOTSTRAP_SEED = 2025
-BOOTSTRAP_RESAMPLES = 9999
-BOOTSTRAP_METHOD = "percentile"
-CONFIDENCE = 0.95
 BATCH_VALUES = 1 << 20  # resampled values drawn at once (8 MB of floats)
 
 # scipy renamed `random_state` to `rng` in 1.15; pass the generator under whichever name this scipy takes.
@@ -78,12 +74,17 @@ class PairedStats(BaseModel):
 
 
 class BootstrapSettings(BaseModel):
+    """Every interval's bootstrap, as the report states it."""
+
     model_config = ConfigDict(frozen=True)
 
-    method: str = BOOTSTRAP_METHOD
-    resamples: int = BOOTSTRAP_RESAMPLES
-    confidence: float = CONFIDENCE
-    seed: int = BOOTSTRAP_SEED
+    method: str = "percentile"
+    resamples: int = 9999
+    confidence: float = 0.95
+    seed: int = 2025
+
+
+BOOTSTRAP = BootstrapSettings()
 
 
 def _mean(values: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -106,12 +107,12 @@ def bootstrap_interval(values: Sequence[float] | np.ndarray, statistic: Statisti
     result = stats.bootstrap(
         (data,),
         statistic,
-        n_resamples=BOOTSTRAP_RESAMPLES,
-        confidence_level=CONFIDENCE,
-        method=BOOTSTRAP_METHOD,
+        n_resamples=BOOTSTRAP.resamples,
+        confidence_level=BOOTSTRAP.confidence,
+        method=BOOTSTRAP.method,
         vectorized=True,
         batch=max(1, BATCH_VALUES // data.size),
-        **{_RNG_ARGUMENT: np.random.default_rng(BOOTSTRAP_SEED)},
+        **{_RNG_ARGUMENT: np.random.default_rng(BOOTSTRAP.seed)},
     )
     return Interval(low=float(result.confidence_interval.low), high=float(result.confidence_interval.high))
 
