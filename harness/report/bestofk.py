@@ -1,9 +1,8 @@
 """Best-of-K: score against k, the number of samples per move (the paper's Appendix E.1, Figure 20).
 
-A game's k is its seats' k (`SeatConfig.k`, else the scaffold's: 1 for a single-call scaffold). Games are put on one
-curve per model and base prompt: a best-of-k scaffold sits on the curve of the single-call scaffold with the same
-prompt templates and context (best-of-5-watson on watson's). Only complete games where every seat has the same model,
-prompt and k count. Shown only when some curve has two or more values of k.
+One curve per model and base prompt (a best-of-k scaffold sits on the curve of the single-call scaffold with
+its prompt), over the complete games whose seats share model, prompt and k; only curves with two or more
+values of k.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
-"""Calibration: the model's own move ratings and choices against the engine's move values (`hanabi-eval values`).
+"""Calibration: a model's own move ratings and choices against the engine's move values (`values`).
 
-Per valued decision (a logged move of a complete game whose run has its values): the Spearman rank correlation
-between the ratings the reply gave and the engine values, over the moves it rated (none when fewer than two moves
-were rated, or when the rated moves' ratings or values are all equal: then the ranks carry no order); the regret of
-the chosen move, the best engine value minus the chosen move's; and whether the chosen move was one of the best
-(its value equals the best). Per group and player count: means with standard errors and 95% bootstrap intervals
-over the decisions (harness/report/stats.py). Interrupted and unfinished games have no values (the values command
-skips them); they are counted beside the table, as are the groups whose runs have no values.
+Per valued decision: the Spearman correlation of the reply's ratings with the values over the moves it rated
+(none when fewer than two were rated, or their ratings or values are all equal), the regret of the chosen
+move, and whether it was one of the best. Per group and player count: their means (harness/report/stats.py
+estimate).
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""Assembles everything the report shows from a loaded Dataset: the wide main table, summaries, paired comparisons,
-spending, reliability over all games, play quality, calibration against engine move values, state tracking and judge
-scores, cross-play, Best-of-K, references and plots. The result, ReportContent, is what the templates and the CSV/JSON
-export read.
-"""
+"""Assembles everything the report shows from a loaded Dataset into ReportContent, which the templates and the
+CSV/JSON export read."""
 
 from __future__ import annotations
 

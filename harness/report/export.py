@@ -1,7 +1,5 @@
-"""Writes report tables as CSV and JSON for notebooks: the same flat rows in both (nested figures become columns
-joined with "_", e.g. fireworks_iqm_ci_low), so a CSV and its JSON always hold the same values. A figure that does
-not exist is an empty CSV cell and null in JSON, never nan.
-"""
+"""Writes report tables as CSV and JSON with the same flat rows (nested figures become columns joined with
+"_"); a figure that does not exist is an empty CSV cell and null in JSON, never nan."""
 
 from __future__ import annotations
 

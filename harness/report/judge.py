@@ -1,10 +1,6 @@
-"""State-tracking judge scores, when a run holds them: `<run>/judge/<game_id>.jsonl`, one JSON object per judged
-working-memory (Mycroft) turn, rated by an LLM judge as in the paper's Appendix E.3 (ratings in [0, 1]).
-
-The report only reads these files (the judge command writes them), through the judge's one reader
-(harness/schema/judge_records.py): a damaged line is left out and named, the rest of its file kept; a judgement of a
-game the run does not hold is ignored.
-"""
+"""State-tracking judge scores, when a run holds them (`<run>/judge/<game_id>.jsonl`, read through
+harness/schema/judge_records.py): a damaged line is named and left out, a judgement of a game the run does not
+hold is ignored."""
 
 from __future__ import annotations
 

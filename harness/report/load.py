@@ -1,13 +1,9 @@
-"""Reads run directories into what the report shows: the runs, one row per game, and what each game's moves give
-(latencies, state tracking, play quality counted per group, calibration against move values), derived as each log
-is read and its moves let go.
+"""Reads run directories into what the report shows: the runs, one row per game, and what each complete game's
+moves give (latencies, state tracking, play quality per group, calibration), derived as each log is read and
+its moves let go.
 
-Reads manifest.json, status.json, the game logs, move values and judge files through the one reader of run folders
-(harness.run.store); never calls a model and never writes into a run directory. A game counts as complete only when
-its log ends in a complete result line; interrupted games and logs without a result line are kept, marked as such.
-A game log that cannot be read (a corrupted line) is skipped and named in `Dataset.skipped`; the rest is read.
-Move values (`<run>/values/`, written by `hanabi-eval values`) belong to the complete games they were made for; a
-values file that is damaged or does not match its game's log is named in `Dataset.skipped` and left out.
+A game log that cannot be read, or a values or judge file that is damaged or does not match its game, is named
+in `Dataset.skipped` and left out; the rest is read.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Paired comparisons between groups: games of the same deal (the same deck at the same player count, whichever
-seed set named its seed) compared deal by deal, pooled over player counts and for each player count on its own.
-
-Only complete games count, and only deals that both groups played. A deal is one deal however often it was played:
-repeats of a seed (`GameHeader.repeat`) and plays of it in several runs of one group are averaged into the group's
-score on that deal before pairing, and the comparison says on how many deals that happened.
-"""
+"""Paired comparisons between groups, deal by deal (the same deck at the same player count), pooled over
+player counts and per player count. Only complete games of deals both groups played count; repeats of a deal
+are averaged into one score before pairing."""
 
 from __future__ import annotations
 

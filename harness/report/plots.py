@@ -1,8 +1,5 @@
-"""The report's figures, drawn with matplotlib's Agg canvas and returned as PNG data URIs for embedding.
-
-Each function takes figures already computed elsewhere and only draws them; it returns None when there is nothing
-to draw. No pyplot state is used, so drawing is deterministic and safe to repeat.
-"""
+"""The report's figures, drawn with matplotlib's Agg canvas (no pyplot state, so drawing is deterministic) and
+returned as PNG data URIs; None when there is nothing to draw."""
 
 from __future__ import annotations
 

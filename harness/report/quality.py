@@ -1,11 +1,9 @@
-"""Play quality beyond the score, measured by replaying each complete game's logged moves through the engine.
+"""Play quality beyond the score, judged by replaying each complete game's logged moves through the engine.
 
-For every move: whether the chosen move is among the moves the model itself rated highest (moves with no rating
-at all are skipped and counted); whether a play was of a card the seat could know was unplayable (every identity
-its could-be sets allow, among the copies it cannot see, is unplayable: judged from the seat's own SeatView before
-the move); whether a clue told its target nothing new (no card's could-be set changed); and whether a discard threw
-away the last copy of a card still needed (not yet played, not dead, every other copy already discarded).
-Every log the report reads replays (the run's reader leaves out one that does not), so every complete game is judged.
+Per move: whether the chosen move is among those the model rated highest; whether a play was of a card the
+seat could know was unplayable (every identity its could-be sets allow, among the copies it cannot see, is
+unplayable); whether a clue changed no could-be set of its target; whether a discard threw away the last copy
+of a card still needed.
 """
 
 from __future__ import annotations

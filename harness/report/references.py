@@ -1,10 +1,6 @@
-"""Published reference scores (harness/report/baselines.toml), each with its source (publication and table or
-figure), convention and setting; and the published LLM-judge ratings of Mycroft state tracking.
-
-A reference is drawn on a plot only where it applies: a self-play score for one player count, under the same
-scoring convention as the plot. Everything else is listed in the report's reference table, never drawn. The table is
-compact: one row per agent and source, a column per player count.
-"""
+"""Published reference scores (baselines.toml) and the published judge ratings of Mycroft state tracking. A
+reference is drawn on a plot only where it applies (Reference.applies_to); every one is listed in the report's
+table."""
 
 from __future__ import annotations
 

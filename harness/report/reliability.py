@@ -1,11 +1,6 @@
-"""Reliability over ALL games of a group, interrupted and unfinished ones included (no survivorship): games that
-stopped, moves attempted, calls, attempts, retries, and rejected or failed attempts by error kind, per move.
-
-Every attempt counts: the calls of the logged moves and the failed calls of every interruption (the move that could
-not be made). Error kinds are an open set: whatever kinds the logs hold get a column, none is hard-coded. Moves
-attempted = logged moves + moves that could not be made, so a model whose games all stop shows its failures per move
-instead of vanishing from the table.
-"""
+"""Reliability over all games of a group, interrupted and unfinished ones included (no survivorship): games
+that stopped, calls, attempts, retries and attempts per error kind, per move attempted (logged moves plus
+moves that could not be made)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
-"""Renders the report's content through the Jinja templates templates/report.html.j2 and templates/report.md.j2.
+"""Renders the report's content through the Jinja templates under templates/.
 
-Number formatting lives here as filters (one place, so HTML and Markdown print the same digits; a missing figure is
-"—", an unknown price "unpriced", never nan or $0); the wording lives in the templates. Templates receive only the
-computed ReportContent.
+Number formatting lives here as filters, so HTML and Markdown print the same digits: a missing figure is "—",
+an unknown price "unpriced", never nan or $0.
 """
 
 from __future__ import annotations

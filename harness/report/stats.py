@@ -1,11 +1,9 @@
-"""Score statistics for the report: mean with standard error, median, interquartile mean, bootstrap intervals,
-and paired comparisons (mean difference, probability of improvement).
+"""Score statistics: mean with standard error, median, interquartile mean (the 25% trimmed mean, as in
+rliable), bootstrap intervals and paired comparisons.
 
-Intervals are percentile bootstrap intervals from scipy.stats.bootstrap (95%, 9,999 resamples), the method rliable
-uses by default, each drawn from a generator seeded with BOOTSTRAP.seed, so the same logs give the same report. The
-resamples are drawn in batches of at most BATCH_VALUES values, so an interval over many games holds little memory;
-the generator gives the same stream whatever the batch, so the interval does not depend on it.
-The IQM is the 25% trimmed mean (scipy.stats.trim_mean), as in rliable.
+Intervals are scipy.stats.bootstrap intervals (BOOTSTRAP), each from a generator seeded alike, so the same
+logs give the same report. Resamples are drawn in batches of at most BATCH_VALUES values to bound memory; the
+generator gives the same stream whatever the batch.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Per-group figures of the report: scores under both conventions, game flow, invalid replies and retries, tokens,
-cost and latency; the same scores per player count; mean score per scaffold and model.
-
-Only complete games count. A group's interrupted and unfinished games are counted next to it, never scored.
-Rates per move are totals over the complete games divided by their moves.
-"""
+"""Per-group figures: scores under both conventions, game flow, invalid replies and retries, tokens, cost and
+latency; the scores per player count; the mean score per scaffold and model. Only complete games count; the
+others are counted beside."""
 
 from __future__ import annotations
 

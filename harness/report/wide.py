@@ -1,10 +1,6 @@
-"""The main result as one wide table (the paper's Figure 3 view): a row per group of the report's `--by` dimensions
-other than the player count (model · scaffold by default), a column per player count with mean ± s.e., then the
-mean over all the row's complete games with its 95% bootstrap interval and the game count. One table per scoring
-convention. Interrupted and unfinished games are counted beside each row, never scored, so a row whose games all
-stopped shows up with no score rather than vanishing. Repeats of one deal (`--repeats`) are one sample: the mean, the
-standard error and the interval are taken over the deals' mean scores, while the game counts count every game.
-"""
+"""The main result as one wide table per scoring convention (the paper's Figure 3 view): a row per group of
+the `--by` dimensions other than players, a column per player count, then the row's mean with its interval.
+Repeats of one deal are one sample; the game counts count every game."""
 
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
-"""One game as an RL episode: a deal from the stored seed decks, one learning seat, the built-in bot at the others.
+"""One game as an RL episode: a stored seed deck, one learning seat, the built-in bot at the others.
 
-The learning seat is served the prompt its scaffold builds in a real run (harness.strategies.rendering, with the
-seat's working memory for Mycroft-style scaffolds, carried by harness.strategies.memory.seat_notes as a run carries
-it); the other seats are played by the built-in bot's policy (the `local/smart` model's moves, taken from the bot
-directly). A `Position` names one decision of the learning seat exactly (the deck, the moves before it, the game id
-a run gives the same deal), so that its rewards can be computed again anywhere, by the Gymnasium environment, the
-verifiers taskset, or a test comparing them with the exports.
+The learning seat is served the prompt its scaffold builds in a run, working memory included; the other seats
+play the built-in bot's moves. A `Position` names one decision exactly (deck, earlier moves, the game id a run
+gives the deal), so that its rewards can be computed again anywhere.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """The learning seat's decisions as a dataset, and a reward function for TRL's GRPOTrainer over it.
 
-`decision_rows(...)` gives one row per decision of the learning seat in the bot-played games of the deals (as the
-verifiers taskset loads them, harness.rl.game.decisions): `prompt` is the scaffold's chat request for that seat,
-`position` and `memory` are JSON strings naming the decision. `grpo_move_reward(spec, scaffold)` is a TRL reward
-function: TRL passes each completion with its row's other columns, and each completion earns the harness.rl.rewards
-reward of its reply at that decision (`penalty` for a reply the strict reader rejects).
+`decision_rows` gives one row per decision (harness.rl.game.decisions): the prompt, and the position and
+memory as JSON strings; `grpo_move_reward` scores each completion (with its row) by harness.rl.rewards.
 """
 
 from __future__ import annotations

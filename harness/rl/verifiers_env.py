@@ -1,20 +1,12 @@
-"""A verifiers environment (the `verifiers` package, v1 API): one task per decision of the learning seat.
+"""A verifiers (v1 API) taskset: one task per decision of the learning seat in the games the built-in bot
+plays.
 
-`HanabiTaskset` loads, for each deal of `seeds` at `players` players, every decision of seat `seat` in the game the
-built-in bot plays (harness.rl.game.decisions): the task's prompt is the chat request the scaffold builds for that
-seat in a run (system and user messages, working memory included), and the task's data names the decision exactly
-(`position`: deck and earlier moves, and the game id a run gives the deal). The policy answers once; the task's reward
-`hanabi_move` reads that reply (`trace.last_reply`) with the scaffold's strict reader and scores it as
-harness.rl.rewards says: the paper's rating reward or the engine-grounded one, `penalty` for a reply that names no
-single legal move or was cut off by the token limit (`trace.is_truncated`); nothing is guessed. The metric
-`valid_reply` is 1 for a reply read to a legal move, else 0.
-
-verifiers finds a taskset by the name of a top-level module: this one is `hanabi-eval-rl` (the module
-hanabi_eval_rl), so `vf.load_taskset(HanabiTasksetConfig(id="hanabi-eval-rl", scaffold="sherlock"))` loads it, and
-`vf.load_environment(vf.SingleAgentEnvConfig(taskset=HanabiTasksetConfig(id="hanabi-eval-rl")))` pairs it with
-verifiers' single-agent env; `load_taskset(scaffold="sherlock", players=3)` here is the short way. For a plain chat
-policy (one reply, no tools) choose verifiers' `null` harness. `reply_trace(task, text)` makes the trace of one reply,
-for scoring replies offline (`await task.score(trace)`, as verifiers' own re-scoring does).
+A task's prompt is the chat request the scaffold builds in a run; its reward `hanabi_move` scores the policy's
+one reply (`trace.last_reply`; the penalty when `trace.is_truncated`) as harness.rl.rewards says, and its
+metric `valid_reply` is 1 for a reply read to a legal move. verifiers finds a taskset by a top-level module's
+name: this one loads as `hanabi-eval-rl` (the module hanabi_eval_rl); for a plain chat policy choose
+verifiers' `null` harness. `reply_trace(task, text)` makes the trace of one reply, for scoring replies offline
+(`await task.score(trace)`).
 """
 
 from __future__ import annotations
