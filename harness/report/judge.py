@@ -74,10 +74,6 @@ class JudgeSummary(BaseModel):
     state_tracking_quality: float
 
 
-def _means(turns: Sequence[JudgedTurn]) -> dict[str, float]:
-    return {name: float(np.mean([getattr(t, name) for t in turns])) for name in RATINGS}
-
-
 def judge_summaries(turns: Sequence[JudgedTurn]) -> list[JudgeSummary]:
     """Mean judge ratings per group over the judged turns of complete games."""
     by_group = grouped((turn for turn in turns if turn.game_status == "complete"), lambda turn: turn.group)
@@ -87,7 +83,7 @@ def judge_summaries(turns: Sequence[JudgedTurn]) -> list[JudgeSummary]:
             judge_models=sorted({t.judge_model for t in judged}),
             games=len({(t.run_id, t.game_id) for t in judged}),
             turns=len(judged),
-            **_means(judged),
+            **{name: float(np.mean([getattr(t, name) for t in judged])) for name in RATINGS},
         )
         for group, judged in sorted(by_group.items())
     ]

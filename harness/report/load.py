@@ -206,11 +206,9 @@ def _run_info(
 ) -> RunInfo:
     config = manifest.config if manifest is not None else None
     seats = list(config.seats) if config is not None else []
-    params = []
-    for seat in seats:
-        for name, value in seat.params.model_dump(exclude={"timeout_s"}).items():
-            if value is not None and f"{name}={value}" not in params:
-                params.append(f"{name}={value}")
+    seeds = list(config.seeds) if config is not None else []
+    settings = [item for seat in seats for item in seat.params.model_dump(exclude={"timeout_s"}).items()]
+    planned = len(manifest.games) if manifest is not None and "games" in manifest.model_fields_set else None
     git = manifest.git if manifest is not None else GitState()
     versions = manifest.versions if manifest is not None else {}
     statuses = [g.status for g in games]
@@ -221,19 +219,17 @@ def _run_info(
         created_at=manifest.created_at if manifest is not None else None,
         models=list(dict.fromkeys(s.model for s in seats)),
         scaffolds=list(dict.fromkeys(s.scaffold for s in seats)),
-        params=params,
+        params=list(dict.fromkeys(f"{name}={value}" for name, value in settings if value is not None)),
         players=list(config.players) if config is not None else [],
-        seed_sets=list(dict.fromkeys(s.seed_set for s in config.seeds)) if config is not None else [],
-        seeds=[s.seed for s in config.seeds] if config is not None else [],
+        seed_sets=list(dict.fromkeys(s.seed_set for s in seeds)),
+        seeds=[s.seed for s in seeds],
         git_commit=git.commit,
         git_dirty=git.dirty,
         harness_version=versions.get("hanabi-eval"),
         header_commits=list(dict.fromkeys(c for c in commits if c)),
         status=status.status if status is not None else None,
         status_reason=status.reason if status is not None else None,
-        games_planned=len(manifest.games)
-        if manifest is not None and "games" in manifest.model_fields_set
-        else None,
+        games_planned=planned,
         games_logged=len(games),
         games_complete=statuses.count("complete"),
         games_interrupted=statuses.count("interrupted"),

@@ -85,10 +85,6 @@ class BootstrapSettings(BaseModel):
 BOOTSTRAP = BootstrapSettings()
 
 
-def _mean(values: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.mean(values, axis=axis)
-
-
 def _iqm(values: np.ndarray, axis: int = -1) -> np.ndarray:
     """Interquartile mean: the mean after dropping the lowest and highest quarter (25% trimmed mean)."""
     return stats.trim_mean(values, 0.25, axis=axis)
@@ -129,7 +125,7 @@ def estimate(values: Sequence[float]) -> Estimate:
     if data.size == 0:
         return Estimate(n=0)
     se = float(np.std(data, ddof=1) / np.sqrt(data.size)) if data.size >= 2 else None
-    return Estimate(n=int(data.size), mean=float(np.mean(data)), se=se, ci=bootstrap_interval(data, _mean))
+    return Estimate(n=int(data.size), mean=float(np.mean(data)), se=se, ci=bootstrap_interval(data, np.mean))
 
 
 def score_stats(values: Sequence[float]) -> ScoreStats:
@@ -162,7 +158,7 @@ def paired_stats(a: Sequence[float], b: Sequence[float]) -> PairedStats:
         a_mean=float(np.mean(first)),
         b_mean=float(np.mean(second)),
         mean_difference=float(np.mean(differences)),
-        ci=bootstrap_interval(differences, _mean),
+        ci=bootstrap_interval(differences, np.mean),
         probability_of_improvement=(a_better + 0.5 * ties) / first.size,
         a_better=a_better,
         ties=ties,
