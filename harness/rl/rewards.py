@@ -55,11 +55,11 @@ class Scored(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     reward: float
-    action: int | None  # the legal-move index the reply chose; None when it was rejected
-    move: str | None  # that move's text
+    action: int | None = None  # the legal-move index the reply chose; None when it was rejected
+    move: str | None = None  # that move's text
     # the format's error kind of a rejected reply (unparseable, ambiguous, illegal_move, truncated, ...)
-    error_kind: str | None
-    feedback: str | None  # what the harness would answer the model (the format's own wording)
+    error_kind: str | None = None
+    feedback: str | None = None  # what the harness would answer the model (the format's own wording)
     parsed: ParsedReply | None = None
 
 
@@ -125,20 +125,12 @@ class MoveRewards:
         try:
             reply = read_reply(self.scaffold, view, text, truncated)
         except ReplyProblem as problem:
-            return Scored(
-                reward=self.spec.penalty,
-                action=None,
-                move=None,
-                error_kind=problem.kind,
-                feedback=str(problem),
-            )
+            return Scored(reward=self.spec.penalty, error_kind=problem.kind, feedback=str(problem))
         table = await self.table(position, memory)
         return Scored(
             reward=table[reply.action],
             action=reply.action,
             move=view.legal_moves[reply.action].description,
-            error_kind=None,
-            feedback=None,
             parsed=reply,
         )
 
