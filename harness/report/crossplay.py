@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from harness.report.rows import GameRow
-from harness.report.stats import score_stats
+from harness.report.stats import average, estimate
 
 
 class CrossCell(BaseModel):
@@ -55,8 +55,7 @@ def _cells(row: GameRow) -> list[tuple[str, str]]:
 
 
 def _cell(one: str, rest: str, players: int | None, games: Sequence[GameRow]) -> CrossCell:
-    fireworks = score_stats([g.fireworks_score or 0 for g in games])
-    engine = score_stats([g.engine_score or 0 for g in games])
+    fireworks = estimate([g.fireworks_score or 0 for g in games])
     return CrossCell(
         one=one,
         rest=rest,
@@ -64,7 +63,7 @@ def _cell(one: str, rest: str, players: int | None, games: Sequence[GameRow]) ->
         games=fireworks.n,
         mean=fireworks.mean,
         se=fireworks.se,
-        engine_mean=engine.mean,
+        engine_mean=average([g.engine_score or 0 for g in games]),
     )
 
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.report.grouping import group_label, grouped
 from harness.report.rows import GameRow
-from harness.report.stats import Interval, ScoreStats, score_stats
+from harness.report.stats import Interval, estimate
 
 ScoreConvention = Literal["fireworks", "engine"]
 ALL_GAMES = "all games"  # the row label when the report is grouped by player count alone
@@ -76,9 +76,9 @@ def wide_table(rows: Sequence[GameRow], by: Sequence[str], convention: ScoreConv
         cells = []
         for count in counts:
             played = [g for g in done if g.players == count]
-            stats = score_stats(_deal_means(played, convention))
+            stats = estimate(_deal_means(played, convention))
             cells.append(WideCell(players=count, games=len(played), mean=stats.mean, se=stats.se))
-        overall: ScoreStats = score_stats(_deal_means(done, convention))
+        overall = estimate(_deal_means(done, convention))
         table_rows.append(
             WideRow(
                 row=label,
@@ -87,7 +87,7 @@ def wide_table(rows: Sequence[GameRow], by: Sequence[str], convention: ScoreConv
                 not_complete=len(games) - len(done),
                 mean=overall.mean,
                 se=overall.se,
-                ci=overall.mean_ci,
+                ci=overall.ci,
             )
         )
     return WideTable(
