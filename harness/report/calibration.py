@@ -86,9 +86,6 @@ def decision(game: GameRow, record: MoveRecord, values: DecisionValueRecord) -> 
     moves = aligned(values, record.legal_moves, record.move_index, game.game_id)
     worth = [m.value for m in moves]
     rho, rated = rank_correlation(record.ratings, worth)
-    missing: NoCorrelation | None = None
-    if rho is None:
-        missing = "unrated" if rated < 2 else "tied"
     best = max(worth)
     chosen = worth[record.move_index]
     return DecisionCalibration(
@@ -101,7 +98,7 @@ def decision(game: GameRow, record: MoveRecord, values: DecisionValueRecord) -> 
         seat=record.seat,
         rated_moves=rated,
         spearman=rho,
-        no_correlation=missing,
+        no_correlation=None if rho is not None else "unrated" if rated < 2 else "tied",
         chosen_value=chosen,
         best_value=best,
         regret=best - chosen,

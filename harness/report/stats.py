@@ -120,7 +120,7 @@ def average(values: Sequence[float]) -> float | None:
     return float(np.mean(values)) if len(values) else None
 
 
-def estimate(values: Sequence[float]) -> Estimate:
+def estimate(values: Sequence[float] | np.ndarray) -> Estimate:
     data = np.asarray(values, dtype=float)
     if data.size == 0:
         return Estimate(n=0)
