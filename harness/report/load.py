@@ -121,14 +121,10 @@ def _best_of(seat: SeatConfig) -> int | None:
     return scaffold.k if scaffold.strategy in ("single", "memory", "best_of_k") else None
 
 
-def _common_k(seats: Sequence[SeatConfig]) -> int | None:
-    ks = {_best_of(s) for s in seats}
-    return ks.pop() if len(ks) == 1 else None
-
-
 def game_row(facts: GameFacts, label: str, by: Sequence[str]) -> GameRow:
     """A game's row: its facts, placed in its group."""
     header, result = facts.header, facts.result
+    ks = {_best_of(s) for s in header.seats}  # one k when every seat has the same
     values = {
         "model": models_of(header.seats),
         "scaffold": scaffolds_of(header.seats),
@@ -149,7 +145,7 @@ def game_row(facts: GameFacts, label: str, by: Sequence[str]) -> GameRow:
         seed=header.seed,
         deal=deck_digest(header.deck),
         repeat=header.repeat,
-        k=_common_k(header.seats),
+        k=ks.pop() if len(ks) == 1 else None,
         seat_players=[s.label for s in header.seats],  # model:scaffold, with its own k
         interrupted_reason=facts.reason,
         end_reason=str(result.end_reason) if result and result.end_reason else None,

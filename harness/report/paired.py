@@ -46,14 +46,6 @@ class PairedSection(BaseModel):
     without_common_deals: list[tuple[str, str]]  # group pairs that share no complete deal
 
 
-def _scores_by_deal(rows: Sequence[GameRow]) -> dict[str, dict[Deal, list[GameRow]]]:
-    table: dict[str, dict[Deal, list[GameRow]]] = defaultdict(lambda: defaultdict(list))
-    for row in rows:
-        if row.status == "complete":
-            table[row.group][(row.deal, row.players)].append(row)
-    return table
-
-
 def _deal_means(games: dict[Deal, list[GameRow]], deals: list[Deal], field: str) -> list[float]:
     return [float(np.mean([getattr(r, field) for r in games[deal]])) for deal in deals]
 
@@ -79,7 +71,10 @@ def _compare(
 
 
 def compare_groups(rows: Sequence[GameRow]) -> PairedSection:
-    table = _scores_by_deal(rows)
+    table: dict[str, dict[Deal, list[GameRow]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        if row.status == "complete":
+            table[row.group][(row.deal, row.players)].append(row)
     comparisons = []
     per_count = []
     disjoint = []
