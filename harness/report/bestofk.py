@@ -1,9 +1,8 @@
 """Best-of-K: score against k, the number of samples per move (the paper's Appendix E.1, Figure 20).
 
-A game's k is its seats' k (`SeatConfig.k`, else the scaffold's: 1 for a single-call scaffold). Games are put on one
-curve per model and base prompt: a best-of-k scaffold sits on the curve of the single-call scaffold with the same
-prompt templates and context (best-of-5-watson on watson's). Only complete games where every seat has the same model,
-prompt and k count. Shown only when some curve has two or more values of k.
+One curve per model and base prompt (a best-of-k scaffold sits on the curve of the single-call scaffold with
+its prompt), over the complete games whose seats share model, prompt and k; only curves with two or more
+values of k.
 """
 
 from __future__ import annotations
@@ -15,8 +14,9 @@ from functools import cache
 from pydantic import BaseModel, ConfigDict
 
 from harness.report.rows import GameRow
-from harness.report.stats import Interval, score_stats
+from harness.report.stats import Interval, estimate
 from harness.schema.errors import Refused
+from harness.strategies.definition import ScaffoldDef
 from harness.strategies.scaffold import load_scaffold, scaffold_names
 
 
@@ -42,20 +42,13 @@ def base_prompt(scaffold: str) -> str:
         return scaffold
     if definition.strategy != "best_of_k":
         return scaffold
-    key = (
-        definition.system_template,
-        definition.user_template,
-        definition.state_template,
-        definition.context,
-    )
+
+    def prompt(found: ScaffoldDef) -> tuple[object, ...]:
+        return found.system_template, found.user_template, found.state_template, found.context
+
     for name in scaffold_names():
         other = load_scaffold(name)
-        if other.strategy == "single" and key == (
-            other.system_template,
-            other.user_template,
-            other.state_template,
-            other.context,
-        ):
+        if other.strategy == "single" and prompt(other) == prompt(definition):
             return name
     return scaffold
 
@@ -74,17 +67,17 @@ def best_of_k(rows: Sequence[GameRow]) -> list[KPoint]:
     for (curve, k), done in sorted(games.items()):
         if curve not in varied:
             continue
-        stats = score_stats([g.fireworks_score or 0 for g in done])
+        mean = estimate([g.fireworks_score or 0 for g in done])
         points.append(
             KPoint(
                 curve=curve,
                 k=k,
                 scaffolds=sorted({g.scaffold for g in done}),
                 players=sorted({g.players for g in done}),
-                games=stats.n,
-                mean=stats.mean,
-                se=stats.se,
-                ci=stats.mean_ci,
+                games=mean.n,
+                mean=mean.mean,
+                se=mean.se,
+                ci=mean.ci,
             )
         )
     return points

@@ -1,11 +1,6 @@
-"""Writes a report folder: report.html (self-contained), report.md, the same figures as CSV and JSON tables, and
-each plot as a PNG file under figures/ (for a paper).
-
-The one entry point of the report package. Reads the given runs, computes, renders and writes; it never calls a
-model and never writes into a run directory. The folder is written as an export is (harness/export/writer.py): whole,
-then renamed into place, with report_manifest.json; a folder of other files is refused, an earlier report replaced
-only with --force.
-"""
+"""Writes a report folder: report.html (self-contained), report.md, the figures as CSV and JSON tables, each
+plot under figures/, and report_manifest.json; whole, then renamed into place, as an export is
+(harness/export/writer.py)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,9 @@
-"""Calibration: the model's own move ratings and choices against the engine's move values (`hanabi-eval values`).
+"""Calibration: a model's own move ratings and choices against the engine's move values (`values`).
 
-Per valued decision (a logged move of a complete game whose run has its values): the Spearman rank correlation
-between the ratings the reply gave and the engine values, over the moves it rated (none when fewer than two moves
-were rated, or when the rated moves' ratings or values are all equal: then the ranks carry no order); the regret of
-the chosen move, the best engine value minus the chosen move's; and whether the chosen move was one of the best
-(its value equals the best). Per group and player count: means with standard errors and 95% bootstrap intervals
-over the decisions (harness/report/stats.py). Interrupted and unfinished games have no values (the values command
-skips them); they are counted beside the table, as are the groups whose runs have no values.
+Per valued decision: the Spearman correlation of the reply's ratings with the values over the moves it rated
+(none when fewer than two were rated, or their ratings or values are all equal), the regret of the chosen
+move, and whether it was one of the best. Per group and player count: their means (harness/report/stats.py
+estimate).
 """
 
 from __future__ import annotations
@@ -14,13 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict
 from scipy import stats as scipy_stats
 
 from harness.report.grouping import grouped
 from harness.report.rows import GameRow
-from harness.report.stats import Interval, bootstrap_interval
+from harness.report.stats import Estimate, estimate
 from harness.schema.records import MoveRecord
 from harness.schema.value_records import DecisionValueRecord, aligned
 
@@ -51,17 +47,6 @@ class DecisionCalibration(BaseModel):
     bot: str
 
 
-class Estimate(BaseModel):
-    """A mean over decisions with its standard error and 95% bootstrap interval (None where too few decisions)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    n: int
-    mean: float | None = None
-    se: float | None = None
-    ci: Interval | None = None
-
-
 class GroupCalibration(BaseModel):
     """One group at one player count. `valued_games` 0: no values, every mean None."""
 
@@ -85,18 +70,6 @@ class GroupCalibration(BaseModel):
     bots: list[str]
 
 
-def _estimate(values: Sequence[float]) -> Estimate:
-    data = [float(v) for v in values]
-    if not data:
-        return Estimate(n=0)
-    return Estimate(
-        n=len(data),
-        mean=float(np.mean(data)),
-        se=float(np.std(data, ddof=1) / np.sqrt(len(data))) if len(data) >= 2 else None,
-        ci=bootstrap_interval(data, np.mean),
-    )
-
-
 def rank_correlation(ratings: Sequence[float | None], values: Sequence[float]) -> tuple[float | None, int]:
     """Spearman's rho between the given ratings and the values of the same moves, and how many moves were rated;
     rho is None with fewer than 2 rated moves or when either side is constant over them."""
@@ -113,9 +86,6 @@ def decision(game: GameRow, record: MoveRecord, values: DecisionValueRecord) -> 
     moves = aligned(values, record.legal_moves, record.move_index, game.game_id)
     worth = [m.value for m in moves]
     rho, rated = rank_correlation(record.ratings, worth)
-    missing: NoCorrelation | None = None
-    if rho is None:
-        missing = "unrated" if rated < 2 else "tied"
     best = max(worth)
     chosen = worth[record.move_index]
     return DecisionCalibration(
@@ -128,7 +98,7 @@ def decision(game: GameRow, record: MoveRecord, values: DecisionValueRecord) -> 
         seat=record.seat,
         rated_moves=rated,
         spearman=rho,
-        no_correlation=missing,
+        no_correlation=None if rho is not None else "unrated" if rated < 2 else "tied",
         chosen_value=chosen,
         best_value=best,
         regret=best - chosen,
@@ -144,14 +114,12 @@ def calibration(
 ) -> list[GroupCalibration]:
     """Per group and player count (every group with games), from the games with values and their valued decisions
     `judged`."""
-    keys = sorted({(g.group, g.players) for g in games})
     by_key = grouped(judged, lambda item: (item.group, item.players))
+    valued_by_key = grouped(valued, lambda game: (game.group, game.players))
     table = []
-    for key in keys:
-        members = [g for g in games if (g.group, g.players) == key]
+    for key, members in sorted(grouped(games, lambda game: (game.group, game.players)).items()):
         complete = [g for g in members if g.status == "complete"]
-        with_values = [g for g in valued if (g.group, g.players) == key]
-        found = by_key[key]
+        with_values, found = valued_by_key[key], by_key[key]
         correlated = [d.spearman for d in found if d.spearman is not None]
         table.append(
             GroupCalibration(
@@ -165,9 +133,9 @@ def calibration(
                 correlated=len(correlated),
                 skipped_unrated=sum(d.no_correlation == "unrated" for d in found),
                 skipped_tied=sum(d.no_correlation == "tied" for d in found),
-                spearman=_estimate(correlated),
-                regret=_estimate([d.regret for d in found]),
-                best_share=_estimate([float(d.chose_best) for d in found]),
+                spearman=estimate(correlated),
+                regret=estimate([d.regret for d in found]),
+                best_share=estimate([float(d.chose_best) for d in found]),
                 rollouts=sorted({d.rollouts for d in found}),
                 base_seeds=sorted({d.base_seed for d in found}),
                 bots=sorted({d.bot for d in found}),

@@ -1,8 +1,5 @@
-"""Assembles everything the report shows from a loaded Dataset: the wide main table, summaries, paired comparisons,
-spending, reliability over all games, play quality, calibration against engine move values, state tracking and judge
-scores, cross-play, Best-of-K, references and plots. The result, ReportContent, is what the templates and the CSV/JSON
-export read.
-"""
+"""Assembles everything the report shows from a loaded Dataset into ReportContent, which the templates and the
+CSV/JSON export read."""
 
 from __future__ import annotations
 
@@ -20,10 +17,10 @@ from harness.report.judge import JudgeSummary, judge_by_turn, judge_summaries
 from harness.report.load import Dataset
 from harness.report.paired import PairedSection, compare_groups
 from harness.report.quality import GameQuality, QualitySummary, summarize
-from harness.report.references import CompactReference, JudgeReference, compact, judge_references, references
+from harness.report.references import CompactReference, JudgeReference, baselines, compact
 from harness.report.reliability import GroupReliability, error_kinds, reliability
 from harness.report.rows import GameRow, RunInfo, SkippedLog
-from harness.report.stats import BootstrapSettings
+from harness.report.stats import BOOTSTRAP, BootstrapSettings
 from harness.report.summary import (
     GroupSummary,
     HeatCell,
@@ -107,9 +104,10 @@ def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
     tracking_turns = tracking_by_turn(dataset.tracked, judge_by_turn(dataset.judged, TURN_BIN))
     colors = plots.colors_for([g.group for g in groups])
     counts = {s.players for s in by_players}
+    references = baselines().reference
     drawn = {
         ref
-        for ref in references()
+        for ref in references
         if any(ref.applies_to(c, p) for c in ("fireworks", "zero_on_strikeout") for p in counts)
     }
     spent = spending(rows)
@@ -134,7 +132,7 @@ def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
         crossplay=cross,
         best_of_k=curve,
         judge=judged,
-        judge_references=list(judge_references()) if judged else [],
+        judge_references=baselines().judge_reference if judged else [],
         groups=groups,
         by_players=by_players,
         heat=heat,
@@ -146,11 +144,11 @@ def build_content(dataset: Dataset, by: list[str]) -> ReportContent:
         tracking=tracking_summaries(dataset.tracked),
         tracking_turns=tracking_turns,
         turn_bin=TURN_BIN,
-        references=compact(references(), drawn),
-        bootstrap=BootstrapSettings(),
+        references=compact(references, drawn),
+        bootstrap=BOOTSTRAP,
         plots=Plots(
-            scores_fireworks=plots.scores_by_players(by_players, "fireworks", references(), colors),
-            scores_engine=plots.scores_by_players(by_players, "zero_on_strikeout", references(), colors),
+            scores_fireworks=plots.scores_by_players(by_players, "fireworks", references, colors),
+            scores_engine=plots.scores_by_players(by_players, "zero_on_strikeout", references, colors),
             heatmap=plots.scaffold_model_heatmap(heat),
             distributions=plots.score_distributions(rows, colors),
             tracking=plots.tracking_over_turns(tracking_turns),

@@ -1,12 +1,8 @@
 """What the runs spent: tokens and cost per run, per group and overall, cost per game and per point.
 
-Every attempt of every game counts (complete, interrupted or unfinished; rejected replies and failed calls too): that
-is what was paid. A game is priced when its cost is known: every answered attempt carries the cost its provider
-reported (harness.schema.records.total_cost). A game with an attempt of a model LiteLLM has no price for is unpriced
-and shown as such, never as $0, even when a free built-in player sat beside it. Totals over a mix say how many games
-they leave out. Cost per game divides by the priced games; cost per point divides by the fireworks points of the
-complete priced games (the points the money bought). Prompt caching: the share of prompt tokens read from a
-provider's cache and what that saved, as each attempt recorded it.
+Every attempt of every game counts. A game is priced when its cost is known; an unpriced one is never counted
+as $0, and totals over a mix say how many games they leave out. Cost per point divides by the fireworks points
+of the complete priced games.
 """
 
 from __future__ import annotations

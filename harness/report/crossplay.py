@@ -1,11 +1,9 @@
-"""Cross-play: how pairs of players do together, as a matrix of one seat's player (rows) against the player of
-every other seat (columns), the paper's design (Section 6.1: exactly one seat of A, the rest B).
+"""Cross-play: a matrix of one seat's player (rows) against the player of every other seat (columns), the
+paper's design (Section 6.1).
 
-A player is a seat's model:scaffold. A complete game with two distinct players, one of them in a single seat, counts
-in cell (that player, the other); with two players in one seat each (2 players) it counts in both cells. Self-play
-games of the players met in cross-play, at the player counts cross-play was played at, fill the diagonal. Games with
-other line-ups (three players, or two players sharing 4 seats 2-2) are counted and left out. Shown only when the runs
-hold a cross-play game. A seat that sets its own k is a player of its own ("model:scaffold (k=3)").
+A player is a seat's label (model:scaffold, and its own k). A complete game of two players, one of them in a
+single seat, counts in that cell (in both with two seats); self-play games of the players met, at the player
+counts met, fill the diagonal; other line-ups are counted and left out.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from harness.report.rows import GameRow
-from harness.report.stats import score_stats
+from harness.report.stats import average, estimate
 
 
 class CrossCell(BaseModel):
@@ -57,8 +55,7 @@ def _cells(row: GameRow) -> list[tuple[str, str]]:
 
 
 def _cell(one: str, rest: str, players: int | None, games: Sequence[GameRow]) -> CrossCell:
-    fireworks = score_stats([g.fireworks_score or 0 for g in games])
-    engine = score_stats([g.engine_score or 0 for g in games])
+    fireworks = estimate([g.fireworks_score or 0 for g in games])
     return CrossCell(
         one=one,
         rest=rest,
@@ -66,7 +63,7 @@ def _cell(one: str, rest: str, players: int | None, games: Sequence[GameRow]) ->
         games=fireworks.n,
         mean=fireworks.mean,
         se=fireworks.se,
-        engine_mean=engine.mean,
+        engine_mean=average([g.engine_score or 0 for g in games]),
     )
 
 

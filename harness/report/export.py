@@ -1,7 +1,5 @@
-"""Writes report tables as CSV and JSON for notebooks: the same flat rows in both (nested figures become columns
-joined with "_", e.g. fireworks_iqm_ci_low), so a CSV and its JSON always hold the same values. A figure that does
-not exist is an empty CSV cell and null in JSON, never nan.
-"""
+"""Writes report tables as CSV and JSON with the same flat rows (nested figures become columns joined with
+"_"); a figure that does not exist is an empty CSV cell and null in JSON, never nan."""
 
 from __future__ import annotations
 
@@ -30,13 +28,9 @@ def flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-def flat_rows(rows: Sequence[BaseModel | dict[str, Any]]) -> list[dict[str, Any]]:
-    return [flatten(r.model_dump(mode="json") if isinstance(r, BaseModel) else r) for r in rows]
-
-
 def write_table(folder: Path, name: str, rows: Sequence[BaseModel | dict[str, Any]]) -> list[Path]:
     """Write `name`.csv and `name`.json; columns are the union of the rows' keys, in first-seen order."""
-    flat = flat_rows(rows)
+    flat = [flatten(r.model_dump(mode="json") if isinstance(r, BaseModel) else r) for r in rows]
     columns: dict[str, None] = {}
     for row in flat:
         columns.update(dict.fromkeys(row))

@@ -1,10 +1,8 @@
 """How games are grouped in the report (`--by`): by model, scaffold, player count, seat line-up or run.
 
-A team's name never depends on the seat order of one game, which seat rotation changes from game to game. A game's
-model (and scaffold) is the distinct models (scaffolds) of its seats, sorted and joined with " + ", so a self-play
-game has one and a mixed table names every participant. The seat line-up is the seats' labels (model:scaffold) in
-seat order, turned to the rotation that sorts first: every rotation of one seating is one group, while seatings
-that differ in who sits after whom stay apart. It is one label when every seat is the same.
+A team's name never depends on one game's seat order: a game's model (scaffold) is its seats' distinct models
+(scaffolds), sorted and joined with " + "; its line-up is the seats' labels in seat order, turned to the
+rotation that sorts first, one label when every seat is the same.
 """
 
 from __future__ import annotations

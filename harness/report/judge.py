@@ -1,22 +1,18 @@
-"""State-tracking judge scores, when a run holds them: `<run>/judge/<game_id>.jsonl`, one JSON object per judged
-working-memory (Mycroft) turn, rated by an LLM judge as in the paper's Appendix E.3 (ratings in [0, 1]).
-
-The report only reads these files (the judge command writes them), through the judge's one reader
-(harness/schema/judge_records.py): a damaged line is left out and named, the rest of its file kept; a judgement of a
-game the run does not hold is ignored.
-"""
+"""State-tracking judge scores, when a run holds them (`<run>/judge/<game_id>.jsonl`, read through
+harness/schema/judge_records.py): a damaged line is named and left out, a judgement of a game the run does not
+hold is ignored."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from harness.report.grouping import grouped
+from harness.report.rows import GameRow
 from harness.schema.judge_records import RATINGS, judge_files, read_judgements
 
 
@@ -38,16 +34,7 @@ class JudgedTurn(BaseModel):
     state_tracking_quality: float
 
 
-class _Game(Protocol):
-    @property
-    def run_id(self) -> str: ...
-    @property
-    def group(self) -> str: ...
-    @property
-    def status(self) -> str: ...
-
-
-def judged_turns(run: Path, games: Mapping[str, _Game]) -> tuple[list[JudgedTurn], list[tuple[str, str]]]:
+def judged_turns(run: Path, games: Mapping[str, GameRow]) -> tuple[list[JudgedTurn], list[tuple[str, str]]]:
     """The judged turns of a run's games, and what of their judge files could not be read (path, problem)."""
     turns: list[JudgedTurn] = []
     unreadable: list[tuple[str, str]] = []
@@ -87,10 +74,6 @@ class JudgeSummary(BaseModel):
     state_tracking_quality: float
 
 
-def _means(turns: Sequence[JudgedTurn]) -> dict[str, float]:
-    return {name: float(np.mean([getattr(t, name) for t in turns])) for name in RATINGS}
-
-
 def judge_summaries(turns: Sequence[JudgedTurn]) -> list[JudgeSummary]:
     """Mean judge ratings per group over the judged turns of complete games."""
     by_group = grouped((turn for turn in turns if turn.game_status == "complete"), lambda turn: turn.group)
@@ -100,7 +83,7 @@ def judge_summaries(turns: Sequence[JudgedTurn]) -> list[JudgeSummary]:
             judge_models=sorted({t.judge_model for t in judged}),
             games=len({(t.run_id, t.game_id) for t in judged}),
             turns=len(judged),
-            **_means(judged),
+            **{name: float(np.mean([getattr(t, name) for t in judged])) for name in RATINGS},
         )
         for group, judged in sorted(by_group.items())
     ]

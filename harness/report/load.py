@@ -1,13 +1,9 @@
-"""Reads run directories into what the report shows: the runs, one row per game, and what each game's moves give
-(latencies, state tracking, play quality counted per group, calibration against move values), derived as each log
-is read and its moves let go.
+"""Reads run directories into what the report shows: the runs, one row per game, and what each complete game's
+moves give (latencies, state tracking, play quality per group, calibration), derived as each log is read and
+its moves let go.
 
-Reads manifest.json, status.json, the game logs, move values and judge files through the one reader of run folders
-(harness.run.store); never calls a model and never writes into a run directory. A game counts as complete only when
-its log ends in a complete result line; interrupted games and logs without a result line are kept, marked as such.
-A game log that cannot be read (a corrupted line) is skipped and named in `Dataset.skipped`; the rest is read.
-Move values (`<run>/values/`, written by `hanabi-eval values`) belong to the complete games they were made for; a
-values file that is damaged or does not match its game's log is named in `Dataset.skipped` and left out.
+A game log that cannot be read, or a values or judge file that is damaged or does not match its game, is named
+in `Dataset.skipped` and left out; the rest is read.
 """
 
 from __future__ import annotations
@@ -125,14 +121,10 @@ def _best_of(seat: SeatConfig) -> int | None:
     return scaffold.k if scaffold.strategy in ("single", "memory", "best_of_k") else None
 
 
-def _common_k(seats: Sequence[SeatConfig]) -> int | None:
-    ks = {_best_of(s) for s in seats}
-    return ks.pop() if len(ks) == 1 else None
-
-
 def game_row(facts: GameFacts, label: str, by: Sequence[str]) -> GameRow:
     """A game's row: its facts, placed in its group."""
     header, result = facts.header, facts.result
+    ks = {_best_of(s) for s in header.seats}  # one k when every seat has the same
     values = {
         "model": models_of(header.seats),
         "scaffold": scaffolds_of(header.seats),
@@ -153,34 +145,20 @@ def game_row(facts: GameFacts, label: str, by: Sequence[str]) -> GameRow:
         seed=header.seed,
         deal=deck_digest(header.deck),
         repeat=header.repeat,
-        k=_common_k(header.seats),
+        k=ks.pop() if len(ks) == 1 else None,
         seat_players=[s.label for s in header.seats],  # model:scaffold, with its own k
-        status=facts.status,
         interrupted_reason=facts.reason,
         end_reason=str(result.end_reason) if result and result.end_reason else None,
         fireworks_score=result.fireworks_score if result else None,
         engine_score=result.engine_score if result else None,
         perfect=result.fireworks_score == 25 if result else None,
         struck_out=result.end_reason == EndReason.LIVES_LOST if result else None,
-        moves=facts.moves,
         lives_lost=result.lives_lost if result else None,
         hints_given=result.hints_given if result else None,
-        calls=facts.calls,
-        attempts=facts.attempts,
-        retries=facts.retries,
-        invalid_replies=facts.invalid_replies,
-        provider_errors=facts.provider_errors,
-        error_kinds=facts.error_kinds,
-        replies_cut=facts.replies_cut,
         failed_moves=facts.interruptions,
-        prompt_tokens=facts.prompt_tokens,
-        completion_tokens=facts.completion_tokens,
         total_tokens=facts.prompt_tokens + facts.completion_tokens,
-        cost_usd=facts.cost_usd,
-        latency_s=facts.latency_s,
-        cached_tokens=facts.cached_tokens,
-        cache_write_tokens=facts.cache_write_tokens,
-        cache_saving_usd=facts.cache_saving_usd,
+        # status, moves, calls, attempts, errors, tokens, cost, latency: GameFacts' own, under the same names
+        **{name: getattr(facts, name) for name in GameRow.model_fields if hasattr(facts, name)},
     )
 
 
@@ -224,11 +202,9 @@ def _run_info(
 ) -> RunInfo:
     config = manifest.config if manifest is not None else None
     seats = list(config.seats) if config is not None else []
-    params = []
-    for seat in seats:
-        for name, value in seat.params.model_dump(exclude={"timeout_s"}).items():
-            if value is not None and f"{name}={value}" not in params:
-                params.append(f"{name}={value}")
+    seeds = list(config.seeds) if config is not None else []
+    settings = [item for seat in seats for item in seat.params.model_dump(exclude={"timeout_s"}).items()]
+    planned = len(manifest.games) if manifest is not None and "games" in manifest.model_fields_set else None
     git = manifest.git if manifest is not None else GitState()
     versions = manifest.versions if manifest is not None else {}
     statuses = [g.status for g in games]
@@ -239,19 +215,17 @@ def _run_info(
         created_at=manifest.created_at if manifest is not None else None,
         models=list(dict.fromkeys(s.model for s in seats)),
         scaffolds=list(dict.fromkeys(s.scaffold for s in seats)),
-        params=params,
+        params=list(dict.fromkeys(f"{name}={value}" for name, value in settings if value is not None)),
         players=list(config.players) if config is not None else [],
-        seed_sets=list(dict.fromkeys(s.seed_set for s in config.seeds)) if config is not None else [],
-        seeds=[s.seed for s in config.seeds] if config is not None else [],
+        seed_sets=list(dict.fromkeys(s.seed_set for s in seeds)),
+        seeds=[s.seed for s in seeds],
         git_commit=git.commit,
         git_dirty=git.dirty,
         harness_version=versions.get("hanabi-eval"),
         header_commits=list(dict.fromkeys(c for c in commits if c)),
         status=status.status if status is not None else None,
         status_reason=status.reason if status is not None else None,
-        games_planned=len(manifest.games)
-        if manifest is not None and "games" in manifest.model_fields_set
-        else None,
+        games_planned=planned,
         games_logged=len(games),
         games_complete=statuses.count("complete"),
         games_interrupted=statuses.count("interrupted"),

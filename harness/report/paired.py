@@ -1,10 +1,6 @@
-"""Paired comparisons between groups: games of the same deal (the same deck at the same player count, whichever
-seed set named its seed) compared deal by deal, pooled over player counts and for each player count on its own.
-
-Only complete games count, and only deals that both groups played. A deal is one deal however often it was played:
-repeats of a seed (`GameHeader.repeat`) and plays of it in several runs of one group are averaged into the group's
-score on that deal before pairing, and the comparison says on how many deals that happened.
-"""
+"""Paired comparisons between groups, deal by deal (the same deck at the same player count), pooled over
+player counts and per player count. Only complete games of deals both groups played count; repeats of a deal
+are averaged into one score before pairing."""
 
 from __future__ import annotations
 
@@ -50,14 +46,6 @@ class PairedSection(BaseModel):
     without_common_deals: list[tuple[str, str]]  # group pairs that share no complete deal
 
 
-def _scores_by_deal(rows: Sequence[GameRow]) -> dict[str, dict[Deal, list[GameRow]]]:
-    table: dict[str, dict[Deal, list[GameRow]]] = defaultdict(lambda: defaultdict(list))
-    for row in rows:
-        if row.status == "complete":
-            table[row.group][(row.deal, row.players)].append(row)
-    return table
-
-
 def _deal_means(games: dict[Deal, list[GameRow]], deals: list[Deal], field: str) -> list[float]:
     return [float(np.mean([getattr(r, field) for r in games[deal]])) for deal in deals]
 
@@ -69,13 +57,11 @@ def _compare(
     return {
         "a": a,
         "b": b,
-        "fireworks": paired_stats(
-            _deal_means(games_a, deals, "fireworks_score"), _deal_means(games_b, deals, "fireworks_score")
-        ),
-        "engine": paired_stats(
-            _deal_means(games_a, deals, "engine_score"), _deal_means(games_b, deals, "engine_score")
-        ),
-        "players": sorted({d[1] for d in deals}),
+        **{
+            name: paired_stats(_deal_means(games_a, deals, field), _deal_means(games_b, deals, field))
+            for name, field in (("fireworks", "fireworks_score"), ("engine", "engine_score"))
+        },
+        "players": sorted(counts),
         "repeated_deals": sum(len(games_a[d]) > 1 or len(games_b[d]) > 1 for d in deals),
         "games_a": sum(len(games_a[d]) for d in deals),
         "games_b": sum(len(games_b[d]) for d in deals),
@@ -85,7 +71,10 @@ def _compare(
 
 
 def compare_groups(rows: Sequence[GameRow]) -> PairedSection:
-    table = _scores_by_deal(rows)
+    table: dict[str, dict[Deal, list[GameRow]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        if row.status == "complete":
+            table[row.group][(row.deal, row.players)].append(row)
     comparisons = []
     per_count = []
     disjoint = []

@@ -1,8 +1,5 @@
-"""The report's figures, drawn with matplotlib's Agg canvas and returned as PNG data URIs for embedding.
-
-Each function takes figures already computed elsewhere and only draws them; it returns None when there is nothing
-to draw. No pyplot state is used, so drawing is deterministic and safe to repeat.
-"""
+"""The report's figures, drawn with matplotlib's Agg canvas (no pyplot state, so drawing is deterministic) and
+returned as PNG data URIs; None when there is nothing to draw."""
 
 from __future__ import annotations
 
@@ -11,7 +8,7 @@ import io
 import textwrap
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 from matplotlib.artist import Artist
@@ -55,6 +52,11 @@ def _error_bar(mean: float, interval: Interval) -> list[list[float]]:
     """matplotlib's yerr for an interval around `mean`: never negative, though a percentile bootstrap interval is not
     bound to hold the sample mean (or may miss it by a rounding error)."""
     return [[max(mean - interval.low, 0.0)], [max(interval.high - mean, 0.0)]]
+
+
+def _key_below(axes: Axes, **title: Any) -> None:
+    """The key of the plotted groups, below the plot."""
+    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=8, frameon=False, **title)
 
 
 def _spread(values: list[float], gap: float) -> list[float]:
@@ -156,18 +158,7 @@ def scores_by_players(
         )
         axes.add_artist(references_key)
         references_key.set_clip_on(False)  # add_artist clips to the axes; the key sits beside them
-    handles, labels = axes.get_legend_handles_labels()
-    axes.legend(
-        handles,
-        labels,
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.14),
-        ncol=2,
-        fontsize=8,
-        frameon=False,
-        title="groups (points: mean; bars: 95% interval)",
-        title_fontsize=8,
-    )
+    _key_below(axes, title="groups (points: mean; bars: 95% interval)", title_fontsize=8)
     return _data_uri(figure)
 
 
@@ -332,7 +323,7 @@ def _score_axes(axes: Axes, xlabel: str, title: str) -> str:
     axes.set_ylabel("mean score out of 25 (fireworks at the end)")
     axes.set_title(title, fontsize=10)
     axes.grid(alpha=0.3)
-    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=8, frameon=False)
+    _key_below(axes)
     return _data_uri(cast(Figure, axes.figure))
 
 

@@ -1,11 +1,9 @@
-"""Play quality beyond the score, measured by replaying each complete game's logged moves through the engine.
+"""Play quality beyond the score, judged by replaying each complete game's logged moves through the engine.
 
-For every move: whether the chosen move is among the moves the model itself rated highest (moves with no rating
-at all are skipped and counted); whether a play was of a card the seat could know was unplayable (every identity
-its could-be sets allow, among the copies it cannot see, is unplayable: judged from the seat's own SeatView before
-the move); whether a clue told its target nothing new (no card's could-be set changed); and whether a discard threw
-away the last copy of a card still needed (not yet played, not dead, every other copy already discarded).
-Every log the report reads replays (the run's reader leaves out one that does not), so every complete game is judged.
+Per move: whether the chosen move is among those the model rated highest; whether a play was of a card the
+seat could know was unplayable (every identity its could-be sets allow, among the copies it cannot see, is
+unplayable); whether a clue changed no could-be set of its target; whether a discard threw away the last copy
+of a card still needed.
 """
 
 from __future__ import annotations
@@ -18,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.engine.game import Game
 from harness.engine.replay import replay
+from harness.report.stats import ratio
 from harness.schema.cards import COPIES, parse_card
 from harness.schema.moves import Move, MoveKind
 from harness.schema.records import GameHeader, MoveRecord
@@ -187,10 +186,6 @@ def game_quality(run_id: str, game_id: str, counts: QualityCounts) -> GameQualit
     )
 
 
-def _ratio(count: int, total: int) -> float | None:
-    return count / total if total else None
-
-
 def summarize(group: str, games: int, counts: QualityCounts) -> QualitySummary:
     n, kinds = counts.moves, counts.kinds
     plays = kinds[str(MoveKind.PLAY)]
@@ -205,21 +200,21 @@ def summarize(group: str, games: int, counts: QualityCounts) -> QualitySummary:
         rated_moves=rated,
         unrated_moves=n - rated,
         off_top_choices=off_top,
-        off_top_share=_ratio(off_top, rated),
-        off_top_per_game=_ratio(off_top, games),
+        off_top_share=ratio(off_top, rated),
+        off_top_per_game=ratio(off_top, games),
         plays=plays,
         known_unplayable_plays=unplayable,
-        known_unplayable_share=_ratio(unplayable, plays),
-        known_unplayable_per_move=_ratio(unplayable, n),
-        known_unplayable_per_game=_ratio(unplayable, games),
+        known_unplayable_share=ratio(unplayable, plays),
+        known_unplayable_per_move=ratio(unplayable, n),
+        known_unplayable_per_game=ratio(unplayable, games),
         hints=hints,
         uninformative_clues=empty,
-        uninformative_share=_ratio(empty, hints),
-        uninformative_per_move=_ratio(empty, n),
-        uninformative_per_game=_ratio(empty, games),
+        uninformative_share=ratio(empty, hints),
+        uninformative_per_move=ratio(empty, n),
+        uninformative_per_game=ratio(empty, games),
         discards=discards,
         critical_discards=critical,
-        critical_share=_ratio(critical, discards),
-        critical_per_move=_ratio(critical, n),
-        critical_per_game=_ratio(critical, games),
+        critical_share=ratio(critical, discards),
+        critical_per_move=ratio(critical, n),
+        critical_per_game=ratio(critical, games),
     )

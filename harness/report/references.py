@@ -1,14 +1,11 @@
-"""Published reference scores (harness/report/baselines.toml), each with its source (publication and table or
-figure), convention and setting; and the published LLM-judge ratings of Mycroft state tracking.
-
-A reference is drawn on a plot only where it applies: a self-play score for one player count, under the same
-scoring convention as the plot. Everything else is listed in the report's reference table, never drawn. The table is
-compact: one row per agent and source, a column per player count.
-"""
+"""Published reference scores (baselines.toml) and the published judge ratings of Mycroft state tracking. A
+reference is drawn on a plot only where it applies (Reference.applies_to); every one is listed in the report's
+table."""
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -47,7 +44,7 @@ class JudgeReference(BaseModel):
     source: str
 
 
-class _File(BaseModel):
+class Baselines(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     reference: list[Reference]
@@ -55,17 +52,9 @@ class _File(BaseModel):
 
 
 @cache
-def _file() -> _File:
+def baselines() -> Baselines:
     with BASELINES.open("rb") as handle:
-        return _File.model_validate(tomllib.load(handle))
-
-
-def references() -> tuple[Reference, ...]:
-    return tuple(_file().reference)
-
-
-def judge_references() -> tuple[JudgeReference, ...]:
-    return tuple(_file().judge_reference)
+        return Baselines.model_validate(tomllib.load(handle))
 
 
 PLAYER_COUNTS = (2, 3, 4, 5)
@@ -86,7 +75,7 @@ class CompactReference(BaseModel):
     drawn: bool  # some of its scores are drawn on a plot of this report
 
 
-def compact(refs: tuple[Reference, ...], drawn: set[Reference]) -> list[CompactReference]:
+def compact(refs: Sequence[Reference], drawn: set[Reference]) -> list[CompactReference]:
     rows: dict[tuple[str, str, str, str, str], list[Reference]] = {}
     for ref in refs:
         rows.setdefault((ref.label, ref.kind, ref.convention, ref.setting, ref.source), []).append(ref)

@@ -1,11 +1,6 @@
-"""Reliability over ALL games of a group, interrupted and unfinished ones included (no survivorship): games that
-stopped, moves attempted, calls, attempts, retries, and rejected or failed attempts by error kind, per move.
-
-Every attempt counts: the calls of the logged moves and the failed calls of every interruption (the move that could
-not be made). Error kinds are an open set: whatever kinds the logs hold get a column, none is hard-coded. Moves
-attempted = logged moves + moves that could not be made, so a model whose games all stop shows its failures per move
-instead of vanishing from the table.
-"""
+"""Reliability over all games of a group, interrupted and unfinished ones included (no survivorship): games
+that stopped, calls, attempts, retries and attempts per error kind, per move attempted (logged moves plus
+moves that could not be made)."""
 
 from __future__ import annotations
 
@@ -15,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.report.grouping import grouped
 from harness.report.rows import GameRow
+from harness.report.stats import ratio
 from harness.schema.records import PROVIDER_ERROR_KINDS
 
 
@@ -48,10 +44,6 @@ class GroupReliability(BaseModel):
     kinds: list[KindCount]  # one per error kind of the whole report, in the table's column order
 
 
-def _ratio(count: float, total: float) -> float | None:
-    return count / total if total else None
-
-
 def error_kinds(rows: Sequence[GameRow]) -> list[str]:
     """Every error kind the logs hold: invalid-reply kinds first, then provider errors, each alphabetically."""
     kinds = {kind for row in rows for kind in row.error_kinds}
@@ -76,14 +68,14 @@ def reliability(rows: Sequence[GameRow]) -> list[GroupReliability]:
                 complete=sum(g.status == "complete" for g in games),
                 interrupted=interrupted,
                 unfinished=sum(g.status == "unfinished" for g in games),
-                interrupted_share=_ratio(interrupted, len(games)),
+                interrupted_share=ratio(interrupted, len(games)),
                 moves_attempted=moves,
                 calls=sum(g.calls for g in games),
                 attempts=sum(g.attempts for g in games),
                 retries=retries,
-                retries_per_move=_ratio(retries, moves),
+                retries_per_move=ratio(retries, moves),
                 invalid_replies=invalid,
-                invalid_per_move=_ratio(invalid, moves),
+                invalid_per_move=ratio(invalid, moves),
                 provider_errors=sum(g.provider_errors for g in games),
                 replies_cut=sum(g.replies_cut for g in games),
                 kinds=[
@@ -91,7 +83,7 @@ def reliability(rows: Sequence[GameRow]) -> list[GroupReliability]:
                         kind=kind,
                         provider=kind in PROVIDER_ERROR_KINDS,
                         attempts=counts[kind],
-                        per_move=_ratio(counts[kind], moves),
+                        per_move=ratio(counts[kind], moves),
                     )
                     for kind in kinds
                 ],

@@ -1,8 +1,7 @@
-"""Renders the report's content through the Jinja templates templates/report.html.j2 and templates/report.md.j2.
+"""Renders the report's content through the Jinja templates under templates/.
 
-Number formatting lives here as filters (one place, so HTML and Markdown print the same digits; a missing figure is
-"—", an unknown price "unpriced", never nan or $0); the wording lives in the templates. Templates receive only the
-computed ReportContent.
+Number formatting lives here as filters, so HTML and Markdown print the same digits: a missing figure is "—",
+an unknown price "unpriced", never nan or $0.
 """
 
 from __future__ import annotations
@@ -17,10 +16,9 @@ from harness.report.site_links import SiteLinks
 from harness.schema.paths import template_environment
 
 if TYPE_CHECKING:  # the viewer and the table format numbers here without loading the report's statistics
-    from harness.report.calibration import Estimate
     from harness.report.content import ReportContent
     from harness.report.costs import Spend
-    from harness.report.stats import Interval
+    from harness.report.stats import Estimate, Interval
 
 MISSING = "—"
 UNPRICED = "unpriced"
@@ -99,18 +97,8 @@ def md_cell(text: object) -> str:
 
 def _environment(autoescape: bool) -> jinja2.Environment:
     env = template_environment(TEMPLATES, autoescape, keep_trailing_newline=True)
-    env.filters.update(
-        num=num,
-        pct=pct,
-        interval=interval,
-        signed=signed,
-        usd=usd,
-        cost=cost,
-        per_point=per_point,
-        thousands=thousands,
-        md=md_cell,
-        estimate=estimate,
-    )
+    filters = (num, pct, interval, signed, usd, cost, per_point, thousands, estimate)
+    env.filters.update({f.__name__: f for f in filters}, md=md_cell)
     env.globals["mean_se"] = mean_se
     return env
 

@@ -1,7 +1,4 @@
-"""The report's rows: a run as recorded, a game (where it ran, who played, its result and its facts), a logged move,
-and a log the report could not read. harness/report/load.py fills them from the run folders; every section reads
-them.
-"""
+"""The report's rows: a run, a game, a tracked move and a log the report could not read, filled by load.py."""
 
 from __future__ import annotations
 

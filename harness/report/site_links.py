@@ -1,6 +1,5 @@
-"""Links from a report to the game viewer's pages, when a viewer site sits beside the report (schema/viewer_site.py):
-the report in `reports/all/` links each run and game it names to `reports/viewer/...`, and only to pages the site's
-index lists and that are on disk, so a link never points at nothing. Without a site the report has no links."""
+"""Links from a report to the game viewer's pages when a viewer site sits beside it (schema/viewer_site.py),
+only to pages the site's index lists and that are on disk."""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
-"""Score statistics for the report: mean with standard error, median, interquartile mean, bootstrap intervals,
-and paired comparisons (mean difference, probability of improvement).
+"""Score statistics: mean with standard error, median, interquartile mean (the 25% trimmed mean, as in
+rliable), bootstrap intervals and paired comparisons.
 
-Intervals are percentile bootstrap intervals from scipy.stats.bootstrap (95%, 9,999 resamples), the method rliable
-uses by default, each drawn from a generator seeded with BOOTSTRAP_SEED, so the same logs give the same report. The
-resamples are drawn in batches of at most BATCH_VALUES values, so an interval over many games holds little memory;
-the generator gives the same stream whatever the batch, so the interval does not depend on it.
-The IQM is the 25% trimmed mean (scipy.stats.trim_mean), as in rliable.
+Intervals are scipy.stats.bootstrap intervals (BOOTSTRAP), each from a generator seeded alike, so the same
+logs give the same report. Resamples are drawn in batches of at most BATCH_VALUES values to bound memory; the
+generator gives the same stream whatever the batch.
 """
 
 from __future__ import annotations
@@ -17,10 +15,6 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 from scipy import stats
 
-BOOTSTRAP_SEED = 2025
-BOOTSTRAP_RESAMPLES = 9999
-BOOTSTRAP_METHOD = "percentile"
-CONFIDENCE = 0.95
 BATCH_VALUES = 1 << 20  # resampled values drawn at once (8 MB of floats)
 
 # scipy renamed `random_state` to `rng` in 1.15; pass the generator under whichever name this scipy takes.
@@ -34,6 +28,17 @@ class Interval(BaseModel):
 
     low: float
     high: float
+
+
+class Estimate(BaseModel):
+    """A mean with its standard error and 95% bootstrap interval (None where too few values)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    n: int
+    mean: float | None = None
+    se: float | None = None  # sample standard deviation / sqrt(n); needs 2 values
+    ci: Interval | None = None
 
 
 class ScoreStats(BaseModel):
@@ -67,25 +72,22 @@ class PairedStats(BaseModel):
 
 
 class BootstrapSettings(BaseModel):
+    """Every interval's bootstrap, as the report states it."""
+
     model_config = ConfigDict(frozen=True)
 
-    method: str = BOOTSTRAP_METHOD
-    resamples: int = BOOTSTRAP_RESAMPLES
-    confidence: float = CONFIDENCE
-    seed: int = BOOTSTRAP_SEED
+    method: str = "percentile"
+    resamples: int = 9999
+    confidence: float = 0.95
+    seed: int = 2025
 
 
-def _mean(values: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.mean(values, axis=axis)
+BOOTSTRAP = BootstrapSettings()
 
 
 def _iqm(values: np.ndarray, axis: int = -1) -> np.ndarray:
-    return stats.trim_mean(values, 0.25, axis=axis)
-
-
-def iqm(values: Sequence[float] | np.ndarray) -> float:
     """Interquartile mean: the mean after dropping the lowest and highest quarter (25% trimmed mean)."""
-    return float(_iqm(np.asarray(values, dtype=float)))
+    return stats.trim_mean(values, 0.25, axis=axis)
 
 
 def bootstrap_interval(values: Sequence[float] | np.ndarray, statistic: Statistic) -> Interval | None:
@@ -99,28 +101,45 @@ def bootstrap_interval(values: Sequence[float] | np.ndarray, statistic: Statisti
     result = stats.bootstrap(
         (data,),
         statistic,
-        n_resamples=BOOTSTRAP_RESAMPLES,
-        confidence_level=CONFIDENCE,
-        method=BOOTSTRAP_METHOD,
+        n_resamples=BOOTSTRAP.resamples,
+        confidence_level=BOOTSTRAP.confidence,
+        method=BOOTSTRAP.method,
         vectorized=True,
         batch=max(1, BATCH_VALUES // data.size),
-        **{_RNG_ARGUMENT: np.random.default_rng(BOOTSTRAP_SEED)},
+        **{_RNG_ARGUMENT: np.random.default_rng(BOOTSTRAP.seed)},
     )
     return Interval(low=float(result.confidence_interval.low), high=float(result.confidence_interval.high))
+
+
+def ratio(count: float, total: float) -> float | None:
+    return count / total if total else None
+
+
+def average(values: Sequence[float]) -> float | None:
+    """The mean, None for no values."""
+    return float(np.mean(values)) if len(values) else None
+
+
+def estimate(values: Sequence[float] | np.ndarray) -> Estimate:
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return Estimate(n=0)
+    se = float(np.std(data, ddof=1) / np.sqrt(data.size)) if data.size >= 2 else None
+    return Estimate(n=int(data.size), mean=float(np.mean(data)), se=se, ci=bootstrap_interval(data, np.mean))
 
 
 def score_stats(values: Sequence[float]) -> ScoreStats:
     data = np.asarray(values, dtype=float)
     if data.size == 0:
         return ScoreStats(n=0)
-    se = float(np.std(data, ddof=1) / np.sqrt(data.size)) if data.size >= 2 else None
+    mean = estimate(data)
     return ScoreStats(
-        n=int(data.size),
-        mean=float(np.mean(data)),
-        se=se,
-        mean_ci=bootstrap_interval(data, _mean),
+        n=mean.n,
+        mean=mean.mean,
+        se=mean.se,
+        mean_ci=mean.ci,
         median=float(np.median(data)),
-        iqm=iqm(data),
+        iqm=float(_iqm(data)),
         iqm_ci=bootstrap_interval(data, _iqm),
     )
 
@@ -139,7 +158,7 @@ def paired_stats(a: Sequence[float], b: Sequence[float]) -> PairedStats:
         a_mean=float(np.mean(first)),
         b_mean=float(np.mean(second)),
         mean_difference=float(np.mean(differences)),
-        ci=bootstrap_interval(differences, _mean),
+        ci=bootstrap_interval(differences, np.mean),
         probability_of_improvement=(a_better + 0.5 * ties) / first.size,
         a_better=a_better,
         ties=ties,

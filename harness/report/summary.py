@@ -1,20 +1,18 @@
-"""Per-group figures of the report: scores under both conventions, game flow, invalid replies and retries, tokens,
-cost and latency; the same scores per player count; mean score per scaffold and model.
-
-Only complete games count. A group's interrupted and unfinished games are counted next to it, never scored.
-Rates per move are totals over the complete games divided by their moves.
-"""
+"""Per-group figures: scores under both conventions, game flow, invalid replies and retries, tokens, cost and
+latency; the scores per player count; the mean score per scaffold and model. Only complete games count; the
+others are counted beside."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from harness.report.grouping import grouped
 from harness.report.rows import GameRow
-from harness.report.stats import ScoreStats, score_stats
+from harness.report.stats import ScoreStats, average, ratio, score_stats
 
 
 class GroupSummary(BaseModel):
@@ -71,14 +69,6 @@ class HeatCell(BaseModel):
     mean: float
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return float(np.mean(values)) if values else None
-
-
-def _ratio(count: float, total: float) -> float | None:
-    return count / total if total else None
-
-
 def complete(rows: Sequence[GameRow]) -> list[GameRow]:
     return [r for r in rows if r.status == "complete"]
 
@@ -89,60 +79,54 @@ def group_summaries(rows: Sequence[GameRow], latencies: Mapping[str, list[float]
     return [_summary(group, by_group[group], latencies.get(group, [])) for group in sorted(by_group)]
 
 
+def _scores(done: Sequence[GameRow]) -> dict[str, Any]:
+    """Both scores of complete games, and the shares of perfect and struck-out games."""
+    return {
+        "fireworks": score_stats([r.fireworks_score or 0 for r in done]),
+        "engine": score_stats([r.engine_score or 0 for r in done]),
+        "perfect_share": ratio(sum(bool(r.perfect) for r in done), len(done)),
+        "struck_out_share": ratio(sum(bool(r.struck_out) for r in done), len(done)),
+    }
+
+
 def _summary(group: str, rows: list[GameRow], latencies: list[float]) -> GroupSummary:
     done = complete(rows)
-    n = len(done)
     moves = sum(r.moves for r in done)
     invalid = sum(r.invalid_replies or 0 for r in done)
     retries = sum(r.retries or 0 for r in done)
     costs = [r.cost_usd for r in done if r.cost_usd is not None]
-    perfect = sum(bool(r.perfect) for r in done)
-    struck = sum(bool(r.struck_out) for r in done)
     return GroupSummary(
         group=group,
-        games=n,
-        not_complete=len(rows) - n,
+        games=len(done),
+        not_complete=len(rows) - len(done),
         players=sorted({r.players for r in done}),
-        fireworks=score_stats([r.fireworks_score or 0 for r in done]),
-        engine=score_stats([r.engine_score or 0 for r in done]),
-        perfect=perfect,
-        perfect_share=_ratio(perfect, n),
-        struck_out=struck,
-        struck_out_share=_ratio(struck, n),
-        turns_mean=_mean([r.moves for r in done]),
-        lives_lost_mean=_mean([r.lives_lost or 0 for r in done]),
-        hints_mean=_mean([r.hints_given or 0 for r in done]),
+        perfect=sum(bool(r.perfect) for r in done),
+        struck_out=sum(bool(r.struck_out) for r in done),
+        turns_mean=average([r.moves for r in done]),
+        lives_lost_mean=average([r.lives_lost or 0 for r in done]),
+        hints_mean=average([r.hints_given or 0 for r in done]),
         moves=moves,
         invalid_replies=invalid,
-        invalid_per_move=_ratio(invalid, moves),
+        invalid_per_move=ratio(invalid, moves),
         retries=retries,
-        retries_per_move=_ratio(retries, moves),
-        tokens_per_game=_mean([r.total_tokens or 0 for r in done]),
-        prompt_tokens_per_game=_mean([r.prompt_tokens or 0 for r in done]),
-        completion_tokens_per_game=_mean([r.completion_tokens or 0 for r in done]),
+        retries_per_move=ratio(retries, moves),
+        tokens_per_game=average([r.total_tokens or 0 for r in done]),
+        prompt_tokens_per_game=average([r.prompt_tokens or 0 for r in done]),
+        completion_tokens_per_game=average([r.completion_tokens or 0 for r in done]),
         cost_games=len(costs),
-        cost_per_game=_mean(costs),
-        latency_mean_s=_mean(latencies),
+        cost_per_game=average(costs),
+        latency_mean_s=average(latencies),
         latency_median_s=float(np.median(latencies)) if latencies else None,
+        **_scores(done),
     )
 
 
 def players_summaries(rows: Sequence[GameRow]) -> list[PlayersSummary]:
     cells = grouped(complete(rows), lambda row: (row.group, row.players))
-    summaries = []
-    for (group, players), done in sorted(cells.items()):
-        summaries.append(
-            PlayersSummary(
-                group=group,
-                players=players,
-                games=len(done),
-                fireworks=score_stats([r.fireworks_score or 0 for r in done]),
-                engine=score_stats([r.engine_score or 0 for r in done]),
-                perfect_share=_ratio(sum(bool(r.perfect) for r in done), len(done)),
-                struck_out_share=_ratio(sum(bool(r.struck_out) for r in done), len(done)),
-            )
-        )
-    return summaries
+    return [
+        PlayersSummary(group=group, players=players, games=len(done), **_scores(done))
+        for (group, players), done in sorted(cells.items())
+    ]
 
 
 def heat_cells(rows: Sequence[GameRow]) -> list[HeatCell]:

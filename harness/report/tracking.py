@@ -1,8 +1,5 @@
-"""State tracking of working-memory seats (Mycroft) in the report: the accuracy measured on every move
-(MoveRecord.tracking: exact-match rate, precision and recall, for the seat's own hand and for the other players'
-knowledge), averaged per group and per bin of turns. Complete games only; every measured move weighs the same.
-Beside it, per bin, the LLM judge's mean overall rating of the same turns when the runs hold judge files.
-"""
+"""State tracking of working-memory seats (Mycroft): the accuracy measured on every move of complete games
+(MoveRecord.tracking), averaged per group and per bin of turns, beside the judge's mean rating per bin."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""The main result as one wide table (the paper's Figure 3 view): a row per group of the report's `--by` dimensions
-other than the player count (model · scaffold by default), a column per player count with mean ± s.e., then the
-mean over all the row's complete games with its 95% bootstrap interval and the game count. One table per scoring
-convention. Interrupted and unfinished games are counted beside each row, never scored, so a row whose games all
-stopped shows up with no score rather than vanishing. Repeats of one deal (`--repeats`) are one sample: the mean, the
-standard error and the interval are taken over the deals' mean scores, while the game counts count every game.
-"""
+"""The main result as one wide table per scoring convention (the paper's Figure 3 view): a row per group of
+the `--by` dimensions other than players, a column per player count, then the row's mean with its interval.
+Repeats of one deal are one sample; the game counts count every game."""
 
 from __future__ import annotations
 
@@ -16,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.report.grouping import group_label, grouped
 from harness.report.rows import GameRow
-from harness.report.stats import Interval, ScoreStats, score_stats
+from harness.report.stats import Interval, estimate
 
 ScoreConvention = Literal["fireworks", "engine"]
 ALL_GAMES = "all games"  # the row label when the report is grouped by player count alone
@@ -53,14 +49,8 @@ class WideTable(BaseModel):
 
 
 def row_label(row: GameRow, by: Sequence[str]) -> str:
-    values = {
-        "model": row.model,
-        "scaffold": row.scaffold,
-        "seats": row.seats,
-        "run": row.run,
-    }
     dimensions = [d for d in by if d != "players"]
-    return group_label(values, dimensions) if dimensions else ALL_GAMES
+    return group_label({d: getattr(row, d) for d in dimensions}, dimensions) if dimensions else ALL_GAMES
 
 
 def _score(row: GameRow, convention: ScoreConvention) -> int:
@@ -86,9 +76,9 @@ def wide_table(rows: Sequence[GameRow], by: Sequence[str], convention: ScoreConv
         cells = []
         for count in counts:
             played = [g for g in done if g.players == count]
-            stats = score_stats(_deal_means(played, convention))
+            stats = estimate(_deal_means(played, convention))
             cells.append(WideCell(players=count, games=len(played), mean=stats.mean, se=stats.se))
-        overall: ScoreStats = score_stats(_deal_means(done, convention))
+        overall = estimate(_deal_means(done, convention))
         table_rows.append(
             WideRow(
                 row=label,
@@ -97,7 +87,7 @@ def wide_table(rows: Sequence[GameRow], by: Sequence[str], convention: ScoreConv
                 not_complete=len(games) - len(done),
                 mean=overall.mean,
                 se=overall.se,
-                ci=overall.mean_ci,
+                ci=overall.ci,
             )
         )
     return WideTable(

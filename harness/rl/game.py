@@ -1,11 +1,8 @@
-"""One game as an RL episode: a deal from the stored seed decks, one learning seat, the built-in bot at the others.
+"""One game as an RL episode: a stored seed deck, one learning seat, the built-in bot at the others.
 
-The learning seat is served the prompt its scaffold builds in a real run (harness.strategies.rendering, with the
-seat's working memory for Mycroft-style scaffolds, carried by harness.strategies.memory.seat_notes as a run carries
-it); the other seats are played by the built-in bot's policy (the `local/smart` model's moves, taken from the bot
-directly). A `Position` names one decision of the learning seat exactly (the deck, the moves before it, the game id
-a run gives the same deal), so that its rewards can be computed again anywhere, by the Gymnasium environment, the
-verifiers taskset, or a test comparing them with the exports.
+The learning seat is served the prompt its scaffold builds in a run, working memory included; the other seats
+play the built-in bot's moves. A `Position` names one decision exactly (deck, earlier moves, the game id a run
+gives the deal), so that its rewards can be computed again anywhere.
 """
 
 from __future__ import annotations
@@ -18,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from harness.bots import DEFAULT_BOT, get_bot
 from harness.engine.game import Game
 from harness.engine.replay import replay_to_end
+from harness.engine.seeds import resolve_seeds
 from harness.formats import ParsedReply
 from harness.schema.config import SeedDeck
 from harness.schema.errors import Refused
@@ -27,7 +25,7 @@ from harness.strategies.definition import ScaffoldDef
 from harness.strategies.memory import keeps_notes, seat_notes
 from harness.strategies.offline_reply import bot_reply as offline_reply
 from harness.strategies.rendering import render_messages
-from harness.strategies.scaffold import calls_text
+from harness.strategies.scaffold import calls_text, load_scaffold
 from harness.view.builder import build_view
 from harness.view.seat_view import SeatView
 
@@ -132,11 +130,6 @@ class SeatGame:
         self.moves.append(move)
 
 
-def bot_reply(scaffold: ScaffoldDef, view: SeatView, bot: str = DEFAULT_BOT) -> str:
-    """The reply the `local/<bot>` model sends for this view in the scaffold's reply format."""
-    return offline_reply(bot, view, scaffold.base.reply_format.name)
-
-
 class LearnerTurn(BaseModel):
     """One decision of the learning seat: where it stands, the prompt it is served, and its working memory."""
 
@@ -147,17 +140,31 @@ class LearnerTurn(BaseModel):
     memory: dict[str, Any] | None
 
 
+def chat(messages: list[Message]) -> list[dict[str, str]]:
+    """Messages as the {"role", "content"} dicts of a chat request."""
+    return [{"role": m.role, "content": m.content} for m in messages]
+
+
 def decisions(
-    scaffold: ScaffoldDef, players: int, seat: int, deals: list[SeedDeck], bot: str = DEFAULT_BOT
+    scaffold: str, players: int, seat: int, seeds: str, bot: str = DEFAULT_BOT
 ) -> Iterator[LearnerTurn]:
-    """Every decision of the learning seat in the games of `deals`, in order, when the built-in bot plays every seat,
-    the learning one included (its moves are the `local/<bot>` model's replies, read as a run reads them)."""
-    for deal in deals:
-        game = SeatGame(scaffold, players, seat, deal, bot)
-        while not game.over:
-            yield LearnerTurn(position=game.position(), prompt=game.prompt(), memory=game.memory)
-            view = game.view()
-            text = bot_reply(scaffold, view, bot)
-            reply = scaffold.base.reply_format.read(text, len(view.legal_moves), moves=view.engine_moves)
-            assert isinstance(reply, ParsedReply)
-            game.play(reply, text)
+    """Every decision of the learning seat in the games of the deals of `seeds`, in order, when the built-in bot
+    plays every seat, the learning one included (its moves are the `local/<bot>` model's replies, read as a
+    run reads them). The scaffold (single-call only) and the seeds are read before any game is played."""
+    definition = load_scaffold(scaffold)
+    check_scaffold(definition)
+    deals = resolve_seeds(seeds)
+
+    def turns() -> Iterator[LearnerTurn]:
+        for deal in deals:
+            game = SeatGame(definition, players, seat, deal, bot)
+            while not game.over:
+                yield LearnerTurn(position=game.position(), prompt=game.prompt(), memory=game.memory)
+                view = game.view()
+                fmt = definition.base.reply_format
+                text = offline_reply(bot, view, fmt.name)
+                reply = fmt.read(text, len(view.legal_moves), moves=view.engine_moves)
+                assert isinstance(reply, ParsedReply)
+                game.play(reply, text)
+
+    return turns()

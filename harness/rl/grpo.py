@@ -1,10 +1,7 @@
 """The learning seat's decisions as a dataset, and a reward function for TRL's GRPOTrainer over it.
 
-`decision_rows(...)` gives one row per decision of the learning seat in the bot-played games of the deals (as the
-verifiers taskset loads them, harness.rl.game.decisions): `prompt` is the scaffold's chat request for that seat,
-`position` and `memory` are JSON strings naming the decision. `grpo_move_reward(spec, scaffold)` is a TRL reward
-function: TRL passes each completion with its row's other columns, and each completion earns the harness.rl.rewards
-reward of its reply at that decision (`penalty` for a reply the strict reader rejects).
+`decision_rows` gives one row per decision (harness.rl.game.decisions): the prompt, and the position and
+memory as JSON strings; `grpo_move_reward` scores each completion (with its row) by harness.rl.rewards.
 """
 
 from __future__ import annotations
@@ -14,8 +11,7 @@ from collections.abc import Callable, Collection, Sequence
 from itertools import islice
 from typing import Any
 
-from harness.engine.seeds import resolve_seeds
-from harness.rl.game import Position, check_scaffold, decisions
+from harness.rl.game import Position, chat, decisions
 from harness.rl.rewards import MoveRewards, RewardSpec, owned_runner
 from harness.strategies.scaffold import load_scaffold
 
@@ -24,12 +20,10 @@ def decision_rows(
     scaffold: str, players: int = 2, seat: int = 0, seeds: str = "standard", limit: int | None = None
 ) -> list[dict[str, Any]]:
     """Rows {"prompt", "position", "memory"} for the first `limit` decisions (all when None)."""
-    definition = load_scaffold(scaffold)
-    check_scaffold(definition)
-    found = decisions(definition, players, seat, resolve_seeds(seeds))
+    found = decisions(scaffold, players, seat, seeds)
     return [
         {
-            "prompt": [{"role": m.role, "content": m.content} for m in d.prompt],
+            "prompt": chat(d.prompt),
             "position": d.position.model_dump_json(),
             "memory": json.dumps(d.memory),
         }

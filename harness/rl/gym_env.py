@@ -1,23 +1,10 @@
-"""A Gymnasium environment: one whole game per episode, one step per reply of the learning seat.
+"""A Gymnasium environment: one whole game per episode, one step per reply of the learning seat (docs/rl.md).
 
-`HanabiSeatEnv(scaffold="watson", players=2, seat=0, seeds="standard", reward=RewardSpec(...))`. `reset` deals one
-of the stored seed decks (`options={"deal": N}` picks seed N; otherwise the env's seeded generator picks one, so
-`reset(seed=s)` is reproducible) and lets the built-in bot play the other seats up to the learning seat's first turn.
-An observation is the chat request the scaffold builds for that seat in a real run: a list of {"role", "content"}
-messages (system, user), exactly harness.strategies.rendering.render_messages. An action is the model's reply text, or
-{"content": text, "finish_reason": ...} so that a reply the token limit cut off ("length") is rejected as a run
-rejects it (`truncated`), never read.
-
-`step(reply)` reads the reply with the scaffold's strict reader (harness.rl.rewards):
-- a valid reply is played, earns its reward (the paper's rating reward or the engine-grounded one), the partners play
-  on, and the next observation is the seat's next prompt; `terminated` when the game ends;
-- an invalid one earns `RewardSpec.penalty`, is not played, and the next observation is the re-ask a run sends (the
-  prompt, the rejected reply, the format's feedback; harness.strategies.asking.reask_messages). As in a run, after
-  `reply_retries` re-asks at one decision, or the same rejected reply twice, the episode stops: `truncated`, the
-  game unfinished.
-
-`info` carries the turn, the game id, the legal moves, the reply's `error_kind` (None when valid), the move played,
-the fireworks so far, the Position of the decision just scored and `final_score` once the game is over.
+An observation is the chat request the seat's scaffold builds in a run; an action is the reply text, or
+{"content": text, "finish_reason": ...}, so that a reply the token limit cut off ("length") is rejected unread
+(`truncated`) as a run rejects it. An invalid reply earns the penalty, is not played, and is answered with the
+re-ask a run sends; as in a run, after `reply_retries` re-asks at one decision, or the same rejected reply
+twice, the episode is truncated with the game unfinished.
 """
 
 from __future__ import annotations
@@ -27,7 +14,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 
 from harness.engine.seeds import resolve_seeds
-from harness.rl.game import SeatGame
+from harness.rl.game import SeatGame, chat
 from harness.rl.rewards import MoveRewards, RewardSpec, owned_runner
 from harness.schema.config import SeedDeck
 from harness.schema.errors import Refused
@@ -87,10 +74,6 @@ def reply_of(action: Action) -> tuple[str, bool]:
     return str(action.get("content") or ""), action.get("finish_reason") == "length"
 
 
-def as_observation(messages: list[Message]) -> Observation:
-    return [{"role": m.role, "content": m.content} for m in messages]
-
-
 class HanabiSeatEnv(gym.Env[Observation, Action]):
     """One seat of a Hanabi game served through its scaffold; the built-in bot plays the other seats."""
 
@@ -141,7 +124,7 @@ class HanabiSeatEnv(gym.Env[Observation, Action]):
         if self._game.over:  # cannot happen with a fresh deal: every seat moves before the game can end
             raise Refused(f"the game of deal {deal.seed} ended before seat {self.seat} moved")
         self._new_decision()
-        return as_observation(self._request), self._info()
+        return chat(self._request), self._info()
 
     def step(self, action: Action) -> tuple[Observation, SupportsFloat, bool, bool, dict[str, Any]]:
         game = self._game
@@ -166,14 +149,14 @@ class HanabiSeatEnv(gym.Env[Observation, Action]):
             info_extra.update(error_kind=kind, feedback=scored.feedback, rejected=len(self._rejected))
             if not truncated:
                 self._request = reask_messages(self._prompt, text, scored.feedback)
-            return as_observation(self._request), scored.reward, False, truncated, self._info() | info_extra
+            return chat(self._request), scored.reward, False, truncated, self._info() | info_extra
         game.play(scored.parsed, text)
         if not game.over:
             self._new_decision()
         info = self._info() | info_extra
         if game.over:
             info["final_score"] = game.game.fireworks_sum
-        return as_observation(self._request), scored.reward, game.over, False, info
+        return chat(self._request), scored.reward, game.over, False, info
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or not self._request:

@@ -1,22 +1,14 @@
-"""The reward of one reply at one decision, shared by the Gymnasium environment, the verifiers taskset and GRPO.
+"""The reward of one reply at one decision, shared by the Gymnasium environment, the verifiers taskset and
+GRPO.
 
-A reply is read by the scaffold's own strict reader (the base call's reply format, harness.formats). A reply that
-does not name exactly one legal move without doubt, or that the token limit cut off (the caller says so: a trainer
-knows whether generation stopped at a stop token), earns `penalty` (default -1) with the format's error kind
-(`truncated` for the latter) and feedback, and no move is made. A valid reply earns, by `RewardSpec.kind`:
-
-- "rating", the paper's reward (Section 6.2; harness.export.rewards.rating_reward): the rating in [-1, 1] that the rater
-  model gives the chosen move, passed through `transform` (clip = max(0, r), the paper's default; raw; normalize).
-  The rater (default `local/smart`) is asked through the harness's own seat path (SeatAgent, the same scaffold and
-  prompt, working memory included), so its ratings are the ones a HanabiRewards row of that model holds at the same
-  position, and the reward is the one `grpo_reward_function` gives that row's move.
-- "engine", engine-grounded: value(chosen) - max over legal moves of value(move), where value is the move's expected
-  final fireworks score when the built-in bot plays on, by `rollouts` rollouts over worlds sampled from what the
-  seat can know (harness.play.values.move_values), seeded exactly as `hanabi-eval values RUN --rollouts R --seed S`
-  seeds the same decision (game id and turn). It is 0 for the best move and negative otherwise, in points of final
-  score: minus the regret of the move.
-
-Rewards of valid moves are computed once per decision and kept (a GRPO group scores many replies to one prompt).
+A reply the scaffold's strict reader rejects, or one the token limit cut off, earns `penalty` with the
+format's error kind. A valid reply earns, by `RewardSpec.kind`, "rating": the paper's reward
+(harness.export.rewards.rating_reward) of the rating the rater model gives the chosen move, asked through the
+harness's own seat path (SeatAgent), so it is the reward `grpo_reward_function` gives a HanabiRewards row of
+that model at the same decision; or "engine": value(chosen) - the best legal move's value, where a value is
+the expected final score when the bot plays on, seeded as `hanabi-eval values` seeds the same decision.
+Rewards of valid moves are computed once per decision and kept (a GRPO group scores many replies to one
+prompt).
 """
 
 from __future__ import annotations
@@ -41,7 +33,6 @@ from harness.strategies.definition import ScaffoldDef
 from harness.view.seat_view import SeatView
 
 RewardKind = Literal["rating", "engine"]
-REWARD_KINDS: tuple[RewardKind, ...] = ("rating", "engine")
 DEFAULT_PENALTY = -1.0
 
 
@@ -64,11 +55,11 @@ class Scored(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     reward: float
-    action: int | None  # the legal-move index the reply chose; None when it was rejected
-    move: str | None  # that move's text
+    action: int | None = None  # the legal-move index the reply chose; None when it was rejected
+    move: str | None = None  # that move's text
     # the format's error kind of a rejected reply (unparseable, ambiguous, illegal_move, truncated, ...)
-    error_kind: str | None
-    feedback: str | None  # what the harness would answer the model (the format's own wording)
+    error_kind: str | None = None
+    feedback: str | None = None  # what the harness would answer the model (the format's own wording)
     parsed: ParsedReply | None = None
 
 
@@ -97,14 +88,9 @@ class MoveRewards:
         self._tables: dict[tuple[Position, str], list[float]] = {}
         self._rater: SeatAgent | None = None
 
-    def _key(self, position: Position, memory: dict[str, object] | None) -> tuple[Position, str]:
-        """A decision's identity: the whole position (two episodes of one deal part ways when the learner's moves
-        differ) and the seat's notes."""
-        return (position, repr(memory))
-
     async def table(self, position: Position, memory: dict[str, object] | None = None) -> list[float]:
         """The reward of every legal move at `position` (the learning seat's working memory: `memory`)."""
-        key = self._key(position, memory)
+        key = (position, repr(memory))  # two episodes of one deal part ways when the learner's moves differ
         if key not in self._tables:
             view = position.view()
             if self.spec.kind == "rating":
@@ -139,20 +125,12 @@ class MoveRewards:
         try:
             reply = read_reply(self.scaffold, view, text, truncated)
         except ReplyProblem as problem:
-            return Scored(
-                reward=self.spec.penalty,
-                action=None,
-                move=None,
-                error_kind=problem.kind,
-                feedback=str(problem),
-            )
+            return Scored(reward=self.spec.penalty, error_kind=problem.kind, feedback=str(problem))
         table = await self.table(position, memory)
         return Scored(
             reward=table[reply.action],
             action=reply.action,
             move=view.legal_moves[reply.action].description,
-            error_kind=None,
-            feedback=None,
             parsed=reply,
         )
 

@@ -1,46 +1,34 @@
-"""A verifiers environment (the `verifiers` package, v1 API): one task per decision of the learning seat.
+"""A verifiers (v1 API) taskset: one task per decision of the learning seat in the games the built-in bot
+plays.
 
-`HanabiTaskset` loads, for each deal of `seeds` at `players` players, every decision of seat `seat` in the game the
-built-in bot plays (harness.rl.game.decisions): the task's prompt is the chat request the scaffold builds for that
-seat in a run (system and user messages, working memory included), and the task's data names the decision exactly
-(`position`: deck and earlier moves, and the game id a run gives the deal). The policy answers once; the task's reward
-`hanabi_move` reads that reply (`trace.last_reply`) with the scaffold's strict reader and scores it as
-harness.rl.rewards says: the paper's rating reward or the engine-grounded one, `penalty` for a reply that names no
-single legal move or was cut off by the token limit (`trace.is_truncated`); nothing is guessed. The metric
-`valid_reply` is 1 for a reply read to a legal move, else 0.
-
-verifiers finds a taskset by the name of a top-level module: this one is `hanabi-eval-rl` (the module
-hanabi_eval_rl), so `vf.load_taskset(HanabiTasksetConfig(id="hanabi-eval-rl", scaffold="sherlock"))` loads it, and
-`vf.load_environment(vf.SingleAgentEnvConfig(taskset=HanabiTasksetConfig(id="hanabi-eval-rl")))` pairs it with
-verifiers' single-agent env; `load_taskset(scaffold="sherlock", players=3)` here is the short way. For a plain chat
-policy (one reply, no tools) choose verifiers' `null` harness. `reply_trace(task, text)` makes the trace of one reply,
-for scoring replies offline (`await task.score(trace)`, as verifiers' own re-scoring does).
+A task's prompt is the chat request the scaffold builds in a run; its reward `hanabi_move` scores the policy's
+one reply (`trace.last_reply`; the penalty when `trace.is_truncated`) as harness.rl.rewards says, and its
+metric `valid_reply` is 1 for a reply read to a legal move. verifiers finds a taskset by a top-level module's
+name: this one loads as `hanabi-eval-rl` (the module hanabi_eval_rl); for a plain chat policy choose
+verifiers' `null` harness. `reply_trace(task, text)` makes the trace of one reply, for scoring replies offline
+(`await task.score(trace)`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 import verifiers.v1 as vf
 
-from harness.engine.seeds import resolve_seeds
 from harness.formats import ReplyProblem
-from harness.rl.game import Position, check_scaffold, decisions
+from harness.rl.game import Position, chat, decisions
 from harness.rl.rewards import MoveRewards, RewardSpec, read_reply
 from harness.strategies.scaffold import load_scaffold
 
 TASKSET_ID = "hanabi-eval-rl"  # the verifiers plugin name: the top-level module hanabi_eval_rl
-_SCORERS: dict[
-    tuple[str, RewardSpec], MoveRewards
-] = {}  # one per scaffold and reward: decisions' tables are kept
 
 
+@cache
 def move_rewards(scaffold: str, spec: RewardSpec) -> MoveRewards:
-    key = (scaffold, spec)
-    if key not in _SCORERS:
-        _SCORERS[key] = MoveRewards(spec, load_scaffold(scaffold))
-    return _SCORERS[key]
+    """One scorer per scaffold and reward, so that decisions' tables are kept."""
+    return MoveRewards(spec, load_scaffold(scaffold))
 
 
 class HanabiTaskConfig(vf.TaskConfig):
@@ -56,9 +44,7 @@ class HanabiTasksetConfig(vf.TasksetConfig):
     scaffold: str = "watson"  # a single-call scaffold
     players: int = 2
     seat: int = 0  # the learning seat; the built-in bot plays the others
-    seeds: str = (
-        "standard"  # a seed set name, a comma-separated list of seeds, or a seed file (as run --seeds)
-    )
+    seeds: str = "standard"  # a seed set name, a comma-separated list of seeds or a seed file (run --seeds)
 
 
 class HanabiData(vf.TaskData):
@@ -99,15 +85,13 @@ class HanabiTaskset(vf.Taskset[HanabiTask, HanabiTasksetConfig]):
 
     def load(self) -> Iterator[HanabiTask]:
         config = self.config
-        scaffold = load_scaffold(config.scaffold)
-        check_scaffold(scaffold)
-        for decision in decisions(scaffold, config.players, config.seat, resolve_seeds(config.seeds)):
+        for decision in decisions(config.scaffold, config.players, config.seat, config.seeds):
             position = decision.position
             yield HanabiTask(
                 HanabiData(
                     id=f"{position.game_id}-seat{config.seat}-turn{position.turn}",
                     name=f"{config.scaffold} {position.game_id} turn {position.turn}",
-                    prompt=[{"role": m.role, "content": m.content} for m in decision.prompt],
+                    prompt=chat(decision.prompt),
                     scaffold=config.scaffold,
                     position=position,
                     memory=decision.memory,
