@@ -1,2 +1,1 @@
-"""Offline analyses of run folders: the state-tracking judge and move values (in this process, worker processes or
-on Ray)."""
+"""Offline analyses of run folders: the state-tracking judge and move values."""

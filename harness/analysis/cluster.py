@@ -1,18 +1,6 @@
-"""Valuing decisions as tasks on a Ray cluster (`hanabi-eval values --ray [ADDRESS]`).
-
-Each decision is one Ray task: harness.analysis.valuation.value_decision on a DecisionTask (the deck, the moves before
-the decision and the settings: a few kilobytes), returning its values line, a few hundred bytes. The driver keeps a
-bounded number of tasks in flight, submitted in game and turn order, and hands each line to the ValuesWriter, which
-writes every game's file in turn order: the files are the same bytes as a run in one process. A worker that dies
-mid-task is Ray's to handle: the task runs again (up to TASK_RETRIES times) and its line is written once, when it
-arrives. Ctrl-C stops submitting; the lines already written stay, and the tasks in flight end with this command's
-Ray job when it disconnects (Ray stops a finished job's workers), not cancelled one by one: a ray.cancel that races
-a task's completion can abort the driver. Every task also returns a digest of the code that computes values, and a
-worker whose code differs from the driver's stops the command: values are only comparable when every machine runs
-the same rollout policy.
-
-`ray` is an optional dependency (`pip install 'hanabi-eval[ray]'`), imported only when a cluster is asked for.
-"""
+"""Valuing decisions as Ray tasks (`values --ray`), each line through the ValuesWriter. Ctrl-C stops
+submitting; the tasks in flight end with the job (a ray.cancel racing a task's end can abort the driver).
+Every task returns its code's digest, which must match the driver's. `ray` is imported only when asked for."""
 
 from __future__ import annotations
 
@@ -30,7 +18,6 @@ from harness.analysis.valuers import TASKS_PER_WORKER, Progress, Report
 from harness.schema.errors import Refused
 from harness.schema.records import is_digits
 
-RAY_MISSING = "--ray needs the ray package: pip install 'hanabi-eval[ray]'"
 TASK_RETRIES = 3  # times Ray runs a task again after its worker died
 CONNECT_TIMEOUT = 5.0  # seconds to wait for a cluster's address to answer
 LOCAL_HOST = "127.0.0.1"  # a Ray instance started for one command listens on this machine only
@@ -41,20 +28,12 @@ def _remote_value(task: DecisionTask) -> tuple[str, str]:
     return value_decision(task), code_digest()
 
 
-def import_ray() -> Any:
-    """The ray module, or Refused naming the extra to install."""
+def connect(address: str | None, cpus: int | None = None) -> Any:
+    """Connect to the Ray cluster at `address` (HOST:PORT, or auto), or start one here (None, `cpus` CPUs)."""
     try:
         import ray
     except ImportError:
-        raise Refused(RAY_MISSING) from None
-    return ray
-
-
-def connect(address: str | None, cpus: int | None = None) -> Any:
-    """Connect this process to the Ray cluster at `address` (HOST:PORT, or auto: the cluster this machine belongs
-    to), or start a Ray instance on this machine for this process (`address` None, with `cpus` CPUs, default all).
-    Returns the ray module; Refused (one line naming the fix) if that cannot be done."""
-    ray = import_ray()
+        raise Refused("--ray needs the ray package: pip install 'hanabi-eval[ray]'") from None
     if address not in (None, "auto"):
         _check_reachable(address)
     options: dict[str, Any] = {
@@ -83,10 +62,7 @@ def connect(address: str | None, cpus: int | None = None) -> Any:
 
 
 class Cluster:
-    """Decisions as tasks on a Ray cluster for one command; `close()` disconnects (and stops a local instance).
-
-    `workers`: with no address, the CPUs of the local instance; with an address, at most this many tasks at once.
-    """
+    """Decisions as Ray tasks; `workers`: a local instance's CPUs, or (with an address) most tasks at once."""
 
     def __init__(self, address: str | None, workers: int | None = None) -> None:
         self._ray = connect(address, workers)
@@ -102,7 +78,6 @@ class Cluster:
         return max(0.0, self.cpus - float(self._ray.available_resources().get("CPU", 0.0)))
 
     def value(self, tasks: list[DecisionTask], writer: ValuesWriter, progress: Report) -> None:
-        """Value every task on the cluster and write each line through `writer` (see the module docstring)."""
         ray = self._ray
         expected = code_digest()
         queue = iter(tasks)
@@ -138,8 +113,7 @@ class Cluster:
             self._abandoned = bool(in_flight)
 
     def close(self) -> None:
-        """Disconnect. Tasks left in flight make Ray's core log an error line per task as the job ends ("Failed to
-        push error to driver"): noise about work the user stopped, kept off the terminal's one-line message."""
+        """Disconnect, keeping Ray's error line per task left in flight off the terminal."""
         with _stderr_discarded() if self._abandoned else contextlib.nullcontext():
             self._ray.shutdown()
 

@@ -1,18 +1,6 @@
-"""The state-tracking judge (`hanabi-eval judge`, the paper's Appendix E.3, Table 4): an LLM grades each
-working-memory (Mycroft) turn's deduction block against the engine's true deductive context, one run at a time under
-its judge folder's lock.
-
-The ground truth is rebuilt by replaying the game log: before each judged move, HLE's own record of what every
-player knows about their cards (directly clued values and could-be sets), never the model's own deductions (which
-the paper's released environment labelled as ground truth). The judge also sees the moves since the player's
-previous turn and its previous deduction block, to grade history integration. Wording lives in prompts/judge_*.j2.
-
-Output: `<run>/judge/<game_id>.jsonl`, one JudgeRecord (harness/schema/judge_records.py) per judged turn; every
-request to the judge, good or bad, goes to `<run>/judge/attempts/<game_id>.jsonl`; `<run>/judge/judge.json` records
-the judge model, its parameters, the command and the prompt templates' digest. A rerun judges only turns that have
-no judgement yet. Input found unusable (no run, no Mycroft moves, a damaged log, another judge's folder, a locked
-one) is Refused before any call; Ctrl-C and a disk fault raise Ended with their one line and exit code.
-"""
+"""The state-tracking judge (`hanabi-eval judge`, the paper's Appendix E.3): an LLM grades each Mycroft turn's
+deduction block against HLE's knowledge rebuilt by replaying the log (never the model's own deductions), into
+`<run>/judge/` (judgements, every request, judge.json); a rerun judges only turns not judged."""
 
 from __future__ import annotations
 
@@ -64,8 +52,7 @@ MAX_REPLY_CHARS = 100_000  # a longer judge reply is refused unread
 
 
 class JudgeUnreachable(RuntimeError):
-    """The judge model cannot be called at all (bad key, unknown model): judge_runs stops once it has told what the
-    session did. The judge command catches it, says so and exits 1."""
+    """The judge model cannot be called at all (bad key, unknown model): judge_runs stops with it."""
 
 
 class Verdict(BaseModel):
@@ -121,9 +108,15 @@ class JudgeOutcome(BaseModel):
         return f"${self.cost_usd:.4f} as reported by the provider"
 
 
-# ---- reading replies ---------------------------------------------------------------------------------------------
-
 _FENCE = re.compile(r"\A```(?:json)?[ \t]*\n(?P<body>.*)\n```\Z", re.DOTALL)
+
+
+def _json_of(reply: str) -> Any:
+    """The JSON value a reply holds, bare or in one ```json fence (ValueError or RecursionError if none)."""
+    body = reply.strip()
+    fenced = _FENCE.match(body)
+    body = fenced.group("body") if fenced else body
+    return storable_parsed(json.loads(body), body)
 
 
 def read_verdict(text: str | None) -> Verdict | tuple[str, str]:
@@ -132,12 +125,8 @@ def read_verdict(text: str | None) -> Verdict | tuple[str, str]:
         return "empty_reply", "the reply was empty"
     if len(text) > MAX_REPLY_CHARS:
         return "unparseable", f"the reply is longer than {MAX_REPLY_CHARS:,} characters"
-    body = text.strip()
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group("body").strip()
     try:
-        raw = storable_parsed(json.loads(body), body)
+        raw = _json_of(text)
     except (ValueError, RecursionError):
         return "unparseable", "it is not one JSON object (give the object alone, without text around it)"
     if not isinstance(raw, dict):
@@ -150,8 +139,6 @@ def read_verdict(text: str | None) -> Verdict | tuple[str, str]:
         kind = "missing_field" if error["type"] == "missing" else "unparseable"
         return kind, f"{field}: {error['msg']}"
 
-
-# ---- what a turn is judged against -------------------------------------------------------------------------------
 
 
 def keeps_working_memory(record: MoveRecord) -> bool:
@@ -168,11 +155,8 @@ def deduction_block(record: MoveRecord) -> str | None:
     if record.memory is not None:
         found = record.memory.get("deductions", record.memory.get("deduction"))
     if found is None and record.calls:
-        reply = record.calls[-1].final.reply or ""
-        fenced = _FENCE.match(reply.strip())
         try:
-            body = fenced.group("body") if fenced else reply
-            raw = storable_parsed(json.loads(body), body)
+            raw = _json_of(record.calls[-1].final.reply or "")
         except (ValueError, RecursionError):
             raw = None
         if isinstance(raw, dict):
@@ -267,15 +251,12 @@ def turns_to_judge(header: GameHeader, moves: Sequence[MoveRecord]) -> list[Turn
     return turns
 
 
-# ---- asking the judge --------------------------------------------------------------------------------------------
-
 
 async def ask_judge(
     client: ModelClient, turn: TurnToJudge, reply_retries: int, attempts: list[Attempt]
 ) -> Verdict | str:
-    """Ask until a usable verdict or the re-asks run out: the verdict, or why there is none. Every attempt goes into
-    `attempts` as it arrives, so that a caller stopped half-way still has them. A judge model that cannot be called
-    at all (bad key, unknown model) raises FatalModelError."""
+    """Ask until a usable verdict or the re-asks run out: the verdict, or why there is none; attempts go
+    into `attempts` as they arrive (for a caller stopped half-way)."""
     messages = list(turn.messages)
     problem: str | None = None
     for _ in range(reply_retries + 1):
@@ -303,8 +284,6 @@ async def ask_judge(
     return f"no usable verdict after {len(attempts)} attempts ({problem})"
 
 
-# ---- files -------------------------------------------------------------------------------------------------------
-
 
 def append_line(path: Path, line: str) -> None:
     """Append one JSON line durably, first cutting off a torn last line left by a crash."""
@@ -324,8 +303,7 @@ def append_line(path: Path, line: str) -> None:
 
 
 def open_record(judge_dir: Path, seat: SeatConfig, command: list[str]) -> None:
-    """Create `judge.json`, or check that it names this judge (model, parameters, the prompt templates' digest); add
-    this session to it."""
+    """Create `judge.json`, or check that it names this judge; add this session to it."""
     prompts = "".join((prompts_dir() / name).read_text(encoding="utf-8") for name in TEMPLATES)
     identity = {
         "judge_model": seat.model,
@@ -363,8 +341,7 @@ def open_record(judge_dir: Path, seat: SeatConfig, command: list[str]) -> None:
 
 
 def _record(outcome: JudgeOutcome, judge_dir: Path, turn: TurnToJudge, status: str, call: Call) -> None:
-    """Log a call's attempts by turn with its status (judged, failed or stopped), and add its requests, tokens and
-    cost to the session's totals, whatever became of it."""
+    """Log a call's attempts with its status (judged, failed or stopped); add them to the session's totals."""
     line = {"game_id": turn.game_id, "turn": turn.turn, "seat": turn.seat, "status": status}
     line["call"] = call.model_dump(mode="json")
     append_line(judge_dir / ATTEMPTS_DIR / f"{turn.game_id}.jsonl", json.dumps(line))
@@ -374,12 +351,9 @@ def _record(outcome: JudgeOutcome, judge_dir: Path, turn: TurnToJudge, status: s
     outcome.unpriced_requests += sum(a.cost_unknown for a in call.attempts)
 
 
-# ---- sessions ----------------------------------------------------------------------------------------------------
-
 
 async def judge_run(run: RunDir, client: ModelClient, reply_retries: int, concurrency: int) -> JudgeOutcome:
-    """Judge every working-memory turn of a run that has no judgement yet. Once the judge cannot be called at all,
-    the turns not yet asked are left for the next session (`stopped` says why)."""
+    """Judge every working-memory turn of a run not judged yet (those not asked once `stopped`, left)."""
     judge_dir = run.path / JUDGE_DIR
     outcome = JudgeOutcome()
     pending: list[TurnToJudge] = []
@@ -417,11 +391,9 @@ async def judge_run(run: RunDir, client: ModelClient, reply_retries: int, concur
                     _record(outcome, judge_dir, turn, "stopped", call(answered))
                 raise
             except FatalModelError as exc:  # calls already in flight finish and are counted
-                _record(outcome, judge_dir, turn, "failed", call(answered))
-                outcome.failed.append((turn.game_id, turn.turn, str(exc)))
+                verdict = str(exc)
                 if outcome.stopped is None:
-                    outcome.stopped = str(exc)
-                return
+                    outcome.stopped = verdict
         if isinstance(verdict, str):
             _record(outcome, judge_dir, turn, "failed", call(answered))
             outcome.failed.append((turn.game_id, turn.turn, verdict))
@@ -441,8 +413,7 @@ async def judge_run(run: RunDir, client: ModelClient, reply_retries: int, concur
 
 
 def runs_with_memory_games(runs: list[Path], paths: list[Path]) -> list[Path]:
-    """The runs (found below the `paths` named) that hold working-memory games, each log read by the run's reader
-    (a damaged one refused); none at all is bad input."""
+    """The runs below `paths` that hold working-memory games; a damaged log, or none, is refused."""
     found = []
     for path in runs:
         memory = False
@@ -467,8 +438,7 @@ def judge_runs(
     command: list[str],
     on_run: Callable[[RunDir, JudgeOutcome], None],
 ) -> int:
-    """Judge every run in turn under its judge folder's lock, telling `on_run` what each session did; the turns that
-    could not be judged. Raises JudgeUnreachable after the run whose session found the judge cannot be called."""
+    """Judge every run under its judge folder's lock, telling `on_run` of each session; the turns unjudged."""
     client = ModelClient(seat, policy)
     failed = 0
     try:

@@ -1,10 +1,5 @@
-"""Valuing a run's logged decisions into `<run>/values/<game_id>.jsonl`, resumably (`hanabi-eval values`).
-
-For each decision of a complete game, every legal move's value by rollouts of the built-in player
-(harness.play.values), written as one DecisionValueRecord line (harness.schema.value_records) and fsynced soon after
-(ValuesWriter). Decisions already written with the same settings are kept and skipped; a torn last line is
-cut off and redone; values made with other settings are refused, never mixed.
-"""
+"""Valuing a run's logged decisions into `<run>/values/<game_id>.jsonl`, one DecisionValueRecord line each;
+resumable: lines of the same settings are kept, a torn last line redone, other settings refused."""
 
 from __future__ import annotations
 
@@ -22,7 +17,7 @@ from harness.run.store import RunDir
 from harness.schema.errors import Refused
 from harness.schema.log_file import GameLogContents, LogCorrupt
 from harness.schema.moves import Move
-from harness.schema.value_records import VALUES_DIR, DecisionValueRecord, MoveValueRecord
+from harness.schema.value_records import DecisionValueRecord, MoveValueRecord, values_path
 
 # The code a value depends on: the engine, the seat view, the built-in players, the rollouts and the values line.
 VALUE_CODE = ("engine", "view", "bots", "play", "schema", "analysis/valuation.py")
@@ -58,8 +53,7 @@ class GamePlan:
 def plan_run(
     run: RunDir, rollouts: int, base_seed: int, from_turn: int = 1
 ) -> tuple[list[GamePlan], list[str], list[str]]:
-    """The plan of each complete game, every decision from `from_turn` on (its log read once and let go), the ids of
-    the other games (skipped) and the damaged logs' problems; `resumed` then leaves out what is valued already."""
+    """Each complete game's plan from `from_turn` on, the other games' ids, and the damaged logs' problems."""
     plans: list[GamePlan] = []
     skipped, corrupt = [], []
     for game in run.games():
@@ -68,33 +62,20 @@ def plan_run(
         elif not game.complete:
             skipped.append(game.facts.header.game_id)
         else:
-            path = values_file(run.path, game)
+            path = values_path(run.path, game.facts.header.game_id)
             plans.append(GamePlan(path.stem, path, 0, plan_game(game, set(), rollouts, base_seed, from_turn)))
     return plans, skipped, corrupt
 
 
 def resumed(plan: GamePlan, rollouts: int, base_seed: int) -> GamePlan:
-    """The plan without the decisions its values file holds already; refused when the file holds values made with
-    other settings."""
-    done = done_turns(plan.path, rollouts, base_seed)
-    return GamePlan(plan.game_id, plan.path, len(done), [task for task in plan.tasks if task.turn not in done])
-
-
-def values_file(run: Path, log: GameLogContents) -> Path:
-    assert log.header is not None  # complete games have headers
-    return run / VALUES_DIR / f"{log.header.game_id}.jsonl"
-
-
-def done_turns(path: Path, rollouts: int, base_seed: int) -> set[int]:
-    """Turns already valued in this file with the same settings; a torn last line is cut off."""
-    if not path.exists():
-        return set()
-    data = path.read_bytes()
+    """The plan without the decisions its values file holds (a torn last line cut off, other settings
+    refused)."""
+    path, done = plan.path, set[int]()
+    data = path.read_bytes() if path.exists() else b""
     keep = data[: data.rfind(b"\n") + 1]
     if len(keep) != len(data):
         with path.open("r+b") as handle:
             handle.truncate(len(keep))
-    turns = set()
     for line in keep.splitlines():
         record = DecisionValueRecord.model_validate_json(line)
         if record.rollouts != rollouts or record.base_seed != base_seed:
@@ -102,8 +83,8 @@ def done_turns(path: Path, rollouts: int, base_seed: int) -> set[int]:
                 f"{path} holds values made with --rollouts {record.rollouts} --seed {record.base_seed}; "
                 "repeat those options or delete the file"
             )
-        turns.add(record.turn)
-    return turns
+        done.add(record.turn)
+    return GamePlan(plan.game_id, path, len(done), [task for task in plan.tasks if task.turn not in done])
 
 
 class DecisionTask(BaseModel):
@@ -189,16 +170,8 @@ def _fsync(path: Path) -> None:
 
 
 class ValuesWriter:
-    """Appends each game's lines to its values file in turn order, whatever order they are valued in.
-
-    A line is written as soon as every earlier planned decision of its game is written, so a file always holds a
-    prefix of the game's planned decisions and equals what a run in one process writes. The files written to are
-    fsynced together by the first `add` at least SYNC_INTERVAL_S after the last sync, a game's file at once when its
-    last planned line is written, and all of them by `sync()` (value_plans calls it at the end and on Ctrl-C). A line
-    that an operating system crash loses in between is one more decision not valued yet: resume values it again, to
-    the same bytes (rollouts are deterministic), and a torn last line is cut off. One fsync per line made the disk the
-    first limit of a cluster's driver (BENCHMARKS.md section 6).
-    """
+    """Appends each game's lines to its values file in turn order, whatever order they are valued in;
+    fsyncs the files every SYNC_INTERVAL_S, a game's file once complete, and all on `sync()`."""
 
     def __init__(self, paths: dict[str, Path], plans: list[DecisionTask]) -> None:
         self._paths = paths
@@ -250,14 +223,3 @@ class ValuesWriter:
         """Decisions valued but not written yet (an earlier one of their game is still missing)."""
         return len(self._waiting)
 
-
-def value_game(
-    log: GameLogContents, path: Path, done: set[int], rollouts: int, base_seed: int, from_turn: int = 1
-) -> int:
-    """Value the game's decisions from `from_turn` on that are not in `done`, one line each, in this process; the
-    number added."""
-    plans = plan_game(log, done, rollouts, base_seed, from_turn)
-    writer = ValuesWriter({task.game_id: path for task in plans}, plans)
-    for task in plans:
-        writer.add(task, value_decision(task))
-    return writer.written

@@ -1,7 +1,4 @@
-"""Where a run's decisions are valued: in this process, in local worker processes (`--workers N`), or as tasks on a
-Ray cluster (`--ray`, harness.analysis.cluster). Every valuer hands each decision's line to one ValuesWriter, which
-writes each game's file in turn order, so the files are the same bytes wherever the work ran.
-"""
+"""Where decisions are valued: in this process, local processes (`--workers`) or Ray (`--ray`), same bytes."""
 
 from __future__ import annotations
 
@@ -104,9 +101,8 @@ class LocalProcesses:
 def value_plans(
     plans: list[GamePlan], valuer: Valuer, progress: Report, game_done: Callable[[GamePlan], None]
 ) -> None:
-    """Value every planned decision with `valuer`, writing each game's file in turn order; `game_done` is told of
-    each game, in plan order, once all its lines are written. KeyboardInterrupt stops it with every line already
-    written intact."""
+    """Value every planned decision with `valuer`, telling `game_done` of each game once all its lines are
+    written; the lines written are synced whatever happens."""
     tasks = [task for plan in plans for task in plan.tasks]
     writer = ValuesWriter({plan.game_id: plan.path for plan in plans}, tasks)
     pending = list(plans)

@@ -1,9 +1,4 @@
-"""`hanabi-eval export`: turn the complete games of run directories into a dataset or hanab.live replays.
-
-Reads the logs only (never calls a model). Every input is checked before anything is written; the export folder is
-written whole to a temporary folder and renamed into place, and an existing export is replaced only with --force.
-A damaged game log is named in a warning on stderr and left out; the other games are exported.
-"""
+"""`hanabi-eval export`: a dataset or hanab.live replays of complete games, from the logs (harness.export)."""
 
 from __future__ import annotations
 
@@ -27,17 +22,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--out", required=True, type=folder, help="export folder (data file, README.md, export_manifest.json)"
     )
-    # a filter given twice takes both lists (`--model a --model b` as `--model a b`), never only the last
-    parser.add_argument(
-        "--model", nargs="+", action="extend", default=[], help="only seats played by these model strings"
-    )
-    parser.add_argument("--scaffold", nargs="+", action="extend", default=[], help="only seats using these scaffolds")
-    parser.add_argument(
-        "--players", nargs="+", action="extend", type=int, default=[], help="only games of these player counts"
-    )
-    parser.add_argument(
-        "--seed-set", nargs="+", action="extend", default=[], help="only games dealt from these seed sets"
-    )
+    for flag, kind, which in (
+        ("--model", str, "seats played by these model strings"),
+        ("--scaffold", str, "seats using these scaffolds"),
+        ("--players", int, "games of these player counts"),
+        ("--seed-set", str, "games dealt from these seed sets"),
+    ):  # a filter given twice takes both lists (`--model a --model b` as `--model a b`), never only the last
+        parser.add_argument(flag, nargs="+", action="extend", type=kind, default=[], help=f"only {which}")
     parser.add_argument(
         "--min-score", type=int, help="only games whose final fireworks score is at least this"
     )
@@ -98,24 +89,14 @@ def warn(line: str) -> None:
 def handle(args: argparse.Namespace) -> int:
     from harness.export.build import export
     from harness.export.card import exported_moves
+    from harness.export.rows import flag
 
-    given = {
-        name: value
-        for name, value in (
-            ("models", args.model),
-            ("scaffolds", args.scaffold),
-            ("players", args.players),
-            ("seed_sets", args.seed_set),
-            ("min_score", args.min_score),
-            ("margin", args.margin),
-            ("pairs_per_move", args.pairs_per_move),
-            ("max_game_kb", args.max_game_kb),
-            ("repair_dialogue", args.repair_dialogue or None),
-        )
-        if value not in (None, [])
-    }
+    names = ["models", "scaffolds", "players", "seed_sets", "min_score", "margin", "pairs_per_move"]
+    names += ["max_game_kb", "repair_dialogue"]  # each read from its flag's argument
+    values = {name: getattr(args, flag(name)[2:].replace("-", "_")) for name in names}
+    given = {name: value for name, value in values.items() if value not in (None, []) and value is not False}
     try:
-        done = export(args.runs, args.out, args.format, given, args.force, args.argv, warn)
+        selection, tally = export(args.runs, args.out, args.format, given, args.force, args.argv, warn)
     except OSError as exc:  # an unreadable log, a read-only or full disk: staging is removed, --out untouched
         where = exc.filename or args.out
         print(
@@ -124,7 +105,6 @@ def handle(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
-    tally, selection = done.tally, done.selection
     unit = ("replay file" if args.format == "hanablive" else "row") + ("" if tally.rows == 1 else "s")
     stopped = sum(1 for end in tally.replay_ends if end.hanablive_actions < end.hle_moves)
     extra = f"; hanab.live ends {stopped} of them before HLE did" if args.format == "hanablive" else ""

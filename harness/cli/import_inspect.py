@@ -1,6 +1,4 @@
-"""`hanabi-eval import-inspect LOG... --out results/`: turn Inspect logs of the hanabi task (`inspect eval
-hanabi_eval/hanabi`) into run folders that `report`, `export`, `values` and `runs` read like any run. Reads the
-logs only; no model is called. Needs the `inspect` extra (`pip install 'hanabi-eval[inspect]'`)."""
+"""`hanabi-eval import-inspect LOG... --out DIR`: Inspect logs of the hanabi task as run folders."""
 
 from __future__ import annotations
 
@@ -31,9 +29,6 @@ def handle(args: argparse.Namespace) -> int:
         raise Refused(
             "import-inspect needs Inspect AI; install it with: pip install 'hanabi-eval[inspect]'"
         ) from None
-
-
-
     from harness.session.request import check_out
 
     check_out(args.out)  # as `run` checks it: no file on the way, not inside a run, writable

@@ -1,5 +1,4 @@
-"""`hanabi-eval judge`: grade the state tracking of a run's working-memory (Mycroft) turns with an LLM judge. Parses
-and prints; the judging is harness.analysis.judge."""
+"""`hanabi-eval judge`: grade Mycroft turns' state tracking with an LLM judge (harness.analysis.judge)."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from harness.schema.errors import EXIT_FAILED, EXIT_OK, Refused
 
 if TYPE_CHECKING:
     from harness.analysis.judge import JudgeOutcome
-    from harness.schema.records import SeatConfig
+    from harness.run.store import RunDir
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -36,10 +35,13 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from harness.analysis.judge import runs_with_memory_games
+    from rich.console import Console
+
+    from harness.analysis.judge import JudgeUnreachable, judge_runs, runs_with_memory_games
     from harness.bots import bot_names
     from harness.models.client import LOCAL_PROVIDER, check_model, provider_of
     from harness.run.store import find_runs
+    from harness.schema.judge_records import JUDGE_DIR
     from harness.schema.records import SeatConfig, checked_params
     from harness.schema.urls import check_url
 
@@ -63,16 +65,6 @@ def handle(args: argparse.Namespace) -> int:
     found = find_runs(args.runs)  # a folder that is not there is named before the judge's key
     check_model(seat, bot_names())
     runs = runs_with_memory_games(found, args.runs)
-    return _judge(runs, seat, options, args)
-
-
-def _judge(runs: list[Path], seat: SeatConfig, options: SessionOptions, args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-    from harness.analysis.judge import JudgeUnreachable, judge_runs
-    from harness.run.store import RunDir
-    from harness.schema.judge_records import JUDGE_DIR
-
     console = Console()
 
     def said(run: RunDir, outcome: JudgeOutcome) -> None:

@@ -1,9 +1,5 @@
-"""The `hanabi-eval` command line: parses arguments and dispatches to one module per command (harness/cli/). A command
-module provides `register(subparsers)`, which adds its parser and sets `handler` to a function `(args) -> exit code`.
-
-Every input is checked before any model is called; a bad one gets a one-line error naming the problem and the fix,
-and exit code 2. Exit code 1 means a run finished with interrupted games (resumable); 0 means all games finished.
-"""
+"""The `hanabi-eval` command line: each command module's `register` adds its parser and an `(args) -> exit
+code` handler; a refusal is one line and exit code 2, a run with interrupted games exits 1."""
 
 from __future__ import annotations
 
@@ -12,36 +8,25 @@ import signal
 import sys
 from typing import NoReturn
 
-from harness.cli import export as export_command
-from harness.cli import import_inspect as import_inspect_command
-from harness.cli import judge as judge_command
-from harness.cli import play as play_command
-from harness.cli import report as report_command
-from harness.cli import resume as resume_command
-from harness.cli import run as run_command
-from harness.cli import runs as runs_command
-from harness.cli import scaffolds as scaffolds_command
-from harness.cli import values as values_command
-from harness.cli import view as view_command
+from harness.cli import (
+    export,
+    import_inspect,
+    judge,
+    play,
+    report,
+    resume,
+    run,
+    runs,
+    scaffolds,
+    values,
+    view,
+)
 from harness.cli.streams import output_may_close
 from harness.run.interrupt import STOP_SIGNALS, cause, stop_on_sigterm
 from harness.schema.disk import explain
 from harness.schema.errors import EXIT_FAILED, EXIT_REFUSED, EXIT_STOPPED, Ended, Refused
 
-COMMANDS = [
-    run_command,
-    play_command,
-    resume_command,
-    runs_command,
-    scaffolds_command,
-    export_command,
-    report_command,
-    judge_command,
-    values_command,
-    view_command,
-    import_inspect_command,
-]
-
+COMMANDS = [run, play, resume, runs, scaffolds, export, report, judge, values, view, import_inspect]
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
@@ -50,8 +35,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 class _Version(argparse.Action):
-    """`--version`: the package version, the git commit it runs from and whether its hot modules run compiled
-    (computed only when asked)."""
+    """`--version`: the version, git commit and whether hot modules run compiled (computed when asked)."""
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> NoReturn:
         print(version_line())
@@ -90,38 +74,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     with output_may_close():  # output to a closed pipe (`| head`) is dropped, never an error: cli/streams.py
-        return _main(argv)
-
-
-def _main(argv: list[str] | None) -> int:
-    if argv is None:  # the command itself, not a caller in its own process: SIGTERM stops it as Ctrl-C does
-        stop_on_sigterm()
-    args = build_parser().parse_args(argv)
-    args.argv = sys.argv if argv is None else ["hanabi-eval", *argv]
-    try:
-        return args.handler(args)
-    except Refused as exc:
-        print(f"hanabi-eval: error: {exc}", file=sys.stderr)
-        return EXIT_REFUSED
-    except Ended as exc:
-        print(str(exc), file=sys.stderr)
-        if exc.code == EXIT_STOPPED and argv is None:
-            _exit_quietly()
-        return exc.code
-    except KeyboardInterrupt as exc:  # before any game started (or after all ended): nothing to resume mid-move
-        print(f"Stopped by {cause(exc)}.", file=sys.stderr)
-        if argv is None:
-            _exit_quietly()
-        return EXIT_STOPPED
-
-    except OSError as exc:  # a disk fault outside a session (e.g. creating --out)
-        print(f"hanabi-eval: error: {explain(exc)}", file=sys.stderr)
-        return EXIT_FAILED
+        if argv is None:  # the command itself, not a caller in its process: SIGTERM stops it as Ctrl-C does
+            stop_on_sigterm()
+        args = build_parser().parse_args(argv)
+        args.argv = sys.argv if argv is None else ["hanabi-eval", *argv]
+        try:
+            return args.handler(args)
+        except Refused as exc:
+            print(f"hanabi-eval: error: {exc}", file=sys.stderr)
+            return EXIT_REFUSED
+        except Ended as exc:
+            print(str(exc), file=sys.stderr)
+            if exc.code == EXIT_STOPPED and argv is None:
+                _exit_quietly()
+            return exc.code
+        except KeyboardInterrupt as exc:  # before any game started (or after all ended): no move to resume
+            print(f"Stopped by {cause(exc)}.", file=sys.stderr)
+            if argv is None:
+                _exit_quietly()
+            return EXIT_STOPPED
+        except OSError as exc:  # a disk fault outside a session (e.g. creating --out)
+            print(f"hanabi-eval: error: {explain(exc)}", file=sys.stderr)
+            return EXIT_FAILED
 
 
 def _exit_quietly() -> None:
-    """After a stop, the process is on its way out: a further Ctrl-C (or SIGTERM) during Python's own teardown must
-    not turn exit code 130 into death by signal (and the teardown is short: nothing is left to write)."""
+    """A further Ctrl-C (or SIGTERM) during the teardown after a stop must not turn exit code 130 into death
+    by signal."""
     for signum in STOP_SIGNALS:
         signal.signal(signum, signal.SIG_IGN)
 

@@ -1,6 +1,4 @@
-"""`hanabi-eval play --partner MODEL[:SCAFFOLD]`: a person plays seeded games with model or bot partners in a
-browser. The person takes one seat (`human`, or `human:NAME`) and the partner every other; it is a run like any
-other (harness.session.request), played with its table page served (harness.web.table)."""
+"""`hanabi-eval play --partner MODEL[:SCAFFOLD]`: a person plays a run in a browser against partners."""
 
 from __future__ import annotations
 
@@ -8,8 +6,7 @@ import argparse
 from pathlib import Path
 
 from harness.cli.arguments import folder
-from harness.cli.run import play_and_print_run
-from harness.cli.table import add_table_options, linger, table_for
+from harness.cli.run import add_table_options, play_and_print_run
 from harness.schema.config import SessionOptions
 from harness.schema.errors import Refused
 from harness.session.request import RunRequest, plan_run
@@ -55,7 +52,4 @@ def handle(args: argparse.Namespace) -> int:
     )
     run_path, config, options = plan_run(request)
     options = SessionOptions.model_validate({**options.model_dump(), "concurrency": 1})
-    with table_for(config.seats, args, run_path) as server:
-        code = play_and_print_run(run_path, config, options, args.argv)
-        linger(server)
-    return code
+    return play_and_print_run(run_path, config, options, args)

@@ -1,5 +1,4 @@
-"""`hanabi-eval report RUN_DIR... --out DIR [--by ...]`: write an HTML and Markdown report with CSV/JSON tables
-from run logs alone (engine replays of logged moves for play quality; no model is ever called)."""
+"""`hanabi-eval report RUN_DIR... --out DIR`: an HTML and Markdown report with tables, from the logs alone."""
 
 from __future__ import annotations
 
@@ -37,9 +36,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-
     from harness.report.build import build_report
-
 
     content, written = build_report(args.runs, args.out, args.by or list(DEFAULT_BY), args.force)
     for skipped in content.skipped:

@@ -1,8 +1,4 @@
-"""`hanabi-eval resume RUN_DIR`: continue every unfinished game of a run exactly where its log stops.
-
-The configuration comes from the run's manifest. Operational settings can be changed for this session (a new
-server URL, a longer timeout, more retries): they are not part of the run's identity.
-"""
+"""`hanabi-eval resume RUN_DIR`: continue a run or sweep's unfinished games (session options may change)."""
 
 from __future__ import annotations
 
@@ -11,12 +7,11 @@ from pathlib import Path
 
 from harness.cli.run import (
     add_session_options,
+    add_table_options,
     given_options,
     play_and_print_run,
     play_and_print_sweep,
-    seats_of,
 )
-from harness.cli.table import add_table_options, linger, table_for
 from harness.run.store import SWEEP_FILE
 from harness.schema.errors import Refused
 from harness.schema.urls import check_url
@@ -45,12 +40,6 @@ def handle(args: argparse.Namespace) -> int:
                 "--api-base applies to one run; resume a run of the sweep with it, or edit the sweep file"
             )
         sweep, options = resume_sweep(args.run_dir, given_options(args))
-        with table_for(seats_of(sweep), args, args.run_dir) as server:
-            code = play_and_print_sweep(args.run_dir, sweep, options, {"resumed": True}, args.argv)
-            linger(server)
-        return code
+        return play_and_print_sweep(args.run_dir, sweep, options, {"resumed": True}, args)
     config, options = resume_run(args.run_dir, given_options(args), args.api_base)
-    with table_for(config.seats, args, args.run_dir) as server:
-        code = play_and_print_run(args.run_dir, config, options, args.argv)
-        linger(server)
-    return code
+    return play_and_print_run(args.run_dir, config, options, args)

@@ -1,24 +1,28 @@
-"""`hanabi-eval run`: parse what to play, hand it to session/ (which checks it: harness.session.request), play its
-games (continuing any unfinished ones) and print the scores."""
+"""`hanabi-eval run`: parse what to play, plan it (harness.session), play it and print the scores; the session
+and table page options that `play`, `resume` and `judge` share."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+import time
+from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from harness.cli.arguments import folder
 from harness.cli.streams import table_console
-from harness.cli.table import add_table_options, linger, table_for
 from harness.run.score_table import score_table, summarize, summary_table, sweep_table
 from harness.schema.config import SESSION_FLAGS, RunConfig, SessionOptions
 from harness.schema.errors import EXIT_FAILED, EXIT_OK, Refused
 from harness.schema.records import DEFAULT_TIMEOUT_S, SeatConfig
 from harness.schema.secrets import public_command
-from harness.session.launch import play_run, play_sweep, preview_run, preview_sweep
+from harness.session.launch import Confirm, ConfirmCost, play_run, play_sweep, preview_run, preview_sweep
 from harness.session.request import DEFAULT_MODEL, RunRequest, plan_run, plan_sweep
 from harness.session.sweep import SweepConfig
+from harness.web.table import serving_table
 
 LARGE_RUN = 1000  # games to play above which a run asks before it starts (--yes to skip)
 LARGE_COST_USD = 50.0  # expected USD above which a run asks before it starts, unless its --max-cost is lower
@@ -108,10 +112,9 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def add_session_options(parser: argparse.ArgumentParser, recorded: bool, playing: bool = True) -> None:
-    """The options that may change from one session of a run to the next (SessionOptions); they are not part of its
-    identity. They default to None, so that a value given can be told from one not given: a single run keeps the
-    defaults, a sweep its file's settings, and resume what the run recorded. `playing`: the options of playing games
-    (workers, the display), which `judge` has not."""
+    """The options that may change between sessions of a run (SessionOptions), None unless given (a run keeps
+    the defaults, a sweep its file's, resume what was recorded); `playing` adds workers and the display (not
+    `judge`)."""
     defaults = SessionOptions()
 
     def unless_recorded(default: str) -> str:
@@ -183,10 +186,6 @@ def given_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def handle(args: argparse.Namespace) -> int:
-    return _run(args, args.argv)
-
-
-def _run(args: argparse.Namespace, command: list[str]) -> int:
     request = RunRequest(
         **{name: getattr(args, name) for name in RunRequest.model_fields if name not in ("given", "seat_flag")},
         given=given_options(args),
@@ -210,50 +209,41 @@ def _run(args: argparse.Namespace, command: list[str]) -> int:
         say("Dry run: nothing written, no model called.")
         return EXIT_OK
     if args.config is not None:
-        source = {"file": str(args.config), "command": public_command(command)}
-        with table_for(seats_of(sweep), args, folder) as server:
-            code = play_and_print_sweep(folder, sweep, options, source, command)
-            linger(server)
-        return code
-    with table_for(config.seats, args, run_path) as server:
-        code = play_and_print_run(run_path, config, options, command)
-        linger(server)
-    return code
+        source = {"file": str(args.config), "command": public_command(args.argv)}
+        return play_and_print_sweep(folder, sweep, options, source, args)
+    return play_and_print_run(run_path, config, options, args)
 
 
-def seats_of(sweep: SweepConfig) -> list[SeatConfig]:
-    """Every seat of a sweep's runs (a human one gets a table page)."""
-    try:
-        return [seat for config in sweep.runs(seeds=[]) for seat in config.seats]
-    except Refused:
-        return []  # said in one line when the sweep is played
+def _asking(options: SessionOptions) -> tuple[Confirm, ConfirmCost]:
+    """What a session asks before it starts: its size (confirm_size), then its cost (confirm_cost)."""
+    return (
+        lambda games, calls: confirm_size(games, calls, options.yes), lambda usd: confirm_cost(usd, options)
+    )
 
 
-def play_and_print_run(run_path: Path, config: RunConfig, options: SessionOptions, command: list[str]) -> int:
-    """Play a run's unfinished games, then print the scores and where the logs are."""
+def play_and_print_run(
+    run_path: Path, config: RunConfig, options: SessionOptions, args: argparse.Namespace
+) -> int:
+    """Play a run's unfinished games (human seats at table pages), then print the scores and the logs."""
     console = table_console()
-    outcome = play_run(
-        run_path,
-        config,
-        options,
-        command,
-        console.print,
-        lambda games, calls: confirm_size(games, calls, options.yes),
-        lambda usd: confirm_cost(usd, options),
-    )
-    run, results = outcome.run, outcome.results
-    console.print(score_table(results))
-    console.print(
-        summary_table(summarize([(r, run.facts(p.game_id)) for p, r in results], outcome.wall_s))
-    )
-    console.print(f"Logs: {run.path / 'games'}  (manifest: {run.manifest_path})")
-    interrupted = [(p, r) for p, r in results if r.status == "interrupted"]
-    for plan, result in interrupted:
-        console.print(f"[red]interrupted[/red] {plan.game_id}: {result.interrupted_reason}")
-    if interrupted:
-        console.print(f"Fix the cause, then continue with: hanabi-eval resume {run.path}")
-        return EXIT_FAILED
-    return EXIT_OK
+
+    def play() -> int:
+        outcome = play_run(run_path, config, options, args.argv, console.print, *_asking(options))
+        run, results = outcome.run, outcome.results
+        console.print(score_table(results))
+        console.print(
+            summary_table(summarize([(r, run.facts(p.game_id)) for p, r in results], outcome.wall_s))
+        )
+        console.print(f"Logs: {run.path / 'games'}  (manifest: {run.manifest_path})")
+        interrupted = [(p, r) for p, r in results if r.status == "interrupted"]
+        for plan, result in interrupted:
+            console.print(f"[red]interrupted[/red] {plan.game_id}: {result.interrupted_reason}")
+        if interrupted:
+            console.print(f"Fix the cause, then continue with: hanabi-eval resume {run.path}")
+            return EXIT_FAILED
+        return EXIT_OK
+
+    return play_at_table(config.seats, args, run_path, play)
 
 
 def confirm_size(games: int, calls: int, yes: bool) -> None:
@@ -264,8 +254,7 @@ def confirm_size(games: int, calls: int, yes: bool) -> None:
 
 
 def confirm_cost(usd: float | None, options: SessionOptions) -> None:
-    """Ask before a run expected to cost more than LARGE_COST_USD starts, unless its budget (--max-cost) is lower;
-    without a terminal, refuse unless --yes."""
+    """Ask before a run expected to cost more than LARGE_COST_USD starts, unless --max-cost is lower."""
     if usd is None or usd <= LARGE_COST_USD or options.yes:
         return
     if options.max_cost_usd is not None and options.max_cost_usd <= LARGE_COST_USD:
@@ -287,30 +276,68 @@ def _ask(what: str) -> None:
 
 
 def play_and_print_sweep(
-    folder: Path, sweep: SweepConfig, options: SessionOptions, source: dict[str, Any], command: list[str]
+    folder: Path,
+    sweep: SweepConfig,
+    options: SessionOptions,
+    source: dict[str, Any],
+    args: argparse.Namespace,
 ) -> int:
-    """Play every run of a sweep, then print a table of its runs and the session's summary."""
+    """Play every run of a sweep (human seats at table pages), then print its runs and the summary."""
     console = table_console()
-    outcome = play_sweep(
-        folder,
-        sweep,
-        options,
-        source,
-        command,
-        console.print,
-        lambda games, calls: confirm_size(games, calls, options.yes),
-        lambda usd: confirm_cost(usd, options),
+    try:
+        seats = [seat for config in sweep.runs(seeds=[]) for seat in config.seats]
+    except Refused:
+        seats = []  # said in one line when the sweep is played
+
+    def play() -> int:
+        outcome = play_sweep(folder, sweep, options, source, args.argv, console.print, *_asking(options))
+        jobs, results = outcome.jobs, outcome.results
+        console.print(sweep_table([(job.config, r) for job, r in zip(jobs, results, strict=True)]))
+        runs = zip(jobs, results, strict=True)
+        games = [(r, job.run.facts(p.game_id)) for job, pairs in runs for p, r in pairs]
+        console.print(summary_table(summarize(games, outcome.wall_s)))
+        interrupted = [r for run_results in results for _, r in run_results if r.status == "interrupted"]
+        if interrupted:
+            console.print(
+                f"{len(interrupted)} games were interrupted (first: {interrupted[0].interrupted_reason})."
+            )
+            console.print(f"Fix the cause, then continue with: hanabi-eval resume {folder}")
+            return EXIT_FAILED
+        console.print(f"Runs: {folder}")
+        return EXIT_OK
+
+    return play_at_table(seats, args, folder, play)
+
+
+def add_table_options(parser: argparse.ArgumentParser, what: str = "when a seat is human") -> None:
+    parser.add_argument("--port", type=int, help=f"serve the table page on this port ({what}; default: a free one)")
+    parser.add_argument(
+        "--host",
+        metavar="ADDRESS",
+        help="serve the table page on this address instead of 127.0.0.1 (a LAN address: others can reach it)",
     )
-    jobs, results = outcome.jobs, outcome.results
-    console.print(sweep_table([(job.config, r) for job, r in zip(jobs, results, strict=True)]))
-    games = [(r, job.run.facts(p.game_id)) for job, pairs in zip(jobs, results, strict=True) for p, r in pairs]
-    console.print(summary_table(summarize(games, outcome.wall_s)))
-    interrupted = [r for run_results in results for _, r in run_results if r.status == "interrupted"]
-    if interrupted:
-        console.print(
-            f"{len(interrupted)} games were interrupted (first: {interrupted[0].interrupted_reason})."
-        )
-        console.print(f"Fix the cause, then continue with: hanabi-eval resume {folder}")
-        return EXIT_FAILED
-    console.print(f"Runs: {folder}")
-    return EXIT_OK
+    parser.add_argument("--open", action="store_true", help="open each human seat's table page in the browser")
+
+
+def check_table_options(args: argparse.Namespace) -> None:
+    if args.port is not None and not 1 <= args.port <= 65535:
+        raise Refused(f"--port {args.port} is outside 1-65535; give a free port, or leave it out for any")
+
+
+def play_at_table(
+    seats: Iterable[SeatConfig], args: argparse.Namespace, runs: Path, play: Callable[[], int]
+) -> int:
+    """Run `play` (its exit code returned) with a table page served per human seat of `seats` for the run or
+    sweep folder `runs`, its addresses printed whole, one a line; once the games are over, the pages (scores,
+    viewer links) stay until Ctrl-C (or SIGTERM: harness.run.interrupt.stop_on_sigterm)."""
+    check_table_options(args)
+    names = list(dict.fromkeys(seat.model for seat in seats if seat.human))
+    with serving_table(names, args.host, args.port, args.open, partial(print, flush=True), runs) as server:
+        code = play()
+        if server is not None:
+            over = "The games are over; their table pages and viewer pages stay open until Ctrl-C."
+            print(over, file=sys.stderr, flush=True)
+            with contextlib.suppress(KeyboardInterrupt):
+                while True:
+                    time.sleep(0.5)
+    return code

@@ -1,9 +1,4 @@
-"""`hanabi-eval runs [DIR]`: list the runs under a folder with their status and progress, read from disk.
-
-A run whose status says "running" but whose writer is gone (killed, crashed, machine slept and restarted) is shown
-as "stopped": `hanabi-eval resume` continues it. Where a run read prompt tokens from a provider's cache, a `cached`
-column shows their share and what caching saved.
-"""
+"""`hanabi-eval runs [DIR]`: list the runs under a folder with their status and progress, from disk."""
 
 from __future__ import annotations
 
@@ -12,6 +7,8 @@ from pathlib import Path
 
 from harness.cli.streams import table_console
 from harness.schema.errors import EXIT_OK, Refused
+
+COLUMNS = ("players", "status", "done", "interrupted", "total", "corrupt", "mean", "cached", "updated (UTC)")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -23,8 +20,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def cache_cell(share: float | None, saving: float | None) -> str:
-    """A run's prompt caching as the listing shows it: the share of prompt tokens read from the cache, and what
-    that saved where a price was known."""
+    """The share of a run's prompt tokens read from the cache, and what that saved where priced."""
     if not share:
         return "-"
     return f"{share:.0%}" + (f" · saved ${saving:.2f}" if saving is not None else "")
@@ -53,30 +49,23 @@ def handle(args: argparse.Namespace) -> int:
     cached = any(p.cached_share for _, p in progresses)
     table = Table(title=f"Runs under {args.folder}")
     table.add_column("run", overflow="fold")
-    columns = ["players", "status", "done", "interrupted", "total", "mean", "updated (UTC)"]
-    if damaged:
-        columns.insert(5, "corrupt")
-    if cached:
-        columns.insert(len(columns) - 1, "cached")
+    columns = [c for c in COLUMNS if (c != "corrupt" or damaged) and (c != "cached" or cached)]
     for column in columns:
         numeric = column in ("done", "interrupted", "total", "mean", "corrupt", "cached")
         table.add_column(column, justify="right" if numeric else "left", no_wrap=column == "status")
     for folder, progress in progresses:
-        mean = f"{progress.mean_score:.2f}" if progress.mean_score is not None else "-"
-        cells = [
-            progress.players,
-            progress.status,
-            str(progress.complete),
-            str(progress.interrupted),
-            str(progress.total),
-            mean,
-            (progress.updated_at or "-")[:16].replace("T", " "),
-        ]
-        if damaged:
-            cells.insert(5, f"[red]{len(progress.corrupt)}[/red]" if progress.corrupt else "0")
-        if cached:
-            cells.insert(len(cells) - 1, cache_cell(progress.cached_share, progress.cache_saving_usd))
-        table.add_row(str(folder.relative_to(args.folder)), *cells)
+        cells = {
+            "players": progress.players,
+            "status": progress.status,
+            "done": str(progress.complete),
+            "interrupted": str(progress.interrupted),
+            "total": str(progress.total),
+            "corrupt": f"[red]{len(progress.corrupt)}[/red]" if progress.corrupt else "0",
+            "mean": f"{progress.mean_score:.2f}" if progress.mean_score is not None else "-",
+            "cached": cache_cell(progress.cached_share, progress.cache_saving_usd),
+            "updated (UTC)": (progress.updated_at or "-")[:16].replace("T", " "),
+        }
+        table.add_row(str(folder.relative_to(args.folder)), *(cells[column] for column in columns))
     console = table_console()
     if not runs:
         console.print(f"No runs under {args.folder}.")

@@ -1,5 +1,4 @@
-"""`hanabi-eval scaffolds`: list the scaffolds with model calls per move, the paper's name for the setting (if it is
-one of the paper's, item by item), and a one-line description; then the paper's Figure 2 ladder."""
+"""`hanabi-eval scaffolds`: list the scaffolds (calls per move, paper setting), then Figure 2's ladder."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""The command's own output when its reader goes away (`hanabi-eval run ... | head -1`): not a disk fault.
-
-Text written to a stdout or stderr whose pipe was closed by its reader is dropped, and the command goes on with its
-work as if it were printed: a run plays and logs every game, `report` and `export` write every file, and the exit
-code is the one that work earns. Without this, the first print after `head` exits raises BrokenPipeError wherever it
-happens (inside a session it looked like a failed write of the run), and rich's console ends the process with exit
-code 1.
-"""
+"""Output whose reader has gone (`| head -1`) is dropped and the work goes on with the exit code it earns,
+instead of a BrokenPipeError wherever the next print happens (or rich ending the process with exit code 1)."""
 
 from __future__ import annotations
 
@@ -43,8 +37,7 @@ class _DropWhenClosed:
             self._gone()
 
     def _gone(self) -> None:
-        """From now on the stream writes nowhere: its file descriptor points at /dev/null, so that the text still in
-        its buffer goes there too (and the interpreter's last flush at exit cannot fail)."""
+        """Point the stream's descriptor at /dev/null, so its buffer and the last flush at exit go there."""
         self.reader_gone = True
         with contextlib.suppress(OSError, ValueError):  # a stream without a descriptor (a test's capture)
             null = os.open(os.devnull, os.O_WRONLY)
@@ -72,8 +65,7 @@ def output_may_close() -> Iterator[None]:
 
 
 def table_console() -> Console:
-    """A console for a command's tables and lines: a terminal's width, else (a pipe or a file) WIDE columns, so that
-    no name or cell is cut or folded at 80."""
+    """A console at the terminal's width, else (a pipe or a file) WIDE columns, so no cell is cut at 80."""
     from rich.console import Console
 
     console = Console()

@@ -1,12 +1,4 @@
-"""`hanabi-eval values RUN_DIR`: engine-grounded values of every logged decision of a run's complete games.
-
-For each decision, every legal move's expected final score when the team continues with the built-in player
-(harness.play.values), written to `<run>/values/<game_id>.jsonl` by harness.analysis.valuation, one line per decision,
-in this process, in local worker processes (`--workers N`) or as tasks on a Ray cluster (`--ray [ADDRESS]`,
-harness.analysis.cluster): the same bytes every way (harness.analysis.valuers).
-Reads the logs only (no model is called). Resumable: decisions already written are kept and skipped; a torn last
-line is dropped and redone. Games that are not complete are skipped and named.
-"""
+"""`hanabi-eval values RUN_DIR`: engine values of a run's logged decisions (harness.analysis), resumable."""
 
 from __future__ import annotations
 
@@ -23,13 +15,7 @@ from rich.progress import Progress as Bar
 
 from harness.analysis.cluster import Cluster
 from harness.analysis.valuation import GamePlan, plan_run, resumed
-from harness.analysis.valuers import (
-    InProcess,
-    LocalProcesses,
-    Progress,
-    Valuer,
-    value_plans,
-)
+from harness.analysis.valuers import InProcess, LocalProcesses, Progress, Valuer, value_plans
 from harness.play.values import MAX_ROLLOUTS, ValuesSettings
 from harness.run.interrupt import stopped_by_ctrl_c
 from harness.run.store import RunDir, runs_below
@@ -87,19 +73,6 @@ def handle(args: argparse.Namespace) -> int:
                 f"directory, e.g. {below[0]}"
             )
         raise Refused(f"{args.run} is not a run directory (no manifest.json); give a folder made by hanabi-eval run")
-    return _value(args, settings, run)
-
-
-def _valuer(ray: str | None, workers: int | None) -> Valuer:
-    """Where the decisions are valued (a cluster is connected to now: an unreachable one is bad input)."""
-    if ray is not None:
-        return Cluster(ray or None, workers)
-    if workers is not None and workers > 1:
-        return LocalProcesses(workers)
-    return InProcess()
-
-
-def _value(args: argparse.Namespace, settings: ValuesSettings, run: RunDir) -> int:
     plans, skipped, corrupt = plan_run(run, settings.rollouts, settings.seed, settings.from_turn)
     for problem in corrupt:
         print(f"skipping a corrupt game log: {problem}", file=sys.stderr)
@@ -108,7 +81,11 @@ def _value(args: argparse.Namespace, settings: ValuesSettings, run: RunDir) -> i
     # every game's earlier values are checked against these settings before any work starts
     plans = [resumed(plan, settings.rollouts, settings.seed) for plan in plans]
     # before anything is written: a cluster that cannot be used is refused in one line
-    valuer = _valuer(args.ray, settings.workers)
+    workers = settings.workers
+    if args.ray is not None:
+        valuer: Valuer = Cluster(args.ray or None, workers)
+    else:
+        valuer = LocalProcesses(workers) if workers is not None and workers > 1 else InProcess()
     try:
         return _write(args, plans, valuer)
     finally:
@@ -127,10 +104,10 @@ def _write(args: argparse.Namespace, plans: list[GamePlan], valuer: Valuer) -> i
             f"{plan.done} already done"
         )
 
-    bar = _bar(args.no_progress, sum(len(plan.tasks) for plan in plans))
+    bar, show = _progress(args.no_progress, sum(len(plan.tasks) for plan in plans))
     try:
         with bar or contextlib.nullcontext():
-            value_plans(plans, valuer, _show(bar), game_done)
+            value_plans(plans, valuer, show, game_done)
     except KeyboardInterrupt:  # as every long command stops: one line with the command to go on, exit code 130
         again = shlex.join(["hanabi-eval", *args.argv[1:]])
         raise stopped_by_ctrl_c("every decision written is kept", again) from None
@@ -143,12 +120,12 @@ def _write(args: argparse.Namespace, plans: list[GamePlan], valuer: Valuer) -> i
     return EXIT_OK
 
 
-def _bar(off: bool, total: int) -> Bar | None:
-    """A progress bar on the terminal (none when stderr is not one, or with --no-progress)."""
+def _progress(off: bool, total: int) -> tuple[Bar | None, Callable[[Progress], None]]:
+    """A progress bar on the terminal (none when stderr is not one, or with --no-progress) and its update."""
     console = Console(stderr=True)
     if off or not console.is_terminal or total == 0:
-        return None
-    return Bar(
+        return None, lambda now: None
+    bar = Bar(
         TextColumn("values"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -157,15 +134,10 @@ def _bar(off: bool, total: int) -> Bar | None:
         console=console,
         transient=True,
     )
-
-
-def _show(bar: Bar | None) -> Callable[[Progress], None]:
-    task = None if bar is None else bar.add_task("values", total=None, cpus="")
+    task = bar.add_task("values", total=None, cpus="")
 
     def show(now: Progress) -> None:
-        if bar is None or task is None:
-            return
         cpus = f"{now.cpus_busy:.0f}/{now.cpus:.0f} CPUs busy"
         bar.update(task, total=now.total, completed=now.written, cpus=cpus)
 
-    return show
+    return bar, show

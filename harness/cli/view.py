@@ -1,5 +1,4 @@
-"""`hanabi-eval view PATH... [--port N] [--open] | --out DIR [--force]`: browse runs, their games and every move of a
-game in a browser, served on 127.0.0.1 until Ctrl-C, or written as a static site that opens from disk."""
+"""`hanabi-eval view PATH...`: browse runs and games move by move, served on 127.0.0.1 or as a static site."""
 
 from __future__ import annotations
 
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.cli.arguments import folder
+from harness.cli.run import check_table_options
 from harness.schema.errors import EXIT_OK, Refused
 
 if TYPE_CHECKING:
@@ -35,15 +35,13 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-
     from harness.web.catalog import Catalog
 
     if args.out is not None and args.port is not None:
         raise Refused("--port serves the pages and --out writes them as files; give one of the two")
     if args.force and args.out is None:
         raise Refused("--force replaces a site at --out; it needs --out")
-    if args.port is not None and not 1 <= args.port <= 65535:
-        raise Refused(f"--port {args.port} is outside 1-65535; give a free port, or leave it out for any")
+    check_table_options(args)
     catalog = Catalog(args.paths)
     sources = [str(p) for p in args.paths]
     if args.out is not None:

@@ -1,9 +1,4 @@
-"""The dataset card (README.md) and the machine-readable manifest (export_manifest.json) of an export.
-
-Every number here is counted from the selection and the rows actually written (`Tally` measures them while they
-are written); the wording is in templates/dataset_card.md.j2. Column names, types and descriptions, and the card's
-`dataset_info` features, come from the row models through harness/export/schema.py, so the card matches the file.
-"""
+"""An export's dataset card (templates/dataset_card.md.j2) and manifest, counted from what was written."""
 
 from __future__ import annotations
 
@@ -44,27 +39,26 @@ class Tally:
     def __init__(self) -> None:
         self.rows = 0
         self.bytes = 0
-        self.game_bytes: dict[tuple[str, str], int] = {}
+        self.game_bytes: Counter[tuple[str, str]] = Counter()
         self.replay_ends: list[ReplayEnd] = []
         self.dropped = [0]  # preference pairs left out to keep games within the size budget (filled by the rows)
 
+    def counted(self, game: ExportGame, line: str) -> str:
+        """Count a line of a data file into the rows and the bytes (of its game)."""
+        size = len(line.encode("utf-8"))
+        self.rows += 1
+        self.bytes += size
+        self.game_bytes[(game.run_id, game.header.game_id)] += size
+        return line
+
     def lines(self, rows: Iterable[tuple[ExportGame, BaseModel]]) -> Iterator[str]:
         for game, row in rows:
-            line = row.model_dump_json() + "\n"
-            size = len(line.encode("utf-8"))
-            self.rows += 1
-            self.bytes += size
-            key = (game.run_id, game.header.game_id)
-            self.game_bytes[key] = self.game_bytes.get(key, 0) + size
-            yield line
+            yield self.counted(game, row.model_dump_json() + "\n")
 
     def replay(self, game: ExportGame, moves: list[MoveRecord]) -> Iterator[str]:
         data, end = replay_with_end(game, moves)
-        text = data.model_dump_json(by_alias=True) + "\n"  # one line of JSON with hanab.live's field names
-        self.rows += 1
-        self.bytes += len(text.encode("utf-8"))
         self.replay_ends.append(end)
-        yield text
+        yield self.counted(game, data.model_dump_json(by_alias=True) + "\n")  # hanab.live's field names
 
     def preference_size(self, selection: Selection) -> PreferenceSize:
         """Bytes per game over every selected game (a game without a pair counts as 0 bytes)."""
@@ -194,8 +188,7 @@ def _score_line(players: int, scores: list[tuple[int, int]]) -> ScoreLine:
 
 
 def exported_moves(fmt: str, selection: Selection, tally: Tally) -> int:
-    """The moves the data files hold: a replay holds its whole game, every seat's moves (HLE's count); a dataset
-    row only the selected seats' moves."""
+    """The moves the data holds: a replay's whole game (HLE's count), a dataset's selected seats' moves."""
     return sum(end.hle_moves for end in tally.replay_ends) if fmt == "hanablive" else selection.moves
 
 
@@ -274,19 +267,11 @@ def manifest(facts: CardFacts, selection: Selection, tally: Tally) -> ExportMani
     seeds: dict[tuple[str, int], list[int]] = {}
     for game in selection.games:
         seeds.setdefault((game.header.seed_set, game.header.seed), []).append(game.header.players)
+    shared = ["format", "schema_version", "options", "created_at", "command", "filters", "rows", "games"]
     return ExportManifest(
-        format=facts.format,
-        schema_version=facts.schema_version,
-        options=facts.options,
-        created_at=facts.created_at,
-        command=facts.command,
+        **{name: getattr(facts, name) for name in [*shared, "moves", "skipped_incomplete"]},
         harness_version=__version__,
         files=[*facts.data_files, "README.md"],
-        filters=facts.filters,
-        rows=facts.rows,
-        games=facts.games,
-        moves=facts.moves,
-        skipped_incomplete=facts.skipped_incomplete,
         skipped_corrupt=selection.corrupt,
         source_runs=selection.runs,
         seeds=[

@@ -1,9 +1,4 @@
-"""The contamination guard: keeps the seeds of an exported training set out of an evaluation run.
-
-`load_exported_seeds` reads the seeds an export holds, from its folder, its export_manifest.json or one of its data
-files; `check_seeds` refuses (or, when asked, leaves out) the seeds of a planned run that the export holds. Seeds are
-compared by number: a seed deals the same deck whichever set it is listed in.
-"""
+"""Contamination guard: the seeds of an exported training set kept out of an evaluation run, by number."""
 
 from __future__ import annotations
 
@@ -58,8 +53,7 @@ def _from_rows(path: Path) -> set[int]:
 
 
 def load_exported_seeds(path: Path | str) -> set[int]:
-    """The seeds an export holds. `path` is an export folder, its export_manifest.json, or a data file in it
-    (a data file without its manifest beside it is read row by row)."""
+    """The seeds an export holds, from its folder, its manifest, or a data file (row by row if alone)."""
     path = Path(path)
     if not path.exists():
         raise Refused(f"{path} does not exist; give an export folder or its {MANIFEST_NAME}")
@@ -77,8 +71,7 @@ def load_exported_seeds(path: Path | str) -> set[int]:
 
 
 def check_seeds(seeds: list[Seed], exported: set[int], skip: bool) -> list[Seed]:
-    """The seeds to run. Raise ValueError naming the seeds the export holds, unless `skip`: then leave them out
-    (and raise if none is left)."""
+    """The seeds to run: those the export holds refused, or with `skip` left out (refused if none left)."""
     overlap = [s for s in seeds if s.seed in exported]
     if not overlap:
         return list(seeds)

@@ -1,13 +1,5 @@
-"""HanabiLogs and HanabiRewards rows, built from logged move records exactly as they were written.
-
-HanabiLogs: one row per model call of a move: the call's first request and its accepted reply, so that a trainer
-that learns every assistant turn (TRL's assistant-only loss) learns only accepted replies. A re-asked call's repair
-dialogue (the rejected replies and the harness's feedback, kept in the game log) is in the row only when asked
-(`repair_dialogue`), with a per-message `weight` of 0 on every rejected reply. HanabiRewards: one row per decided
-move, with the model's rating of every legal move as lists parallel to the legal moves, and beside them the engine
-values of the run's `hanabi-eval values` files (harness/export/engine_values.py). Nothing is recomputed: messages,
-replies, ratings and reasons are copied from the log, values from the values files.
-"""
+"""HanabiLogs rows (one per model call) and HanabiRewards rows (one per decided move, with ratings and engine
+values), copied from the logs and values files, never recomputed."""
 
 from __future__ import annotations
 
@@ -56,20 +48,23 @@ def accepted(game: ExportGame, record: MoveRecord, call: Call) -> Attempt:
     return final
 
 
-def deciding_call_of(record: MoveRecord) -> Call:
-    """The call whose reply chose the move (and gave the ratings): the last call of the move, which is the only call
-    of a single-call scaffold and the decider (selector, aggregator) of a multi-call one."""
-    return record.calls[-1]
-
-
 def rejected_replies(call: Call) -> int:
     """Replies of the call that came back and were not accepted (provider errors, which bring no reply, excluded)."""
     return sum(1 for a in call.attempts[:-1] if a.reply is not None)
 
 
+def decision_columns(game: ExportGame, record: MoveRecord) -> tuple[Call, dict[str, object]]:
+    """The move's deciding call (its last: a multi-call scaffold's decider) and the columns of its rows."""
+    call = record.calls[-1]
+    return call, {
+        **meta(game, record, game.header.seats[record.seat].model, call.role),
+        "prompt": chat(call.attempts[0].messages),
+        "rejected_replies": rejected_replies(call),
+    }
+
+
 def train_messages(call: Call, final: Attempt, repair_dialogue: bool) -> list[TrainMessage]:
-    """The row's messages: the first request (or, with repair_dialogue, the accepted attempt's whole request) and
-    the accepted reply; only the accepted reply has weight 1."""
+    """The first request (with repair_dialogue, the accepted one's) and the reply, alone of weight 1."""
     sent = final.messages if repair_dialogue else call.attempts[0].messages
     return [
         *(TrainMessage(role=m.role, content=m.content, weight=0) for m in sent),
@@ -96,7 +91,7 @@ def log_rows(game: ExportGame, moves: list[MoveRecord], repair_dialogue: bool = 
 
 
 def reward_row(game: ExportGame, record: MoveRecord, values: DecisionValueRecord | None = None) -> RewardRow:
-    call = deciding_call_of(record)
+    call, columns = decision_columns(game, record)
     final = accepted(game, record, call)
     if len(record.ratings) != len(record.legal_moves):
         raise Refused(
@@ -110,9 +105,7 @@ def reward_row(game: ExportGame, record: MoveRecord, values: DecisionValueRecord
         "move": record.move.model_dump(mode="json"),
     }
     return RewardRow(
-        **meta(game, record, game.header.seats[record.seat].model, call.role),
-        prompt=chat(call.attempts[0].messages),
-        rejected_replies=rejected_replies(call),
+        **columns,
         completion=[ChatMessage(role="assistant", content=final.reply or "")],
         candidate_moves=list(record.legal_moves),
         candidate_ratings=[0.0 if r is None else r for r in record.ratings],

@@ -1,14 +1,5 @@
-"""hanab.live replays: a logged game as hanab.live's JSON game format, watchable in the standard Hanabi client.
-
-hanab.live names cards by their ORDER (index in the deck), not by hand slot, so this module follows every card from
-the deck into a hand: the initial deal fills player 0's hand first, then player 1's, and so on; after a play or
-discard the card at that hand index leaves, later cards shift down, and the drawn card is appended (HLE's hand order,
-index 0 the oldest card). Clues name the absolute player and a 0-based suit index (HLE's R, Y, G, W, B are
-hanab.live's Red, Yellow, Green, Blue, Purple of "No Variant") or a rank 1-5; plays and discards carry value 0.
-
-A replay ends where hanab.live ends the game, which can be before HLE did: `HanabLiveEnd` follows hanab.live's end
-rules and the actions after its end are left out (the manifest and card say for which games, with both scores).
-"""
+"""hanab.live replays: a logged game in hanab.live's JSON format, cards named by their order in the deck
+(followed from the deal into the hands), ending where hanab.live ends the game (HanabLiveEnd)."""
 
 from __future__ import annotations
 
@@ -47,18 +38,11 @@ class CardOrders:
 
 
 class HanabLiveEnd:
-    """hanab.live's end-of-game rules for "No Variant", applied action by action.
-
-    Read from hanab.live's public server code (github.com/Hanabi-Live/hanabi-live, server/src): `action()` in
-    command_action.go applies an action, then (when the deck has run out and this is not the action that drew the
-    last card) marks every card left in the acting player's hand as one that can no longer be played, increments
-    the turn and calls `Game.CheckEnd()` (game.go). CheckEnd ends the game, in this order: at 3 strikes; when the
-    turn reaches `EndTurn`, which `DrawCard()` (game_player.go) sets to the turn of the last draw + players + 1, so
-    every player, the one who drew included, moves once more; when the score equals `MaxScore`, which after every
-    discard and misplay (a misplayed card is discarded too) is recomputed by `GetMaxScore()` as, per suit, the ranks
-    from 1 up to the first one whose copies are all discarded; and when, for every unfinished suit, no copy of its
-    next card is left that is neither discarded nor in the hand of a player who has taken their last turn.
-    """
+    """hanab.live's end-of-game rules for "No Variant", applied action by action, as its server code has them
+    (github.com/Hanabi-Live/hanabi-live, server/src: command_action.go `action()`, game.go `CheckEnd()`): at 3
+    strikes; at the turn of the last draw + players + 1 (everyone moves once more); at the max score (per
+    suit, the ranks up to the first whose copies are all discarded); or when no unfinished suit's next card is
+    left outside the discards and the hands of players who have taken their last turn."""
 
     def __init__(self, deck: list[tuple[str, int]], players: int) -> None:
         self.deck = deck
@@ -113,8 +97,7 @@ class HanabLiveEnd:
         return "no playable card"
 
     def _live_copy(self, needed: tuple[str, int]) -> bool:
-        """Whether some copy of `needed` is neither discarded nor in a hand that will not move again (the two never
-        overlap: a card in such a hand is never discarded), wherever it is (in the deck or a hand)."""
+        """Whether a copy of `needed` is neither discarded nor in a hand that will not move again."""
         copies = sum(1 for card in self.deck if card == needed)
         dead = sum(1 for order in self.dead if self.deck[order] == needed)
         return copies - dead - self.discarded[needed] > 0
@@ -143,8 +126,7 @@ def action_for(record: MoveRecord, players: int, orders: CardOrders) -> HanabLiv
 
 
 def replay_with_end(game: ExportGame, moves: list[MoveRecord]) -> tuple[HanabLiveGame, ReplayEnd]:
-    """The game as hanab.live JSON, up to the action after which hanab.live ends it (every seat's moves, whatever
-    seats the filters selected), and where that end lies beside HLE's."""
+    """The whole game (every seat) as hanab.live JSON up to hanab.live's end, and that end beside HLE's."""
     header = game.header
     cards = [parse_card(text) for text in header.deck]
     deck = [HanabLiveCard(suit_index=COLORS.index(color), rank=rank) for color, rank in cards]

@@ -1,21 +1,12 @@
-"""Preference pairs from logged move ratings, in the prompt/chosen/rejected form DPO and reward-model trainers read.
-
-For each decided move, the best-rated legal move is paired with the legal moves the model rated lower by at least the
-margin, worst-rated first: by default only the worst (one pair per move, so a game's file stays well under 1 MB:
-the prompt, by far the largest part of a row, is then stored once per move); `pairs_per_move` allows more, and None
-every such move. Both sides are replies in the output format of the call that chose the move (the scaffold's own call,
-or the decider of a multi-call scaffold) that differ only in the chosen move: they carry the model's logged ratings
-(and, for working-memory scaffolds, its logged deductions), a fixed one-sentence reason naming the move (not the
-model's reasoning), and the move number. Each side parses, with the harness's own reply parser and that call's
-required fields, to the move it names.
-"""
+"""Preference pairs for DPO and reward models: per decided move, replies in the deciding call's format
+choosing the best-rated move and one rated at least the margin lower, alike but for the move (and reason)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from harness.export.datasets import accepted, chat, deciding_call_of, meta, rejected_replies
+from harness.export.datasets import accepted, decision_columns
 from harness.export.rewards import preference_gap
 from harness.export.rows import DEFAULT_PAIRS_PER_MOVE, ChatMessage, PreferenceRow
 from harness.export.source import ExportGame
@@ -34,7 +25,6 @@ def within_budget(rows: list[PreferenceRow], budget: int | None) -> tuple[list[P
         return rows, 0
     keep: set[int] = set()
     used = 0
-    # first every move's main pair (its first rating pair, and repair pairs), largest gap first; then further pairs
     for i in sorted(range(len(rows)), key=lambda i: (rows[i].pair_index > 0, -rows[i].rating_gap, rows[i].turn, i)):
         if used + sizes[i] <= budget:
             keep.add(i)
@@ -57,8 +47,7 @@ def best_move(ratings: list[float | None], played: int) -> int | None:
 def pairs(
     ratings: list[float | None], played: int, margin: float, per_move: int | None = DEFAULT_PAIRS_PER_MOVE
 ) -> list[tuple[int, int]]:
-    """(best, worse) index pairs: the best-rated move against the moves rated at least `margin` lower, the
-    worst-rated first (ties by index), at most `per_move` of them (None: all)."""
+    """(best, worse): the best move against those `margin` lower, worst first; `per_move` (None: all)."""
     best = best_move(ratings, played)
     if best is None:
         return []
@@ -103,12 +92,9 @@ def reply_text(call: CallDef, record: MoveRecord, index: int) -> str:
 
 
 def repair_rows(game: ExportGame, record: MoveRecord) -> Iterator[PreferenceRow]:
-    """One pair per reply of the move's deciding call that the harness rejected: the accepted reply (the model's
-    own words) chosen over the rejected one, after the call's first request. A rejected reply its log keeps only
-    the start of (longer than REJECTED_TEXT_KEPT_CHARS) makes no pair."""
-    call = deciding_call_of(record)
+    """A pair per rejected reply of the deciding call (not a cut one): the accepted reply chosen over it."""
+    call, columns = decision_columns(game, record)
     final = accepted(game, record, call)
-    columns = meta(game, record, game.header.seats[record.seat].model, call.role)
     played = record.ratings[record.move_index]
     for attempt in call.attempts[:-1]:
         if attempt.reply is None:
@@ -117,8 +103,6 @@ def repair_rows(game: ExportGame, record: MoveRecord) -> Iterator[PreferenceRow]
             continue  # the log keeps only the start of this long reply: no longer the model's words to train on
         yield PreferenceRow(
             **columns,
-            prompt=chat(call.attempts[0].messages),
-            rejected_replies=rejected_replies(call),
             chosen=[ChatMessage(role="assistant", content=final.reply or "")],
             rejected=[ChatMessage(role="assistant", content=attempt.reply)],
             chosen_move_index=record.move_index,
@@ -151,10 +135,7 @@ def preference_rows(
         if not found:
             continue
         reply_format = deciding_call(record.scaffold)
-        call = deciding_call_of(record)
-        columns = meta(game, record, game.header.seats[record.seat].model, call.role)
-        prompt = chat(call.attempts[0].messages)
-        rejected = rejected_replies(call)
+        columns = decision_columns(game, record)[1]
         try:
             texts = {i: reply_text(reply_format, record, i) for pair in found for i in pair}
         except Refused as exc:
@@ -164,8 +145,6 @@ def preference_rows(
             assert chosen_rating is not None and rejected_rating is not None
             yield PreferenceRow(
                 **columns,
-                prompt=prompt,
-                rejected_replies=rejected,
                 chosen=[ChatMessage(role="assistant", content=texts[best])],
                 rejected=[ChatMessage(role="assistant", content=texts[worse])],
                 chosen_move_index=best,

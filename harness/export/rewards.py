@@ -1,19 +1,5 @@
-"""Rewards computed from logged games and from the exported datasets, one definition each.
-
-- Rating reward (the paper's RL reward, Section 6.2; the released environment's offline mode): a policy is shown a
-  logged prompt and chooses a move; its reward is the rating in [-1, 1] that the data's model gave that move, passed
-  through a transform. `clip` = max(0, r) is the paper's and the released environment's default; `raw` = r;
-  `normalize` = (r + 1) / 2, kept within [0, 1]. A completion that names no legal move, or a move the data's model
-  left unrated, earns 0 (the released environment: 0 when the move cannot be read). No format or tracking reward.
-- Played-move reward: the rating reward of the move the data's own model played (a HanabiRewards row's
-  `chosen_move_index`): what the policy earns by imitating the logged move.
-- Final-score reward (the released environment's online mode): the game's score, `fireworks` (the fireworks' sum at
-  the end, also after three strikes: the paper's score and the released default) or `pyhanabi` (HLE's score, 0 after
-  three strikes).
-- Preference gap (the Preferences export): the chosen move's rating minus the rejected move's.
-
-`grpo_reward_function` turns the rating reward into a reward function of TRL's GRPO trainer over HanabiRewards rows.
-"""
+"""Rewards from logged games and exported datasets, one definition each: the paper's rating reward (Section
+6.2), the played-move, final-score and preference-gap rewards, and a TRL GRPO reward function."""
 
 from __future__ import annotations
 
@@ -71,8 +57,7 @@ def preference_gap(ratings: Sequence[float | None], chosen: int, rejected: int) 
 
 
 def _ratings_of(column: Sequence[Any], rated: Sequence[bool] | None = None) -> list[float | None]:
-    """A HanabiRewards row's ratings: `candidate_ratings` (floats; 0.0 stands in for a missing rating) read with
-    its `candidate_rated` mask, so that a move the data's model left unrated earns nothing under every transform."""
+    """A HanabiRewards row's ratings, None where `candidate_rated` says unrated (earning nothing)."""
     values = [item.get("rating") if isinstance(item, dict) else item for item in column]
     if rated is None:
         return values
@@ -89,8 +74,7 @@ def _text_of(completion: Any) -> str:
 
 
 def project_action_parser() -> ActionParser:
-    """The harness's own strict reply reader as an ActionParser: the move index, or None when the reply does not
-    name exactly one legal move."""
+    """The harness's strict reply reader as an ActionParser: the move index, or None."""
     def parse(text: str, n_legal: int) -> int | None:
         try:
             return parse_reply(text, n_legal).action
@@ -103,9 +87,7 @@ def project_action_parser() -> ActionParser:
 def grpo_reward_function(
     mode: Transform = "clip", parse_action: ActionParser | None = None
 ) -> Callable[..., list[float]]:
-    """A reward function for TRL's GRPOTrainer over a HanabiRewards dataset: each completion is read for its chosen
-    move and earns `rating_reward` from the row's `candidate_ratings`. TRL passes the dataset's other columns as
-    keyword arguments; only `candidate_ratings` and `candidate_rated` are read."""
+    """A TRL GRPOTrainer reward function: each completion's `rating_reward` from its HanabiRewards row."""
     if mode not in TRANSFORMS:
         raise ValueError(f"unknown rating transform {mode!r}; use one of {', '.join(TRANSFORMS)}")
     parse = parse_action or project_action_parser()

@@ -1,10 +1,5 @@
-"""The schemas of every exported row and file: one pydantic model each, with a description per column.
-
-Rows have a fixed set of columns with fixed types and no null, so that every file of a kind, from any run and
-scaffold, shares one Arrow schema (harness/export/schema.py derives it and refuses a nullable field): lists instead of
-dicts keyed by move index, and variable nested data in a JSON string column (`extra`). The column descriptions here
-are the ones the dataset card prints; change a column and its card entry changes with it.
-"""
+"""The schemas of every exported row and file. Rows have non-null columns, so every file of a kind shares one
+Arrow schema (harness/export/schema.py); the column descriptions are the ones the dataset card prints."""
 
 from __future__ import annotations
 
@@ -280,9 +275,8 @@ DEFAULT_MAX_GAME_KB = 1000
 
 
 def export_settings(fmt: str, given: dict[str, Any]) -> tuple[Filters, ExportOptions]:
-    """The filters and options of an export of format `fmt` from what the user gave (`given`: option names to values,
-    the ones not given left out; `pairs_per_move` and `max_game_kb` 0: no limit), each checked once here. An option
-    of another format is refused."""
+    """The checked filters and options of a `fmt` export from `given` (option names to values; a
+    `pairs_per_move` or `max_game_kb` of 0: no limit); an option of another format is refused."""
     for name in PREFERENCES_ONLY:
         if name in given and fmt != "preferences":
             raise Refused(f"{flag(name)} applies only to --format preferences")

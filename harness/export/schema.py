@@ -1,12 +1,5 @@
-"""The declared schema of every export: Arrow column types derived from the row models, and its version.
-
-Each export kind has one row model (harness/export/rows.py). Its fields map to `datasets` feature types without
-ambiguity: str -> string, int -> int64, float -> float64, bool -> bool, list[X] -> a list of X, a model -> a struct.
-A field that may be null has no such type (Arrow types an all-null column as `null`, and two files typed differently
-do not combine), so the row models have none: strings are empty rather than null, and a missing rating is a
-0.0 beside a false flag. `features()` is what the dataset card's `dataset_info` declares; the rows are written from
-the same models, so every file of a kind, from any run and scaffold, reads to these exact features.
-"""
+"""The declared schema of every export, derived from the row models, and its version. A nullable field is
+refused: Arrow types an all-null column `null`, and files typed differently do not combine."""
 
 from __future__ import annotations
 
@@ -53,18 +46,13 @@ def _dtype(annotation: Any) -> Any:
     raise TypeError(f"{annotation} has no declared Arrow type")
 
 
-def _field_name(model: type[BaseModel], name: str) -> str:
-    alias = model.model_fields[name].alias
-    return alias or name
-
-
 def features(model: type[BaseModel]) -> list[dict[str, Any]]:
     """The model's columns as `datasets` writes features in a card (`Features._to_yaml_list()`), in field order."""
     out: list[dict[str, Any]] = []
     hints = typing.get_type_hints(model)
-    for name in model.model_fields:
+    for name, field in model.model_fields.items():
         dtype = _dtype(hints[name])
-        entry: dict[str, Any] = {"name": _field_name(model, name)}
+        entry: dict[str, Any] = {"name": field.alias or name}
         if isinstance(dtype, dict):
             entry.update(dtype)
         else:

@@ -1,13 +1,5 @@
-"""Reading run directories for an export: the complete games, filtered, with the seats whose moves are exported.
-
-Only complete games are exported; interrupted and unfinished games are counted and skipped. Filters on model and
-scaffold select seats (a mixed game contributes only the moves of its matching seats); filters on player count,
-seed set and final score select games. The runs are read through the one reader of run folders
-(harness.run.store), one game log at a time: each game's moves are handed on while its rows are written, and only
-what the card and manifest need of it is kept. A game log that is damaged is left out and named in
-`Selection.corrupt` (the command warns); the other games go on. Bad input raises Refused with a one-line message
-naming the fix.
-"""
+"""The complete games of run directories that match an export's filters (of seats and of games), one log at a
+time; interrupted games are counted and skipped, damaged logs left out and named."""
 
 from __future__ import annotations
 
@@ -22,12 +14,11 @@ from harness.run.store import RunDir
 from harness.schema.errors import Refused
 from harness.schema.log_file import LogCorrupt
 from harness.schema.manifest import GitState, RunManifest
-from harness.schema.records import GameHeader, GameResult, MoveRecord, SeatConfig
+from harness.schema.records import GameHeader, GameResult, MoveRecord
 
 
 class ExportGame(BaseModel):
-    """One complete game the export takes, and the seats whose moves it takes (the moves themselves are handed on
-    beside it while its rows are written, never kept)."""
+    """One complete game the export takes, and the seats whose moves it takes (the moves are never kept)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -45,20 +36,14 @@ class ExportGame(BaseModel):
     def summary(self) -> ExportedGame:
         return ExportedGame(
             run_id=self.run_id,
-            game_id=self.header.game_id,
-            seed_set=self.header.seed_set,
-            seed=self.header.seed,
-            repeat=self.header.repeat,
-            players=self.header.players,
-            fireworks_score=self.result.fireworks_score,
-            engine_score=self.result.engine_score,
+            **self.header.model_dump(include={"game_id", "seed_set", "seed", "repeat", "players"}),
+            **self.result.model_dump(include={"fireworks_score", "engine_score"}),
         )
 
 
 @dataclass
 class Selection:
-    """What the export read, filled while `select` hands the games on: the runs, the games taken, and how many games
-    were left out and why."""
+    """What the export read, filled by `select`: the runs, the games taken, and those left out."""
 
     runs: list[SourceRunInfo] = field(default_factory=list)
     games: list[ExportGame] = field(default_factory=list)
@@ -68,20 +53,6 @@ class Selection:
     @property
     def moves(self) -> int:
         return sum(len(g.turns) for g in self.games)
-
-
-def _seat_selected(seat: SeatConfig, filters: Filters) -> bool:
-    return (not filters.models or seat.model in filters.models) and (
-        not filters.scaffolds or seat.scaffold in filters.scaffolds
-    )
-
-
-def _game_selected(header: GameHeader, result: GameResult, filters: Filters) -> bool:
-    return (
-        (not filters.players or header.players in filters.players)
-        and (not filters.seed_sets or header.seed_set in filters.seed_sets)
-        and (filters.min_score is None or result.fireworks_score >= filters.min_score)
-    )
 
 
 def _run_info(run: RunDir, manifest: RunManifest | None, run_id: str, headers: list[GameHeader]) -> SourceRunInfo:
@@ -99,9 +70,8 @@ def _run_info(run: RunDir, manifest: RunManifest | None, run_id: str, headers: l
 def select(
     runs: list[Path], filters: Filters, selection: Selection
 ) -> Iterator[tuple[ExportGame, list[MoveRecord]]]:
-    """The complete games of the runs (each once: harness.run.store.check_each_game_once) that match the filters,
-    each with its logged moves, one log read at a time; `selection` keeps what was taken and left out. Raises
-    Refused, once every log is read, if no game matched."""
+    """The complete games of the runs that match the filters, each with its moves, one log at a time, taken
+    into `selection`; Refused, once every log is read, if none matched."""
     complete: list[tuple[GameHeader, GameResult]] = []
     for path in runs:
         run = RunDir(path)
@@ -118,8 +88,18 @@ def select(
                 continue
             run_id = run_id or header.run_id
             complete.append((header, result))
-            seats = frozenset(i for i, seat in enumerate(header.seats) if _seat_selected(seat, filters))
-            if not seats or not _game_selected(header, result, filters):
+            seats = frozenset(
+                i
+                for i, seat in enumerate(header.seats)
+                if (not filters.models or seat.model in filters.models)
+                and (not filters.scaffolds or seat.scaffold in filters.scaffolds)
+            )
+            if (
+                not seats
+                or (filters.players and header.players not in filters.players)
+                or (filters.seed_sets and header.seed_set not in filters.seed_sets)
+                or (filters.min_score is not None and result.fireworks_score < filters.min_score)
+            ):
                 continue
             moves = game.moves
             taken = ExportGame(
@@ -149,20 +129,18 @@ def _nothing_matches(filters: Filters, complete: list[tuple[GameHeader, GameResu
     def values(items: set[object]) -> str:
         return ", ".join(str(v) for v in sorted(items, key=str))
 
-    held = {
-        "--model": "models " + values({s.model for h, _ in complete for s in h.seats}),
-        "--scaffold": "scaffolds " + values({s.scaffold for h, _ in complete for s in h.seats}),
-        "--players": "player counts " + values({h.players for h, _ in complete}),
-        "--seed-set": "seed sets " + values({h.seed_set for h, _ in complete}),
-        "--min-score": f"best final score {max(r.fireworks_score for _, r in complete)}",
-    }
-    asked = {
-        "--model": filters.models,
-        "--scaffold": filters.scaffolds,
-        "--players": filters.players,
-        "--seed-set": filters.seed_sets,
-        "--min-score": () if filters.min_score is None else (filters.min_score,),
-    }
-    given = [f"{flag} {' '.join(str(v) for v in asked[flag])}" for flag in asked if asked[flag]]
-    known = "; ".join(held[flag] for flag in asked if asked[flag])
-    return f"no complete game matches {' '.join(given)} (the runs hold {known})"
+    seats = [s for h, _ in complete for s in h.seats]
+    asked: list[tuple[str, tuple[object, ...], str]] = [  # (flag, values asked, what the runs hold)
+        ("--model", filters.models, "models " + values({s.model for s in seats})),
+        ("--scaffold", filters.scaffolds, "scaffolds " + values({s.scaffold for s in seats})),
+        ("--players", filters.players, "player counts " + values({h.players for h, _ in complete})),
+        ("--seed-set", filters.seed_sets, "seed sets " + values({h.seed_set for h, _ in complete})),
+        (
+            "--min-score",
+            () if filters.min_score is None else (filters.min_score,),
+            f"best final score {max(r.fireworks_score for _, r in complete)}",
+        ),
+    ]
+    given = " ".join(f"{flag} {' '.join(str(v) for v in wanted)}" for flag, wanted, _ in asked if wanted)
+    known = "; ".join(held for _, wanted, held in asked if wanted)
+    return f"no complete game matches {given} (the runs hold {known})"

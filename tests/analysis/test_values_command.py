@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.analysis.valuation import DecisionTask, GamePlan, ValuesWriter, plan_game, plan_run, value_game
+from harness.analysis.valuation import (
+    DecisionTask,
+    GamePlan,
+    ValuesWriter,
+    plan_game,
+    plan_run,
+    value_decision,
+)
 from harness.analysis.valuers import value_plans
 from harness.cli.main import main
 from harness.play.values import MAX_ROLLOUTS
@@ -66,7 +73,11 @@ def test_values_files_are_byte_identical_to_the_pinned_ones(run_dir: Path, tmp_p
         assert pinned_turns == [turn if turn > 0 else last + 1 + turn for turn in PINNED_TURNS]
         wanted = {turn if turn > 0 else last + 1 + turn for turn in CHECKED_TURNS[log.header.game_id]}
         path = tmp_path / f"{log.header.game_id}.jsonl"
-        assert value_game(log, path, {r.turn for r in log.moves} - wanted, 3, 0) == len(wanted)
+        tasks = plan_game(log, {r.turn for r in log.moves} - wanted, 3, 0)
+        writer = ValuesWriter({log.header.game_id: path}, tasks)
+        for task in tasks:
+            writer.add(task, value_decision(task))
+        assert writer.written == len(wanted)
         expected = [line for line, turn in zip(pinned_lines, pinned_turns, strict=True) if turn in wanted]
         assert len(expected) == len(wanted)
         assert path.read_bytes() == b"".join(expected)
