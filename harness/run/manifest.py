@@ -38,33 +38,16 @@ from harness.schema.secrets import public_command, public_seat
 
 def git_state() -> dict[str, Any]:
     root = Path(__file__).resolve().parents[2]  # the checkout around harness/run/
-    if not (
-        root / "pyproject.toml"
-    ).exists():  # an installed wheel: the git repository around it is not its source
+    if not (root / "pyproject.toml").exists():  # an installed wheel: the git repository around it is not its source
         return {"commit": None, "dirty": None}
+
+    def git(*args: str) -> str:
+        run = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=5, check=True)
+        return run.stdout.strip()
+
     try:
-        commit = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=True,
-        ).stdout.strip()
-        dirty = bool(
-            subprocess.run(
-                [
-                    "git",
-                    "-C",
-                    str(root),
-                    "status",
-                    "--porcelain",
-                ],  # untracked files count: new prompts or code
-                capture_output=True,
-                text=True,
-                timeout=5,
-                check=True,
-            ).stdout.strip()
-        )
+        commit = git("rev-parse", "HEAD")
+        dirty = bool(git("status", "--porcelain"))  # untracked files count: new prompts or code
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
     return {"commit": commit, "dirty": dirty}

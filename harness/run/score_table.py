@@ -21,10 +21,14 @@ from harness.schema.moves import EndReason
 from harness.schema.records import PROVIDER_ERROR_KINDS, GamePlan, GameResult
 
 
-def score_table(results: list[tuple[GamePlan, GameResult]]) -> Table:
+def _by_players(results: list[tuple[GamePlan, GameResult]]) -> list[tuple[int, list[GameResult]]]:
     by_players: dict[int, list[GameResult]] = defaultdict(list)
     for plan, result in results:
         by_players[plan.players].append(result)
+    return sorted(by_players.items())
+
+
+def score_table(results: list[tuple[GamePlan, GameResult]]) -> Table:
     table = Table(
         title="Scores per player count",
         caption="mean: fireworks at the end (the paper's score); engine: 0 after three strikes; "
@@ -33,8 +37,7 @@ def score_table(results: list[tuple[GamePlan, GameResult]]) -> Table:
     for column in ("players", "games", "done", "mean", "s.e.", "engine", "perfect", "struck out"):
         table.add_column(column, justify="right")
     table.add_column("interrupted", justify="right", style="red")
-    for players in sorted(by_players):
-        games = by_players[players]
+    for players, games in _by_players(results):
         done = [r for r in games if r.status == "complete"]
         scores = [r.fireworks_score for r in done]
         mean = sum(scores) / len(scores) if scores else math.nan
@@ -76,11 +79,7 @@ def sweep_table(runs: list[tuple[object, list[tuple[GamePlan, GameResult]]]]) ->
         seats = config.seats  # type: ignore[attr-defined]
         model = seats[0].model if len(seats) == 1 else " + ".join(s.model for s in seats)
         scaffold = "/".join(dict.fromkeys(s.scaffold for s in seats))
-        by_players: dict[int, list[GameResult]] = defaultdict(list)
-        for plan, result in results:
-            by_players[plan.players].append(result)
-        for players in sorted(by_players):
-            games = by_players[players]
+        for players, games in _by_players(results):
             scores = [r.fireworks_score for r in games if r.status == "complete"]
             mean = sum(scores) / len(scores) if scores else math.nan
             table.add_row(

@@ -29,6 +29,7 @@ from harness.schema.records import (
     count,
     game_id,
     seconds,
+    unless_none,
     whole,
     whole_above_zero,
 )
@@ -80,10 +81,7 @@ class ModelPrice(BaseModel):
     cache_read: float | None = None
     cache_write: float | None = None
 
-    @field_validator("input", "output", "cache_read", "cache_write")
-    @classmethod
-    def _price(cls, value: float | None) -> float | None:
-        return None if value is None else count(value)
+    _price = field_validator("input", "output", "cache_read", "cache_write")(unless_none(count))
 
 
 def price_spec(spec: str) -> tuple[str, ModelPrice]:
@@ -155,10 +153,8 @@ class SessionOptions(BaseModel):
     _at_once = field_validator("concurrency")(whole_above_zero)
     _retries = field_validator("reply_retries")(whole)
 
-    @field_validator("max_cost_usd")
-    @classmethod
-    def _budget(cls, value: float | None) -> float | None:
-        return None if value is None else count(value)
+    _budget = field_validator("max_cost_usd")(unless_none(count))
+    _deadline = field_validator("timeout_s")(unless_none(seconds))
 
     @field_validator("workers")
     @classmethod
@@ -170,11 +166,6 @@ class SessionOptions(BaseModel):
                 "usually best)"
             )
         return value
-
-    @field_validator("timeout_s")
-    @classmethod
-    def _deadline(cls, value: float | None) -> float | None:
-        return None if value is None else seconds(value)
 
     def merged(self, given: dict[str, Any], named: Callable[[str], str], source_name: str) -> SessionOptions:
         """These options with the ones a user gave over them (`given`: dotted field paths to values, only those

@@ -33,6 +33,7 @@ SCHEMA_VERSION = 1
 DEFAULT_TIMEOUT_S = 600.0  # every request's overall deadline unless a seat, a sweep or --timeout sets another
 REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 Checked = TypeVar("Checked", bound=BaseModel)
+Value = TypeVar("Value")
 
 
 def seconds(value: float) -> float:
@@ -69,6 +70,11 @@ def whole_above_zero(value: int) -> int:
     return value
 
 
+def unless_none(check: Callable[[Value], Value]) -> Callable[[Value | None], Value | None]:
+    """`check` for a value that may be left unset (None), as a field validator."""
+    return lambda value: None if value is None else check(value)
+
+
 class GenerationParams(BaseModel):
     """Sampling parameters sent with every call of a seat. None means the provider's default. Each is checked here,
     once, whichever way it was given (the command line, a --seat spec, a sweep file, `judge`): see checked_params."""
@@ -91,15 +97,10 @@ class GenerationParams(BaseModel):
             raise ValueError("is outside 0-2")
         return value
 
-    @field_validator("max_tokens", "thinking_budget", "max_tokens_on_truncation")
-    @classmethod
-    def _tokens(cls, value: int | None) -> int | None:
-        return None if value is None else whole_above_zero(value)
-
-    @field_validator("timeout_s")
-    @classmethod
-    def _timeout(cls, value: float) -> float:
-        return seconds(value)
+    _tokens = field_validator("max_tokens", "thinking_budget", "max_tokens_on_truncation")(
+        unless_none(whole_above_zero)
+    )
+    _timeout = field_validator("timeout_s")(seconds)
 
     @field_validator("reasoning_effort")
     @classmethod
