@@ -25,17 +25,6 @@ from harness.schema.records import GamePlan, GameResult, SeatConfig
 from harness.strategies.scaffold import load_scaffold
 
 
-def build_agents(
-    config: RunConfig, options: SessionOptions, budget: Budget | None = None
-) -> dict[SeatConfig, SeatAgent]:
-    agents: dict[SeatConfig, SeatAgent] = {}
-    for seat in config.seats:
-        if seat not in agents:
-            client = caller_for(seat, options, budget)
-            agents[seat] = SeatAgent(seat, load_scaffold(seat.scaffold, seat.k), client, options.reply_retries)
-    return agents
-
-
 class RunJob(BaseModel):
     """One run to play within a session: its configuration, directory and manifest."""
 
@@ -84,9 +73,9 @@ async def play_plans(
     in a "stopped" line, harness.play.game) and every log is closed intact.
     Returns the games that ended; after a failure, raises it."""
     agents: dict[SeatConfig, SeatAgent] = {}
-    for job in jobs:
-        for seat, agent in build_agents(job.config, options, budget).items():
-            agents.setdefault(seat, agent)
+    for seat in dict.fromkeys(seat for job in jobs for seat in job.config.seats):
+        client = caller_for(seat, options, budget)
+        agents[seat] = SeatAgent(seat, load_scaffold(seat.scaffold, seat.k), client, options.reply_retries)
     decks = {(index, s.seed): list(s.deck) for index, job in enumerate(jobs) for s in job.config.seeds}
     # in the process that plays: the warm-up starts LiteLLM's logging thread, which must not exist at a fork
     warm_up([seat for job in jobs for seat in job.config.seats])
@@ -100,10 +89,8 @@ async def play_plans(
         job = jobs[index]
         gates = [model_gates[m] for m in sorted({s.model for s in plan.seats}) if m in model_gates]
         async with AsyncExitStack() as held:
-            for held_gate in [
-                *gates,
-                gate,
-            ]:  # a fixed order, so that games never wait on each other in a cycle
+            # a fixed order, so that games never wait on each other in a cycle
+            for held_gate in [*gates, gate]:
                 await held.enter_async_context(held_gate)
             result = await play_game(
                 plan,

@@ -1,12 +1,9 @@
-"""What a run is and how a session plays it: RunConfig, everything that decides what a run plays (seats, player
-counts, seeds, seating, repeats), its digest (the run's identity), its default folder name and the plan of its games;
-SessionOptions, how one session plays (games at once, workers, re-asks, provider retries, deadlines, prompt caching,
-the budget and the prices it counts with), with every default and check of those options; RecordedConfig, the
-configuration as a manifest records it.
+"""What a run is and how a session plays it: RunConfig, everything that decides what a run plays (its digest
+is the run's identity, and names its folder) and the plan of its games; SessionOptions, how one session plays,
+with every default and check of those options; RecordedConfig, the configuration as a manifest records it.
 
-Two runs with equal configurations play identical game plans; settings that only change how a run is played (server
-URLs, deadlines, retry limits) are recorded per session but left out of the identity, so changing one continues the
-same run.
+Settings that only change how a run is played (server URLs, deadlines, retry limits) are recorded per session
+but left out of the identity, so changing one continues the same run.
 """
 
 from __future__ import annotations
@@ -129,12 +126,10 @@ def flag_of(path: str) -> str:
 
 
 class SessionOptions(BaseModel):
-    """How one session plays: games (or judge requests) at once, worker processes, re-asks after an invalid reply,
-    provider retries and their waits, every seat's request deadline, the display, prompt caching, the budget
-    (--max-cost) and the prices given. Every default and every check of
-    these options is here, wherever they come from (the command line, a sweep file, a run's record, `judge`, the
-    Inspect task); `merged` puts the ones a user gave over a source's. They are no part of a run's identity: each
-    session of a run may change them, and its manifest records them per session."""
+    """How one session plays: games (or judge requests) at once, worker processes, re-asks, provider
+    retries, request deadlines, the display, prompt caching, the budget and the prices given. Every default
+    and check of these options is here, wherever they come from; `merged` puts the ones a user gave over a
+    source's. No part of a run's identity: its manifest records them per session."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

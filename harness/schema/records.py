@@ -149,10 +149,8 @@ def checked_params(values: dict[str, Any], where: str, from_flags: Collection[st
 
 
 class Deployment(BaseModel):
-    """One backend serving a seat's model (a LiteLLM Router deployment): a replica, a key or a region.
-
-    Keys are named by environment variable, never written in a config or a log.
-    """
+    """One backend serving a seat's model (a LiteLLM Router deployment): a replica, a key or a region. Keys
+    are named by environment variable, never written in a config or a log."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -445,13 +443,10 @@ class Attempt(BaseModel):
 
 
 def total_cost(attempts: Iterable[Attempt]) -> float | None:
-    """What the attempts cost as the providers reported it, or None when that is not known.
-
-    An attempt answered without a cost (`cost_unknown`: a model LiteLLM has no price for) makes the total unknown,
-    however much the other attempts cost: a free built-in player beside an unpriced model does not make the team's
-    games $0. An attempt without an answer (a provider error, a timeout) adds nothing, so attempts of which none was
-    answered cost $0: a priced model's game that failed at its first call is not "unpriced".
-    """
+    """What the attempts cost as the providers reported it, or None when that is not known: an answered
+    attempt without a cost (`cost_unknown`) makes the total unknown, whatever the others cost (a free
+    built-in player beside an unpriced model is not $0). An attempt without an answer adds nothing, so a
+    priced model's game that failed at its first call costs $0, not "unpriced"."""
     costs: list[float] = []
     for attempt in attempts:
         if attempt.cost_unknown:
