@@ -1,10 +1,8 @@
-"""A run's manifest: written when the run is created (command, configuration, versions, git commit, seeds with
-their decks, the seats and the parameters sent), extended by one session record each time the run is played, and
-read back to continue it.
+"""A run's manifest: written when the run is created, extended by one session record each time the run is
+played, and read back to continue it.
 
-The run directory's name is derived from the configuration, so running the same command again continues the same
-run (finished games are never replayed), while a different configuration gets a directory of its own; a run
-directory named explicitly for a different configuration is refused.
+The run directory's name is derived from the configuration, so running the same command again continues the
+same run, while a run directory named explicitly for a different configuration is refused.
 """
 
 from __future__ import annotations
@@ -103,14 +101,10 @@ def recorded_run(run: RunDir, config: RunConfig) -> RunManifest | None:
 def open_run(
     run_path: Path, config: RunConfig, command: list[str], options: SessionOptions, concurrency: bool = True
 ) -> Iterator[tuple[RunDir, RunManifest]]:
-    """Create the run directory, or reopen it if it holds this very configuration, hold its lock, and check every
-    log it holds (harness.run.games.verify_logs). Yields the run and its manifest with this session added, which
-    `record_session` writes once every run of the session is checked: a refused session leaves no trace.
-
-    Raises Refused for a directory of another configuration, Refused while another process writes it,
-    RunFolderDamaged for a manifest that cannot be read, LogCorrupt or ReplayMismatch for a log that is damaged
-    or does not replay.
-    """
+    """Create the run directory, or reopen it if it holds this very configuration, hold its lock, and check
+    every log it holds (verify_logs; LogCorrupt or ReplayMismatch for one that is damaged). Yields the run
+    and its manifest with this session added, which `record_session` writes once every run of the session
+    is checked: a refused session leaves no trace."""
     run = RunDir(run_path)
     recorded_run(run, config)
     created = not run.path.exists()

@@ -1,10 +1,8 @@
-"""What a run prints at its end: the score table (one row per player count) and a summary of the whole session:
-games complete and interrupted, mean score, tokens, cost, what prompt caching read and saved, wall time, and every
-rejected attempt by error kind.
+"""What a run prints at its end: the score table (one row per player count) and a summary of the whole
+session.
 
-Counts cover every game of the run, whichever session played it, and every attempt ever made: the moves' calls and
-the failed calls of interrupted games. Error kinds are an open set: whatever the logs hold is counted by name, from
-each game's facts as the run's reader counts them (harness.run.store.GameFacts). A missing figure is "-", never nan.
+Counts cover every game of the run, whichever session played it, and every attempt ever made; error kinds are
+an open set, counted by name from each game's facts (GameFacts). A missing figure is "-", never nan.
 """
 
 from __future__ import annotations

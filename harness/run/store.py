@@ -161,11 +161,9 @@ class RunDir:
                 yield game
 
     def results(self) -> Iterator[tuple[Path, GameResult | LogCorrupt | None]]:
-        """Each game log's result (None: none yet) or its damage, as `read` finds them. A log last written before the
-        run's status.json (by the session that then wrote the status) is read at its two ends only, when they show
-        nothing wrong: its header checked as `read_game` checks it, its result from its last line. So a run is
-        listed without reading its logs whole, while a log written since (a game being played, or a log edited or
-        copied in) is read in full."""
+        """Each game log's result (None: none yet) or its damage, as `read` finds them. A log last written
+        before the run's status.json is read at its two ends only (`_ends`) when they show nothing wrong,
+        so a run is listed without reading its logs whole; a log written since is read in full."""
         try:
             written = (self.path / STATUS).stat().st_mtime_ns
         except OSError:
@@ -185,9 +183,9 @@ class RunDir:
             yield path, result
 
     def _ends(self, path: Path) -> tuple[bool, GameResult | None]:
-        """(settled, the game's result) from a log's first and last lines: not settled when they cannot say (a torn
-        line, a line that is not the record it looks like), and the log is then read in full. Raises LogCorrupt for a
-        header that is not this game's, as `read_game` does."""
+        """(settled, the game's result) from a log's first and last lines, its header checked as
+        `read_game` checks it; not settled when they cannot say (a torn line, a line that is not the record
+        it looks like)."""
         with path.open("rb") as handle:
             first = handle.readline()
         last = last_line(path)
@@ -302,9 +300,8 @@ def find_runs(paths: Sequence[Path]) -> list[Path]:
 
 
 def check_each_game_once(runs: Sequence[Path]) -> None:
-    """Refuse run folders two of which hold the same game of the same run (a run copied beside its original, a
-    backup inside the folder given): a reader that adds runs up (report, export) would count that game twice. Raises
-    Refused naming the game and both folders, RunFolderDamaged for a manifest that cannot be read."""
+    """Refuse run folders two of which hold the same game of the same run (a copied run), which a reader
+    adding runs up (report, export) would count twice; RunFolderDamaged for a manifest that cannot be read."""
     seen: dict[tuple[str, str], Path] = {}
     for path in runs:
         run = RunDir(path)
