@@ -64,12 +64,7 @@ class RunProgress:
 
     def stats(self) -> str:
         mean = f"{sum(self.scores) / len(self.scores):.2f}" if self.scores else "-"
-        parts = [
-            f"moves {self.moves}",
-            f"mean score {mean}",
-            f"tokens {self.tokens:,}",
-            self.cost_text(),
-        ]
+        parts = [f"moves {self.moves}", f"mean score {mean}", f"tokens {self.tokens:,}", self.cost_text()]
         if self.interrupted:
             parts.append(f"[red]interrupted {self.interrupted}[/red]")
         if self.retries:

@@ -198,10 +198,6 @@ def play_in_workers(
         for part in parts
     ]
     plans = {(index, plan.game_id): plan for index, plan in selected}
-    results: list[tuple[int, GamePlan, GameResult]] = []
-    reported: dict[int, str] = {}
-    failures: list[str] = []
-    disk_fault: OSError | None = None
 
     def halt() -> None:
         _stop_workers(processes)
@@ -218,7 +214,7 @@ def play_in_workers(
         for process in processes:
             process.start()
         with stop.in_thread(halt) if stop is not None else contextlib.nullcontext():
-            disk_fault = _collect(processes, events, plans, results, reported, failures, progress, on_game)
+            results, failures, disk_fault = _collect(processes, events, plans, progress, on_game)
     except BaseException:
         for process in processes:
             process.terminate()
@@ -239,13 +235,14 @@ def _collect(
     processes: list[Any],
     events: Any,
     plans: dict[tuple[int, str], GamePlan],
-    results: list[tuple[int, GamePlan, GameResult]],
-    reported: dict[int, str],
-    failures: list[str],
     progress: RunProgress,
     on_game: GameListener | None,
-) -> OSError | None:
-    """Take the workers' events until every worker has reported; return the first disk fault, if any."""
+) -> tuple[list[tuple[int, GamePlan, GameResult]], list[str], OSError | None]:
+    """Take the workers' events until every worker has reported: the games that ended, the workers'
+    failures and the first disk fault, if any."""
+    results: list[tuple[int, GamePlan, GameResult]] = []
+    reported: dict[int, str] = {}
+    failures: list[str] = []
     disk_fault: OSError | None = None
     while len(reported) < len(processes):
         try:
@@ -276,7 +273,7 @@ def _collect(
             elif kind == "disk" and disk_fault is None:
                 disk_fault = OSError(*event[2])
                 _stop_workers(processes)  # the others stop too, their logs intact
-    return disk_fault
+    return results, failures, disk_fault
 
 
 def _stop_workers(processes: list[Any]) -> None:

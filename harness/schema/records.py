@@ -236,13 +236,7 @@ class Usage(BaseModel):
         return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else None
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-            cached_tokens=self.cached_tokens + other.cached_tokens,
-            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
-            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
-        )
+        return Usage(**{field: getattr(self, field) + getattr(other, field) for field in Usage.model_fields})
 
 
 ErrorKind = Literal[
@@ -500,11 +494,7 @@ class MoveRecord(BaseModel):
 
     @property
     def usage(self) -> Usage:
-        total = Usage()
-        for call in self.calls:
-            for attempt in call.attempts:
-                total = total + attempt.usage
-        return total
+        return sum((a.usage for c in self.calls for a in c.attempts), Usage())
 
     @property
     def cost_usd(self) -> float | None:
