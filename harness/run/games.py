@@ -40,10 +40,9 @@ GameListener = Callable[[int, GamePlan, GameResult], None]
 
 
 def verify_logs(config: RunConfig, run: RunDir) -> None:
-    """Read every existing log of the run as every reader does (each line, its header against its name and run, its
-    moves in sequence and replayed from its header's deal, checking their digests), and replay an unfinished game's
-    moves again from the plan's deal where the header's is another, so that a log that is damaged or does not match
-    is refused before any model is called (raises LogCorrupt or ReplayMismatch)."""
+    """Read every existing log of the run as every reader does, and replay an unfinished game's moves again
+    from the plan's deal where the header's is another, so that a log that is damaged or does not match is
+    refused before any model is called (LogCorrupt or ReplayMismatch)."""
     decks = {s.seed: list(s.deck) for s in config.seeds}
     for plan in config.plans():
         path = run.game_path(plan.game_id)
@@ -64,14 +63,13 @@ async def play_plans(
     stop: Stop | None = None,
     budget: Budget | None = None,
 ) -> list[tuple[int, GamePlan, GameResult]]:
-    """Play the selected games in this event loop: at most `options.concurrency` at once, and at most
-    `options.model_limits[model]` games that seat `model`, each call within `budget` where there is one (a game
-    whose call was not sent for it stops unfinished, and is not among the games returned).
+    """Play the selected games in this event loop: at most `options.concurrency` at once and
+    `options.model_limits[model]` games that seat `model`, each call within `budget` where there is one (a
+    game whose call was not sent for it stops unfinished, and is not returned).
 
-    When `stop` is pressed, or when one game fails (a disk fault), every other game is cancelled: no new call
-    starts, calls in flight are dropped (their move is played again on resume; what it was already answered is kept
-    in a "stopped" line, harness.play.game) and every log is closed intact.
-    Returns the games that ended; after a failure, raises it."""
+    When `stop` is pressed, or when one game fails (a disk fault, raised here), every other game is
+    cancelled: calls in flight are dropped (their move is played again on resume; what was already answered
+    is kept in a "stopped" line) and every log is closed intact."""
     agents: dict[SeatConfig, SeatAgent] = {}
     for seat in dict.fromkeys(seat for job in jobs for seat in job.config.seats):
         client = caller_for(seat, options, budget)
@@ -137,9 +135,9 @@ async def play_plans(
 
 
 def tune_gc_for_play() -> None:
-    """Exempt everything alive before play (LiteLLM's modules and price list, templates, decks: hundreds of
-    thousands of objects) from garbage collection, and collect the young generation every 10,000 allocations
-    instead of 700: each model call allocates thousands of short-lived objects, which the defaults would scan over
-    and over. No collection before the freeze: it would take long to free very little."""
+    """Exempt everything alive before play (LiteLLM's modules, templates, decks) from garbage collection,
+    and collect the young generation every 10,000 allocations instead of 700: each model call allocates
+    thousands of short-lived objects, which the defaults would scan over and over. No collection before the
+    freeze: it would free very little, slowly."""
     gc.freeze()
     gc.set_threshold(10_000, 10, 10)

@@ -161,14 +161,10 @@ def config_of(run: RunDir) -> RunConfig:
     """The configuration a run directory was created with, checked against its recorded digest."""
     manifest = run.read_manifest()
     if manifest is None:
-        raise Refused(
-            f"{run.path} is not a run directory (no {run.manifest_path.name}); give a run's folder"
-        )
+        raise Refused(f"{run.path} is not a run directory (no {run.manifest_path.name}); give a run's folder")
     config = manifest.config
     if config.digest() != manifest.config_digest and not _unedited(run):
-        raise Refused(
-            f"{run.manifest_path} does not match its own config digest; it was edited by hand"
-        )
+        raise Refused(f"{run.manifest_path} does not match its own config digest; it was edited by hand")
     return config
 
 

@@ -34,13 +34,13 @@ from harness.strategies.scaffold import calls_per_move, load_scaffold
 def play_session(
     jobs: list[RunJob], options: SessionOptions, resume_hint: str = ""
 ) -> list[list[tuple[GamePlan, GameResult]]]:
-    """Play the unfinished games of several runs, in this process or spread over `options.workers` processes,
-    keeping each run's status file up to date, within the session's budget (`options.max_cost_usd`: the runs'
-    spend, every session's). Returns each job's (plan, result) pairs in plan order.
+    """Play the unfinished games of several runs, in this process or over `options.workers` processes, keeping
+    each run's status file up to date, within the session's budget (the runs' spend, every session's). Returns
+    each job's (plan, result) pairs in plan order.
 
-    Raises Ended after a Ctrl-C or SIGTERM (status "stopped") and when a call did not fit the
-    budget (status "budget") and DiskFault when a write fails (status "failed", where it can still be written);
-    `resume_hint` ("continue with: hanabi-eval resume ...") ends their message."""
+    Raises Ended after a Ctrl-C or SIGTERM (status "stopped") or at the budget (status "budget"), and
+    DiskFault when a write fails (status "failed", where it can still be written); `resume_hint` ends their
+    message."""
     budget = None
     if options.max_cost_usd is not None:
         spent = spent_in_logs((job.run for job in jobs), lambda model: price_of(model, options.prices))

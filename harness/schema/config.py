@@ -200,7 +200,8 @@ class SessionOptions(BaseModel):
         """The seats with this session's request deadline, where it sets one (their identity stays)."""
         if self.timeout_s is None:
             return seats
-        return tuple(with_timeout(seat, self.timeout_s) for seat in seats)
+        timeout = {"timeout_s": self.timeout_s}
+        return tuple(s.model_copy(update={"params": s.params.model_copy(update=timeout)}) for s in seats)
 
     def operational(self, seats: tuple[SeatConfig, ...]) -> dict[str, Any]:
         """What a manifest records of a session beside the run's identity: each seat's server, deployments and
@@ -217,11 +218,6 @@ class SessionOptions(BaseModel):
             **({"max_cost_usd": self.max_cost_usd} if self.max_cost_usd is not None else {}),
             **({"prices": {m: p.model_dump() for m, p in self.prices.items()}} if self.prices else {}),
         }
-
-
-def with_timeout(seat: SeatConfig, timeout_s: float) -> SeatConfig:
-    """The seat with another request deadline (an operational setting: the run's identity stays)."""
-    return seat.model_copy(update={"params": seat.params.model_copy(update={"timeout_s": timeout_s})})
 
 
 class RunConfig(BaseModel):
@@ -268,9 +264,8 @@ class RunConfig(BaseModel):
         return len(set(self.seats)) > 1
 
     def identity(self) -> dict[str, Any]:
-        """What decides the games' content. Operational settings (server URL, timeout, retry limits) are left out,
-        so fixing one of them (a new server, a raised limit, another client for the same server) continues the
-        same run."""
+        """What decides the games' content: operational settings (server URL, client, timeout, retry
+        limits) are left out, so changing one of them continues the same run."""
         identity = self.model_dump(
             mode="json",
             exclude={
@@ -323,9 +318,8 @@ class RunConfig(BaseModel):
             yield game_id(players, seed.seed_set, seed.seed, shift, repeat), players
 
     def plans(self) -> list[GamePlan]:
-        """Every game of the run, in order: player count, seed, seating, repeat. A repeat plays the same deal with
-        the same seating again; its game id ends in -play{repeat} from the second play on (mixed teams: after the
-        seating's own -r{rotation})."""
+        """Every game of the run, in order: player count, seed, seating, repeat (a repeat plays the same
+        deal with the same seating again, see game_id)."""
         return [
             GamePlan(
                 game_id=game_id(players, seed.seed_set, seed.seed, shift, repeat),

@@ -269,9 +269,8 @@ def last_line(path: Path) -> bytes | None:
 
 
 def last_result(path: Path) -> GameResult | None:
-    """The game's result at the end of its log, if the log ends with one, read from the end of the file only (as
-    GameLogContents.result: a stop is no result). A last line without its line break is torn, as every reader takes it
-    (read_game_log): not a result, whatever it holds."""
+    """The game's result at the end of its log, as GameLogContents.result takes it (a stop is none, a torn
+    last line is no result), read from the end of the file only."""
     tail = last_line(path)
     if tail is None or b'"type":"result"' not in tail:
         return None
