@@ -58,10 +58,7 @@ class Stop:
     """Whether the user asked the session to stop, and how to tell them to continue."""
 
     def __init__(
-        self,
-        resume_hint: str = "",
-        signums: tuple[int, ...] = STOP_SIGNALS,
-        second_exits: bool = True,
+        self, resume_hint: str = "", signums: tuple[int, ...] = STOP_SIGNALS, second_exits: bool = True
     ) -> None:
         self.resume_hint = resume_hint
         self.signums = signums
