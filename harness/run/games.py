@@ -25,17 +25,6 @@ from harness.schema.records import GamePlan, GameResult, SeatConfig
 from harness.strategies.scaffold import load_scaffold
 
 
-def build_agents(
-    config: RunConfig, options: SessionOptions, budget: Budget | None = None
-) -> dict[SeatConfig, SeatAgent]:
-    agents: dict[SeatConfig, SeatAgent] = {}
-    for seat in config.seats:
-        if seat not in agents:
-            client = caller_for(seat, options, budget)
-            agents[seat] = SeatAgent(seat, load_scaffold(seat.scaffold, seat.k), client, options.reply_retries)
-    return agents
-
-
 class RunJob(BaseModel):
     """One run to play within a session: its configuration, directory and manifest."""
 
@@ -51,10 +40,9 @@ GameListener = Callable[[int, GamePlan, GameResult], None]
 
 
 def verify_logs(config: RunConfig, run: RunDir) -> None:
-    """Read every existing log of the run as every reader does (each line, its header against its name and run, its
-    moves in sequence and replayed from its header's deal, checking their digests), and replay an unfinished game's
-    moves again from the plan's deal where the header's is another, so that a log that is damaged or does not match
-    is refused before any model is called (raises LogCorrupt or ReplayMismatch)."""
+    """Read every existing log of the run as every reader does, and replay an unfinished game's moves again
+    from the plan's deal where the header's is another, so that a log that is damaged or does not match is
+    refused before any model is called (LogCorrupt or ReplayMismatch)."""
     decks = {s.seed: list(s.deck) for s in config.seeds}
     for plan in config.plans():
         path = run.game_path(plan.game_id)
@@ -75,18 +63,17 @@ async def play_plans(
     stop: Stop | None = None,
     budget: Budget | None = None,
 ) -> list[tuple[int, GamePlan, GameResult]]:
-    """Play the selected games in this event loop: at most `options.concurrency` at once, and at most
-    `options.model_limits[model]` games that seat `model`, each call within `budget` where there is one (a game
-    whose call was not sent for it stops unfinished, and is not among the games returned).
+    """Play the selected games in this event loop: at most `options.concurrency` at once and
+    `options.model_limits[model]` games that seat `model`, each call within `budget` where there is one (a
+    game whose call was not sent for it stops unfinished, and is not returned).
 
-    When `stop` is pressed, or when one game fails (a disk fault), every other game is cancelled: no new call
-    starts, calls in flight are dropped (their move is played again on resume; what it was already answered is kept
-    in a "stopped" line, harness.play.game) and every log is closed intact.
-    Returns the games that ended; after a failure, raises it."""
+    When `stop` is pressed, or when one game fails (a disk fault, raised here), every other game is
+    cancelled: calls in flight are dropped (their move is played again on resume; what was already answered
+    is kept in a "stopped" line) and every log is closed intact."""
     agents: dict[SeatConfig, SeatAgent] = {}
-    for job in jobs:
-        for seat, agent in build_agents(job.config, options, budget).items():
-            agents.setdefault(seat, agent)
+    for seat in dict.fromkeys(seat for job in jobs for seat in job.config.seats):
+        client = caller_for(seat, options, budget)
+        agents[seat] = SeatAgent(seat, load_scaffold(seat.scaffold, seat.k), client, options.reply_retries)
     decks = {(index, s.seed): list(s.deck) for index, job in enumerate(jobs) for s in job.config.seeds}
     # in the process that plays: the warm-up starts LiteLLM's logging thread, which must not exist at a fork
     warm_up([seat for job in jobs for seat in job.config.seats])
@@ -100,10 +87,8 @@ async def play_plans(
         job = jobs[index]
         gates = [model_gates[m] for m in sorted({s.model for s in plan.seats}) if m in model_gates]
         async with AsyncExitStack() as held:
-            for held_gate in [
-                *gates,
-                gate,
-            ]:  # a fixed order, so that games never wait on each other in a cycle
+            # a fixed order, so that games never wait on each other in a cycle
+            for held_gate in [*gates, gate]:
                 await held.enter_async_context(held_gate)
             result = await play_game(
                 plan,
@@ -150,9 +135,9 @@ async def play_plans(
 
 
 def tune_gc_for_play() -> None:
-    """Exempt everything alive before play (LiteLLM's modules and price list, templates, decks: hundreds of
-    thousands of objects) from garbage collection, and collect the young generation every 10,000 allocations
-    instead of 700: each model call allocates thousands of short-lived objects, which the defaults would scan over
-    and over. No collection before the freeze: it would take long to free very little."""
+    """Exempt everything alive before play (LiteLLM's modules, templates, decks) from garbage collection,
+    and collect the young generation every 10,000 allocations instead of 700: each model call allocates
+    thousands of short-lived objects, which the defaults would scan over and over. No collection before the
+    freeze: it would free very little, slowly."""
     gc.freeze()
     gc.set_threshold(10_000, 10, 10)

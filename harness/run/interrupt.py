@@ -1,17 +1,10 @@
 """Ctrl-C (or SIGTERM) during a session: the first press stops the games, the second exits at once.
 
-On the first press no game starts a new model call: the calls in flight are cancelled (a move is logged only once
-its reply is in, so a cancelled move is simply played again on resume), every log is closed intact, the status is
-written and the command prints one line with the resume command (exit code 130). A second press while that happens
-exits at once, as a kill would: the logs stay intact and resumable.
-
-SIGTERM (a plain `kill`, a job scheduler's or a container's stop) is a stop like the first Ctrl-C, named as such:
-status `stopped`, the resume line, exit code 130. Outside a session the command line makes it raise Terminated, a
-KeyboardInterrupt, where Python would raise KeyboardInterrupt for Ctrl-C (`stop_on_sigterm`).
-
-With worker processes the terminal's Ctrl-C (and a SIGTERM to the whole group) reaches every process of the group;
-the workers ignore both and stop when their parent tells them to (STOP_WORKER), so that one press is never counted
-twice.
+On the first press no game starts a new model call, the calls in flight are cancelled (their move is played
+again on resume), every log is closed intact, the status is written and the command prints one line with the
+resume command (exit code 130). A second press exits at once, as a kill would, the logs intact. SIGTERM stops
+a session as the first Ctrl-C does, named as such; outside a session it raises Terminated (`stop_on_sigterm`).
+Worker processes ignore both and stop when their parent tells them to (STOP_WORKER): one press counts once.
 """
 
 from __future__ import annotations
@@ -65,10 +58,7 @@ class Stop:
     """Whether the user asked the session to stop, and how to tell them to continue."""
 
     def __init__(
-        self,
-        resume_hint: str = "",
-        signums: tuple[int, ...] = STOP_SIGNALS,
-        second_exits: bool = True,
+        self, resume_hint: str = "", signums: tuple[int, ...] = STOP_SIGNALS, second_exits: bool = True
     ) -> None:
         self.resume_hint = resume_hint
         self.signums = signums

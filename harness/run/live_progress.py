@@ -1,8 +1,5 @@
-"""The live progress display of a run: games done, moves, running mean score, tokens and cost, provider retries
-with the back-off waits under way counted down, and an estimate of the time left (rich).
-
-The estimate divides the moves still expected (each unfinished game's typical length less the moves it has) by the
-moves per second so far this session, so it shows from the first moves on and slows down while calls wait.
+"""The live progress display of a run (rich): games done, moves, running mean score, tokens and cost, provider
+retries with their back-off waits counted down, and the time left at this session's pace of moves.
 """
 
 from __future__ import annotations
@@ -67,12 +64,7 @@ class RunProgress:
 
     def stats(self) -> str:
         mean = f"{sum(self.scores) / len(self.scores):.2f}" if self.scores else "-"
-        parts = [
-            f"moves {self.moves}",
-            f"mean score {mean}",
-            f"tokens {self.tokens:,}",
-            self.cost_text(),
-        ]
+        parts = [f"moves {self.moves}", f"mean score {mean}", f"tokens {self.tokens:,}", self.cost_text()]
         if self.interrupted:
             parts.append(f"[red]interrupted {self.interrupted}[/red]")
         if self.retries:

@@ -1,9 +1,8 @@
 """One writer per run directory: an advisory lock (flock) on `<run>/.lock`, holding who took it.
 
-The kernel releases a flock when its process dies, however it dies, so a lock left by a killed process never
-blocks: the next process takes it over and is told whose it was. (Worker processes share their parent's lock until
-they exit too: when the named holder is dead, its workers are given a few seconds to finish exiting.) A second live
-process is refused with a message naming the holder.
+The kernel releases a flock when its process dies, so a lock left by a killed process never blocks: the next
+process takes it over and is told whose it was (after giving a dead holder's workers, which share its lock, a
+few seconds to exit). A second live process is refused with a message naming the holder.
 """
 
 from __future__ import annotations

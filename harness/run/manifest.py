@@ -1,10 +1,8 @@
-"""A run's manifest: written when the run is created (command, configuration, versions, git commit, seeds with
-their decks, the seats and the parameters sent), extended by one session record each time the run is played, and
-read back to continue it.
+"""A run's manifest: written when the run is created, extended by one session record each time the run is
+played, and read back to continue it.
 
-The run directory's name is derived from the configuration, so running the same command again continues the same
-run (finished games are never replayed), while a different configuration gets a directory of its own; a run
-directory named explicitly for a different configuration is refused.
+The run directory's name is derived from the configuration, so running the same command again continues the
+same run, while a run directory named explicitly for a different configuration is refused.
 """
 
 from __future__ import annotations
@@ -38,33 +36,16 @@ from harness.schema.secrets import public_command, public_seat
 
 def git_state() -> dict[str, Any]:
     root = Path(__file__).resolve().parents[2]  # the checkout around harness/run/
-    if not (
-        root / "pyproject.toml"
-    ).exists():  # an installed wheel: the git repository around it is not its source
+    if not (root / "pyproject.toml").exists():  # an installed wheel: the git repository around it is not its source
         return {"commit": None, "dirty": None}
+
+    def git(*args: str) -> str:
+        run = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=5, check=True)
+        return run.stdout.strip()
+
     try:
-        commit = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=True,
-        ).stdout.strip()
-        dirty = bool(
-            subprocess.run(
-                [
-                    "git",
-                    "-C",
-                    str(root),
-                    "status",
-                    "--porcelain",
-                ],  # untracked files count: new prompts or code
-                capture_output=True,
-                text=True,
-                timeout=5,
-                check=True,
-            ).stdout.strip()
-        )
+        commit = git("rev-parse", "HEAD")
+        dirty = bool(git("status", "--porcelain"))  # untracked files count: new prompts or code
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
     return {"commit": commit, "dirty": dirty}
@@ -120,14 +101,10 @@ def recorded_run(run: RunDir, config: RunConfig) -> RunManifest | None:
 def open_run(
     run_path: Path, config: RunConfig, command: list[str], options: SessionOptions, concurrency: bool = True
 ) -> Iterator[tuple[RunDir, RunManifest]]:
-    """Create the run directory, or reopen it if it holds this very configuration, hold its lock, and check every
-    log it holds (harness.run.games.verify_logs). Yields the run and its manifest with this session added, which
-    `record_session` writes once every run of the session is checked: a refused session leaves no trace.
-
-    Raises Refused for a directory of another configuration, Refused while another process writes it,
-    RunFolderDamaged for a manifest that cannot be read, LogCorrupt or ReplayMismatch for a log that is damaged
-    or does not replay.
-    """
+    """Create the run directory, or reopen it if it holds this very configuration, hold its lock, and check
+    every log it holds (verify_logs; LogCorrupt or ReplayMismatch for one that is damaged). Yields the run
+    and its manifest with this session added, which `record_session` writes once every run of the session
+    is checked: a refused session leaves no trace."""
     run = RunDir(run_path)
     recorded_run(run, config)
     created = not run.path.exists()
@@ -184,14 +161,10 @@ def config_of(run: RunDir) -> RunConfig:
     """The configuration a run directory was created with, checked against its recorded digest."""
     manifest = run.read_manifest()
     if manifest is None:
-        raise Refused(
-            f"{run.path} is not a run directory (no {run.manifest_path.name}); give a run's folder"
-        )
+        raise Refused(f"{run.path} is not a run directory (no {run.manifest_path.name}); give a run's folder")
     config = manifest.config
     if config.digest() != manifest.config_digest and not _unedited(run):
-        raise Refused(
-            f"{run.manifest_path} does not match its own config digest; it was edited by hand"
-        )
+        raise Refused(f"{run.manifest_path} does not match its own config digest; it was edited by hand")
     return config
 
 

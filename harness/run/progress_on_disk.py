@@ -1,11 +1,9 @@
-"""A run's progress read from its files alone: how many games are complete, interrupted or still to play.
+"""A run's progress read from its files alone (`runs`): games complete, interrupted or still to play.
 
-Reads the run through the one reader of run folders (harness.run.store: RunDir.results, which reads in full only the
-logs written since the run's status.json), so a log damaged for any reader (a line that is not a record, invalid
-UTF-8, a header of another game, a move line out of sequence or not replaying) is damaged here too: it is named, and
-its game is not counted, as report and export leave it out and resume refuses it, and the run's status is "damaged"
-(whatever its last session recorded) until the log is moved aside or restored. A manifest or status file that cannot
-be read makes that run "unreadable", with the same one line the other commands give, never the listing fail.
+Reads the run through RunDir.results, so a log damaged for any reader is named here, its game not counted,
+and the run's status is "damaged" (whatever its last session recorded) until the log is moved aside or
+restored. A manifest or status file that cannot be read makes that run "unreadable", in the one line the
+other commands give.
 """
 
 from __future__ import annotations
@@ -15,9 +13,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from harness.run.lock import holder_alive
+from harness.run.score_table import summarize
 from harness.run.store import RunDir, RunFolderDamaged
 from harness.schema.log_file import LogCorrupt
-from harness.schema.records import Usage
 
 
 class ProgressOnDisk(BaseModel):
@@ -51,10 +49,7 @@ def run_progress(path: Path) -> ProgressOnDisk:
             corrupt.append(f"{log.relative_to(path)} {result.at}")
         elif result is not None:
             results.append(result)
-    usage = sum((r.usage for r in results), Usage())  # prompt caching over every game's attempts
-    savings = [r.cache_saving_usd for r in results if r.cache_saving_usd is not None]
-    complete = [r for r in results if r.status == "complete"]
-    interrupted = sum(1 for r in results if r.status == "interrupted")
+    summary = summarize([(result, None) for result in results], 0.0)
     state: str = status.status if status else "new"
     if state == "running" and not holder_alive(path):
         state = "stopped"
@@ -65,11 +60,11 @@ def run_progress(path: Path) -> ProgressOnDisk:
         status=state,
         players=",".join(str(p) for p in players),
         total=len(games),
-        complete=len(complete),
-        interrupted=interrupted,
-        mean_score=sum(r.fireworks_score for r in complete) / len(complete) if complete else None,
+        complete=summary.complete,
+        interrupted=summary.interrupted,
+        mean_score=summary.mean_score,
         updated_at=status.updated_at if status else (manifest.created_at if manifest is not None else None),
         corrupt=corrupt,
-        cached_share=usage.cached_share,
-        cache_saving_usd=sum(savings) if savings else None,
+        cached_share=summary.cached_tokens / summary.prompt_tokens if summary.prompt_tokens else None,
+        cache_saving_usd=summary.cache_saving_usd,
     )

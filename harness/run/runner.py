@@ -34,13 +34,13 @@ from harness.strategies.scaffold import calls_per_move, load_scaffold
 def play_session(
     jobs: list[RunJob], options: SessionOptions, resume_hint: str = ""
 ) -> list[list[tuple[GamePlan, GameResult]]]:
-    """Play the unfinished games of several runs, in this process or spread over `options.workers` processes,
-    keeping each run's status file up to date, within the session's budget (`options.max_cost_usd`: the runs'
-    spend, every session's). Returns each job's (plan, result) pairs in plan order.
+    """Play the unfinished games of several runs, in this process or over `options.workers` processes, keeping
+    each run's status file up to date, within the session's budget (the runs' spend, every session's). Returns
+    each job's (plan, result) pairs in plan order.
 
-    Raises Ended after a Ctrl-C or SIGTERM (status "stopped") and when a call did not fit the
-    budget (status "budget") and DiskFault when a write fails (status "failed", where it can still be written);
-    `resume_hint` ("continue with: hanabi-eval resume ...") ends their message."""
+    Raises Ended after a Ctrl-C or SIGTERM (status "stopped") or at the budget (status "budget"), and
+    DiskFault when a write fails (status "failed", where it can still be written); `resume_hint` ends their
+    message."""
     budget = None
     if options.max_cost_usd is not None:
         spent = spent_in_logs((job.run for job in jobs), lambda model: price_of(model, options.prices))
@@ -207,7 +207,8 @@ def expected_moves(runs: Iterable[tuple[RunConfig, RunDir]]) -> int:
 
 def expected_calls(runs: Iterable[tuple[RunConfig, RunDir]]) -> tuple[int, int]:
     """(unfinished games, expected model calls) of the runs: typical moves left x the team's calls per move."""
-    return _calls((config, moves_left(config, run)) for config, run in runs)
+    games, calls, _, _ = estimate(runs, lambda model: None)
+    return games, calls
 
 
 # Prompt and reply tokens per model call, by scaffold, at 2 and at 5 players: BENCHMARKS.md section 4 (cl100k, the
@@ -255,11 +256,27 @@ class Estimate(NamedTuple):
 def estimate(runs: Iterable[tuple[RunConfig, RunDir]], price_of: Callable[[str], Prices | None]) -> Estimate:
     """expected_calls of the runs, and their cost: each seat's calls x its scaffold's typical tokens per call x its
     model's prices (`price_of`: USD per token, None without a price)."""
+    return _estimate(((config, moves_left(config, run)) for config, run in runs), price_of)
+
+
+def planned_calls(runs: Iterable[RunConfig], seeds: int) -> tuple[int, int]:
+    """(games, expected model calls) of new runs of these configurations over `seeds` seeds: what expected_calls
+    says of them once their decks are dealt, said before (the configurations' own seeds are not read)."""
+    groups = ((config, _moves_of_new_run(config, seeds)) for config in runs)
+    games, calls, _, _ = _estimate(groups, lambda model: None)
+    return games, calls
+
+
+def _estimate(
+    groups: Iterable[tuple[RunConfig, Iterable[tuple[int, int, int]]]], price_of: Callable[[str], Prices | None]
+) -> Estimate:
+    """The Estimate of (run, its moves_left groups): a team's calls and cost per move are the same in every
+    seating, so they are counted once per run and player count."""
     games, calls, cost = 0, 0.0, 0.0
     unpriced: dict[str, None] = {}
-    for config, run in runs:
+    for config, left in groups:
         per_move: dict[int, tuple[float, float]] = {}  # players -> (calls, USD) per move, averaged over the seats
-        for players, left, moves in moves_left(config, run):
+        for players, remaining, moves in left:
             if players not in per_move:
                 team = config.seats * players if len(config.seats) == 1 else config.seats
                 seat_calls, seat_cost = 0.0, 0.0
@@ -275,16 +292,10 @@ def estimate(runs: Iterable[tuple[RunConfig, RunDir]], price_of: Callable[[str],
                     prompt, reply = typical_call_tokens(seat.scaffold, players)
                     seat_cost += made * (prompt * prices.input + reply * prices.output)
                 per_move[players] = (seat_calls / players, seat_cost / players)
-            games += left
+            games += remaining
             calls += moves * per_move[players][0]
             cost += moves * per_move[players][1]
     return Estimate(games, round(calls), None if unpriced else cost, tuple(unpriced))
-
-
-def planned_calls(runs: Iterable[RunConfig], seeds: int) -> tuple[int, int]:
-    """(games, expected model calls) of new runs of these configurations over `seeds` seeds: what expected_calls
-    says of them once their decks are dealt, said before (the configurations' own seeds are not read)."""
-    return _calls((config, _moves_of_new_run(config, seeds)) for config in runs)
 
 
 def _moves_of_new_run(config: RunConfig, seeds: int) -> Iterator[tuple[int, int, int]]:
@@ -292,23 +303,3 @@ def _moves_of_new_run(config: RunConfig, seeds: int) -> Iterator[tuple[int, int,
     games = config.games_per_seed() // len(config.players) * seeds
     for players in config.players:
         yield players, games, games * TYPICAL_MOVES[players]
-
-
-def _calls(groups: Iterable[tuple[RunConfig, Iterable[tuple[int, int, int]]]]) -> tuple[int, int]:
-    """(games, expected model calls) of (run, its moves_left groups): a team's calls per move are the same in every
-    seating, so they are counted once per run and player count."""
-    remaining, calls = 0, 0.0
-    for config, left in groups:
-        per_move: dict[int, float] = {}
-        for players, games, moves in left:
-            if players not in per_move:
-                per_move[players] = team_calls_per_move(config, players)
-            remaining += games
-            calls += moves * per_move[players]
-    return remaining, round(calls)
-
-
-def team_calls_per_move(config: RunConfig, players: int) -> float:
-    """The model calls a move of the run's `players`-player games takes, averaged over the team's seats."""
-    team = config.seats * players if len(config.seats) == 1 else config.seats
-    return sum(calls_per_move(load_scaffold(s.scaffold, s.k), players) for s in team if not s.human) / players

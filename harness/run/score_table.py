@@ -1,10 +1,8 @@
-"""What a run prints at its end: the score table (one row per player count) and a summary of the whole session:
-games complete and interrupted, mean score, tokens, cost, what prompt caching read and saved, wall time, and every
-rejected attempt by error kind.
+"""What a run prints at its end: the score table (one row per player count) and a summary of the whole
+session.
 
-Counts cover every game of the run, whichever session played it, and every attempt ever made: the moves' calls and
-the failed calls of interrupted games. Error kinds are an open set: whatever the logs hold is counted by name, from
-each game's facts as the run's reader counts them (harness.run.store.GameFacts). A missing figure is "-", never nan.
+Counts cover every game of the run, whichever session played it, and every attempt ever made; error kinds are
+an open set, counted by name from each game's facts (GameFacts). A missing figure is "-", never nan.
 """
 
 from __future__ import annotations
@@ -21,10 +19,14 @@ from harness.schema.moves import EndReason
 from harness.schema.records import PROVIDER_ERROR_KINDS, GamePlan, GameResult
 
 
-def score_table(results: list[tuple[GamePlan, GameResult]]) -> Table:
+def _by_players(results: list[tuple[GamePlan, GameResult]]) -> list[tuple[int, list[GameResult]]]:
     by_players: dict[int, list[GameResult]] = defaultdict(list)
     for plan, result in results:
         by_players[plan.players].append(result)
+    return sorted(by_players.items())
+
+
+def score_table(results: list[tuple[GamePlan, GameResult]]) -> Table:
     table = Table(
         title="Scores per player count",
         caption="mean: fireworks at the end (the paper's score); engine: 0 after three strikes; "
@@ -33,8 +35,7 @@ def score_table(results: list[tuple[GamePlan, GameResult]]) -> Table:
     for column in ("players", "games", "done", "mean", "s.e.", "engine", "perfect", "struck out"):
         table.add_column(column, justify="right")
     table.add_column("interrupted", justify="right", style="red")
-    for players in sorted(by_players):
-        games = by_players[players]
+    for players, games in _by_players(results):
         done = [r for r in games if r.status == "complete"]
         scores = [r.fireworks_score for r in done]
         mean = sum(scores) / len(scores) if scores else math.nan
@@ -76,11 +77,7 @@ def sweep_table(runs: list[tuple[object, list[tuple[GamePlan, GameResult]]]]) ->
         seats = config.seats  # type: ignore[attr-defined]
         model = seats[0].model if len(seats) == 1 else " + ".join(s.model for s in seats)
         scaffold = "/".join(dict.fromkeys(s.scaffold for s in seats))
-        by_players: dict[int, list[GameResult]] = defaultdict(list)
-        for plan, result in results:
-            by_players[plan.players].append(result)
-        for players in sorted(by_players):
-            games = by_players[players]
+        for players, games in _by_players(results):
             scores = [r.fireworks_score for r in games if r.status == "complete"]
             mean = sum(scores) / len(scores) if scores else math.nan
             table.add_row(

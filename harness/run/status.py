@@ -1,9 +1,8 @@
-"""A run's status.json kept up to date during a session, counting the games of every session, not just this one.
+"""A run's status.json kept up to date during a session, counting the games of every session.
 
-The counts start from the game logs on disk (a game finished in an earlier session counts as complete) and follow
-the games as they finish; a final write reads the logs of unfinished games again, so a game whose result line
-landed just before a stop counts. While the session plays, the file is rewritten at most every WRITE_EVERY_S seconds; a
-write that fails (the folder vanished, the disk is full) stops the session with a DiskFault-worthy OSError.
+The counts start from the game logs on disk and follow the games as they finish; a final write reads the logs
+of unfinished games again, so a result line landed just before a stop counts. While the session plays, the
+file is rewritten at most every WRITE_EVERY_S seconds.
 """
 
 from __future__ import annotations

@@ -1,25 +1,11 @@
-"""A run directory on disk: manifest.json, status.json and one append-only JSONL log per game; and the one reader of
-run folders that every command uses (run, resume, runs, report, export, view, values, judge, sweep resume).
+"""A run directory on disk (manifest.json, status.json, one append-only JSONL log per game under games/)
+and the one reader of run folders that every command uses.
 
 Reading is typed and strict: the manifest is a RunManifest, the status a RunStatus, a sweep folder's record a
-SweepRecord, a game log is read by harness.schema.log_file (its header checked against its file name, its move lines
-in sequence) and then replayed through the engine's one checked replay (harness.engine.replay: every move legal and
-reaching its logged state digest), so that a log every reader gets from here either plays back as logged or is
-LogCorrupt at the line of the first move that does not. A manifest, status or sweep record that cannot be read as
-what it should be raises RunFolderDamaged, one line naming the file and the problem, so one file's damage gets the
-same verdict from every command. `find_runs` is the one rule for which folders are runs: those that hold a
-manifest.json; `check_each_game_once` the one rule that a reader adding runs up (report, export) counts no game twice.
-
-The commands that read runs take their logs from RunDir.games: each log read in turn, or its damage as a LogCorrupt
-record (RunDir.read, the one place a damaged log is sorted out), so a command holds one log at a time and keeps its
-facts (GameLogContents.facts: status, result, calls, attempts, error kinds, tokens, cost, counted once). `runs` takes
-each log's result from RunDir.results, which reads a log written before the run's status.json at its two ends only.
-
-Each log line is flushed and fsynced, and a line is written only once the line before it is on disk, so a log is
-always a prefix of the game. A torn last line (a crash mid-write) is detected on reading and ignored, never parsed
-as data; the next write first cuts it off, so a log never holds a record twice or half a record. Files that are
-replaced whole (manifest, status) are written to a temporary file and renamed over the old one. Nothing already
-written is ever modified in place.
+SweepRecord, each or RunFolderDamaged (one line naming the file and the problem); a game log is read by
+harness.schema.log_file and replayed by harness.engine.replay, so that every log a reader gets from here
+plays back as logged or is LogCorrupt at its first bad line. Files replaced whole (manifest, status) are
+written to a temporary file and renamed over the old one; nothing written is modified in place.
 """
 
 from __future__ import annotations
@@ -175,11 +161,9 @@ class RunDir:
                 yield game
 
     def results(self) -> Iterator[tuple[Path, GameResult | LogCorrupt | None]]:
-        """Each game log's result (None: none yet) or its damage, as `read` finds them. A log last written before the
-        run's status.json (by the session that then wrote the status) is read at its two ends only, when they show
-        nothing wrong: its header checked as `read_game` checks it, its result from its last line. So a run is
-        listed without reading its logs whole, while a log written since (a game being played, or a log edited or
-        copied in) is read in full."""
+        """Each game log's result (None: none yet) or its damage, as `read` finds them. A log last written
+        before the run's status.json is read at its two ends only (`_ends`) when they show nothing wrong,
+        so a run is listed without reading its logs whole; a log written since is read in full."""
         try:
             written = (self.path / STATUS).stat().st_mtime_ns
         except OSError:
@@ -199,9 +183,9 @@ class RunDir:
             yield path, result
 
     def _ends(self, path: Path) -> tuple[bool, GameResult | None]:
-        """(settled, the game's result) from a log's first and last lines: not settled when they cannot say (a torn
-        line, a line that is not the record it looks like), and the log is then read in full. Raises LogCorrupt for a
-        header that is not this game's, as `read_game` does."""
+        """(settled, the game's result) from a log's first and last lines, its header checked as
+        `read_game` checks it; not settled when they cannot say (a torn line, a line that is not the record
+        it looks like)."""
         with path.open("rb") as handle:
             first = handle.readline()
         last = last_line(path)
@@ -223,8 +207,13 @@ class RunDir:
             return False, None
 
     def _check_run(self, path: Path, header: GameHeader) -> None:
-        """Raise LogCorrupt unless the header is of this run (while the manifest can be read)."""
-        if header.run_id != self._manifest_run_id(header.run_id):
+        """Raise LogCorrupt unless the header is of the run the manifest (read once) records; while there is
+        no readable manifest, any run's header is taken."""
+        if self._run_id is None:
+            with contextlib.suppress(RunFolderDamaged):
+                manifest = self.read_manifest()
+                self._run_id = manifest.run_id if manifest is not None else None
+        if self._run_id is not None and header.run_id != self._run_id:
             raise LogCorrupt(
                 path,
                 1,
@@ -232,18 +221,6 @@ class RunDir:
                 "moved here?",
                 fix="move it back to the run it came from, out of this run's games folder",
             )
-
-    def _manifest_run_id(self, default: str) -> str:
-        """The run id the manifest records (read once), or `default` while there is no readable manifest."""
-        if self._run_id is None:
-            try:
-                manifest = self.read_manifest()
-            except RunFolderDamaged:
-                return default
-            if manifest is None:
-                return default
-            self._run_id = manifest.run_id
-        return self._run_id
 
     def write_manifest(self, manifest: RunManifest) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -274,9 +251,7 @@ def check_name_lengths(run_path: Path, game_ids: Sequence[str], fix: str) -> Non
     for name, what in named:
         size = len(name.encode("utf-8", "surrogateescape"))
         if size > NAME_MAX:
-            raise Refused(
-                f"{what} is {size} bytes long, more than the {NAME_MAX} a file system takes; {fix}"
-            )
+            raise Refused(f"{what} is {size} bytes long, more than the {NAME_MAX} a file system takes; {fix}")
 
 
 def is_run_dir(folder: Path) -> bool:
@@ -312,9 +287,7 @@ def find_runs(paths: Sequence[Path]) -> list[Path]:
         if not path.exists():
             raise Refused(f"{path} does not exist; give run directories made by `hanabi-eval run`")
         if not path.is_dir():
-            raise Refused(
-                f"{path} is not a run directory but a file; give folders made by `hanabi-eval run`"
-            )
+            raise Refused(f"{path} is not a run directory but a file; give folders made by `hanabi-eval run`")
         below = runs_below(path)
         if not below:
             raise Refused(
@@ -327,9 +300,8 @@ def find_runs(paths: Sequence[Path]) -> list[Path]:
 
 
 def check_each_game_once(runs: Sequence[Path]) -> None:
-    """Refuse run folders two of which hold the same game of the same run (a run copied beside its original, a
-    backup inside the folder given): a reader that adds runs up (report, export) would count that game twice. Raises
-    Refused naming the game and both folders, RunFolderDamaged for a manifest that cannot be read."""
+    """Refuse run folders two of which hold the same game of the same run (a copied run), which a reader
+    adding runs up (report, export) would count twice; RunFolderDamaged for a manifest that cannot be read."""
     seen: dict[tuple[str, str], Path] = {}
     for path in runs:
         run = RunDir(path)

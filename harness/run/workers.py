@@ -1,11 +1,9 @@
-"""Playing a session's games in several processes, so that a run can use more than one core.
+"""Playing a session's games in several processes, so that hundreds of games in flight use more than one core.
 
-With hosted models the harness mostly waits, but each call still costs a few milliseconds of CPU (LiteLLM, the
-provider SDK, rendering, logging), and at hundreds of games in flight one process saturates a core. Games are
-independent and each writes its own log, so they are dealt round-robin to worker processes; the parent keeps the
-run locks, the progress display and the status files, and collects moves and results from a queue. Concurrency and
-per-model limits are shared out between the workers, and so are the deployments' rate limits. A worker dies with
-its parent, and a crash in a worker costs at most the moves in flight: every game is resumable from its log.
+Games are dealt round-robin to worker processes; the parent keeps the run locks, the progress display and the
+status files, and collects moves and results from a queue. Concurrency, per-model limits and the deployments'
+rate limits are shared out between the workers. A worker dies with its parent, and a crash in a worker costs
+at most the moves in flight: every game is resumable from its log.
 """
 
 from __future__ import annotations
@@ -200,16 +198,9 @@ def play_in_workers(
         for part in parts
     ]
     plans = {(index, plan.game_id): plan for index, plan in selected}
-    results: list[tuple[int, GamePlan, GameResult]] = []
-    reported: dict[int, str] = {}
-    failures: list[str] = []
-    disk_fault: OSError | None = None
 
     def halt() -> None:
-        for process in processes:
-            if process.pid is not None and process.is_alive():
-                with contextlib.suppress(OSError):
-                    os.kill(process.pid, STOP_WORKER)
+        _stop_workers(processes)
 
     def kill() -> None:
         for process in processes:
@@ -223,7 +214,7 @@ def play_in_workers(
         for process in processes:
             process.start()
         with stop.in_thread(halt) if stop is not None else contextlib.nullcontext():
-            disk_fault = _collect(processes, events, plans, results, reported, failures, progress, on_game)
+            results, failures, disk_fault = _collect(processes, events, plans, progress, on_game)
     except BaseException:
         for process in processes:
             process.terminate()
@@ -244,13 +235,14 @@ def _collect(
     processes: list[Any],
     events: Any,
     plans: dict[tuple[int, str], GamePlan],
-    results: list[tuple[int, GamePlan, GameResult]],
-    reported: dict[int, str],
-    failures: list[str],
     progress: RunProgress,
     on_game: GameListener | None,
-) -> OSError | None:
-    """Take the workers' events until every worker has reported; return the first disk fault, if any."""
+) -> tuple[list[tuple[int, GamePlan, GameResult]], list[str], OSError | None]:
+    """Take the workers' events until every worker has reported: the games that ended, the workers'
+    failures and the first disk fault, if any."""
+    results: list[tuple[int, GamePlan, GameResult]] = []
+    reported: dict[int, str] = {}
+    failures: list[str] = []
     disk_fault: OSError | None = None
     while len(reported) < len(processes):
         try:
@@ -280,8 +272,13 @@ def _collect(
                 failures.append(f"worker {event[1]}: {event[2]}")
             elif kind == "disk" and disk_fault is None:
                 disk_fault = OSError(*event[2])
-                for process in processes:  # the others stop too, their logs intact
-                    if process.pid is not None and process.is_alive():
-                        with contextlib.suppress(OSError):
-                            os.kill(process.pid, STOP_WORKER)
-    return disk_fault
+                _stop_workers(processes)  # the others stop too, their logs intact
+    return results, failures, disk_fault
+
+
+def _stop_workers(processes: list[Any]) -> None:
+    """Tell each worker still running to stop (STOP_WORKER)."""
+    for process in processes:
+        if process.pid is not None and process.is_alive():
+            with contextlib.suppress(OSError):
+                os.kill(process.pid, STOP_WORKER)

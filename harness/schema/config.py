@@ -1,12 +1,9 @@
-"""What a run is and how a session plays it: RunConfig, everything that decides what a run plays (seats, player
-counts, seeds, seating, repeats), its digest (the run's identity), its default folder name and the plan of its games;
-SessionOptions, how one session plays (games at once, workers, re-asks, provider retries, deadlines, prompt caching,
-the budget and the prices it counts with), with every default and check of those options; RecordedConfig, the
-configuration as a manifest records it.
+"""What a run is and how a session plays it: RunConfig, everything that decides what a run plays (its digest
+is the run's identity, and names its folder) and the plan of its games; SessionOptions, how one session plays,
+with every default and check of those options; RecordedConfig, the configuration as a manifest records it.
 
-Two runs with equal configurations play identical game plans; settings that only change how a run is played (server
-URLs, deadlines, retry limits) are recorded per session but left out of the identity, so changing one continues the
-same run.
+Settings that only change how a run is played (server URLs, deadlines, retry limits) are recorded per session
+but left out of the identity, so changing one continues the same run.
 """
 
 from __future__ import annotations
@@ -29,6 +26,7 @@ from harness.schema.records import (
     count,
     game_id,
     seconds,
+    unless_none,
     whole,
     whole_above_zero,
 )
@@ -80,10 +78,7 @@ class ModelPrice(BaseModel):
     cache_read: float | None = None
     cache_write: float | None = None
 
-    @field_validator("input", "output", "cache_read", "cache_write")
-    @classmethod
-    def _price(cls, value: float | None) -> float | None:
-        return None if value is None else count(value)
+    _price = field_validator("input", "output", "cache_read", "cache_write")(unless_none(count))
 
 
 def price_spec(spec: str) -> tuple[str, ModelPrice]:
@@ -131,12 +126,10 @@ def flag_of(path: str) -> str:
 
 
 class SessionOptions(BaseModel):
-    """How one session plays: games (or judge requests) at once, worker processes, re-asks after an invalid reply,
-    provider retries and their waits, every seat's request deadline, the display, prompt caching, the budget
-    (--max-cost) and the prices given. Every default and every check of
-    these options is here, wherever they come from (the command line, a sweep file, a run's record, `judge`, the
-    Inspect task); `merged` puts the ones a user gave over a source's. They are no part of a run's identity: each
-    session of a run may change them, and its manifest records them per session."""
+    """How one session plays: games (or judge requests) at once, worker processes, re-asks, provider
+    retries, request deadlines, the display, prompt caching, the budget and the prices given. Every default
+    and check of these options is here, wherever they come from; `merged` puts the ones a user gave over a
+    source's. No part of a run's identity: its manifest records them per session."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -155,10 +148,8 @@ class SessionOptions(BaseModel):
     _at_once = field_validator("concurrency")(whole_above_zero)
     _retries = field_validator("reply_retries")(whole)
 
-    @field_validator("max_cost_usd")
-    @classmethod
-    def _budget(cls, value: float | None) -> float | None:
-        return None if value is None else count(value)
+    _budget = field_validator("max_cost_usd")(unless_none(count))
+    _deadline = field_validator("timeout_s")(unless_none(seconds))
 
     @field_validator("workers")
     @classmethod
@@ -170,11 +161,6 @@ class SessionOptions(BaseModel):
                 "usually best)"
             )
         return value
-
-    @field_validator("timeout_s")
-    @classmethod
-    def _deadline(cls, value: float | None) -> float | None:
-        return None if value is None else seconds(value)
 
     def merged(self, given: dict[str, Any], named: Callable[[str], str], source_name: str) -> SessionOptions:
         """These options with the ones a user gave over them (`given`: dotted field paths to values, only those
@@ -214,7 +200,8 @@ class SessionOptions(BaseModel):
         """The seats with this session's request deadline, where it sets one (their identity stays)."""
         if self.timeout_s is None:
             return seats
-        return tuple(with_timeout(seat, self.timeout_s) for seat in seats)
+        timeout = {"timeout_s": self.timeout_s}
+        return tuple(s.model_copy(update={"params": s.params.model_copy(update=timeout)}) for s in seats)
 
     def operational(self, seats: tuple[SeatConfig, ...]) -> dict[str, Any]:
         """What a manifest records of a session beside the run's identity: each seat's server, deployments and
@@ -231,11 +218,6 @@ class SessionOptions(BaseModel):
             **({"max_cost_usd": self.max_cost_usd} if self.max_cost_usd is not None else {}),
             **({"prices": {m: p.model_dump() for m, p in self.prices.items()}} if self.prices else {}),
         }
-
-
-def with_timeout(seat: SeatConfig, timeout_s: float) -> SeatConfig:
-    """The seat with another request deadline (an operational setting: the run's identity stays)."""
-    return seat.model_copy(update={"params": seat.params.model_copy(update={"timeout_s": timeout_s})})
 
 
 class RunConfig(BaseModel):
@@ -282,9 +264,8 @@ class RunConfig(BaseModel):
         return len(set(self.seats)) > 1
 
     def identity(self) -> dict[str, Any]:
-        """What decides the games' content. Operational settings (server URL, timeout, retry limits) are left out,
-        so fixing one of them (a new server, a raised limit, another client for the same server) continues the
-        same run."""
+        """What decides the games' content: operational settings (server URL, client, timeout, retry
+        limits) are left out, so changing one of them continues the same run."""
         identity = self.model_dump(
             mode="json",
             exclude={
@@ -337,9 +318,8 @@ class RunConfig(BaseModel):
             yield game_id(players, seed.seed_set, seed.seed, shift, repeat), players
 
     def plans(self) -> list[GamePlan]:
-        """Every game of the run, in order: player count, seed, seating, repeat. A repeat plays the same deal with
-        the same seating again; its game id ends in -play{repeat} from the second play on (mixed teams: after the
-        seating's own -r{rotation})."""
+        """Every game of the run, in order: player count, seed, seating, repeat (a repeat plays the same
+        deal with the same seating again, see game_id)."""
         return [
             GamePlan(
                 game_id=game_id(players, seed.seed_set, seed.seed, shift, repeat),

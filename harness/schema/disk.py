@@ -1,8 +1,7 @@
 """Disk faults (a read-only or full --out, a folder removed mid-run) said in one line: the path and the fix.
 
-Writes are ordered so that a fault never damages what is already on disk: a log line is appended after the one
-before it is synced (a line cut short by a full disk is a torn tail, ignored and cut off on resume), and whole files
-(manifest, status) are written to a temporary file and renamed, so a failed write leaves the old file as it was.
+Writes are ordered so that a fault never damages what is already on disk (harness.schema.log_file,
+harness.run.store.write_json_atomic).
 """
 
 from __future__ import annotations

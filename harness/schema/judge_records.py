@@ -1,8 +1,6 @@
-"""The judge's files: `<run>/judge/<game_id>.jsonl`, one JudgeRecord a line, written by `hanabi-eval judge`.
-
-The typed line and the one reader the judge command and the report share. A line that is not a judgement of the
-file's game (a torn last line after a crash, a damaged line) is skipped and counted with its line number and
-problem; the rest of the file is kept.
+"""The judge's files, `<run>/judge/<game_id>.jsonl` (one JudgeRecord a line, written by `hanabi-eval judge`):
+the typed line and the one reader the judge command and the report share. A line that is not a judgement of
+the file's game is skipped and counted with its line number and problem.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
-"""A game's log file: one JSONL line per record (header, moves, results), read and appended by everyone alike.
+"""A game's log file, `<game_id>.jsonl`: one JSONL line per record (header, moves, results), read and appended
+by everyone alike.
 
-Each line is flushed and fsynced, and a line is written only once the line before it is on disk, so a log is always
-a prefix of the game. A torn last line (a crash mid-write) is detected on reading and ignored, never parsed as data;
-the next write first cuts it off, so a log never holds a record twice or half a record.
-
-A log is named after its game (`<game_id>.jsonl`): reading one checks that its header is that game, so a log copied
-over another game's file is refused like a damaged line, by every reader alike. Its move lines must be the moves of
-turns 1, 2, 3, ... in order, the move of turn t made by seat (t - 1) % players (seat 0 moves first, engine/game.py),
-result lines between them where a session stopped: a move line repeated, deleted or moved is refused in the same
-way, at its line, before any reader scores or exports the game. (Whether each move replays to its logged state is
-the engine's check, engine/replay.py, which the run store's reader adds: harness.run.store.RunDir.read_game.)
+A line is written only once the line before it is on disk, so a log is always a prefix of the game. A torn
+last line (a crash mid-write) is ignored on reading and cut off by the next write. Reading checks that the
+header is the game the file's name says and that the move lines are turns 1, 2, 3, ... in order, each by the
+seat whose turn it is (seat 0 first), with result lines between them where a session stopped; whether each
+move replays is the run store's check (harness.run.store.RunDir.read_game).
 """
 
 from __future__ import annotations
@@ -197,17 +193,12 @@ class GameLogContents(BaseModel):
         """The moves and result lines in the order the log holds them: each result line follows the moves made
         before it (its `turns`), so a game interrupted and continued keeps its interruption where it happened."""
         ordered: list[MoveRecord | GameResult] = []
-        results = iter(self.results)
-        pending = next(results, None)
+        results = list(self.results)
         for made, move in enumerate(self.moves):
-            while pending is not None and pending.turns <= made:
-                ordered.append(pending)
-                pending = next(results, None)
+            while results and results[0].turns <= made:
+                ordered.append(results.pop(0))
             ordered.append(move)
-        while pending is not None:
-            ordered.append(pending)
-            pending = next(results, None)
-        return ordered
+        return ordered + results
 
 
 def read_game_log(path: Path) -> GameLogContents:
@@ -278,9 +269,8 @@ def last_line(path: Path) -> bytes | None:
 
 
 def last_result(path: Path) -> GameResult | None:
-    """The game's result at the end of its log, if the log ends with one, read from the end of the file only (as
-    GameLogContents.result: a stop is no result). A last line without its line break is torn, as every reader takes it
-    (read_game_log): not a result, whatever it holds."""
+    """The game's result at the end of its log, as GameLogContents.result takes it (a stop is none, a torn
+    last line is no result), read from the end of the file only."""
     tail = last_line(path)
     if tail is None or b'"type":"result"' not in tail:
         return None
@@ -329,13 +319,9 @@ def _settle(waiter: asyncio.Future[None]) -> None:
 
 
 class GameLog:
-    """Appends records to one game's log, durably and in order, after cutting off any torn tail.
-
-    `append` writes a record once the record before it is on disk and hands its sync to the process's sync threads,
-    so the sync overlaps the game's next model call instead of adding to every move. A killed process loses nothing
-    written (the data is in the OS's cache); a machine crash can cost at most the last record, which resume then
-    plays again. `durable` waits until the last record is on disk.
-    """
+    """Appends records to one game's log, durably and in order, after cutting off any torn tail. Each
+    record's sync runs on the process's sync threads, overlapping the game's next model call; a machine
+    crash can cost at most the last record, which resume plays again."""
 
     def __init__(self, path: Path, valid_bytes: int | None = None) -> None:
         self.path = path  # its folder exists (RunDir.write_manifest makes it): one that vanished is an error

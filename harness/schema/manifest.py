@@ -1,10 +1,9 @@
-"""RunManifest: the typed manifest.json of a run directory, written once when the run is created and extended by
-one session record each time the run is played again.
+"""RunManifest: the typed manifest.json of a run directory, written when the run is created and extended by
+one session record each time it is played again.
 
-The fields keep the names and order of the JSON that runs have always written, and every model keeps keys it does
-not know (extra="allow"), so a manifest written by any version of the harness loads, and writing it back changes
-nothing but what was added. The configuration is the run's own type as recorded, RecordedConfig
-(harness.schema.config): its seats without secrets. The parameters sent to LiteLLM are kept as their JSON objects.
+The fields keep the names and order of the JSON that runs have always written, and every model keeps keys it
+does not know (extra="allow"), so a manifest written by any version loads, and writing it back changes nothing
+but what was added.
 """
 
 from __future__ import annotations

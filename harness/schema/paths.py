@@ -1,8 +1,6 @@
-"""Where the shipped data folders (prompts/, scaffolds/, seeds/) live, in a checkout and in an installed wheel.
-
-The folders sit at the repository root and are packaged as `harness.data`, so the same lookup works for an
-editable install, a wheel, and a plain checkout on sys.path. Never write into these folders at run time.
-template_environment sets Jinja up for a folder of templates, the prompts' or another layer's own.
+"""Where the shipped data folders (prompts/, scaffolds/, seeds/) live: at the repository root, packaged as
+`harness.data`, so the same lookup works for a checkout, an editable install and a wheel. Never written at run
+time. template_environment sets Jinja up for a folder of templates.
 """
 
 from __future__ import annotations

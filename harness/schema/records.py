@@ -33,6 +33,7 @@ SCHEMA_VERSION = 1
 DEFAULT_TIMEOUT_S = 600.0  # every request's overall deadline unless a seat, a sweep or --timeout sets another
 REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 Checked = TypeVar("Checked", bound=BaseModel)
+Value = TypeVar("Value")
 
 
 def seconds(value: float) -> float:
@@ -69,6 +70,11 @@ def whole_above_zero(value: int) -> int:
     return value
 
 
+def unless_none(check: Callable[[Value], Value]) -> Callable[[Value | None], Value | None]:
+    """`check` for a value that may be left unset (None), as a field validator."""
+    return lambda value: None if value is None else check(value)
+
+
 class GenerationParams(BaseModel):
     """Sampling parameters sent with every call of a seat. None means the provider's default. Each is checked here,
     once, whichever way it was given (the command line, a --seat spec, a sweep file, `judge`): see checked_params."""
@@ -91,15 +97,10 @@ class GenerationParams(BaseModel):
             raise ValueError("is outside 0-2")
         return value
 
-    @field_validator("max_tokens", "thinking_budget", "max_tokens_on_truncation")
-    @classmethod
-    def _tokens(cls, value: int | None) -> int | None:
-        return None if value is None else whole_above_zero(value)
-
-    @field_validator("timeout_s")
-    @classmethod
-    def _timeout(cls, value: float) -> float:
-        return seconds(value)
+    _tokens = field_validator("max_tokens", "thinking_budget", "max_tokens_on_truncation")(
+        unless_none(whole_above_zero)
+    )
+    _timeout = field_validator("timeout_s")(seconds)
 
     @field_validator("reasoning_effort")
     @classmethod
@@ -148,10 +149,8 @@ def checked_params(values: dict[str, Any], where: str, from_flags: Collection[st
 
 
 class Deployment(BaseModel):
-    """One backend serving a seat's model (a LiteLLM Router deployment): a replica, a key or a region.
-
-    Keys are named by environment variable, never written in a config or a log.
-    """
+    """One backend serving a seat's model (a LiteLLM Router deployment): a replica, a key or a region. Keys
+    are named by environment variable, never written in a config or a log."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -237,13 +236,7 @@ class Usage(BaseModel):
         return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else None
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-            cached_tokens=self.cached_tokens + other.cached_tokens,
-            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
-            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
-        )
+        return Usage(**{field: getattr(self, field) + getattr(other, field) for field in Usage.model_fields})
 
 
 ErrorKind = Literal[
@@ -444,13 +437,10 @@ class Attempt(BaseModel):
 
 
 def total_cost(attempts: Iterable[Attempt]) -> float | None:
-    """What the attempts cost as the providers reported it, or None when that is not known.
-
-    An attempt answered without a cost (`cost_unknown`: a model LiteLLM has no price for) makes the total unknown,
-    however much the other attempts cost: a free built-in player beside an unpriced model does not make the team's
-    games $0. An attempt without an answer (a provider error, a timeout) adds nothing, so attempts of which none was
-    answered cost $0: a priced model's game that failed at its first call is not "unpriced".
-    """
+    """What the attempts cost as the providers reported it, or None when that is not known: an answered
+    attempt without a cost (`cost_unknown`) makes the total unknown, whatever the others cost (a free
+    built-in player beside an unpriced model is not $0). An attempt without an answer adds nothing, so a
+    priced model's game that failed at its first call costs $0, not "unpriced"."""
     costs: list[float] = []
     for attempt in attempts:
         if attempt.cost_unknown:
@@ -504,11 +494,7 @@ class MoveRecord(BaseModel):
 
     @property
     def usage(self) -> Usage:
-        total = Usage()
-        for call in self.calls:
-            for attempt in call.attempts:
-                total = total + attempt.usage
-        return total
+        return sum((a.usage for c in self.calls for a in c.attempts), Usage())
 
     @property
     def cost_usd(self) -> float | None:

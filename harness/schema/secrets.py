@@ -1,10 +1,8 @@
 """Keeps secrets out of everything the harness writes: API keys, bearer tokens, credentials in URLs.
 
-`redact` scrubs a text of the values of key-like environment variables, of the secrets the run registered (keys read
-from a deployment's own variable, credentials taken out of an --api-base URL), and of key-shaped tokens. Its
-patterns never match a double quote or a backslash, so redacting a serialised JSON line keeps it valid JSON.
-`safe_url` drops user info and query strings from a URL before it is recorded; `split_credentials` takes the user
-info out of a URL so that it can be sent as a header instead.
+`redact` scrubs a text of the values of key-like environment variables, of the secrets the run registered and
+of key-shaped tokens; its patterns never match a double quote or a backslash, so a redacted JSON line stays
+valid JSON. `safe_url` drops user info and query strings from a URL before it is recorded.
 """
 
 from __future__ import annotations
@@ -70,9 +68,8 @@ def register_secret(value: str | None) -> None:
         _REGISTERED.add(value)
 
 
-# (the environment as last read, how many secrets were registered then, the values to redact): reading and decoding
-# the whole environment on every redaction cost more than the redaction itself (several times per move); comparing
-# the environment's raw mapping with the copy kept costs a few microseconds, and any change reads it again.
+# (the environment as last read, how many secrets were registered then, the values to redact): read again
+# only when the environment's raw mapping or the secrets registered change (reading costs more than redacting)
 _VALUES_CACHE: tuple[dict[bytes, bytes], int, list[str]] | None = None
 
 

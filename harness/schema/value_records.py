@@ -1,10 +1,8 @@
-"""Reading the move values `hanabi-eval values` writes: `<run>/values/<game_id>.jsonl`, one line per decision.
+"""Reading the move values `hanabi-eval values` writes (`<run>/values/<game_id>.jsonl`, one
+DecisionValueRecord a line), for the export and the report.
 
-The typed line (DecisionValueRecord) and a reader shared by the export and the report. A torn last line (the values
-command was stopped mid-write; it redoes that decision on its next run) is left out; any other line that is not a
-valid record makes the file unreadable (ValuesUnreadable, "path:line: problem"). `aligned` puts a decision's values in
-the order of the logged legal moves and checks that they describe the same decision as the game log; `check_game`
-does so for every decision of a file.
+A torn last line (the values command redoes that decision on its next run) is left out; any other line that is
+not a valid record makes the file unreadable (ValuesUnreadable, "path:line: problem").
 """
 
 from __future__ import annotations

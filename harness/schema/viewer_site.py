@@ -1,8 +1,8 @@
-"""The index of a static game-viewer site (`hanabi-eval view ... --out DIR`): which runs and games it holds and where
-their pages are, written by the viewer as DIR/site.json and read by the report to link its games to their pages.
+"""The index of a static game-viewer site (`hanabi-eval view ... --out DIR`), DIR/site.json: its runs and
+games and where their pages are, read by the report to link its games to their pages.
 
-A report links to a site in the folder named `viewer` beside the report's own folder (`reports/all/report.html` links
-into `reports/viewer/`), and only to the pages the site's index lists, so a link never points at a missing page.
+A report links only into the site in the folder named `viewer` beside its own folder, and only to the pages
+the index lists, so a link never points at a missing page.
 """
 
 from __future__ import annotations
