@@ -83,11 +83,6 @@ class InspectEval:
         self.stop()  # a test that failed before waiting for it leaves no eval running
 
 
-def inspect_eval(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, EvalLog, str]:
-    """Run `inspect eval hanabi_eval/hanabi ARGS` in a subprocess; its exit code, its log and its output."""
-    return InspectEval(tmp_path, *args, env=env).result()
-
-
 def games_of(folder: Path) -> dict[str, GameLogContents]:
     """The game logs of the one run folder in `folder`, by game id."""
     (run,) = [p for p in folder.iterdir() if p.is_dir()]
@@ -177,18 +172,18 @@ def test_an_imported_inspect_log_is_a_run_that_report_export_and_values_read(
     assert "`inspect eval-retry` on that log plays its errored" in refused(["resume", str(run_dir)], capsys)
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Inspect's own, of the retry library it calls
+@pytest.mark.usefixtures("inspect_home")
 def test_a_mixed_team_with_multi_call_scaffolds_plays_as_under_hanabi_eval_run(tmp_path: Path) -> None:
-    # a mixture of agents (5 calls a move at 2 players) beside Mycroft's working memory, as a team of two players
+    # a mixture of agents (5 calls a move at 2 players) beside Mycroft's working memory, as a team of two players;
+    # Inspect run in this process (`inspect eval` itself runs as a subprocess in the tests above)
     team = "hanabi/smart:moa-watson,hanabi/cautious:mycroft"
-    with InspectEval(tmp_path, "--model", "hanabi/smart", "-T", f"seats={team}", "-T", "seeds=3") as started:
-        assert main(["run", "--seat", "local/smart:moa-watson", "--seat", "local/cautious:mycroft", "--seeds", "3",
-                     "--out", str(tmp_path / "run"), "--no-progress"]) == 0
-        code, log, output = started.result()
-    assert code == 0, output
-    assert import_log(log, tmp_path / "inspect") == 0
-    ((game_id, contents),) = games_of(tmp_path / "inspect").items()
+    log, contents = eval_here(tmp_path, "hanabi/smart", {"seats": team, "seeds": "3"})
+    assert log.status == "success"
+    assert main(["run", "--seat", "local/smart:moa-watson", "--seat", "local/cautious:mycroft", "--seeds", "3",
+                 "--out", str(tmp_path / "run"), "--no-progress"]) == 0
     ((other_id, other),) = games_of(tmp_path / "run").items()
-    assert game_id == other_id == "2p-custom-seed3-r0"
+    assert contents.header is not None and contents.header.game_id == other_id == "2p-custom-seed3-r0"
     assert [s.model for s in contents.header.seats] == ["hanabi/smart", "hanabi/cautious"]  # type: ignore[union-attr]
     assert {c.role for c in contents.moves[0].calls} == {c.role for c in other.moves[0].calls}
     assert len(contents.moves[0].calls) == 5
@@ -334,7 +329,11 @@ def test_bad_replies_are_re_asked_through_inspect_exactly_as_hanabi_eval_run_re_
     assert len(turns) == len(ours.moves) and any("rejected: `ambiguous`" in str(t) for t in turns)
 
 
-def test_a_provider_that_stays_down_errors_the_sample_and_imports_as_an_interrupted_game(tmp_path: Path) -> None:
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.usefixtures("inspect_home")
+def test_a_provider_that_stays_down_errors_the_sample_and_imports_as_an_interrupted_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     answered: list[int] = []
 
     def script(request: dict[str, Any]) -> Reply:
@@ -346,14 +345,15 @@ def test_a_provider_that_stays_down_errors_the_sample_and_imports_as_an_interrup
     with FakeModelServer(script) as server:
         # the server named the other way Inspect's openai provider takes it, OPENAI_BASE_URL; a model name Inspect
         # does not know it takes for its newest model and asks through the Responses API unless told otherwise
-        env = {**KEY, "OPENAI_BASE_URL": server.base_url}
-        args = ["--model", "openai/fake-model", "-M", "responses_api=false", "-M", "max_retries=0"]
-        _, log, output = inspect_eval(tmp_path, *args, "--max-retries", "0", "-T", "seeds=1", env=env)
-    assert log.status == "error", output
+        monkeypatch.setenv("OPENAI_API_KEY", KEY["OPENAI_API_KEY"])
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        model_args = {"responses_api": False, "max_retries": 0}
+        log, contents = eval_here(
+            tmp_path, "openai/fake-model", {"seeds": "1"}, 1, model_args=model_args, max_retries=0
+        )
+    assert log.status == "error"
     sample = (log.samples or [])[0]
     assert sample.error is not None and "stopped" in sample.error.message
-    assert main(["import-inspect", log.location, "--out", str(tmp_path / "inspect")]) == 1
-    ((_, contents),) = games_of(tmp_path / "inspect").items()
     assert len(contents.moves) == 4
     assert contents.result is not None and contents.result.status == "interrupted"
     (failed,) = contents.result.failed_calls
@@ -364,24 +364,30 @@ def test_a_provider_that_stays_down_errors_the_sample_and_imports_as_an_interrup
         assert "sk-test-inspect-0000" not in path.read_text()
 
 
-def limited_game(
-    tmp_path: Path, model: str, scaffold: str = "moa-watson", **options: Any
-) -> tuple[Any, GameLogContents]:
-    """One game (by default of a mixture of agents: five calls a move at 2 players) under an Inspect limit, through
-    Inspect's Python API in this process: its sample and its imported log."""
+def eval_here(
+    tmp_path: Path, model: str, task: dict[str, str], imported: int = 0, **options: Any
+) -> tuple[EvalLog, GameLogContents]:
+    """`inspect eval hanabi_eval/hanabi` of one game with the task options `task`, through Inspect's Python API in
+    this process (no subprocess importing Inspect anew): its log, and its game as `import-inspect` imports it
+    (exiting with `imported`: 1 when the game did not finish)."""
     from inspect_ai import eval as inspect_eval
 
     from hanabi_eval._registry import hanabi
 
     (log,) = inspect_eval(
-        hanabi(scaffold=scaffold, seeds="1"),
-        model=model,
-        log_dir=str(tmp_path / "inspect-logs"),
-        display="none",
-        **options,
+        hanabi(**task), model=model, log_dir=str(tmp_path / "inspect-logs"), display="none", **options
     )
-    assert import_log(log, tmp_path / "inspect") == 0
+    assert import_log(log, tmp_path / "inspect") == imported
     ((_, contents),) = games_of(tmp_path / "inspect").items()
+    return log, contents
+
+
+def limited_game(
+    tmp_path: Path, model: str, scaffold: str = "moa-watson", **options: Any
+) -> tuple[Any, GameLogContents]:
+    """One game (by default of a mixture of agents: five calls a move at 2 players) under an Inspect limit, through
+    Inspect's Python API in this process: its sample and its imported log."""
+    log, contents = eval_here(tmp_path, model, {"scaffold": scaffold, "seeds": "1"}, **options)
     return (log.samples or [])[0], contents
 
 
