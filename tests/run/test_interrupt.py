@@ -127,7 +127,8 @@ def test_ctrl_c_stops_with_one_line_and_the_resume_command_counts_every_session(
     cells = [cell.strip() for cell in row.split("│")]
     assert cells[cells.index(status) + 1] == str(finished_games(tmp_path)), listed  # the "done" column
 
-    assert main([*resume_command(err)[3:], *TO_THE_END]) == 0  # the printed command, in this process
+    if status == "stopped":  # the printed command, in this process
+        assert main([*resume_command(err)[3:], *TO_THE_END]) == 0
     assert status_of(tmp_path)["status"] == "complete" and status_of(tmp_path)["games_complete"] == GAMES
     assert_whole_logs(tmp_path)
 
