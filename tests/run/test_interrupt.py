@@ -27,8 +27,7 @@ from tests.fakeserver import FakeModelServer, Reply, careful_player
 from tests.helpers import ROOT, assert_whole_logs
 from tests.processes import wait_until_group_gone
 
-# 10 ms a move: a game lasts about a second, long enough for every signal below to land while games are left
-SLOW = ["--model", "local/smart@10ms", "--players", "2", "3", "--seeds", "1,2", "--no-progress"]
+SLOW = ["--model", "local/smart@25ms", "--players", "2", "3", "--seeds", "1,2", "--no-progress"]
 GAMES = 4
 TO_THE_END = ["--concurrency", str(GAMES)]  # a resume in this process plays every game left at once
 
