@@ -25,10 +25,6 @@ API_NAME = "hanabi"
 MAX_CONNECTIONS = 1000  # a bot answers at once: Inspect's connection limit would only queue games
 
 
-class BotRequestError(RuntimeError):
-    """A `hanabi/` model was asked by something other than a seat of the hanabi task (no view to decide from)."""
-
-
 class HanabiBotAPI(ModelAPI):
     """Serves `hanabi/<bot>[@<ms>ms]`: the bot's move for the seat's view, in the call's reply format."""
 
@@ -60,7 +56,7 @@ class HanabiBotAPI(ModelAPI):
     ) -> ModelOutput:
         request = SEAT_REQUEST.get()
         if request is None or not isinstance(request.get(OFFLINE_REPLY_KEY), str):
-            raise BotRequestError(
+            raise Refused(  # asked by something other than a seat of the hanabi task: no view to decide from
                 f"{API_NAME}/{self.offline_bot} plays only the seats of the hanabi_eval/hanabi task (it decides from "
                 "the seat's view, which only that task sends)"
             )

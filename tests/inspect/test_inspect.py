@@ -212,6 +212,18 @@ def test_bad_task_options_are_refused_naming_the_option(options: dict[str, Any],
     assert named in str(refused.value)
 
 
+@pytest.mark.usefixtures("inspect_home")
+def test_a_built_in_player_asked_outside_the_hanabi_task_is_refused_naming_the_task() -> None:
+    import asyncio
+
+    from inspect_ai.model import get_model
+
+    import hanabi_eval._registry  # noqa: F401  (registers the hanabi/ model API)
+
+    with pytest.raises(Refused, match="plays only the seats of the hanabi_eval/hanabi task"):
+        asyncio.run(get_model("hanabi/smart").generate("Which card do you play?"))
+
+
 @pytest.mark.parametrize("text", ["{}", "not a log"], ids=["json of something else", "not json"])
 def test_importing_a_file_that_is_no_inspect_log_is_refused_in_one_line_naming_what_to_give(
     text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
