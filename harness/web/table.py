@@ -28,7 +28,7 @@ from harness.play.desk import TABLE, Desk, DeskState, FinishedGame
 from harness.run.store import RunDir, find_runs
 from harness.schema.cards import COLORS
 from harness.schema.errors import Refused
-from harness.schema.moves import Move
+from harness.schema.moves import Move, MoveKind
 from harness.schema.records import GameResult, is_digits
 from harness.view.seat_view import SeatView
 from harness.web.board import Board, Frozen, view_board
@@ -99,10 +99,15 @@ class TablePage(Frozen):
     finished: list[FinishedLine]
 
 
+PAGE_KINDS = {MoveKind.PLAY: "play", MoveKind.DISCARD: "discard", MoveKind.REVEAL_COLOR: "color",
+              MoveKind.REVEAL_RANK: "rank"}
+
+
 def _named(move: Move) -> tuple[str, str | None]:
-    """A move's kind as the page names it ("play", "discard", "color", "rank") and a hint's colour or rank."""
-    kind = str(move.kind).removeprefix("reveal_")
-    return kind, move.color if kind == "color" else str(move.rank) if kind == "rank" else None
+    """A move's kind as the page names it and a hint's colour or rank."""
+    if move.kind is MoveKind.REVEAL_COLOR:
+        return "color", move.color
+    return PAGE_KINDS[move.kind], str(move.rank) if move.kind is MoveKind.REVEAL_RANK else None
 
 
 def _buttons(view: SeatView) -> list[MoveButton]:
@@ -113,7 +118,8 @@ def _buttons(view: SeatView) -> list[MoveButton]:
         card = legal.move.card_index
         if not legal.move.is_hint:
             assert card is not None
-            key = ("12345" if kind == "play" else DISCARD_KEYS)[card : card + 1] or None
+            keys = "12345" if kind == "play" else DISCARD_KEYS
+            key = keys[card] if card < len(keys) else None
             buttons.append(MoveButton(index=legal.index, kind=kind, card=card, key=key))
         else:
             buttons.append(MoveButton(index=legal.index, kind=kind, target=legal.target_player, value=value,
@@ -415,9 +421,11 @@ def _handler(table: TableServer) -> type[BaseHTTPRequestHandler]:
                 if not is_digits(length) or int(length) > MAX_FORM:
                     return _refusal(HTTPStatus.BAD_REQUEST, "a move is a small form; nothing was played")
                 body = self.rfile.read(int(length))
+            refused = self._checked(posting)
+            if refused:
+                return refused
             try:
-                refused = self._checked(posting)
-                return refused or (table.post(self.path, body) if posting else table.get(self.path))
+                return table.post(self.path, body) if posting else table.get(self.path)
             except Exception as exc:  # one bad page must not stop the table
                 print(f"table: {urlsplit(self.path).path}: {type(exc).__name__}: {exc}", file=sys.stderr)
                 return _refusal(HTTPStatus.INTERNAL_SERVER_ERROR, failed)
