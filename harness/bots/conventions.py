@@ -385,7 +385,29 @@ class Replay:
 
 def replay(view: PlayView) -> Replay:
     """Replay the history: every hand as the public history describes it, under the clue convention."""
-    return ReplayCache().replay(view)
+    dealt = Dealt(view.num_players, view.hand_size)
+    dealt.advance(view.history)
+    result = _new_replay(view, dealt)
+    result.hands[:] = _first_hands(view.num_players, view.hand_size)
+    run = _Replaying(view.num_players, view.hand_size, result.hands)
+    for entry in view.history:
+        run.step(entry, result.identity, result.chop_clued)
+    return result
+
+
+def _first_hands(players: int, hand_size: int) -> list[list[Slot]]:
+    return [[Slot(p * hand_size + i) for i in range(hand_size)] for p in range(players)]
+
+
+def _new_replay(view: PlayView, dealt: Dealt) -> Replay:
+    """A Replay of `view` whose hands are still empty: the seat's identities of every card it knows of, from where
+    `dealt` (advanced along the view's whole history) says each card is."""
+    cards = dict(dealt.gone)
+    for other in view.others:
+        for uid, visible in zip(dealt.hands[other.player], other.cards, strict=True):
+            cards[uid] = visible.card
+    own = {uid: frozenset(cands) for uid, cands in zip(dealt.hands[view.seat], view.own_candidates, strict=True)}
+    return Replay([], cards, own, {})
 
 
 class Dealt:
@@ -497,8 +519,8 @@ class _Replaying:
 
 
 class ReplayCache:
-    """The replays of one seat's views along one game, each continuing from the last instead of from the first
-    move (a fresh cache replays from the start: `replay`).
+    """`replay` of one seat's views along one game, each continuing from the last instead of from the first
+    move.
 
     A replay depends on the history and on the identities the seat allows for the cards it asks about (what it
     has seen, and the candidates of its own cards, which narrow as the game goes on). The cache keeps the
@@ -506,7 +528,7 @@ class ReplayCache:
     seen, with the answers. A later view of the same game whose history extends that one takes the kept states
     up to the first entry whose answers have changed since, steps from there, and takes the kept states again
     from the first entry after which its state equals the kept one. Anything else is replayed from the start.
-    A step reads only the state, the entry and the answers, so the result equals a replay from the start.
+    A step reads only the state, the entry and the answers, so the result equals `replay(view)`.
     """
 
     def __init__(self) -> None:
@@ -528,19 +550,11 @@ class ReplayCache:
         ):
             dealt = Dealt(view.num_players, view.hand_size)
             dealt.advance(history)
-            size = view.hand_size
-            first = [[Slot(p * size + i) for i in range(size)] for p in range(view.num_players)]
-            begin = _Replaying(view.num_players, size, first)
+            begin = _Replaying(view.num_players, view.hand_size, _first_hands(view.num_players, view.hand_size))
             self._states, self._asks, self._first, known = [(begin, {})], [], {}, 0
         else:
             dealt.advance(history[known:])
-        # The seat's identities of every card it knows of, from where `dealt` says each card is.
-        cards = dict(dealt.gone)
-        for other in view.others:
-            for uid, visible in zip(dealt.hands[other.player], other.cards, strict=True):
-                cards[uid] = visible.card
-        own = {uid: frozenset(c) for uid, c in zip(dealt.hands[view.seat], view.own_candidates, strict=True)}
-        result = Replay([], cards, own, {})
+        result = _new_replay(view, dealt)
         start = known
         for uid, (names, asked_at) in self._first.items():
             if asked_at < start and result.identity(uid) != names:
