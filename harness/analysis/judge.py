@@ -52,7 +52,8 @@ MAX_REPLY_CHARS = 100_000  # a longer judge reply is refused unread
 
 
 class JudgeUnreachable(RuntimeError):
-    """The judge model cannot be called at all (bad key, unknown model): judge_runs stops with it."""
+    """The judge model cannot be called at all (bad key, unknown model): judge_runs stops with it, and
+    cli/judge.py catches it, says so and exits 1."""
 
 
 class Verdict(BaseModel):
@@ -256,7 +257,8 @@ async def ask_judge(
     client: ModelClient, turn: TurnToJudge, reply_retries: int, attempts: list[Attempt]
 ) -> Verdict | str:
     """Ask until a usable verdict or the re-asks run out: the verdict, or why there is none; attempts go
-    into `attempts` as they arrive (for a caller stopped half-way)."""
+    into `attempts` as they arrive (for a caller stopped half-way). Raises FatalModelError when the judge
+    cannot be called at all (bad key, unknown model)."""
     messages = list(turn.messages)
     problem: str | None = None
     for _ in range(reply_retries + 1):
@@ -353,7 +355,8 @@ def _record(outcome: JudgeOutcome, judge_dir: Path, turn: TurnToJudge, status: s
 
 
 async def judge_run(run: RunDir, client: ModelClient, reply_retries: int, concurrency: int) -> JudgeOutcome:
-    """Judge every working-memory turn of a run not judged yet (those not asked once `stopped`, left)."""
+    """Judge every working-memory turn of a run not judged yet. Once the judge cannot be called at all
+    (`stopped` says why), the turns not yet asked are left for the next session."""
     judge_dir = run.path / JUDGE_DIR
     outcome = JudgeOutcome()
     pending: list[TurnToJudge] = []
@@ -438,7 +441,8 @@ def judge_runs(
     command: list[str],
     on_run: Callable[[RunDir, JudgeOutcome], None],
 ) -> int:
-    """Judge every run under its judge folder's lock, telling `on_run` of each session; the turns unjudged."""
+    """Judge every run under its judge folder's lock, telling `on_run` of each session; the turns unjudged.
+    Raises JudgeUnreachable after the run whose session found the judge cannot be called."""
     client = ModelClient(seat, policy)
     failed = 0
     try:

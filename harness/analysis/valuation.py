@@ -171,7 +171,9 @@ def _fsync(path: Path) -> None:
 
 class ValuesWriter:
     """Appends each game's lines to its values file in turn order, whatever order they are valued in;
-    fsyncs the files every SYNC_INTERVAL_S, a game's file once complete, and all on `sync()`."""
+    fsyncs the files every SYNC_INTERVAL_S, a game's file once complete, and all on `sync()`. Batching is
+    safe: a line a crash loses is valued again on resume, to the same bytes (rollouts are deterministic),
+    and one fsync per line would make the disk a cluster driver's limit (BENCHMARKS.md section 6)."""
 
     def __init__(self, paths: dict[str, Path], plans: list[DecisionTask]) -> None:
         self._paths = paths

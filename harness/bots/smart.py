@@ -104,7 +104,8 @@ _DISCARD: Final = MoveKind.DISCARD
 
 
 class OwnInfo:
-    """One of the bot's own cards: its candidates narrowed by the convention, and their chances."""
+    """An own card's candidates narrowed by the convention, and their chances: one OwnInfo is shared by every
+    card with the same (candidates, allowed), so it must not be changed."""
 
     def __init__(self, candidates: dict[str, int], p_play: float, p_dead: float, p_critical: float) -> None:
         self.candidates = candidates
@@ -296,7 +297,8 @@ class _Turn:
                     touched_visible[c.card] += 1
         self.visible, self.touched_visible = visible, touched_visible
         base = dict(view.unseen)  # the full deck less the discards, the fireworks and the cards in sight
-        # Teammates see my hand: a card of mine I know for certain is no candidate for theirs.
+        # Teammates see my hand: a card of mine I know for certain is no candidate for theirs. (Without this
+        # the bot took a clue for harmless when the teammate, seeing that card, would read it as "play".)
         for info in self.own:
             if len(info.candidates) == 1:
                 (name,) = info.candidates

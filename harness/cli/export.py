@@ -89,12 +89,22 @@ def warn(line: str) -> None:
 def handle(args: argparse.Namespace) -> int:
     from harness.export.build import export
     from harness.export.card import exported_moves
-    from harness.export.rows import flag
 
-    names = ["models", "scaffolds", "players", "seed_sets", "min_score", "margin", "pairs_per_move"]
-    names += ["max_game_kb", "repair_dialogue"]  # each read from its flag's argument
-    values = {name: getattr(args, flag(name)[2:].replace("-", "_")) for name in names}
-    given = {name: value for name, value in values.items() if value not in (None, []) and value is not False}
+    given = {
+        name: value
+        for name, value in (
+            ("models", args.model),
+            ("scaffolds", args.scaffold),
+            ("players", args.players),
+            ("seed_sets", args.seed_set),
+            ("min_score", args.min_score),
+            ("margin", args.margin),
+            ("pairs_per_move", args.pairs_per_move),
+            ("max_game_kb", args.max_game_kb),
+            ("repair_dialogue", args.repair_dialogue or None),
+        )
+        if value not in (None, [])
+    }
     try:
         selection, tally = export(args.runs, args.out, args.format, given, args.force, args.argv, warn)
     except OSError as exc:  # an unreadable log, a read-only or full disk: staging is removed, --out untouched

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import cache
-from typing import Any
+from typing import NamedTuple
 
 from hanabi_learning_environment import pyhanabi as ph
 from pydantic import BaseModel, ConfigDict
@@ -315,11 +315,11 @@ class Game:
         """The observation of one seat, built from HLE's observation for that seat only."""
         if not 0 <= seat < self.players:
             raise ValueError(f"no seat {seat} in a {self.players}-player game")
-        seen, table = _read_observation_text(str(self._state.observation(seat)))
+        seen = _read_observation_text(str(self._state.observation(seat)))
         n = self.players
         hands: list[tuple[str | None, ...]] = [()] * n
         knowledge: list[tuple[Knowledge, ...]] = [()] * n
-        for relative, cards in enumerate(seen):
+        for relative, cards in enumerate(seen.hands):
             absolute = (seat + relative) % n
             hands[absolute] = tuple(None if relative == 0 else card for card, _ in cards)
             knowledge[absolute] = tuple(knowledge_from_text(known) for _, known in cards)
@@ -330,13 +330,17 @@ class Game:
             hand_size=self.hand_size,
             current_player=self.current_player,
             turn=self.turn,
+            life_tokens=seen.life_tokens,
+            info_tokens=seen.info_tokens,
+            fireworks=seen.fireworks,
+            discards=seen.discards,
+            deck_size=seen.deck_size,
             hands=tuple(hands),
             knowledge=tuple(knowledge),
             legal_moves=tuple(self.legal_moves()) if is_turn else (),
             history=tuple(self._history),
             last_player=self._last_player,
             is_over=self.is_over,
-            **table,
         )
 
     # ---- changing the state ------------------------------------------------------------------------------------
@@ -376,9 +380,18 @@ class Game:
         return entry
 
 
-def _read_observation_text(text: str) -> tuple[list[list[tuple[str, str]]], dict[str, Any]]:
-    """Every hand, from the observer's on, as (card or 'XX', knowledge text) per card, and the Observation's
-    fields of the table, read from HLE's text of one seat's observation (one call into the engine). It reads:
+class _ObservationText(NamedTuple):
+    life_tokens: int
+    info_tokens: int
+    fireworks: dict[str, int]
+    hands: list[list[tuple[str, str]]]  # per hand, from the observer on: (card or 'XX', knowledge text)
+    deck_size: int
+    discards: tuple[str, ...]
+
+
+def _read_observation_text(text: str) -> _ObservationText:
+    """The table and every hand, from the observer's on, read from HLE's text of one seat's observation (one
+    call into the engine). It reads:
     'Life tokens: 2', 'Info tokens: 8', 'Fireworks: R0 Y0 G0 W0 B0 ', 'Hands:', then every hand from the
     observer's on, separated by '-----' (with a 'Cur player' line before the hand of the player to move), one
     card per line as 'G3 || XX|RYGWB1234' (the card, 'XX' when hidden from the observer, then its holder's
@@ -395,13 +408,14 @@ def _read_observation_text(text: str) -> tuple[list[list[tuple[str, str]]], dict
         elif line != "Cur player":
             card, _, known = line.partition(" || ")
             hands[-1].append((card, known))
-    return hands, {
-        "life_tokens": int(lines[0][len("Life tokens: ") :]),
-        "info_tokens": int(lines[1][len("Info tokens: ") :]),
-        "fireworks": {item[0]: int(item[1:]) for item in lines[2][len("Fireworks: ") :].split()},
-        "deck_size": int(lines[-2][len("Deck size: ") :]),
-        "discards": tuple(lines[-1][len("Discards:") :].split()),
-    }
+    return _ObservationText(
+        life_tokens=int(lines[0][len("Life tokens: ") :]),
+        info_tokens=int(lines[1][len("Info tokens: ") :]),
+        fireworks={item[0]: int(item[1:]) for item in lines[2][len("Fireworks: ") :].split()},
+        hands=hands,
+        deck_size=int(lines[-2][len("Deck size: ") :]),
+        discards=tuple(lines[-1][len("Discards:") :].split()),
+    )
 
 
 @cache

@@ -267,11 +267,19 @@ def manifest(facts: CardFacts, selection: Selection, tally: Tally) -> ExportMani
     seeds: dict[tuple[str, int], list[int]] = {}
     for game in selection.games:
         seeds.setdefault((game.header.seed_set, game.header.seed), []).append(game.header.players)
-    shared = ["format", "schema_version", "options", "created_at", "command", "filters", "rows", "games"]
     return ExportManifest(
-        **{name: getattr(facts, name) for name in [*shared, "moves", "skipped_incomplete"]},
+        format=facts.format,
+        schema_version=facts.schema_version,
+        options=facts.options,
+        created_at=facts.created_at,
+        command=facts.command,
         harness_version=__version__,
         files=[*facts.data_files, "README.md"],
+        filters=facts.filters,
+        rows=facts.rows,
+        games=facts.games,
+        moves=facts.moves,
+        skipped_incomplete=facts.skipped_incomplete,
         skipped_corrupt=selection.corrupt,
         source_runs=selection.runs,
         seeds=[

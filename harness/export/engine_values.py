@@ -4,7 +4,7 @@ settings per run for the card and manifest."""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import TypedDict
 
 from harness.export.rows import EngineValuesSource
 from harness.export.source import ExportGame, Selection
@@ -12,20 +12,26 @@ from harness.schema.records import MoveRecord
 from harness.schema.value_records import DecisionValueRecord, aligned, read_values, values_path
 
 
+class EngineColumns(TypedDict):
+    engine_values: list[float]
+    engine_value_se: list[float]
+    engine_rollouts: int
+
+
 def engine_columns(
     game: ExportGame, record: MoveRecord, values: DecisionValueRecord | None
-) -> dict[str, Any]:
+) -> EngineColumns:
     """The row's engine value columns; ValuesUnreadable when the values file does not match the log."""
     if values is None:
         zeros = [0.0] * len(record.legal_moves)
-        return {"engine_values": zeros, "engine_value_se": list(zeros), "engine_rollouts": 0}
+        return EngineColumns(engine_values=zeros, engine_value_se=list(zeros), engine_rollouts=0)
     where = str(values_path(game.run_path, game.header.game_id))
     moves = aligned(values, record.legal_moves, record.move_index, where)
-    return {
-        "engine_values": [m.value for m in moves],
-        "engine_value_se": [0.0 if m.se is None else m.se for m in moves],
-        "engine_rollouts": values.rollouts,
-    }
+    return EngineColumns(
+        engine_values=[m.value for m in moves],
+        engine_value_se=[0.0 if m.se is None else m.se for m in moves],
+        engine_rollouts=values.rollouts,
+    )
 
 
 def values_sources(selection: Selection) -> list[EngineValuesSource]:

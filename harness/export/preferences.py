@@ -25,6 +25,8 @@ def within_budget(rows: list[PreferenceRow], budget: int | None) -> tuple[list[P
         return rows, 0
     keep: set[int] = set()
     used = 0
+    # First every move's main pair (its first rating pair, and repair pairs), largest gap first; then
+    # further pairs.
     for i in sorted(range(len(rows)), key=lambda i: (rows[i].pair_index > 0, -rows[i].rating_gap, rows[i].turn, i)):
         if used + sizes[i] <= budget:
             keep.add(i)

@@ -36,8 +36,13 @@ class ExportGame(BaseModel):
     def summary(self) -> ExportedGame:
         return ExportedGame(
             run_id=self.run_id,
-            **self.header.model_dump(include={"game_id", "seed_set", "seed", "repeat", "players"}),
-            **self.result.model_dump(include={"fireworks_score", "engine_score"}),
+            game_id=self.header.game_id,
+            seed_set=self.header.seed_set,
+            seed=self.header.seed,
+            repeat=self.header.repeat,
+            players=self.header.players,
+            fireworks_score=self.result.fireworks_score,
+            engine_score=self.result.engine_score,
         )
 
 

@@ -7,6 +7,8 @@ alternative or correction ("5 or 6", "5 (maybe 6)", "5 -> 6"); a strong correcti
 start of the next ("... (Play 5), no wait, 6"); or a description naming another kind of move or another move
 in the engine's words ("10 (Discard 0)" where move 10 is a clue). Every pattern reads at most LINE_READ
 characters after a number, and none can backtrack over a reply.
+
+Also defines Unreadable, the error the reply readers raise to say why a reply cannot be used.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class Unreadable(Exception):
         self.kind = kind
         self.why = why
         self.facts = facts
+
 
 # Words that, right after a move number, offer another one: "5 or 6", "5, no wait, 6", "5 (I mean 6)"
 _ALTERNATIVE_WORD = (

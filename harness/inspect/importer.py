@@ -192,7 +192,12 @@ def _eval_record(log: EvalLog, path: Path) -> dict[str, Any]:
     spec = log.eval
     record = {
         "log": path.name,
-        **{key: getattr(spec, key) for key in ("eval_id", "run_id", "created", "task", "task_args", "model")},
+        "eval_id": spec.eval_id,
+        "run_id": spec.run_id,
+        "created": spec.created,
+        "task": spec.task,
+        "task_args": spec.task_args,
+        "model": spec.model,
         "model_base_url": spec.model_base_url,
         "model_generate_config": spec.model_generate_config.model_dump(exclude_none=True),
         "packages": spec.packages,

@@ -63,7 +63,11 @@ def hanabi_task(config: RunConfig, session: SessionOptions) -> Task:
             input=f"Play a game of Hanabi: {plan.players} players, seed {plan.seed} ({plan.seed_set})"
             + (f", play {plan.repeat + 1}" if plan.repeat else ""),
             metadata={
-                **plan.model_dump(include={"game_id", "players", "seed", "seed_set", "repeat"}),
+                "game_id": plan.game_id,
+                "players": plan.players,
+                "seed": plan.seed,
+                "seed_set": plan.seed_set,
+                "repeat": plan.repeat,
                 "deck_digest": deck_digest(decks[plan.seed]),
             },
         )

@@ -155,10 +155,24 @@ def game_row(facts: GameFacts, label: str, by: Sequence[str]) -> GameRow:
         struck_out=result.end_reason == EndReason.LIVES_LOST if result else None,
         lives_lost=result.lives_lost if result else None,
         hints_given=result.hints_given if result else None,
+        status=facts.status,
+        moves=facts.moves,
+        calls=facts.calls,
+        attempts=facts.attempts,
+        retries=facts.retries,
+        invalid_replies=facts.invalid_replies,
+        provider_errors=facts.provider_errors,
+        error_kinds=facts.error_kinds,
+        replies_cut=facts.replies_cut,
         failed_moves=facts.interruptions,
+        prompt_tokens=facts.prompt_tokens,
+        completion_tokens=facts.completion_tokens,
         total_tokens=facts.prompt_tokens + facts.completion_tokens,
-        # status, moves, calls, attempts, errors, tokens, cost, latency: GameFacts' own, under the same names
-        **{name: getattr(facts, name) for name in GameRow.model_fields if hasattr(facts, name)},
+        cost_usd=facts.cost_usd,
+        latency_s=facts.latency_s,
+        cached_tokens=facts.cached_tokens,
+        cache_write_tokens=facts.cache_write_tokens,
+        cache_saving_usd=facts.cache_saving_usd,
     )
 
 

@@ -97,8 +97,8 @@ def md_cell(text: object) -> str:
 
 def _environment(autoescape: bool) -> jinja2.Environment:
     env = template_environment(TEMPLATES, autoescape, keep_trailing_newline=True)
-    filters = (num, pct, interval, signed, usd, cost, per_point, thousands, estimate)
-    env.filters.update({f.__name__: f for f in filters}, md=md_cell)
+    env.filters.update(num=num, pct=pct, interval=interval, signed=signed, usd=usd, cost=cost, per_point=per_point,
+                       thousands=thousands, estimate=estimate, md=md_cell)
     env.globals["mean_se"] = mean_se
     return env
 

@@ -104,7 +104,8 @@ def open_run(
     """Create the run directory, or reopen it if it holds this very configuration, hold its lock, and check
     every log it holds (verify_logs; LogCorrupt or ReplayMismatch for one that is damaged). Yields the run
     and its manifest with this session added, which `record_session` writes once every run of the session
-    is checked: a refused session leaves no trace."""
+    is checked: a refused session leaves no trace. Raises Refused for a directory of another configuration or
+    one another process holds locked, RunFolderDamaged for a manifest that cannot be read."""
     run = RunDir(run_path)
     recorded_run(run, config)
     created = not run.path.exists()

@@ -84,8 +84,15 @@ class ScaffoldDef(BaseModel):
     def base(self) -> CallDef:
         """The scaffold's own call, as the role "player"; a strategy that makes it under another role renames it
         (best-of-k's "sample-3", mixture's "baseline")."""
-        shared = ("system_template", "user_template", "output", "contract", "required_fields", "format")
-        return CallDef(role="player", **{name: getattr(self, name) for name in shared})
+        return CallDef(
+            role="player",
+            system_template=self.system_template,
+            user_template=self.user_template,
+            output=self.output,
+            contract=self.contract,
+            required_fields=self.required_fields,
+            format=self.format,
+        )
 
     def templates(self) -> list[str]:
         names = [self.system_template, self.user_template, self.memory_template, self.state_template]
