@@ -212,6 +212,7 @@ def test_bad_task_options_are_refused_naming_the_option(options: dict[str, Any],
     assert named in str(refused.value)
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Inspect's own, of the retry library it calls
 @pytest.mark.usefixtures("inspect_home")
 def test_a_built_in_player_asked_outside_the_hanabi_task_is_refused_naming_the_task() -> None:
     import asyncio
