@@ -236,7 +236,13 @@ class Usage(BaseModel):
         return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else None
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(**{field: getattr(self, field) + getattr(other, field) for field in Usage.model_fields})
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+        )
 
 
 ErrorKind = Literal[
