@@ -11,7 +11,7 @@ import base64
 import os
 import re
 from typing import NamedTuple
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from harness.schema.records import SeatConfig
 
@@ -117,10 +117,13 @@ def safe_url(url: str | None) -> str | None:
     if url is None:
         return None
     parts = urlsplit(url)
+    return urlunsplit((parts.scheme, _host(parts), parts.path, "", ""))
+
+
+def _host(parts: SplitResult) -> str:
+    """A URL's host and port, without its user info."""
     host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    return f"{host}:{parts.port}" if parts.port else host
 
 
 def split_credentials(url: str) -> tuple[str, str | None, dict[str, str]]:
@@ -130,10 +133,7 @@ def split_credentials(url: str) -> tuple[str, str | None, dict[str, str]]:
     parts = urlsplit(url)
     if parts.username is None and parts.password is None:
         return url, None, {}
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    clean = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    clean = urlunsplit((parts.scheme, _host(parts), parts.path, parts.query, parts.fragment))
     user = unquote(parts.username or "")
     password = unquote(parts.password) if parts.password is not None else None
     if password is None or (not user and password):
