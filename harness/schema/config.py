@@ -86,15 +86,15 @@ def price_spec(spec: str) -> tuple[str, ModelPrice]:
     its prices, each checked by ModelPrice. Raises Refused naming the spec."""
     model, sep, numbers = spec.rpartition("=")
     parts = numbers.split(",")
-    if sep and model and "/" not in model and 2 <= len(parts) <= 4:
-        raise Refused(
-            f"--price {spec!r}: {model!r} names no provider; give the model string as --model or --seat names it "
-            f"(PROVIDER/{model})"
-        )
-    if not sep or "/" not in model or not 2 <= len(parts) <= 4:
+    if not sep or not model or not 2 <= len(parts) <= 4:
         raise Refused(
             f"--price {spec!r} is not MODEL=INPUT,OUTPUT[,CACHE_READ[,CACHE_WRITE]] (USD per million tokens), e.g. "
             "--price hosted_vllm/qwen3-8b=0.05,0.20"
+        )
+    if "/" not in model:
+        raise Refused(
+            f"--price {spec!r}: {model!r} names no provider; give the model string as --model or --seat names it "
+            f"(PROVIDER/{model})"
         )
     try:
         values = [float(part) for part in parts]
