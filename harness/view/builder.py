@@ -365,22 +365,18 @@ def _hint_of(move: Move) -> tuple[int | None, str | int | None]:
 
 
 def _touches_of(hand: tuple[str | None, ...]) -> dict[str | int, tuple[int, ...]]:
-    """`_touches(hand)`, remembered by the hand (the same hands come back in every play-out of a decision)."""
+    """The hand indices a hint of each colour (a letter) and of each rank (a number) touches, ascending;
+    remembered by the hand (the same hands come back in every play-out of a decision)."""
     found = _TOUCHES.get(hand)
     if found is None:
-        found = _touches(hand)
+        indices: dict[str | int, list[int]] = {}
+        for i, c in enumerate(hand):
+            if c is not None:
+                indices.setdefault(c[0], []).append(i)
+                indices.setdefault(int(c[1]), []).append(i)
+        found = {what: tuple(touched) for what, touched in indices.items()}
         _remember(_TOUCHES, hand, found)
     return found
-
-
-def _touches(hand: tuple[str | None, ...]) -> dict[str | int, tuple[int, ...]]:
-    """The hand indices a hint of each colour (a letter) and of each rank (a number) touches, ascending."""
-    found: dict[str | int, list[int]] = {}
-    for i, c in enumerate(hand):
-        if c is not None:
-            found.setdefault(c[0], []).append(i)
-            found.setdefault(int(c[1]), []).append(i)
-    return {what: tuple(indices) for what, indices in found.items()}
 
 
 # The play view's immutable parts that recur from turn to turn (the engine's Moves and Knowledge are
