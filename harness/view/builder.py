@@ -346,22 +346,18 @@ def _play_moves(
 def _hint_target(
     move: Move, seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
 ) -> tuple[int | None, tuple[int, ...]]:
-    """A hint's target player and the indices it touches in the target's hand; (None, ()) for a play or a discard."""
-    offset, what = _hint_of(move)
-    if offset is None or what is None:
-        return None, ()
-    target = (seat + offset) % n
-    return target, _touches_of(hands[target]).get(what, ())
-
-
-def _hint_of(move: Move) -> tuple[int | None, str | int | None]:
-    """A hint's target offset and what it names (its colour or rank); (None, None) for a play or a discard.
-    Remembered by the move's id (the engine's moves are interned)."""
+    """A hint's target player and the indices it touches in the target's hand; (None, ()) for a play or a discard.
+    The hint's target offset and what it names (its colour or rank) are remembered by the move's id (the engine's
+    moves are interned)."""
     found = _HINTS.get(id(move))
     if found is None or found[0] is not move:
         found = (move, move.target_offset, move.color or move.rank)  # a hint names one of the two
         _remember(_HINTS, id(move), found)
-    return found[1], found[2]
+    _, offset, what = found
+    if offset is None or what is None:
+        return None, ()
+    target = (seat + offset) % n
+    return target, _touches_of(hands[target]).get(what, ())
 
 
 def _touches_of(hand: tuple[str | None, ...]) -> dict[str | int, tuple[int, ...]]:
