@@ -440,9 +440,8 @@ class _Turn:
                 f"With one life left I play only certain cards, and {chance}.",
             )
         if view.turns_left is not None and info.p_play > 0:
-            rating = 0.5 + 0.5 * info.p_play
             return Rating(
-                rating,
+                0.5 + 0.5 * info.p_play,
                 Rule.FINAL_ROUND_CHANCE,
                 f"The game is in its final round and {chance}; with {view.life_tokens} lives left the risk "
                 "costs nothing.",
@@ -461,9 +460,8 @@ class _Turn:
                 f"Card {index} is either playable or useless ({chance}); with {view.life_tokens} lives left I "
                 "try it.",
             )
-        rating = -0.35 - 0.5 * (1 - info.p_play) - 0.1 * info.p_critical
         return Rating(
-            rating,
+            -0.35 - 0.5 * (1 - info.p_play) - 0.1 * info.p_critical,
             Rule.GAMBLE,
             f"Every other move looks worse, but this is a gamble: {chance}, and a miss costs a life.",
         )
@@ -486,9 +484,8 @@ class _Turn:
                 f"Card {index} can no longer score, so discarding it costs nothing.",
             )
         if self.slots[view.seat][index].touched:
-            rating = -0.45 - 0.4 * info.p_critical - 0.1 * info.p_play + token_need
             return Rating(
-                rating,
+                -0.45 - 0.4 * info.p_critical - 0.1 * info.p_play + token_need,
                 Rule.HINTED,
                 f"Every card I hold was hinted as useful, so any discard wastes a hint; card {index} is the "
                 "least likely to be needed.",

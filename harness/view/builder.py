@@ -346,41 +346,33 @@ def _play_moves(
 def _hint_target(
     move: Move, seat: int, n: int, hands: tuple[tuple[str | None, ...], ...]
 ) -> tuple[int | None, tuple[int, ...]]:
-    """A hint's target player and the indices it touches in the target's hand; (None, ()) for a play or a discard."""
-    offset, what = _hint_of(move)
+    """A hint's target player and the indices it touches in the target's hand; (None, ()) for a play or a discard.
+    The hint's target offset and what it names (its colour or rank) are remembered by the move's id (the engine's
+    moves are interned)."""
+    found = _HINTS.get(id(move))
+    if found is None or found[0] is not move:
+        found = (move, move.target_offset, move.color or move.rank)  # a hint names one of the two
+        _remember(_HINTS, id(move), found)
+    _, offset, what = found
     if offset is None or what is None:
         return None, ()
     target = (seat + offset) % n
     return target, _touches_of(hands[target]).get(what, ())
 
 
-def _hint_of(move: Move) -> tuple[int | None, str | int | None]:
-    """A hint's target offset and what it names (its colour or rank); (None, None) for a play or a discard.
-    Remembered by the move's id (the engine's moves are interned)."""
-    found = _HINTS.get(id(move))
-    if found is None or found[0] is not move:
-        found = (move, move.target_offset, move.color or move.rank)  # a hint names one of the two
-        _remember(_HINTS, id(move), found)
-    return found[1], found[2]
-
-
 def _touches_of(hand: tuple[str | None, ...]) -> dict[str | int, tuple[int, ...]]:
-    """`_touches(hand)`, remembered by the hand (the same hands come back in every play-out of a decision)."""
+    """The hand indices a hint of each colour (a letter) and of each rank (a number) touches, ascending;
+    remembered by the hand (the same hands come back in every play-out of a decision)."""
     found = _TOUCHES.get(hand)
     if found is None:
-        found = _touches(hand)
+        indices: dict[str | int, list[int]] = {}
+        for i, c in enumerate(hand):
+            if c is not None:
+                indices.setdefault(c[0], []).append(i)
+                indices.setdefault(int(c[1]), []).append(i)
+        found = {what: tuple(touched) for what, touched in indices.items()}
         _remember(_TOUCHES, hand, found)
     return found
-
-
-def _touches(hand: tuple[str | None, ...]) -> dict[str | int, tuple[int, ...]]:
-    """The hand indices a hint of each colour (a letter) and of each rank (a number) touches, ascending."""
-    found: dict[str | int, list[int]] = {}
-    for i, c in enumerate(hand):
-        if c is not None:
-            found.setdefault(c[0], []).append(i)
-            found.setdefault(int(c[1]), []).append(i)
-    return {what: tuple(indices) for what, indices in found.items()}
 
 
 # The play view's immutable parts that recur from turn to turn (the engine's Moves and Knowledge are

@@ -157,8 +157,7 @@ def _colors(raw: Any) -> set[str] | None:
         return None
     found = set()
     for value in raw:
-        text = str(value).strip()
-        letter = text.upper() if text.upper() in COLORS else _NAME_TO_LETTER.get(text.lower())
+        letter = _COLOR_WORDS.get(str(value).strip().lower())
         if letter is None:
             return None
         found.add(letter)
