@@ -4,13 +4,13 @@ are averaged into one score before pairing."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from itertools import combinations
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from harness.report.grouping import grouped
 from harness.report.rows import GameRow
 from harness.report.stats import PairedStats, paired_stats
 
@@ -71,10 +71,8 @@ def _compare(
 
 
 def compare_groups(rows: Sequence[GameRow]) -> PairedSection:
-    table: dict[str, dict[Deal, list[GameRow]]] = defaultdict(lambda: defaultdict(list))
-    for row in rows:
-        if row.status == "complete":
-            table[row.group][(row.deal, row.players)].append(row)
+    by_group = grouped((row for row in rows if row.status == "complete"), lambda row: row.group)
+    table = {group: grouped(games, lambda row: (row.deal, row.players)) for group, games in by_group.items()}
     comparisons = []
     per_count = []
     disjoint = []
