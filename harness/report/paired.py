@@ -82,8 +82,7 @@ def compare_groups(rows: Sequence[GameRow]) -> PairedSection:
             disjoint.append((a, b))
             continue
         comparisons.append(PairedComparison.model_validate(_compare(a, b, table[a], table[b], deals)))
-        for count in sorted({d[1] for d in deals}):
-            mine = [d for d in deals if d[1] == count]
+        for count, mine in sorted(grouped(deals, lambda deal: deal[1]).items()):
             per_count.append(
                 PlayersComparison.model_validate(
                     {**_compare(a, b, table[a], table[b], mine), "player_count": count}
