@@ -4,7 +4,6 @@ hold is ignored."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -91,8 +90,6 @@ def judge_summaries(turns: Sequence[JudgedTurn]) -> list[JudgeSummary]:
 
 def judge_by_turn(turns: Sequence[JudgedTurn], turn_bin: int) -> dict[tuple[str, int], tuple[int, float]]:
     """(group, bin index) -> (judged turns, mean overall rating), complete games only."""
-    bins: dict[tuple[str, int], list[float]] = defaultdict(list)
-    for turn in turns:
-        if turn.game_status == "complete":
-            bins[(turn.group, (turn.turn - 1) // turn_bin)].append(turn.overall_rating)
-    return {key: (len(values), float(np.mean(values))) for key, values in bins.items()}
+    done = (turn for turn in turns if turn.game_status == "complete")
+    bins = grouped(done, lambda turn: (turn.group, (turn.turn - 1) // turn_bin))
+    return {key: (len(rated), float(np.mean([t.overall_rating for t in rated]))) for key, rated in bins.items()}

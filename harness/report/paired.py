@@ -4,13 +4,13 @@ are averaged into one score before pairing."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from itertools import combinations
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from harness.report.grouping import grouped
 from harness.report.rows import GameRow
 from harness.report.stats import PairedStats, paired_stats
 
@@ -71,10 +71,8 @@ def _compare(
 
 
 def compare_groups(rows: Sequence[GameRow]) -> PairedSection:
-    table: dict[str, dict[Deal, list[GameRow]]] = defaultdict(lambda: defaultdict(list))
-    for row in rows:
-        if row.status == "complete":
-            table[row.group][(row.deal, row.players)].append(row)
+    by_group = grouped((row for row in rows if row.status == "complete"), lambda row: row.group)
+    table = {group: grouped(games, lambda row: (row.deal, row.players)) for group, games in by_group.items()}
     comparisons = []
     per_count = []
     disjoint = []
@@ -84,8 +82,7 @@ def compare_groups(rows: Sequence[GameRow]) -> PairedSection:
             disjoint.append((a, b))
             continue
         comparisons.append(PairedComparison.model_validate(_compare(a, b, table[a], table[b], deals)))
-        for count in sorted({d[1] for d in deals}):
-            mine = [d for d in deals if d[1] == count]
+        for count, mine in sorted(grouped(deals, lambda deal: deal[1]).items()):
             per_count.append(
                 PlayersComparison.model_validate(
                     {**_compare(a, b, table[a], table[b], mine), "player_count": count}

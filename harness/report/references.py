@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.report.grouping import grouped
+
 BASELINES = Path(__file__).with_name("baselines.toml")
 
 Convention = Literal["fireworks", "zero_on_strikeout", "unstated"]
@@ -76,9 +78,7 @@ class CompactReference(BaseModel):
 
 
 def compact(refs: Sequence[Reference], drawn: set[Reference]) -> list[CompactReference]:
-    rows: dict[tuple[str, str, str, str, str], list[Reference]] = {}
-    for ref in refs:
-        rows.setdefault((ref.label, ref.kind, ref.convention, ref.setting, ref.source), []).append(ref)
+    rows = grouped(refs, lambda ref: (ref.label, ref.kind, ref.convention, ref.setting, ref.source))
     return [
         CompactReference(
             label=label,

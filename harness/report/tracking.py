@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from harness.report.grouping import grouped
 from harness.report.rows import TrackedMove
+from harness.report.stats import average
 
 TURN_BIN = 5  # turns per point of the accuracy-over-turns plot
 
@@ -44,7 +44,7 @@ def _figures(moves: Sequence[TrackedMove]) -> dict[str, float | None]:
     for side in ("own", "others"):
         for measure in ("exact", "precision", "recall"):
             values = [getattr(getattr(t, side), measure) for t in tracked]
-            figures[f"{side}_{measure}"] = float(np.mean(values)) if values else None
+            figures[f"{side}_{measure}"] = average(values)
     return figures
 
 

@@ -4,7 +4,6 @@ Repeats of one deal are one sample; the game counts count every game."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from typing import Literal
 
@@ -59,11 +58,10 @@ def _score(row: GameRow, convention: ScoreConvention) -> int:
 
 def _deal_means(games: Sequence[GameRow], convention: ScoreConvention) -> list[float]:
     """One score per deal: the mean over the repeats of a game (same run, same game apart from its -playN suffix)."""
-    deals: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for game in games:
-        deal = game.game_id.removesuffix(f"-play{game.repeat}") if game.repeat else game.game_id
-        deals[(game.run_id, deal)].append(_score(game, convention))
-    return [sum(scores) / len(scores) for scores in deals.values()]
+    deals = grouped(
+        games, lambda g: (g.run_id, g.game_id.removesuffix(f"-play{g.repeat}") if g.repeat else g.game_id)
+    )
+    return [sum(_score(g, convention) for g in repeats) / len(repeats) for repeats in deals.values()]
 
 
 def wide_table(rows: Sequence[GameRow], by: Sequence[str], convention: ScoreConvention) -> WideTable:
