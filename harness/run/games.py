@@ -110,15 +110,14 @@ async def play_plans(
             task.cancel()
 
     async def watched(task: asyncio.Task[tuple[int, GamePlan, GameResult]]) -> None:
-        with contextlib.suppress(asyncio.CancelledError, BudgetReached):
-            try:
-                await task
-            except BudgetReached:
-                raise  # the game stopped at the budget: no failure
-            except Exception as exc:
-                if not failures:
-                    failures.append(exc)
-                    halt()
+        try:
+            await task
+        except (asyncio.CancelledError, BudgetReached):
+            pass  # cancelled, or the game stopped at the budget: no failure
+        except Exception as exc:
+            if not failures:
+                failures.append(exc)
+                halt()
 
     if stop is not None and stop.requested:  # pressed before the loop listened
         halt()

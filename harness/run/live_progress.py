@@ -20,7 +20,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from harness.schema.records import GameResult
+from harness.schema.records import GameResult, MoveRecord
 
 
 class _Stats(ProgressColumn):
@@ -32,6 +32,12 @@ class _Stats(ProgressColumn):
 
     def render(self, task: Task) -> Text:
         return Text.from_markup(self.owner.stats())
+
+
+def move_usage(record: MoveRecord) -> tuple[int, float, int]:
+    """A move's tokens, its cost (0 when unknown) and whether that cost is unknown (1), as `moves_done` takes them."""
+    cost = record.cost_usd
+    return record.usage.total_tokens, cost or 0.0, int(cost is None)
 
 
 class RunProgress:

@@ -17,7 +17,7 @@ from harness.models.client import price_of, run_calls
 from harness.models.pricing import Prices
 from harness.run.games import RunJob, play_plans
 from harness.run.interrupt import Stop, cause
-from harness.run.live_progress import RunProgress
+from harness.run.live_progress import RunProgress, move_usage
 from harness.run.status import RunStatusFile
 from harness.run.store import RunDir
 from harness.run.workers import play_in_workers
@@ -26,7 +26,7 @@ from harness.schema.disk import DiskFault, explain
 from harness.schema.errors import EXIT_BUDGET, EXIT_STOPPED, Ended
 from harness.schema.log_file import count_moves, finished_result
 from harness.schema.manifest import RunManifest
-from harness.schema.records import GamePlan, GameResult, MoveRecord
+from harness.schema.records import GamePlan, GameResult
 from harness.schema.secrets import redact
 from harness.strategies.scaffold import calls_per_move, load_scaffold
 
@@ -73,7 +73,7 @@ def play_session(
                         jobs,
                         selected,
                         options,
-                        on_move=lambda record: progress.moves_done(1, *_move_usage(record)),
+                        on_move=lambda record: progress.moves_done(1, *move_usage(record)),
                         on_game=game_done,
                         stop=stop,
                         budget=budget,
@@ -170,12 +170,6 @@ def execute(
     job = RunJob(config=config, run=run, manifest=manifest)
     (results,) = play_session([job], options, resume_hint)
     return results
-
-
-def _move_usage(record: MoveRecord) -> tuple[int, float, int]:
-    """A move's tokens, its cost (0 when unknown) and whether that cost is unknown (1) for the progress display."""
-    cost = record.cost_usd
-    return record.usage.total_tokens, cost or 0.0, int(cost is None)
 
 
 # Mean moves per game of the built-in player's self-play (offline demo, standard seeds): a typical game length.

@@ -35,15 +35,11 @@ class RunStatusFile:
         results = [r for r in self.games.values() if r is not None]
         return sum(r.status == "complete" for r in results), sum(r.status == "interrupted" for r in results)
 
-    def refresh_from_disk(self) -> None:
-        """Read again the logs of games not seen to finish: a stop can land after a result line is written."""
-        for game_id, result in self.games.items():
-            if result is None:
-                self.games[game_id] = _on_disk(self.run.game_path(game_id))
-
     def write(self, state: str, reason: str | None = None) -> None:
-        if state != "running":
-            self.refresh_from_disk()
+        if state != "running":  # a stop can land after a result line: reread the logs of unfinished games
+            for game_id, result in self.games.items():
+                if result is None:
+                    self.games[game_id] = _on_disk(self.run.game_path(game_id))
         complete, interrupted = self.counts()
         if state == "done":
             stopped = [r for r in self.games.values() if r is not None and r.status == "interrupted"]

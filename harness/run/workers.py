@@ -22,7 +22,7 @@ from harness.models import callers, client, retry_events
 from harness.models.budget import Budget
 from harness.run.games import GameListener, RunJob, Selected, play_plans
 from harness.run.interrupt import STOP_SIGNALS, STOP_WORKER, Stop
-from harness.run.live_progress import RunProgress
+from harness.run.live_progress import RunProgress, move_usage
 from harness.schema.config import SessionOptions
 from harness.schema.records import GamePlan, GameResult, MoveRecord, SeatConfig
 from harness.schema.secrets import redact
@@ -95,11 +95,11 @@ class _MoveTally:
         self.reported_at = time.monotonic()
 
     def add(self, record: MoveRecord) -> None:
-        cost = record.cost_usd
+        tokens, cost, unpriced = move_usage(record)
         self.count += 1
-        self.tokens += record.usage.total_tokens
-        self.cost += cost or 0.0
-        self.unpriced += cost is None
+        self.tokens += tokens
+        self.cost += cost
+        self.unpriced += unpriced
         if time.monotonic() - self.reported_at >= self.REPORT_EVERY_S:
             self.report()
 
