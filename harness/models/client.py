@@ -600,7 +600,7 @@ async def answered(base: Attempt, response: Any, latency: float, cost: float | N
     return attempt
 
 
-def _sampling(seat: SeatConfig) -> dict[str, Any]:
+def sampling_params(seat: SeatConfig) -> dict[str, Any]:
     """The sampling parameters the user set (absent ones are the provider's defaults)."""
     names = ("temperature", "max_tokens", "reasoning_effort")
     return {name: value for name in names if (value := getattr(seat.params, name)) is not None}
@@ -611,7 +611,7 @@ def sent_params(seat: SeatConfig) -> dict[str, Any]:
     sampling parameters the user set (absent ones are the provider's defaults), the overall deadline, and the
     switches that keep one retry layer. Recorded in the run manifest and in each game header as sent."""
     params = seat.params
-    sent = _sampling(seat)
+    sent = sampling_params(seat)
     if params.thinking_budget is not None:  # LiteLLM maps it to Gemini's thinkingBudget, Anthropic's budget_tokens
         sent["thinking"] = {"type": "enabled", "budget_tokens": params.thinking_budget}
     sent.update(timeout=params.timeout_s, num_retries=0, max_retries=0, drop_params=True)
@@ -637,7 +637,7 @@ def sent_params_record(seat: SeatConfig) -> dict[str, Any]:
 def direct_params(seat: SeatConfig) -> dict[str, Any]:
     """What the direct OpenAI-compatible client sends with every call of a seat besides the model and messages: the
     sampling parameters the user set, the overall deadline, and no retries of the SDK's own."""
-    return {**_sampling(seat), "timeout": seat.params.timeout_s, "max_retries": 0}
+    return {**sampling_params(seat), "timeout": seat.params.timeout_s, "max_retries": 0}
 
 
 # Models the harness itself listed in LiteLLM's price list at zero: offline models, and models LiteLLM has no price

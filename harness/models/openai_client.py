@@ -20,7 +20,7 @@ from harness.models.client import (
     NO_KEY_PLACEHOLDER,
     RetryingCaller,
     check_direct,
-    direct_params,
+    sampling_params,
 )
 from harness.models.prompt_cache import PROMPT_CACHE_KEY
 from harness.schema.config import ModelPrice
@@ -44,9 +44,7 @@ class OpenAIClient(RetryingCaller):
         register_secret(env_key)
         self._key = url_key or env_key or NO_KEY_PLACEHOLDER
         self._headers = tuple(sorted(headers.items()))
-        params = direct_params(seat)
-        params.pop("timeout"), params.pop("max_retries")  # the SDK client's settings, not the request body's
-        self._body = params
+        self._body = sampling_params(seat)  # the deadline and retries are set on the SDK client
         # the user's price, or one LiteLLM's list knows (a hosted model reached directly); a served one has none
         self.take_prices([seat.model], given, prompt_cache)
         self._rate = self.prices

@@ -18,9 +18,19 @@ from harness.view.seat_view import SeatView
 
 
 def bot_reply(bot: str, view: SeatView, reply_format: str) -> str:
-    """The reply built-in player `bot` sends for this view in this reply format."""
+    """The reply built-in player `bot` sends for this view: the text a well-behaved model would send in this reply
+    format (harness.formats)."""
     decision = get_bot(bot).decide(view)
-    return format_reply(view, decision.move_index, decision.ratings, decision.reason, reply_format)
+    action, reason = decision.move_index, decision.reason
+    if reply_format == "report":
+        return f"Recommended move: {action} {view.legal_moves[action].description}.\nAnalysis: {reason}"
+    fmt = get_format(reply_format)
+    extras: dict[str, Any] = {}
+    if "deductions" in fmt.fields:
+        extras = {"deductions": deductions_of(view)}
+    elif "deduction" in fmt.fields:
+        extras = {"deduction": paper_deduction_of(view)}
+    return fmt.write(action, [(i, round(r, 3)) for i, r in enumerate(decision.ratings)], reason, extras)
 
 
 def deductions_of(view: SeatView) -> dict[str, Any]:
@@ -51,16 +61,3 @@ def paper_deduction_of(view: SeatView) -> dict[str, dict[str, str]]:
     for hand in view.others:
         block[f"player+{hand.offset}"] = {f"card{c.index}": text(c.knowledge) for c in hand.cards}
     return block
-
-
-def format_reply(view: SeatView, action: int, ratings: list[float], reason: str, reply_format: str) -> str:
-    """The reply text a well-behaved model would send in this reply format (harness.formats)."""
-    if reply_format == "report":
-        return f"Recommended move: {action} {view.legal_moves[action].description}.\nAnalysis: {reason}"
-    fmt = get_format(reply_format)
-    extras: dict[str, Any] = {}
-    if "deductions" in fmt.fields:
-        extras = {"deductions": deductions_of(view)}
-    elif "deduction" in fmt.fields:
-        extras = {"deduction": paper_deduction_of(view)}
-    return fmt.write(action, [(i, round(r, 3)) for i, r in enumerate(ratings)], reason, extras)

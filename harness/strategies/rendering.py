@@ -49,23 +49,19 @@ def render_with_breaks(name: str, **context: Any) -> tuple[str, tuple[CacheBreak
     """A template's text (as render_template gives it) and where its `cache_break()` marks fell in that text: each
     after the text its template printed above it, as the blank-line runs collapse and the ends are stripped."""
     parts = _environment().get_template(name).render(**context).split(_BREAK)
-    text = _tidy("".join(parts))
+    text = _collapsed("".join(parts)).strip() + "\n"
     breaks: list[CacheBreak] = []
     for end in range(1, len(parts)):
-        head = "".join(parts[:end])
-        if "\n\n\n" in head:
-            head = _BLANK_RUNS.sub("\n\n", head)
-        head = head.lstrip()
+        head = _collapsed("".join(parts[:end])).lstrip()
         chars = len(head) if text.startswith(head) else common_length(head, text)
         if 0 < chars < len(text) and chars not in (b.chars for b in breaks):
             breaks.append(CacheBreak(chars, "turn"))
     return text, tuple(breaks)
 
 
-def _tidy(text: str) -> str:
-    if "\n\n\n" in text:  # most prompts have no such run: the search is far cheaper than the substitution
-        text = _BLANK_RUNS.sub("\n\n", text)
-    return text.strip() + "\n"
+def _collapsed(text: str) -> str:
+    """`text` with each run of blank lines made one; most prompts have none, and the search is far cheaper."""
+    return _BLANK_RUNS.sub("\n\n", text) if "\n\n\n" in text else text
 
 
 def render_messages(
