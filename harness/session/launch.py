@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import shlex
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,6 +120,15 @@ def expected_cost_line(expected: Estimate, options: SessionOptions, spent: float
     )
 
 
+def check_seats(seats: Iterable[SeatConfig], options: SessionOptions) -> None:
+    """Refuse a seat whose model cannot be called (check_model, for each distinct seat: two of one model may
+    differ) or whose price or budget does not hold (check_budget), before any call."""
+    distinct = list(dict.fromkeys(seats))
+    for seat in distinct:
+        check_model(seat, bot_names())
+    check_budget(distinct, options)
+
+
 def _estimate(runs: list[tuple[RunConfig, RunDir]], options: SessionOptions) -> Estimate:
     return estimate(runs, lambda model: price_of(model, options.prices))
 
@@ -191,9 +200,7 @@ def preview_sweep(
         raise Refused(
             f"{folder}: seeds: {exc} (the sweep's runs can still be resumed one by one: hanabi-eval resume RUN)"
         ) from None
-    for seat in dict.fromkeys(s for run in runs for s in run.seats):  # every seat: one model's may differ
-        check_model(seat, bot_names())
-    check_budget(dict.fromkeys(s for run in runs for s in run.seats), options)
+    check_seats([s for run in runs for s in run.seats], options)
     named = [(config, RunDir(folder / config.default_name())) for config in runs]  # each digest made once
     for config, run in named:
         fix = "shorten the sweep's name or its model names, or choose a shorter --out"
@@ -269,9 +276,7 @@ def resume_run(run_dir: Path, given: dict[str, Any], api_base: str | None) -> tu
         config = config.model_copy(update={"seats": tuple(_with_api_base(s, api_base) for s in config.seats)})
     options = manifest.session_options().merged(given, flag_of, "the run's record")
     config = config.model_copy(update={"seats": options.over_seats(config.seats)})
-    for seat in dict.fromkeys(config.seats):  # every seat: two of one model may differ
-        check_model(seat, bot_names())
-    check_budget(config.seats, options)
+    check_seats(config.seats, options)
     return config, options
 
 

@@ -14,10 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.bots import bot_names
 from harness.engine.seeds import SeedEntry, deal, list_seed_lists, list_seeds, to_deal
 from harness.export.contamination import check_seeds, load_exported_seeds
-from harness.models.client import check_budget, check_model
+from harness.models.client import check_budget
 from harness.run.manifest import recorded_run
 from harness.run.runner import planned_calls
 from harness.run.store import RunDir, is_run_dir
@@ -25,7 +24,7 @@ from harness.schema.config import Rotation, RunConfig, SessionOptions, flag_of
 from harness.schema.errors import Refused
 from harness.schema.records import ClientName, SeatConfig, checked, checked_params
 from harness.schema.urls import check_url
-from harness.session.launch import Confirm, Say, sweep_session
+from harness.session.launch import Confirm, Say, check_seats, sweep_session
 from harness.session.seats import check_humans, parse_seat
 from harness.session.sweep import SweepConfig, load_sweep, with_recorded_budget
 from harness.strategies.scaffold import load_scaffold
@@ -144,9 +143,7 @@ def plan_run(
         seats = (SeatConfig(model=model, scaffold=scaffold, api_base=request.api_base, params=params, k=request.k),)
     if request.client != "litellm":
         seats = tuple(seat.model_copy(update={"client": request.client}) for seat in seats)
-    for seat in dict.fromkeys(seats):  # every seat: two of one model may differ (one with a URL)
-        check_model(seat, bot_names())
-    check_budget(seats, options)
+    check_seats(seats, options)  # every seat: two of one model may differ (one with a URL)
     draft = draft.model_copy(update={"seats": seats, "rotation": rotation_of(request.rotation, seats)})
     options = size_first([draft], seeds, options, confirm, say)
     config = RunConfig.model_validate({**dict(draft), "seeds": tuple(deal(seeds))})

@@ -61,14 +61,24 @@ class Board(Frozen):
     turns_left: int | None  # once the deck is empty: moves left, this one included
 
 
+def color_letters(colors: set[str] | tuple[str, ...]) -> str:
+    """Colours as their letters in HLE's order, e.g. "RYG"."""
+    return "".join(c for c in COLORS if c in colors)
+
+
+def rank_digits(ranks: set[int] | tuple[int, ...]) -> str:
+    """Ranks as their digits in order, e.g. "1245"."""
+    return "".join(str(r) for r in sorted(ranks))
+
+
 def _cell(index: int, knowledge: Knowledge, acted: bool, **shown: Any) -> CardCell:
     """A card with its holder's knowledge of it; `shown`: its face, truth and marks."""
     return CardCell(
         index=index,
         hinted_color=knowledge.color,
         hinted_rank=knowledge.rank,
-        could_be_colors="".join(c for c in COLORS if c in knowledge.could_be_colors),
-        could_be_ranks="".join(str(r) for r in sorted(knowledge.could_be_ranks)),
+        could_be_colors=color_letters(knowledge.could_be_colors),
+        could_be_ranks=rank_digits(knowledge.could_be_ranks),
         acted=acted,
         **shown,
     )

@@ -12,9 +12,8 @@ import json
 from typing import Any
 
 from harness.engine.game import Game
-from harness.schema.cards import COLORS
 from harness.view.tracking_score import Tracking, stated_deductions
-from harness.web.board import Frozen
+from harness.web.board import Frozen, color_letters, rank_digits
 
 
 class DeductionCell(Frozen):
@@ -39,14 +38,6 @@ class Deductions(Frozen):
     tracking: Tracking | None  # the move's measured scores, when the log holds them
 
 
-def _colors(values: set[str] | tuple[str, ...]) -> str:
-    return "".join(c for c in COLORS if c in values)
-
-
-def _ranks(values: set[int] | tuple[int, ...]) -> str:
-    return "".join(str(r) for r in sorted(values))
-
-
 def deductions_of(game: Game, seat: int, memory: dict[str, Any] | None, tracking: Any) -> Deductions | None:
     """The deductions of `seat`'s move in the state `game` is in (before the move), or None when the move's
     notes hold no deduction block."""
@@ -60,9 +51,9 @@ def deductions_of(game: Game, seat: int, memory: dict[str, Any] | None, tracking
         cells = []
         for index, known in enumerate(game.knowledge(player)):
             said = stated[player].get(index)
-            true_colors, true_ranks = _colors(known.could_be_colors), _ranks(known.could_be_ranks)
-            colors = _colors(said[0]) if said else None
-            ranks = _ranks(said[1]) if said else None
+            true_colors, true_ranks = color_letters(known.could_be_colors), rank_digits(known.could_be_ranks)
+            colors = color_letters(said[0]) if said else None
+            ranks = rank_digits(said[1]) if said else None
             cells.append(
                 DeductionCell(
                     index=index,

@@ -200,12 +200,11 @@ def _rated(record: MoveRecord, values: DecisionValueRecord | None) -> tuple[list
     return rows, engine is not None
 
 
-def _acted(game: Game, seat: int, move: Move) -> dict[int, set[int]]:
+def _acted(game: Game, seat: int, move: Move, target: int | None) -> dict[int, set[int]]:
     """The cards a move acts on, by player: the card it plays or discards, or every card of the hinted colour or
-    rank in the target's hand (the cards the hint touches)."""
-    if not move.is_hint:
+    rank in the hand of `target`, the hint's target player (the cards the hint touches)."""
+    if target is None:
         return {seat: {move.card_index}} if move.card_index is not None else {}
-    target = (seat + (move.target_offset or 0)) % game.players
     hand = game.hands()[target]
     if move.kind is MoveKind.REVEAL_COLOR:
         return {target: {i for i, card in enumerate(hand) if card[0] == move.color}}
@@ -216,9 +215,9 @@ def _move_step(step: ReplayStep, who: list[str], values: DecisionValueRecord | N
     """A logged move's step: everything shown is read before the replay step makes the move, then what it did."""
     game, record, seat = step.game, step.record, step.seat
     assert record is not None  # replayed from MoveRecords
-    board = board_of(game, seat, who, _acted(game, seat, record.move))
-    notes = deductions_of(game, seat, record.memory, record.tracking)
     target = (seat + (record.move.target_offset or 0)) % game.players if record.move.is_hint else None
+    board = board_of(game, seat, who, _acted(game, seat, record.move, target))
+    notes = deductions_of(game, seat, record.memory, record.tracking)
     known_before = game.knowledge(target) if target is not None else None
     entry = step.apply()
     strike = record.move.kind is MoveKind.PLAY and not entry.scored
