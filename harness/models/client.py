@@ -18,6 +18,7 @@ import re
 import sys
 import time
 import warnings
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Mapping
 from email.utils import parsedate_to_datetime
 from functools import lru_cache
@@ -248,7 +249,7 @@ PROMPT_MARGIN = 1.25
 MESSAGE_TOKENS = 8
 
 
-class RetryingCaller:
+class RetryingCaller(ABC):
     """The one retry layer every ModelCaller of the harness shares: a call is sent (`_once`) until the provider
     answers, provider errors retried with full-jitter exponential backoff or the Retry-After the provider asked for.
     Each request is first put to the session's budget (`budget`, when it has one) at what it could cost at most, and
@@ -274,9 +275,9 @@ class RetryingCaller:
         self.budget = budget
         self._start(prompt_cache, (prices or {}).get(seat.model))
 
+    @abstractmethod
     def _start(self, prompt_cache: bool, given: ModelPrice | None) -> None:
         """Set up the seat's client, with the user's price of its model (`given`) where there is one."""
-        raise NotImplementedError
 
     def take_prices(self, models: Collection[str], given: ModelPrice | None, prompt_cache: bool) -> None:
         """The seat's prices (the user's `given`, else LiteLLM's list), the longest reply any of the `models` it calls
@@ -405,16 +406,16 @@ class RetryingCaller:
         kind = exc.attempt.error_kind if isinstance(exc, _Retryable) else None
         retry_events.backoff(self.seat.model, kind, state.upcoming_sleep)
 
+    @abstractmethod
     def _request(
         self, messages: list[Message], metadata: dict[str, Any], max_tokens: int | None
     ) -> tuple[Callable[[], Awaitable[Any]], list[CacheMark]]:
         """What sends one request (an OpenAI-shaped chat completion comes back) and its prompt-cache marks."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _classify(self, exc: Exception) -> tuple[ErrorKind, bool, str | None]:
         """A provider error's kind, whether retrying can help, and the name its record gives it (None: its
         class's)."""
-        raise NotImplementedError
 
     async def _once(
         self, messages: list[Message], metadata: dict[str, Any], number: int, max_tokens: int | None = None
