@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -67,6 +68,8 @@ def test_the_built_site_opens_in_chromium_without_a_console_error_and_search_fin
     from tests.helpers import CHROMIUM, CHROMIUM_FLAGS, chromium_driver
 
     sync_playwright = chromium_driver()
+    from playwright.sync_api import expect
+
     # the home page and the README's pictures, the pages with the report's plots, wide tables, the largest generated
     # page, and the included files: every kind of page the site has (each load costs the search index a rebuild)
     urls = ["/", "/report/", "/exports/", "/running/", "/scaffolds/", "/scaffolds/moa-sherlock/", "/design/"]
@@ -87,8 +90,8 @@ def test_the_built_site_opens_in_chromium_without_a_console_error_and_search_fin
         ready = "() => !document.querySelector('.md-search-result__meta').textContent.includes('Initializing')"
         page.wait_for_function(ready, timeout=90_000)
         page.locator("input.md-search__input").press_sequentially("candidate_rated")
-        result = page.locator(".md-search-result__item a").first
-        result.wait_for()
-        assert "exports" in (result.get_attribute("href") or "")
+        # the results follow each key press: wait for the ones of the whole word, not of its first letters
+        first = page.locator(".md-search-result__item a").first
+        expect(first).to_have_attribute("href", re.compile(r"/exports/"), timeout=20_000)
         browser.close()
     assert errors == []
