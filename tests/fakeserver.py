@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -44,21 +45,25 @@ class Exchange:
     cache_use: Any = None  # what the prompt cache did for it (FakeAnthropicServer: a CacheUse)
 
 
+class _IPv6Server(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
 class LocalServer:
-    """A threaded HTTP server on 127.0.0.1 on a free port, serving while its `with` block runs; `base_url` is what a
-    client is pointed at (the scheme, host and port, and `url_path`)."""
+    """A threaded HTTP server on 127.0.0.1 (or IPv6's ::1, `host="::1"`) on a free port, serving while its `with`
+    block runs; `base_url` is what a client is pointed at (the scheme, host and port, and `url_path`)."""
 
     url_path = ""
 
-    def _serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    def _serve(self, handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1") -> None:
+        self._server = (_IPv6Server if ":" in host else ThreadingHTTPServer)((host, 0), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
 
     @property
     def base_url(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}{self.url_path}"
+        return f"http://{f'[{host}]' if ':' in host else host}:{port}{self.url_path}"
 
     def __enter__(self) -> Self:
         self._thread.start()
@@ -72,14 +77,14 @@ class LocalServer:
 class FakeModelServer(LocalServer):
     """Start with `with FakeModelServer(script) as server:`; `server.base_url` goes to --api-base."""
 
-    def __init__(self, script: Script, model_name: str = "fake-model") -> None:
+    def __init__(self, script: Script, model_name: str = "fake-model", host: str = "127.0.0.1") -> None:
         self.script = script
         self.model_name = model_name
         self.exchanges: list[Exchange] = []
         self.in_flight = 0
         self.max_in_flight = 0  # the most requests this server was handling at the same moment
         self._lock = threading.Lock()
-        self._serve(self._handler())
+        self._serve(self._handler(), host)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self

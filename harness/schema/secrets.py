@@ -121,8 +121,8 @@ def safe_url(url: str | None) -> str | None:
 
 
 def _host(parts: SplitResult) -> str:
-    """A URL's host and port, without its user info."""
-    host = parts.hostname or ""
+    """A URL's host and port, without its user info (an IPv6 host keeps its brackets)."""
+    host = f"[{parts.hostname}]" if parts.hostname and ":" in parts.hostname else parts.hostname or ""
     return f"{host}:{parts.port}" if parts.port else host
 
 

@@ -87,3 +87,18 @@ def test_no_credential_in_an_api_base_url_reaches_a_file(
     assert leaks(tmp_path) == []
     manifest = next(tmp_path.glob("*/manifest.json")).read_text()
     assert "user:" not in manifest and server.base_url in manifest  # the URL is kept, without its credentials
+
+
+def test_a_key_in_an_ipv6_api_base_is_sent_and_the_url_kept_with_its_brackets(
+    tmp_path: Path, client: list[str]
+) -> None:
+    with FakeModelServer(careful_player, host="::1") as server:
+        assert server.base_url.startswith("http://[::1]:")
+        base = server.base_url.replace("http://", f"http://{FAKE_KEYS['OPENAI_API_KEY']}@")
+        argv = ["run", "--model", "openai/x", "--api-base", base, "--seeds", "1", "--out", str(tmp_path)]
+        assert main([*argv, *client, "--no-progress"]) == 0
+        sent = {e.headers.get("authorization") for e in server.exchanges}
+    assert sent == {f"Bearer {FAKE_KEYS['OPENAI_API_KEY']}"}
+    assert leaks(tmp_path) == []
+    manifest = next(tmp_path.glob("*/manifest.json")).read_text()
+    assert server.base_url in manifest
