@@ -237,3 +237,23 @@ def test_replies_already_answered_for_the_move_in_flight_are_kept_when_the_run_i
         len(c.attempts) for c in done.failed_calls
     )
     assert logged == asked - 1  # every request the server answered; the one cut off by the stop sent nothing back
+
+
+def test_python_dash_m_ends_with_the_command_s_code_after_a_press_left_exec_ed_code(tmp_path: Path) -> None:
+    """`python -m harness.cli` keeps its command's exit code after a Ctrl-C whose KeyboardInterrupt left code that
+    exec() ran (a dataclass defined by a lazy import), where CPython would otherwise end the process by SIGINT."""
+    (tmp_path / "pressed_in_an_import.py").write_text(
+        "import runpy\n"
+        "import harness.cli.main  # the command line loaded, as by the time a session starts\n"
+        "try:\n"
+        "    exec('raise KeyboardInterrupt')  # the press, as it lands while an import defines a dataclass\n"
+        "except KeyboardInterrupt:\n"
+        "    pass\n"
+        "runpy.run_module('harness.cli', run_name='__main__')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    done = subprocess.run(
+        [sys.executable, "-m", "pressed_in_an_import", "--version"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("hanabi-eval")
