@@ -215,9 +215,8 @@ def play_in_workers(
             process.start()
         with stop.in_thread(halt) if stop is not None else contextlib.nullcontext():
             results, failures, disk_fault = _collect(processes, events, plans, progress, on_game)
-    except BaseException:
-        for process in processes:
-            process.terminate()
+    except BaseException:  # workers ignore SIGTERM (terminate): they are told to stop as by a press
+        _stop_workers(processes)
         raise
     finally:
         for process in processes:
