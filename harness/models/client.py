@@ -186,7 +186,10 @@ def _missing_keys(lib: Any, model: str, api_base: str | None) -> list[str]:
     if api_base and (provider_of(model) in DIRECT_PROVIDERS or split_credentials(api_base)[1]):
         return []
     base = split_credentials(api_base)[0] if api_base else None
-    return list(lib.validate_environment(model, api_base=base).get("missing_keys") or [])
+    missing = list(lib.validate_environment(model, api_base=base).get("missing_keys") or [])
+    if provider_of(model) == "custom_openai" and not os.environ.get("OPENAI_API_KEY"):  # LiteLLM's check misses
+        missing.append("OPENAI_API_KEY")  # the key its custom_openai route sends, and calls no server without
+    return missing
 
 
 def check_budget(seats: Iterable[SeatConfig], options: SessionOptions) -> None:

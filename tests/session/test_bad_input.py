@@ -48,7 +48,9 @@ def test_bad_input_is_one_line_with_exit_code_2(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_missing_api_key_names_the_variable(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_missing_api_key_names_the_variable(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert main(["run", "--model", "anthropic/claude-sonnet-4-5", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "ANTHROPIC_API_KEY" in err and "export it" in err
@@ -58,6 +60,11 @@ def test_missing_api_key_names_the_variable(capsys: pytest.CaptureFixture[str], 
     assert main(["run", "--model", "anthropic/claude-sonnet-4-5", *served]) == 2
     err = capsys.readouterr().err
     assert err.strip().endswith("anthropic/claude-sonnet-4-5 needs ANTHROPIC_API_KEY in the environment; export it")
+    # LiteLLM's custom_openai route calls no server without OPENAI_API_KEY, which its own check does not say
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["run", "--model", "custom_openai/m", *served]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().endswith("custom_openai/m needs OPENAI_API_KEY in the environment; export it")
     assert list(tmp_path.iterdir()) == []
 
 
