@@ -112,7 +112,8 @@ def test_ctrl_c_stops_with_one_line_and_the_resume_command_counts_every_session(
     )
     wait_until(lambda: finished_games(tmp_path) > done_first, second)
     code, _, err = ctrl_c(second)
-    assert code == 130 and len(err.strip().splitlines()) == 1, err
+    # 130 and one line; or 0 when the session played its last games out before the press reached it
+    assert (code, len(err.strip().splitlines())) in ((130, 1), (0, 0)), err
     assert status_of(tmp_path)["games_complete"] == finished_games(tmp_path) > done_first
     assert_whole_logs(tmp_path)
     capsys.readouterr()
