@@ -4,6 +4,8 @@ Importing the command line takes about half a second; a Ctrl-C meanwhile gets th
 Ctrl-C gets later, never a traceback. The import runs with SIGINT blocked and a press is answered once it is done:
 a KeyboardInterrupt raised inside the import could land in code that a dataclass or a named tuple runs through
 exec(), and CPython then ends the process by SIGINT (exit status -2) even though the exception was caught.
+A press during a session can still land in such code (a lazy import): the command ends with an exec() that runs to
+its end, which clears that mark, so its exit code is the one it returned.
 """
 
 from __future__ import annotations
@@ -17,6 +19,13 @@ from harness.schema.errors import (
 
 
 def main() -> int:
+    try:
+        return _load_and_run()
+    finally:
+        exec("")  # clears CPython's mark of a KeyboardInterrupt out of exec()'d code: see above
+
+
+def _load_and_run() -> int:
     if not hasattr(signal, "pthread_sigmask"):  # no signal masks (Windows): catch the interrupt instead
         try:
             from harness.cli.main import main as command_line
