@@ -220,7 +220,8 @@ def play_in_workers(
         raise
     finally:
         for process in processes:
-            process.join(timeout=10)
+            if process.pid is not None:  # started (a failed start leaves the later ones unstarted)
+                process.join(timeout=10)
         if budget is not None and shared_budget is not None:
             budget.take(shared_budget)
     if disk_fault is not None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from harness.engine.seeds import resolve_seeds
 from harness.run.games import RunJob
 from harness.run.live_progress import RunProgress
@@ -56,3 +58,28 @@ def test_workers_start_after_litellm_s_native_runtime_ran_in_the_parent(tmp_path
         assert main(argv) == 0
     logs = sorted((tmp_path / "second").glob("**/games/*.jsonl"))
     assert len(logs) == 2 and all(read_game_log(path).complete for path in logs)
+
+
+def test_a_failure_in_the_parent_stops_the_workers_and_leaves_every_log_readable(tmp_path: Path) -> None:
+    """Workers ignore SIGTERM (the parent decides how a session stops): when the parent fails, it tells them to stop,
+    as a press of Ctrl-C does, instead of waiting while they play every game out."""
+    config = RunConfig(
+        seats=(SeatConfig(model="local/smart@25ms", scaffold="watson"),),
+        players=(2,),
+        seeds=tuple(resolve_seeds(",".join(str(seed) for seed in range(1, 17)))),
+    )
+    run = RunDir(tmp_path / "run")
+    options = SessionOptions(concurrency=4, workers=2)  # two games at once in each worker: eight rounds of games
+    manifest = manifest_for(config, options, "test", ["test"])
+    run.write_manifest(manifest)
+    selected = [(0, plan) for plan in config.plans()]
+
+    def fails(*_: object) -> None:
+        raise RuntimeError("the parent failed")
+
+    job = RunJob(config=config, run=run, manifest=manifest)
+    with pytest.raises(RuntimeError, match="the parent failed"):
+        play_in_workers([job], selected, options, RunProgress(total_games=16, enabled=False), on_game=fails)
+    logs = [read_game_log(path) for path in run.game_paths()]
+    assert all(not contents.torn for contents in logs)
+    assert sum(contents.complete for contents in logs) < len(selected) // 2  # they stopped, not played on
