@@ -5,6 +5,7 @@ back in an authentication error), every export format is written, and then every
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -89,6 +90,16 @@ def test_no_credential_in_an_api_base_url_reaches_a_file(
     assert "user:" not in manifest and server.base_url in manifest  # the URL is kept, without its credentials
 
 
+def ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="this machine has no IPv6 loopback (::1)")
 def test_a_key_in_an_ipv6_api_base_is_sent_and_the_url_kept_with_its_brackets(
     tmp_path: Path, client: list[str]
 ) -> None:
