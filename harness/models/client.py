@@ -187,8 +187,10 @@ def _missing_keys(lib: Any, model: str, api_base: str | None) -> list[str]:
         return []
     base = split_credentials(api_base)[0] if api_base else None
     missing = list(lib.validate_environment(model, api_base=base).get("missing_keys") or [])
-    if provider_of(model) == "custom_openai" and not os.environ.get("OPENAI_API_KEY"):  # LiteLLM's check misses
-        missing.append("OPENAI_API_KEY")  # the key its custom_openai route sends, and calls no server without
+    # LiteLLM's check misses the key its custom_openai route sends, and calls no server without
+    unsaid = provider_of(model) == "custom_openai" and "OPENAI_API_KEY" not in missing
+    if unsaid and not os.environ.get("OPENAI_API_KEY"):
+        missing.append("OPENAI_API_KEY")
     return missing
 
 
