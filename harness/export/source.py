@@ -52,7 +52,7 @@ class Selection:
 
     runs: list[SourceRunInfo] = field(default_factory=list)
     games: list[ExportGame] = field(default_factory=list)
-    skipped_incomplete: int = 0
+    skipped_incomplete: int = 0  # interrupted or unfinished games the filters would have taken
     corrupt: list[str] = field(default_factory=list)  # "path:line: problem" of every game log left out as damaged
 
     @property
@@ -78,6 +78,7 @@ def select(
     """The complete games of the runs that match the filters, each with its moves, one log at a time, taken
     into `selection`; Refused, once every log is read, if none matched."""
     complete: list[tuple[GameHeader, GameResult]] = []
+    incomplete = 0
     for path in runs:
         run = RunDir(path)
         manifest = run.read_manifest()
@@ -88,23 +89,24 @@ def select(
                 selection.corrupt.append(str(game))
                 continue
             header, result = game.facts.header, game.facts.result
-            if result is None or result.status != "complete":
-                selection.skipped_incomplete += 1
-                continue
-            run_id = run_id or header.run_id
-            complete.append((header, result))
             seats = frozenset(
                 i
                 for i, seat in enumerate(header.seats)
                 if (not filters.models or seat.model in filters.models)
                 and (not filters.scaffolds or seat.scaffold in filters.scaffolds)
             )
-            if (
-                not seats
-                or (filters.players and header.players not in filters.players)
+            wanted = bool(seats) and not (
+                (filters.players and header.players not in filters.players)
                 or (filters.seed_sets and header.seed_set not in filters.seed_sets)
-                or (filters.min_score is not None and result.fireworks_score < filters.min_score)
-            ):
+            )
+            if result is None or result.status != "complete":
+                incomplete += 1
+                if wanted:  # a game the filters leave out is not one the export skipped
+                    selection.skipped_incomplete += 1
+                continue
+            run_id = run_id or header.run_id
+            complete.append((header, result))
+            if not wanted or (filters.min_score is not None and result.fireworks_score < filters.min_score):
                 continue
             moves = game.moves
             taken = ExportGame(
@@ -123,7 +125,7 @@ def select(
     if not complete:
         damaged = f", {len(selection.corrupt)} damaged ({selection.corrupt[0]})" if selection.corrupt else ""
         raise Refused(
-            f"the runs hold no complete game ({selection.skipped_incomplete} interrupted or unfinished{damaged}); "
+            f"the runs hold no complete game ({incomplete} interrupted or unfinished{damaged}); "
             "finish them first: `hanabi-eval resume RUN` (a run imported from Inspect plays on in Inspect)"
         )
     if not selection.games:

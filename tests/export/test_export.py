@@ -436,6 +436,11 @@ def test_only_complete_games_are_exported_and_the_skipped_ones_are_counted(
         {r["game_id"] for r in rows} == {manifest["game_list"][0]["game_id"]} != {interrupted.header.game_id}
     )
     assert f"| {len(rows)} | 1 | {len(rows)} | 1 | 0 |" in (tmp_path / "logs" / "README.md").read_text()
+    # a game the filters leave out is not counted as skipped, finished or not
+    only_local = ("--model", "local/cautious")
+    assert export(tmp_path / "local", "hanabilogs", runs["served"], runs["mixed"], extra=only_local) == 0
+    assert "skipped 0 interrupted" in capsys.readouterr().out
+    assert json.loads((tmp_path / "local" / "export_manifest.json").read_text())["skipped_incomplete"] == 0
 
 
 def test_the_card_and_manifest_describe_the_export(runs: dict[str, Path], tmp_path: Path) -> None:
