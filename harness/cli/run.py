@@ -332,6 +332,12 @@ def play_at_table(
     viewer links) stay until Ctrl-C (or SIGTERM: harness.run.interrupt.stop_on_sigterm)."""
     check_table_options(args)
     names = list(dict.fromkeys(seat.model for seat in seats if seat.human))
+    given = [flag for flag, value in (("--host", args.host), ("--port", args.port), ("--open", args.open)) if value]
+    if given and not names:
+        raise Refused(
+            f"{' and '.join(given)} {'serves' if len(given) == 1 else 'serve'} the table page of a human seat "
+            "(--seat human:NAME), and no seat here is human; drop them"
+        )
     with serving_table(names, args.host, args.port, args.open, partial(print, flush=True), runs) as server:
         code = play()
         if server is not None:

@@ -66,6 +66,9 @@ THOUSAND_AND_ONE = ",".join(str(seed) for seed in range(1001))
             ["--seat", "local/smart,api_base=http://127.0.0.1:9/v1", "--seat", "local/smart"],
             "drop --api-base (or the seat's api_base=) for it",
         ),
+        # the table page's options where no seat is human: there is no page to serve
+        (["--host", "0.0.0.0"], "--host serves the table page of a human seat (--seat human:NAME), and no seat"),
+        (["--port", "8000", "--open"], "--port and --open serve the table page of a human seat"),
     ],
 )
 def test_a_hostile_value_is_refused_in_one_line_before_anything_is_written(
