@@ -15,12 +15,16 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 from harness.schema.errors import EXIT_STOPPED, Ended
 
 STOP_WORKER = signal.SIGUSR1
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # what stops a session: Ctrl-C, and a kill's polite request
+# A second stop signal this soon after the first is the same stop delivered twice (GNU timeout signals the command and
+# then its process group), not a second press.
+SAME_STOP_S = 0.25
 
 
 def signal_name(signum: int) -> str:
@@ -64,11 +68,14 @@ class Stop:
         self.signums = signums
         self.second_exits = second_exits
         self.requested = False
+        self.requested_at = 0.0  # time.monotonic() of the first press
         self.by = "Ctrl-C"  # what stopped it, once requested: "Ctrl-C" or "SIGTERM"
         self._on_second: list[Callable[[], None]] = []
 
     def press(self, halt: Callable[[], None], signum: int = signal.SIGINT) -> None:
         """One press of Ctrl-C (or one stop signal): halt on the first, exit at once on the second."""
+        if self.requested and time.monotonic() - self.requested_at < SAME_STOP_S:
+            return
         if self.requested and self.second_exits:
             for hook in self._on_second:
                 with contextlib.suppress(Exception):
@@ -81,6 +88,7 @@ class Stop:
             sys.stderr.flush()
             os._exit(EXIT_STOPPED)
         self.requested = True
+        self.requested_at = time.monotonic()
         self.by = signal_name(signum)
         halt()
 
