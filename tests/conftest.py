@@ -36,6 +36,13 @@ LONG_FILES = [
 ]
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """For `-n auto`: one worker more than the cores this process may use. A share of many tests is spent waiting on
+    the commands and servers they start, time a third worker fills on two cores (a full run: 245 s against 256 s)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cores + 1
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The long files first (the same order in every worker: xdist checks that they collected alike)."""
     rank = {path: place for place, path in enumerate(LONG_FILES)}
