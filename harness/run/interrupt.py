@@ -73,7 +73,8 @@ class Stop:
         self._on_second: list[Callable[[], None]] = []
 
     def press(self, halt: Callable[[], None], signum: int = signal.SIGINT) -> None:
-        """One press of Ctrl-C (or one stop signal): halt on the first, exit at once on the second."""
+        """One press of Ctrl-C (or one stop signal): halt on the first, exit at once on the second (a repeat within
+        SAME_STOP_S of the first is that same press)."""
         if self.requested and time.monotonic() - self.requested_at < SAME_STOP_S:
             return
         if self.requested and self.second_exits:
