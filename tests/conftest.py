@@ -26,8 +26,6 @@ LONG_FILES = [
     "tests/report/test_paper_tables.py",
     "tests/rl/test_rl.py",
     "tests/report/test_out_folder.py",
-    "tests/run/test_workers.py",
-    "tests/session/test_options_reach_the_games.py",
     "tests/web/test_table_browser.py",
     "tests/report/test_odd_teams.py",
     "tests/analysis/test_values.py",
@@ -43,9 +41,20 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return cores + 1
 
 
+# Files whose tests start LiteLLM's native runtime in the test process (a Router's calls): a process that has it
+# spawns run workers, each importing everything anew, instead of forking them. They run last.
+LAST_FILES = [
+    "tests/session/test_sweeps.py",
+    "tests/session/test_options_reach_the_games.py",
+    "tests/run/test_workers.py",
+]
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The long files first (the same order in every worker: xdist checks that they collected alike)."""
+    """The long files first and LAST_FILES last (the same order in every worker: xdist checks that they collected
+    alike)."""
     rank = {path: place for place, path in enumerate(LONG_FILES)}
+    rank.update({path: len(LONG_FILES) + 1 + place for place, path in enumerate(LAST_FILES)})
     items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(LONG_FILES)))
 
 

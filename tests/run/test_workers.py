@@ -38,28 +38,6 @@ def test_worker_progress_counts_every_move_and_game(tmp_path: Path) -> None:
     assert sorted(progress.scores) == sorted(result.fireworks_score for _, _, result in results)
 
 
-def test_workers_start_after_litellm_s_native_runtime_ran_in_the_parent(tmp_path: Path) -> None:
-    """A Router's calls start LiteLLM's native (Rust) runtime, whose threads a forked worker would not have: every
-    call of such a worker failed (ForkedAfterNativeRuntimeStarted). Workers of a later run are then spawned, and
-    play as any others."""
-    from harness.cli.main import main
-    from harness.models.client import native_runtime_started
-    from tests.fakeserver import FakeModelServer, careful_player
-
-    with FakeModelServer(careful_player) as server:
-        grid = tmp_path / "grid.yaml"
-        grid.write_text(
-            "name: grid\nplayers: [2]\nseeds: ['1,2']\nscaffolds: [watson]\nmodels:\n"
-            f"  - model: hosted_vllm/served\n    deployments:\n      - {{api_base: '{server.base_url}'}}\n"
-        )
-        assert main(["run", "--config", str(grid), "--out", str(tmp_path / "first"), "--no-progress"]) == 0
-        assert native_runtime_started()
-        argv = ["run", "--config", str(grid), "--workers", "2", "--out", str(tmp_path / "second"), "--no-progress"]
-        assert main(argv) == 0
-    logs = sorted((tmp_path / "second").glob("**/games/*.jsonl"))
-    assert len(logs) == 2 and all(read_game_log(path).complete for path in logs)
-
-
 def test_a_failure_in_the_parent_stops_the_workers_and_leaves_every_log_readable(tmp_path: Path) -> None:
     """Workers ignore SIGTERM (the parent decides how a session stops): when the parent fails, it tells them to stop,
     as a press of Ctrl-C does, instead of waiting while they play every game out."""
@@ -83,3 +61,26 @@ def test_a_failure_in_the_parent_stops_the_workers_and_leaves_every_log_readable
     logs = [read_game_log(path) for path in run.game_paths()]
     assert all(not contents.torn for contents in logs)
     assert sum(contents.complete for contents in logs) < len(selected) // 2  # they stopped, not played on
+
+
+# last in this file: once a Router ran here, this process spawns its workers (tests/conftest.py, LAST_FILES)
+def test_workers_start_after_litellm_s_native_runtime_ran_in_the_parent(tmp_path: Path) -> None:
+    """A Router's calls start LiteLLM's native (Rust) runtime, whose threads a forked worker would not have: every
+    call of such a worker failed (ForkedAfterNativeRuntimeStarted). Workers of a later run are then spawned, and
+    play as any others."""
+    from harness.cli.main import main
+    from harness.models.client import native_runtime_started
+    from tests.fakeserver import FakeModelServer, careful_player
+
+    with FakeModelServer(careful_player) as server:
+        grid = tmp_path / "grid.yaml"
+        grid.write_text(
+            "name: grid\nplayers: [2]\nseeds: ['1,2']\nscaffolds: [watson]\nmodels:\n"
+            f"  - model: hosted_vllm/served\n    deployments:\n      - {{api_base: '{server.base_url}'}}\n"
+        )
+        assert main(["run", "--config", str(grid), "--out", str(tmp_path / "first"), "--no-progress"]) == 0
+        assert native_runtime_started()
+        argv = ["run", "--config", str(grid), "--workers", "2", "--out", str(tmp_path / "second"), "--no-progress"]
+        assert main(argv) == 0
+    logs = sorted((tmp_path / "second").glob("**/games/*.jsonl"))
+    assert len(logs) == 2 and all(read_game_log(path).complete for path in logs)
