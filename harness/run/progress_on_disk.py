@@ -65,6 +65,6 @@ def run_progress(path: Path) -> ProgressOnDisk:
         mean_score=summary.mean_score,
         updated_at=status.updated_at if status else (manifest.created_at if manifest is not None else None),
         corrupt=corrupt,
-        cached_share=summary.cached_tokens / summary.prompt_tokens if summary.prompt_tokens else None,
+        cached_share=summary.cached_share,
         cache_saving_usd=summary.cache_saving_usd,
     )

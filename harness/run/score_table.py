@@ -113,6 +113,11 @@ class RunSummary(BaseModel):
     invalid_replies: dict[str, int]  # error kind -> attempts, over every move of every game
     provider_errors: dict[str, int]
 
+    @property
+    def cached_share(self) -> float | None:
+        """The share of the prompt tokens read from a prompt cache; None without prompt tokens."""
+        return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else None
+
 
 def summarize(games: Sequence[tuple[GameResult | None, GameFacts | None]], wall_s: float) -> RunSummary:
     """Sum the results (None: a game without a result yet) and count the rejected attempts of each game's facts (None:
@@ -174,7 +179,7 @@ def summary_table(summary: RunSummary) -> Table:
 
 def cache_line(summary: RunSummary) -> str:
     """What prompt caching did: the share of prompt tokens read from the cache, the tokens written, what it saved."""
-    share = summary.cached_tokens / summary.prompt_tokens if summary.prompt_tokens else 0.0
+    share = summary.cached_share or 0.0
     line = (
         f"{share:.0%} of prompt tokens read from the cache ({summary.cached_tokens:,}), "
         f"{summary.cache_write_tokens:,} written"
