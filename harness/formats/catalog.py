@@ -7,9 +7,7 @@ from typing import Any, Literal
 
 from harness.formats.base import ParsedReply, ReplyFormat
 from harness.formats.reading import Unreadable
-from harness.schema.cards import COLOR_NAMES, COLORS, RANKS
-
-_COLOR_LETTER = {name.lower(): letter for letter, name in COLOR_NAMES.items()}
+from harness.schema.cards import COLOR_WORDS, RANKS
 
 
 class MemoryFormat(ReplyFormat):
@@ -55,7 +53,7 @@ def _colors(value: Any, where: str) -> list[str]:
     letters = []
     for item in value:
         text = str(item).strip()
-        letter = text.upper() if text.upper() in COLORS else _COLOR_LETTER.get(text.lower())
+        letter = COLOR_WORDS.get(text.lower())
         if letter is None:
             raise Unreadable("missing_field", "deductions_color", where=where, value=text[:20])
         letters.append(letter)

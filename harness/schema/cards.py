@@ -12,6 +12,8 @@ from collections.abc import Sequence
 
 COLORS: tuple[str, ...] = ("R", "Y", "G", "W", "B")
 COLOR_NAMES: dict[str, str] = {"R": "Red", "Y": "Yellow", "G": "Green", "W": "White", "B": "Blue"}
+# A colour as a reply may write it, in lower case (its letter or its name) -> its letter
+COLOR_WORDS: dict[str, str] = {c.lower(): c for c in COLORS} | {name.lower(): c for c, name in COLOR_NAMES.items()}
 RANKS: tuple[int, ...] = (1, 2, 3, 4, 5)
 COPIES: dict[int, int] = {1: 3, 2: 2, 3: 2, 4: 2, 5: 1}
 DECK_SIZE = 50

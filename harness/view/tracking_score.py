@@ -22,10 +22,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from harness.engine.game import Knowledge
-from harness.schema.cards import COLOR_NAMES, COLORS, RANKS
+from harness.schema.cards import COLOR_WORDS, COLORS, RANKS
 from harness.view.seat_view import SeatView
-
-_NAME_TO_LETTER = {name.lower(): letter for letter, name in COLOR_NAMES.items()}
 
 
 class TrackingScore(BaseModel):
@@ -50,7 +48,6 @@ _WORD = re.compile(r"[a-z]+|[1-5]")
 _CARD_KEY = re.compile(r"\s*card\s*_?\s*(\d{1,2})\s*", re.IGNORECASE)
 _DIGITS = re.compile(r"[0-9]{1,3}")  # a seat offset or card index as a model writes it: ASCII digits, a few
 _NEGATION = {"not", "cannot", "cant", "isnt", "excluding", "except", "never"}
-_COLOR_WORDS = {**{c.lower(): c for c in COLORS}, **_NAME_TO_LETTER}
 
 
 Stated = tuple[set[str], set[int]]  # the colours and ranks a deduction says a card could still be
@@ -142,8 +139,8 @@ def _read_card_text(text: str) -> Stated | None:
             negated, named, numbers = False, set(), set()
         elif word in _NEGATION:
             negated = True
-        elif topic == "color" and word in _COLOR_WORDS:
-            named.add(_COLOR_WORDS[word])
+        elif topic == "color" and word in COLOR_WORDS:
+            named.add(COLOR_WORDS[word])
         elif topic == "rank" and word.isdigit():
             numbers.add(int(word))
     close()
@@ -157,7 +154,7 @@ def _colors(raw: Any) -> set[str] | None:
         return None
     found = set()
     for value in raw:
-        letter = _COLOR_WORDS.get(str(value).strip().lower())
+        letter = COLOR_WORDS.get(str(value).strip().lower())
         if letter is None:
             return None
         found.add(letter)
