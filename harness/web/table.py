@@ -99,15 +99,23 @@ class TablePage(Frozen):
     finished: list[FinishedLine]
 
 
-PAGE_KINDS = {MoveKind.PLAY: "play", MoveKind.DISCARD: "discard", MoveKind.REVEAL_COLOR: "color",
-              MoveKind.REVEAL_RANK: "rank"}
+PAGE_KINDS = {
+    MoveKind.PLAY: "play",
+    MoveKind.DISCARD: "discard",
+    MoveKind.REVEAL_COLOR: "color",
+    MoveKind.REVEAL_RANK: "rank",
+}
 
 
 def _named(move: Move) -> tuple[str, str | None]:
     """A move's kind as the page names it and a hint's colour or rank."""
     if move.kind is MoveKind.REVEAL_COLOR:
-        return "color", move.color
-    return PAGE_KINDS[move.kind], str(move.rank) if move.kind is MoveKind.REVEAL_RANK else None
+        value = move.color
+    elif move.kind is MoveKind.REVEAL_RANK:
+        value = str(move.rank)
+    else:
+        value = None
+    return PAGE_KINDS[move.kind], value
 
 
 def _buttons(view: SeatView) -> list[MoveButton]:
